@@ -1,0 +1,109 @@
+import ipaddr from 'ipaddr.js';
+import { z } from 'zod';
+
+const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
+const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
+
+const masterKey = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .refine((value) => Buffer.from(value, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(value), {
+      message: 'must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)',
+    })
+    .optional(),
+);
+
+const cidrList = z.preprocess(
+  (value) => (typeof value === 'string' ? value.split(',').map((s) => s.trim()).filter(Boolean) : value),
+  z.array(
+    z.string().refine((cidr) => {
+      try {
+        ipaddr.parseCIDR(cidr);
+        return true;
+      } catch {
+        return false;
+      }
+    }, { message: 'must be a comma-separated list of CIDR ranges such as 127.0.0.0/8' }),
+  ),
+);
+
+const envSchema = z
+  .object({
+    DATABASE_URL: optionalUrl,
+    SEQFLOW_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.seqflow')),
+    KURRENTDB_CONNECTION_STRING: z.preprocess(
+      emptyAsUndefined,
+      z.string().regex(/^(kurrentdb|kdb|esdb|kurrentdb\+discover|esdb\+discover):\/\//, 'must be a kurrentdb:// connection string').optional(),
+    ),
+    HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+    PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
+    SEQFLOW_MASTER_KEY: masterKey,
+    OPENAI_API_KEY: optionalString,
+    OPENAI_BASE_URL: optionalUrl,
+    OAUTH_ISSUER: optionalUrl,
+    OAUTH_AUDIENCE: optionalString,
+    OAUTH_JWKS_URL: optionalUrl,
+    SEQFLOW_OUTBOUND_ALLOW_CIDRS: cidrList.default([]),
+    LOG_LEVEL: z.preprocess(
+      emptyAsUndefined,
+      z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    ),
+    SEQFLOW_DEMO: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
+  })
+  .superRefine((env, ctx) => {
+    if (env.DATABASE_URL && !env.SEQFLOW_MASTER_KEY) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SEQFLOW_MASTER_KEY'],
+        message: 'is required when DATABASE_URL is set (32 bytes, base64)',
+      });
+    }
+    if ((env.OAUTH_AUDIENCE || env.OAUTH_JWKS_URL) && !env.OAUTH_ISSUER) {
+      ctx.addIssue({ code: 'custom', path: ['OAUTH_ISSUER'], message: 'is required when OAUTH_AUDIENCE or OAUTH_JWKS_URL is set' });
+    }
+  });
+
+export interface Config {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  kurrentDbConnectionString: string | undefined;
+  host: string;
+  port: number;
+  masterKey: Buffer | undefined;
+  openai: { apiKey: string | undefined; baseUrl: string | undefined };
+  oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined } | undefined;
+  outboundAllowCidrs: string[];
+  logLevel: string;
+  demo: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment; a bad value throws a ConfigError naming the variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'} ${issue.message}`));
+  }
+  const e = parsed.data;
+  return {
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.SEQFLOW_DATA_DIR,
+    kurrentDbConnectionString: e.KURRENTDB_CONNECTION_STRING,
+    host: e.HOST,
+    port: e.PORT,
+    masterKey: e.SEQFLOW_MASTER_KEY ? Buffer.from(e.SEQFLOW_MASTER_KEY, 'base64') : undefined,
+    openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+    oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
+    outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
+    logLevel: e.LOG_LEVEL,
+    demo: e.SEQFLOW_DEMO === 'true',
+  };
+}

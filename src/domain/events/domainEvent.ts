@@ -1,0 +1,61 @@
+import type { z } from 'zod';
+import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
+import { FlowCreated, FlowDraftReplaced, FlowProductionVersionSet, FlowVersionPublished } from '../flows/flowEvents.ts';
+import { MemberAdded, MemberRoleChanged, OrganizationCreated } from '../organizations/organizationEvents.ts';
+import { ProjectCreated } from '../projects/projectEvents.ts';
+import { SlugReserved } from '../slugs/slugReservation.ts';
+import type { EventDefinition, EventOf } from './eventDefinition.ts';
+
+/** Every event type at its current schema version. */
+export const eventDefinitions = [
+  SlugReserved,
+  OrganizationCreated,
+  MemberAdded,
+  MemberRoleChanged,
+  ProjectCreated,
+  ApiKeyCreated,
+  ApiKeyRevoked,
+  FlowCreated,
+  FlowDraftReplaced,
+  FlowVersionPublished,
+  FlowProductionVersionSet,
+] as const;
+
+export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;
+export type DomainEventType = DomainEvent['type'];
+
+/**
+ * Upcasters lift stored data of an older schema version to the next one, keyed `Type@version`.
+ * None yet: the first version of every type is current.
+ */
+const upcasters: Record<string, (data: unknown) => unknown> = {};
+
+const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));
+
+export const currentSchemaVersion = (type: string): number => {
+  const definition = byType.get(type);
+  if (!definition) throw new Error(`Unknown event type ${type}`);
+  return definition.version;
+};
+
+export const isKnownEventType = (type: string): type is DomainEventType => byType.has(type);
+
+/** Validates stored data, upcasting older versions first. Throws on unknown types or bad data. */
+export function decodeEvent(type: string, schemaVersion: number, data: unknown): DomainEvent {
+  const definition = byType.get(type);
+  if (!definition) throw new Error(`Unknown event type ${type}`);
+  let current = data;
+  for (let version = schemaVersion; version < definition.version; version++) {
+    const upcast = upcasters[`${type}@${version}`];
+    if (!upcast) throw new Error(`No upcaster for ${type} from version ${version}`);
+    current = upcast(current);
+  }
+  return { type, data: definition.schema.parse(current) } as DomainEvent;
+}
+
+/** Validates an event about to be appended against its current schema. */
+export function encodeEvent(event: DomainEvent): { type: string; schemaVersion: number; data: unknown } {
+  const definition = byType.get(event.type);
+  if (!definition) throw new Error(`Unknown event type ${event.type}`);
+  return { type: event.type, schemaVersion: definition.version, data: definition.schema.parse(event.data) };
+}

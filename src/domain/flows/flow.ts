@@ -1,0 +1,111 @@
+import type { Decider } from '../decider.ts';
+import { ApiError } from '../errors/apiError.ts';
+import type { StoredStep } from './flowDefinition.ts';
+import type { FlowEvent } from './flowEvents.ts';
+import { validateFlowForPublish } from './flowValidation.ts';
+
+export interface FlowVersionSummary {
+  versionId: string;
+  number: number;
+  note: string | null;
+  name: string;
+  steps: StoredStep[];
+}
+
+export type FlowState =
+  | { status: 'none' }
+  | {
+      status: 'created';
+      flowId: string;
+      projectId: string;
+      organizationId: string;
+      slug: string;
+      name: string;
+      draft: StoredStep[];
+      versions: FlowVersionSummary[];
+      productionVersionId: string | null;
+    };
+
+export type FlowCommand =
+  | {
+      type: 'CreateFlow';
+      data: { flowId: string; projectId: string; organizationId: string; slug: string; name: string; steps: StoredStep[] };
+    }
+  | { type: 'ReplaceDraft'; data: { name: string; steps: StoredStep[] } }
+  | { type: 'PublishVersion'; data: { versionId: string; note: string | null } }
+  | { type: 'SetProductionVersion'; data: { versionId: string } };
+
+const requireFlow = (state: FlowState) => {
+  if (state.status !== 'created') throw new ApiError('FLOW_NOT_FOUND', 'Flow not found');
+  return state;
+};
+
+export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
+  initialState: () => ({ status: 'none' }),
+
+  evolve: (state, event) => {
+    if (event.type === 'FlowCreated') {
+      return { status: 'created', ...event.data, draft: [], versions: [], productionVersionId: null };
+    }
+    if (state.status !== 'created') return state;
+    switch (event.type) {
+      case 'FlowDraftReplaced':
+        return { ...state, name: event.data.name, draft: event.data.steps };
+      case 'FlowVersionPublished': {
+        const { versionId, number, note, name, steps } = event.data;
+        return { ...state, versions: [...state.versions, { versionId, number, note, name, steps }] };
+      }
+      case 'FlowProductionVersionSet':
+        return { ...state, productionVersionId: event.data.versionId };
+    }
+  },
+
+  decide: (command, state) => {
+    switch (command.type) {
+      case 'CreateFlow': {
+        if (state.status === 'created') throw new ApiError('CONFLICT', `Flow ${state.flowId} already exists`);
+        const { steps, ...created } = command.data;
+        return [
+          { type: 'FlowCreated', data: created },
+          { type: 'FlowDraftReplaced', data: { flowId: created.flowId, name: created.name, steps } },
+        ];
+      }
+      case 'ReplaceDraft': {
+        const current = requireFlow(state);
+        return [{ type: 'FlowDraftReplaced', data: { flowId: current.flowId, ...command.data } }];
+      }
+      case 'PublishVersion': {
+        const current = requireFlow(state);
+        const problems = validateFlowForPublish(current.draft);
+        if (problems.length > 0) {
+          throw new ApiError('FLOW_INVALID', `The flow cannot be published:\n${problems.join('\n')}`, { problems });
+        }
+        return [
+          {
+            type: 'FlowVersionPublished',
+            data: {
+              flowId: current.flowId,
+              versionId: command.data.versionId,
+              number: current.versions.length + 1,
+              note: command.data.note,
+              name: current.name,
+              steps: current.draft,
+            },
+          },
+        ];
+      }
+      case 'SetProductionVersion': {
+        const current = requireFlow(state);
+        const version = current.versions.find((v) => v.versionId === command.data.versionId);
+        if (!version) throw new ApiError('VERSION_NOT_FOUND', `Version ${command.data.versionId} does not belong to this flow`);
+        if (current.productionVersionId === version.versionId) return [];
+        return [
+          {
+            type: 'FlowProductionVersionSet',
+            data: { flowId: current.flowId, versionId: version.versionId, number: version.number, previousVersionId: current.productionVersionId },
+          },
+        ];
+      }
+    }
+  },
+};

@@ -1,0 +1,104 @@
+import { z } from 'zod';
+import { slugSchema } from '../slugs/slug.ts';
+
+/**
+ * The flow file (import/export) and the draft share one shape: an ordered list of steps, each one
+ * block, several blocks in parallel, or a loop over one block. Objects are strict, so an unknown
+ * field is refused with its path.
+ */
+export const processorTypes = ['llm', 'passthrough', 'code'] as const;
+export const BLOCK_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
+export const DEFAULT_MAX_TOOL_ITERATIONS = 25;
+/** Paths a loop may iterate over: `previous_output[.field...]` or `parameters.name[.field...]`. */
+export const LOOP_OVER_PATTERN = /^(previous_output|parameters)(\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
+
+export const processorConfigSchema = z.strictObject({
+  tools_enabled: z.boolean().optional(),
+  max_tool_iterations: z.number().int().min(1).max(1000).optional(),
+});
+
+export const blockSchema = z.strictObject({
+  name: z.string().regex(BLOCK_NAME_PATTERN, 'must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$'),
+  processor_type: z.enum(processorTypes),
+  prompt: z.string().optional(),
+  output_schema: z.record(z.string(), z.unknown()).optional(),
+  model: z.string().min(1).optional(),
+  code: z.string().optional(),
+  processor_config: processorConfigSchema.optional(),
+});
+export type Block = z.infer<typeof blockSchema>;
+
+export const loopSchema = z.strictObject({
+  over: z.string().regex(LOOP_OVER_PATTERN, 'must be a path such as previous_output.items or parameters.list'),
+  block: blockSchema,
+});
+
+export const stepSchema = z
+  .strictObject({
+    block: blockSchema.optional(),
+    parallel: z.array(blockSchema).min(1).optional(),
+    loop: loopSchema.optional(),
+  })
+  .superRefine((step, ctx) => {
+    const kinds = (['block', 'parallel', 'loop'] as const).filter((kind) => step[kind] !== undefined);
+    if (kinds.length !== 1) {
+      ctx.addIssue({ code: 'custom', message: 'a step has exactly one of block, parallel or loop' });
+    }
+  });
+export type Step = z.infer<typeof stepSchema>;
+
+export const flowFileSchema = z.strictObject({
+  slug: slugSchema,
+  name: z.string().min(1).max(200),
+  steps: z.array(stepSchema),
+});
+export type FlowFile = z.infer<typeof flowFileSchema>;
+
+/** Blocks as stored in the draft and in versions: the file's block plus a stable id. */
+export type StoredBlock = Block & { id: string };
+export type StoredStep =
+  | { block: StoredBlock }
+  | { parallel: StoredBlock[] }
+  | { loop: { over: string; block: StoredBlock } };
+
+export const storedBlockSchema = blockSchema.extend({ id: z.string() });
+export const storedStepSchema = z.union([
+  z.object({ block: storedBlockSchema }),
+  z.object({ parallel: z.array(storedBlockSchema) }),
+  z.object({ loop: z.object({ over: z.string(), block: storedBlockSchema }) }),
+]);
+
+export type StepKind = 'block' | 'parallel' | 'loop';
+
+export const stepKind = (step: Step | StoredStep): StepKind =>
+  'parallel' in step && step.parallel ? 'parallel' : 'loop' in step && step.loop ? 'loop' : 'block';
+
+export function blocksOfStep<B extends Block>(step: { block?: B; parallel?: B[]; loop?: { block: B } }): B[] {
+  if (step.parallel) return step.parallel;
+  if (step.loop) return [step.loop.block];
+  return step.block ? [step.block] : [];
+}
+
+/** Steps in file shape (no ids, no absent keys) for export. */
+export function toFileSteps(steps: StoredStep[]): Step[] {
+  const strip = ({ id: _id, ...block }: StoredBlock): Block => block;
+  return steps.map((step) => {
+    if ('parallel' in step) return { parallel: step.parallel.map(strip) };
+    if ('loop' in step) return { loop: { over: step.loop.over, block: strip(step.loop.block) } };
+    return { block: strip(step.block) };
+  });
+}
+
+/**
+ * Gives every block of a new draft an id: a block keeps the id of the same-named block in the
+ * previous draft, so ids stay stable across re-imports; others get `newId()`.
+ */
+export function assignBlockIds(steps: Step[], previous: StoredStep[], newId: () => string): StoredStep[] {
+  const known = new Map(previous.flatMap((s) => blocksOfStep(s)).map((b) => [b.name, b.id]));
+  const withId = (block: Block): StoredBlock => ({ ...block, id: known.get(block.name) ?? newId() });
+  return steps.map((step) => {
+    if (step.parallel) return { parallel: step.parallel.map(withId) };
+    if (step.loop) return { loop: { over: step.loop.over, block: withId(step.loop.block) } };
+    return { block: withId(step.block!) };
+  });
+}

@@ -1,0 +1,56 @@
+import { Ajv } from 'ajv';
+import { formatPath } from '../validation/issuePath.ts';
+import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
+
+/**
+ * What publishing checks beyond the file's shape. Returns every problem with its path; an empty
+ * list means the draft can become a version.
+ */
+export function validateFlowForPublish(steps: StoredStep[]): string[] {
+  const problems: string[] = [];
+  if (steps.length === 0) problems.push('steps: a flow needs at least one step');
+
+  const seen = new Map<string, string>();
+  steps.forEach((step, stepIndex) => {
+    const kind = stepKind(step);
+    blocksOfStep(step).forEach((block, blockIndex) => {
+      const path =
+        kind === 'parallel'
+          ? formatPath(['steps', stepIndex, 'parallel', blockIndex])
+          : kind === 'loop'
+            ? formatPath(['steps', stepIndex, 'loop', 'block'])
+            : formatPath(['steps', stepIndex, 'block']);
+      const earlier = seen.get(block.name);
+      if (earlier) problems.push(`${path}.name: block name '${block.name}' is already used at ${earlier}`);
+      else seen.set(block.name, path);
+      problems.push(...validateBlock(block, path));
+    });
+  });
+  return problems;
+}
+
+function validateBlock(block: StoredBlock, path: string): string[] {
+  const problems: string[] = [];
+  if (block.processor_type === 'llm' && !block.prompt?.trim()) problems.push(`${path}.prompt: llm blocks need a prompt`);
+  if (block.processor_type === 'code' && !block.code?.trim()) problems.push(`${path}.code: code blocks need code`);
+  if (block.processor_config?.tools_enabled && block.processor_type !== 'llm') {
+    problems.push(`${path}.processor_config.tools_enabled: only llm blocks can call tools`);
+  }
+  if (block.output_schema !== undefined) problems.push(...validateOutputSchema(block.output_schema, `${path}.output_schema`));
+  return problems;
+}
+
+function validateOutputSchema(schema: Record<string, unknown>, path: string): string[] {
+  if (schema.type !== 'object') return [`${path}: must be a JSON Schema with "type": "object"`];
+  // A fresh instance per check: Ajv caches by $id, and one flow's schemas must not clash with another's.
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  if (!ajv.validateSchema(schema)) {
+    return [`${path}: not a valid JSON Schema: ${ajv.errorsText(ajv.errors, { dataVar: 'schema' })}`];
+  }
+  try {
+    ajv.compile(schema);
+    return [];
+  } catch (error) {
+    return [`${path}: not a valid JSON Schema: ${(error as Error).message}`];
+  }
+}

@@ -1,0 +1,77 @@
+import type { EventMetadata } from '../domain/events/eventMetadata.ts';
+
+/**
+ * The event-log port. Positions are numbers that increase along the log (`$all`) order; position 0
+ * means "before the first event". A subscriber delivers every event once, in log order.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | number;
+
+export interface EventToAppend {
+  /** UUID; appending the same ids again (a retry after a lost reply) does not duplicate them. */
+  id: string;
+  type: string;
+  schemaVersion: number;
+  data: unknown;
+  metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  id: string;
+  streamId: string;
+  /** 0-based revision of the event within its stream. */
+  revision: number;
+  position: number;
+  type: string;
+  schemaVersion: number;
+  data: unknown;
+  metadata: EventMetadata;
+  recordedAt: Date;
+}
+
+export interface AppendResult {
+  /** Revision of the stream's last event, to pass as the expected revision next time. */
+  nextExpectedRevision: number;
+  /** Log position of the last appended event: what read-your-writes waits for. */
+  position: number;
+}
+
+export interface SubscriptionOptions {
+  /** Deliver events after this position (exclusive); 0 = from the start. */
+  from: number;
+  /** Called with consecutive batches in log order; the next batch waits for it to resolve. */
+  handler: (events: RecordedEvent[]) => Promise<void>;
+  batchSize?: number;
+  /** Called once when the handler throws or the store fails; the subscription then stops. */
+  onError?: (error: unknown) => void;
+}
+
+export interface Subscription {
+  stop(): Promise<void>;
+  /** Resolves when the subscription has stopped (after stop(), or after an error). */
+  readonly done: Promise<void>;
+}
+
+export interface EventStore {
+  readonly kind: 'postgres' | 'kurrentdb';
+  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** Events after `from`, in log order, at most `limit`. */
+  readAll(from: number, limit: number): Promise<RecordedEvent[]>;
+  subscribe(options: SubscriptionOptions): Subscription;
+  /** Position of the newest event a subscriber could read now (0 when empty). */
+  headPosition(): Promise<number>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevision extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    /** Revision of the stream's last event, or -1 when the stream does not exist. */
+    readonly actual: number,
+  ) {
+    super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${actual}`);
+    this.name = 'WrongExpectedRevision';
+  }
+}

@@ -1,0 +1,153 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  FORWARDS,
+  KurrentDBClient,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AllStreamResolvedEvent,
+  type AppendStreamState,
+  type Position,
+  type ReadPosition,
+  type ResolvedEvent,
+} from '@kurrent/kurrentdb-client';
+import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
+import { type EventStore, type ExpectedRevision, type RecordedEvent, WrongExpectedRevision } from '../eventStore.ts';
+
+/**
+ * KurrentDB adapter. Positions are the commit positions of `$all` (KurrentDB assigns every event its
+ * own commit position, equal to its prepare position). Appends are idempotent by event id on the
+ * server. The expected state is passed as `streamState`: the client's older `expectedRevision`
+ * option is silently ignored by @kurrent/kurrentdb-client.
+ */
+type StoredMetadata = EventMetadata & { schemaVersion: number; $correlationId: string; $causationId: string | null };
+
+const toStreamState = (expected: ExpectedRevision): AppendStreamState =>
+  expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
+
+const toReadPosition = (position: number): ReadPosition =>
+  position <= 0 ? START : { commit: BigInt(position), prepare: BigInt(position) };
+
+const isSystem = (resolved: ResolvedEvent | AllStreamResolvedEvent) =>
+  !resolved.event || resolved.event.type.startsWith('$') || resolved.event.streamId.startsWith('$');
+
+function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent {
+  const event = resolved.event!;
+  const { schemaVersion, $correlationId: _c, $causationId: _k, ...metadata } = event.metadata as StoredMetadata;
+  const position = (event.position as Position | undefined)?.commit ?? resolved.commitPosition ?? 0n;
+  return {
+    id: event.id,
+    streamId: event.streamId,
+    revision: Number(event.revision),
+    position: Number(position),
+    type: event.type,
+    schemaVersion,
+    data: event.data,
+    metadata,
+    recordedAt: event.created,
+  };
+}
+
+export function createKurrentDbEventStore(connectionString: string): EventStore {
+  const client = KurrentDBClient.connectionString(connectionString);
+
+  return {
+    kind: 'kurrentdb',
+
+    async append(streamId, events, expected) {
+      try {
+        const result = await client.appendToStream(
+          streamId,
+          events.map((e) =>
+            jsonEvent({
+              id: e.id,
+              type: e.type,
+              data: e.data as Record<string, unknown>,
+              metadata: { ...e.metadata, schemaVersion: e.schemaVersion, $correlationId: e.metadata.correlationId, $causationId: e.metadata.causationId },
+            }),
+          ),
+          { streamState: toStreamState(expected) },
+        );
+        return { nextExpectedRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
+      } catch (error) {
+        if (error instanceof WrongExpectedVersionError) {
+          const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) : -1;
+          throw new WrongExpectedRevision(streamId, expected, actual);
+        }
+        throw error;
+      }
+    },
+
+    async readStream(streamId) {
+      const out: RecordedEvent[] = [];
+      try {
+        for await (const resolved of client.readStream(streamId, { fromRevision: START, direction: FORWARDS })) {
+          if (resolved.event) out.push(toRecorded(resolved));
+        }
+      } catch (error) {
+        if (error instanceof StreamNotFoundError) return [];
+        throw error;
+      }
+      return out;
+    },
+
+    async readAll(from, limit) {
+      const out: RecordedEvent[] = [];
+      let cursor = from;
+      // System events count against maxCount; page until `limit` own events or the end.
+      for (;;) {
+        let seen = 0;
+        for await (const resolved of client.readAll({ fromPosition: toReadPosition(cursor), direction: FORWARDS, maxCount: limit + 1 })) {
+          seen++;
+          const position = Number(resolved.event?.position.commit ?? resolved.commitPosition ?? 0n);
+          if (position <= cursor) continue;
+          cursor = position;
+          if (!isSystem(resolved)) out.push(toRecorded(resolved));
+          if (out.length >= limit) return out;
+        }
+        if (seen < limit + 1) return out; // a short page is the end of the log
+      }
+    },
+
+    subscribe(options) {
+      const subscription = client.subscribeToAll({ fromPosition: toReadPosition(options.from), filter: excludeSystemEvents() });
+      let stopped = false;
+      const done = (async () => {
+        for await (const resolved of subscription) {
+          if (stopped) break;
+          if (isSystem(resolved)) continue;
+          await options.handler([toRecorded(resolved)]);
+        }
+      })().catch((error: unknown) => {
+        if (!stopped) options.onError?.(error);
+      });
+      return {
+        done,
+        async stop() {
+          stopped = true;
+          await subscription.unsubscribe();
+          await done;
+        },
+      };
+    },
+
+    async headPosition() {
+      for await (const resolved of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 100 })) {
+        if (!isSystem(resolved)) return Number(resolved.event!.position.commit);
+      }
+      return 0;
+    },
+
+    async ping() {
+      for await (const _ of client.readAll({ fromPosition: END, direction: BACKWARDS, maxCount: 1 })) break;
+    },
+
+    close: () => client.dispose(),
+  };
+}

@@ -1,0 +1,40 @@
+import type pg from 'pg';
+import { type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
+
+const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> = { no_stream: -1, any: -2, stream_exists: -3 };
+
+/** One round trip: the whole append (concurrency check, positions, rows) is `seqflow_append`. */
+export async function appendToStream(
+  pool: pg.Pool,
+  streamId: string,
+  events: EventToAppend[],
+  expected: ExpectedRevision,
+): Promise<AppendResult & { appended: boolean }> {
+  if (events.length === 0) throw new Error('append needs at least one event');
+  const expectedCode = typeof expected === 'number' ? expected : EXPECTED_CODES[expected];
+  const params = [
+    streamId,
+    expectedCode,
+    events.map((e) => e.id),
+    events.map((e) => e.type),
+    events.map((e) => e.schemaVersion),
+    events.map((e) => JSON.stringify(e.data)),
+    events.map((e) => JSON.stringify(e.metadata)),
+  ];
+  const run = () =>
+    pool.query<{ outcome: string; next_revision: string; last_position: string | null }>(
+      'SELECT * FROM seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[])',
+      params,
+    );
+  let result;
+  try {
+    result = await run();
+  } catch (error) {
+    // Two identical retries racing: the loser hits the event-id constraint; re-running reports the winner's append.
+    if ((error as { code?: string; constraint?: string }).constraint === 'seqflow_events_event_id_key') result = await run();
+    else throw error;
+  }
+  const row = result.rows[0]!;
+  if (row.outcome === 'conflict') throw new WrongExpectedRevision(streamId, expected, Number(row.next_revision));
+  return { nextExpectedRevision: Number(row.next_revision), position: Number(row.last_position), appended: row.outcome === 'appended' };
+}

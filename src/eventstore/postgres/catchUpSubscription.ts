@@ -1,0 +1,82 @@
+import type pg from 'pg';
+import type { Subscription, SubscriptionOptions } from '../eventStore.ts';
+import { cursorAt, hasEventsBeyondHorizon, readAfter } from './readEvents.ts';
+import type { Wakeups } from './wakeups.ts';
+
+export interface CatchUpTiming {
+  /** Fallback poll when no wake-up arrives. */
+  pollIntervalMs: number;
+  /** First re-check when committed events wait behind a still-open transaction; doubles up to the poll interval. */
+  horizonRetryMs: number;
+}
+
+/**
+ * Reads the log after the cursor in batches, hands each to the handler, and waits for a wake-up
+ * (or the poll interval) when it has caught up. The cursor moves only after the handler resolved.
+ */
+export function catchUpSubscription(
+  pool: pg.Pool,
+  wakeups: Wakeups,
+  timing: CatchUpTiming,
+  options: SubscriptionOptions,
+): Subscription {
+  const batchSize = options.batchSize ?? 500;
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  let woken = false;
+  const removeListener = wakeups.add(() => {
+    woken = true;
+    wake?.();
+  });
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      if (woken || stopped) return resolve();
+      const timer = setTimeout(done, ms);
+      function done() {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+
+  const run = async () => {
+    let cursor = await cursorAt(pool, options.from);
+    let horizonDelay = timing.horizonRetryMs;
+    while (!stopped) {
+      woken = false;
+      const batch = await readAfter(pool, cursor, batchSize);
+      if (batch.events.length > 0) {
+        await options.handler(batch.events);
+        cursor = batch.cursor;
+        horizonDelay = timing.horizonRetryMs;
+        continue;
+      }
+      if (await hasEventsBeyondHorizon(pool, cursor)) {
+        // Committed events sit behind an open transaction: look again soon, not at the next poll.
+        await sleep(horizonDelay);
+        horizonDelay = Math.min(horizonDelay * 2, timing.pollIntervalMs);
+      } else {
+        horizonDelay = timing.horizonRetryMs;
+        await sleep(timing.pollIntervalMs);
+      }
+    }
+  };
+
+  const done = run()
+    .catch((error: unknown) => {
+      stopped = true;
+      if (options.onError) options.onError(error);
+    })
+    .finally(removeListener);
+
+  return {
+    done,
+    stop: async () => {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,25 @@
+import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect } from 'kysely';
+import type pg from 'pg';
+import * as eventLog0001 from './migrations/0001_event_log.ts';
+
+const migrations: Record<string, Migration> = { '0001_event_log': eventLog0001 };
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+/** Brings the event log's schema up to date; safe to run from several processes at once. */
+export async function migrateEventLog(pool: pg.Pool): Promise<void> {
+  const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: wrapWithoutEnd(pool) }) });
+  const migrator = new Migrator({
+    db,
+    provider,
+    migrationTableName: 'seqflow_eventlog_migration',
+    migrationLockTableName: 'seqflow_eventlog_migration_lock',
+  });
+  const { error } = await migrator.migrateToLatest();
+  await db.destroy();
+  if (error) throw error;
+}
+
+/** Kysely ends its pool on destroy(); the shared pool must outlive this migration run. */
+const wrapWithoutEnd = (pool: pg.Pool) =>
+  ({ connect: () => pool.connect(), end: async () => undefined }) as unknown as pg.Pool;

@@ -1,0 +1,41 @@
+import type pg from 'pg';
+import type { EventStore } from '../eventStore.ts';
+import { appendToStream } from './appendToStream.ts';
+import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
+import { migrateEventLog } from './migrateEventLog.ts';
+import { headPosition, readAfter, readStream, cursorAt } from './readEvents.ts';
+import { Wakeups } from './wakeups.ts';
+
+export interface PostgresEventStoreOptions {
+  pool: pg.Pool;
+  /** For the LISTEN connection; defaults to the pool's own settings. */
+  connectionString?: string;
+  timing?: Partial<CatchUpTiming>;
+}
+
+export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
+  const { pool } = options;
+  const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, ...options.timing };
+  const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
+
+  return {
+    kind: 'postgres',
+    migrate: () => migrateEventLog(pool),
+    async append(streamId, events, expected) {
+      const { appended, ...result } = await appendToStream(pool, streamId, events, expected);
+      if (appended) wakeups.committed();
+      return result;
+    },
+    readStream: (streamId) => readStream(pool, streamId),
+    async readAll(from, limit) {
+      const cursor = await cursorAt(pool, from);
+      return (await readAfter(pool, cursor, limit)).events;
+    },
+    subscribe: (subscription) => catchUpSubscription(pool, wakeups, timing, subscription),
+    headPosition: () => headPosition(pool),
+    async ping() {
+      await pool.query('SELECT 1 FROM seqflow_events LIMIT 0');
+    },
+    close: () => wakeups.close(),
+  };
+}

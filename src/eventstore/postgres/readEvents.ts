@@ -1,0 +1,100 @@
+import type pg from 'pg';
+import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
+import type { RecordedEvent } from '../eventStore.ts';
+
+interface EventRow {
+  global_position: string;
+  event_id: string;
+  stream_id: string;
+  stream_revision: string;
+  event_type: string;
+  schema_version: number;
+  data: unknown;
+  metadata: EventMetadata;
+  recorded_at: Date;
+  transaction_id: string;
+}
+
+/** Where a subscriber stands: the (transaction id, position) of the last event it has read. */
+export interface LogCursor {
+  transactionId: string;
+  position: number;
+}
+
+export const START_CURSOR: LogCursor = { transactionId: '0', position: 0 };
+
+const COLUMNS =
+  'global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, recorded_at, transaction_id::text AS transaction_id';
+
+const toRecorded = (row: EventRow): RecordedEvent => ({
+  id: row.event_id,
+  streamId: row.stream_id,
+  revision: Number(row.stream_revision),
+  position: Number(row.global_position),
+  type: row.event_type,
+  schemaVersion: row.schema_version,
+  data: row.data,
+  metadata: row.metadata,
+  recordedAt: row.recorded_at,
+});
+
+export async function readStream(pool: pg.Pool, streamId: string): Promise<RecordedEvent[]> {
+  const { rows } = await pool.query<EventRow>(
+    `SELECT ${COLUMNS} FROM seqflow_events WHERE stream_id = $1 ORDER BY stream_revision`,
+    [streamId],
+  );
+  return rows.map(toRecorded);
+}
+
+/**
+ * Events after the cursor in log order, only from transactions that have all ended (below the
+ * snapshot's xmin), so an event committed late with a lower position is never skipped.
+ */
+export async function readAfter(
+  pool: pg.Pool,
+  cursor: LogCursor,
+  limit: number,
+): Promise<{ events: RecordedEvent[]; cursor: LogCursor }> {
+  const { rows } = await pool.query<EventRow>(
+    `SELECT ${COLUMNS} FROM seqflow_events
+      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        AND (transaction_id, global_position) > ($1::xid8, $2::bigint)
+      ORDER BY transaction_id, global_position
+      LIMIT $3`,
+    [cursor.transactionId, cursor.position, limit],
+  );
+  const last = rows.at(-1);
+  return {
+    events: rows.map(toRecorded),
+    cursor: last ? { transactionId: last.transaction_id, position: Number(last.global_position) } : cursor,
+  };
+}
+
+/** The cursor just after the event at `position` (or the last event before it). */
+export async function cursorAt(pool: pg.Pool, position: number): Promise<LogCursor> {
+  if (position <= 0) return START_CURSOR;
+  const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
+    `SELECT transaction_id::text AS transaction_id, global_position FROM seqflow_events
+      WHERE global_position <= $1 ORDER BY global_position DESC LIMIT 1`,
+    [position],
+  );
+  const row = rows[0];
+  return row ? { transactionId: row.transaction_id, position: Number(row.global_position) } : START_CURSOR;
+}
+
+/** True when events exist after the cursor that are not yet readable (their transactions are still open or a lower one is). */
+export async function hasEventsBeyondHorizon(pool: pg.Pool, cursor: LogCursor): Promise<boolean> {
+  const { rows } = await pool.query<{ pending: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM seqflow_events WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)) AS pending`,
+    [cursor.transactionId, cursor.position],
+  );
+  return rows[0]!.pending;
+}
+
+export async function headPosition(pool: pg.Pool): Promise<number> {
+  const { rows } = await pool.query<{ head: string | null }>(
+    `SELECT max(global_position) AS head FROM seqflow_events
+      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
+  );
+  return Number(rows[0]!.head ?? 0);
+}

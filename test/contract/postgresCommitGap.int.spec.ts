@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+
+const metadata = () => JSON.stringify({ correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: new Date().toISOString() });
+
+describe('PostgreSQL event log: concurrentCommitGap', () => {
+  let database: TestDatabase;
+  let pool: pg.Pool;
+  let store: ReturnType<typeof createPostgresEventStore>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase('gap');
+    pool = new pg.Pool({ connectionString: database.url });
+    store = createPostgresEventStore({ pool, connectionString: database.url, timing: { pollIntervalMs: 50 } });
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await store.close();
+    await pool.end();
+    await database.drop();
+  });
+
+  it('holds back a later commit until an earlier position commits, then delivers both in order', async () => {
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribe({ from: 0, handler: async (events) => void seen.push(...events) });
+
+    // Writer 1 takes the lower position inside a transaction and does not commit yet.
+    const slow = await pool.connect();
+    await slow.query('BEGIN');
+    const slowId = randomUUID();
+    const { rows } = await slow.query(
+      `SELECT * FROM seqflow_append('slow', -1, $1::uuid[], ARRAY['Slow'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb])`,
+      [[slowId], metadata()],
+    );
+    const slowPosition = Number(rows[0].last_position);
+
+    // Writer 2 takes a higher position and commits first.
+    const fast = await store.append('fast', [{ id: randomUUID(), type: 'Fast', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
+    expect(fast.position).toBeGreaterThan(slowPosition);
+
+    // The committed later event is in the table, but the subscriber must not pass the open gap.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(seen).toEqual([]);
+    expect(await store.readAll(0, 100)).toEqual([]);
+
+    await slow.query('COMMIT');
+    slow.release();
+    for (let i = 0; i < 100 && seen.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await subscription.stop();
+
+    expect(seen.map((e) => [e.type, e.position])).toEqual([
+      ['Slow', slowPosition],
+      ['Fast', fast.position],
+    ]);
+  });
+
+  it('delivers a later commit once an earlier open transaction rolls back', async () => {
+    const from = await store.headPosition();
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribe({ from, handler: async (events) => void seen.push(...events) });
+
+    const aborted = await pool.connect();
+    await aborted.query('BEGIN');
+    await aborted.query(
+      `SELECT * FROM seqflow_append('aborted', -1, $1::uuid[], ARRAY['Aborted'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb])`,
+      [[randomUUID()], metadata()],
+    );
+    const kept = await store.append('kept', [{ id: randomUUID(), type: 'Kept', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(seen).toEqual([]);
+
+    await aborted.query('ROLLBACK');
+    aborted.release();
+    for (let i = 0; i < 100 && seen.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await subscription.stop();
+    expect(seen.map((e) => [e.type, e.position])).toEqual([['Kept', kept.position]]);
+  });
+});

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.spec.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Each file gets its own database; two cores on CI.
+    maxWorkers: 2,
+    fileParallelism: true,
+  },
+});
