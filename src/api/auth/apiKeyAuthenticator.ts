@@ -1,0 +1,54 @@
+import type { Kysely } from 'kysely';
+import { apiKey } from '../../domain/apiKeys/apiKey.ts';
+import { apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.ts';
+import { parseApiKey, verifyApiKeySecret } from '../../domain/apiKeys/apiKeyFormat.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import { loadStream } from '../../commands/commandHandler.ts';
+import type { EventStore } from '../../eventstore/eventStore.ts';
+import type { ReadModels } from '../../projections/readModelSchema.ts';
+
+export interface ApiKeyPrincipal {
+  keyId: string;
+  projectId: string;
+  organizationId: string;
+  environment: 'live' | 'test';
+}
+
+// Compared against when the key id is unknown, so unknown and wrong keys take the same time.
+const DUMMY_HASH = '0'.repeat(64);
+const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', message);
+
+/**
+ * Verifies `Authorization: Bearer <key>`. The read model answers; a key created a moment ago that
+ * the projection has not reached yet is found by folding its own stream, so a fresh key works at once.
+ */
+export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore) {
+  async function lookup(keyId: string) {
+    const row = await db
+      .selectFrom('api_keys')
+      .select(['key_id', 'project_id', 'organization_id', 'environment', 'secret_hash', 'revoked_at'])
+      .where('key_id', '=', keyId)
+      .executeTakeFirst();
+    if (row) {
+      return { projectId: row.project_id, organizationId: row.organization_id, environment: row.environment, secretHash: row.secret_hash, revoked: row.revoked_at !== null };
+    }
+    const { state } = await loadStream(eventStore, apiKeyStream(keyId), apiKey);
+    if (state.status === 'none') return undefined;
+    return { projectId: state.projectId, organizationId: state.organizationId, environment: state.environment, secretHash: state.secretHash, revoked: state.status === 'revoked' };
+  }
+
+  return async function authenticate(authorization: string | undefined): Promise<ApiKeyPrincipal> {
+    if (!authorization) throw unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthenticated('Malformed Authorization header: expected `Bearer <API key>`');
+    const parsed = parseApiKey(match[1]!);
+    if (!parsed) throw unauthenticated('Malformed API key');
+    const stored = await lookup(parsed.keyId);
+    const secretMatches = verifyApiKeySecret(parsed.secret, stored?.secretHash ?? DUMMY_HASH);
+    if (!stored || !secretMatches || stored.environment !== parsed.environment) throw unauthenticated('Invalid API key');
+    if (stored.revoked) throw new ApiError('API_KEY_REVOKED', 'This API key has been revoked');
+    return { keyId: parsed.keyId, projectId: stored.projectId, organizationId: stored.organizationId, environment: stored.environment };
+  };
+}
+
+export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;

@@ -1,0 +1,26 @@
+import type { ErrorCode } from '../../domain/errors/apiError.ts';
+
+/** The one place where error codes become HTTP statuses. */
+export const errorStatus: Record<ErrorCode, number> = {
+  VALIDATION_FAILED: 422,
+  FLOW_FILE_INVALID: 422,
+  FLOW_INVALID: 422,
+  SLUG_INVALID: 422,
+  MEMBER_ROLE_INVALID: 422,
+  INVALID_JSON: 400,
+  SLUG_TAKEN: 409,
+  CONFLICT: 409,
+  ORGANIZATION_NOT_FOUND: 404,
+  PROJECT_NOT_FOUND: 404,
+  FLOW_NOT_FOUND: 404,
+  VERSION_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  ROUTE_NOT_FOUND: 404,
+  UNAUTHENTICATED: 401,
+  API_KEY_REVOKED: 401,
+  FORBIDDEN: 403,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  PAYLOAD_TOO_LARGE: 413,
+  PROJECTION_TIMEOUT: 503,
+  INTERNAL: 500,
+};

@@ -1,0 +1,22 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
+import { installErrorHandling } from './errorHandler.ts';
+import { flowRoutes } from './routes/flowRoutes.ts';
+import { healthRoutes } from './routes/healthRoutes.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey?: ApiKeyPrincipal;
+  }
+}
+
+/** The public REST facade under /api/v1. */
+export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
+  installErrorHandling(app);
+  const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore);
+  await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
+  await app.register(flowRoutes(runtime, authenticate), { prefix: '/api/v1' });
+  return app;
+}

@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import type { Decider } from '../domain/decider.ts';
+import { type DomainEvent, decodeEvent, encodeEvent } from '../domain/events/domainEvent.ts';
+import type { Principal } from '../domain/events/eventMetadata.ts';
+import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
+
+export interface CommandDependencies {
+  eventStore: EventStore;
+  now: () => Date;
+}
+
+export interface CommandMetadata {
+  principal: Principal;
+  correlationId?: string;
+  causationId?: string;
+}
+
+export interface CommandResult<State, Event> {
+  state: State;
+  events: Event[];
+  /** Log position of the stream's last event after the command: what a reader waits for. */
+  position: number;
+}
+
+const MAX_CONFLICT_RETRIES = 5;
+const MAX_TRANSIENT_RETRIES = 2;
+
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', '57P01', '08000', '08003', '08006']);
+const isTransient = (error: unknown) =>
+  TRANSIENT_CODES.has((error as { code?: string }).code ?? '') || /Connection terminated/i.test((error as Error).message ?? '');
+
+export async function loadStream<Event extends DomainEvent, State>(
+  eventStore: EventStore,
+  streamId: string,
+  decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
+) {
+  const recorded = await eventStore.readStream(streamId);
+  const events = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as Event);
+  return {
+    state: events.reduce(decider.evolve, decider.initialState()),
+    revision: recorded.length === 0 ? -1 : recorded.at(-1)!.revision,
+    position: recorded.at(-1)?.position ?? 0,
+  };
+}
+
+/**
+ * Runs a command against one stream: fold its events, decide, append with the revision that was
+ * read. A concurrent writer makes the append fail with WrongExpectedRevision; the decision is then
+ * made again on fresh state (safe, since deciding is pure). A transient failure of the append is
+ * retried with the same event ids, which the log deduplicates.
+ */
+export async function handleCommand<Command, Event extends DomainEvent, State>(
+  deps: CommandDependencies,
+  streamId: string,
+  decider: Decider<Command, Event, State>,
+  command: Command,
+  metadata: CommandMetadata,
+): Promise<CommandResult<State, Event>> {
+  for (let attempt = 0; ; attempt++) {
+    const { state, revision, position } = await loadStream(deps.eventStore, streamId, decider);
+    const events = decider.decide(command, state);
+    if (events.length === 0) return { state, events, position };
+
+    const occurredAt = deps.now().toISOString();
+    const correlationId = metadata.correlationId ?? randomUUID();
+    const toAppend: EventToAppend[] = events.map((event) => ({
+      id: randomUUID(),
+      ...encodeEvent(event),
+      metadata: { correlationId, causationId: metadata.causationId ?? null, principal: metadata.principal, occurredAt },
+    }));
+    try {
+      const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      return { state: events.reduce(decider.evolve, state), events, position: result.position };
+    } catch (error) {
+      if (error instanceof WrongExpectedRevision && attempt < MAX_CONFLICT_RETRIES) continue;
+      throw error;
+    }
+  }
+}
+
+async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream') {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await eventStore.append(streamId, events, expected);
+    } catch (error) {
+      if (attempt < MAX_TRANSIENT_RETRIES && isTransient(error)) continue;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { flow, type FlowState } from '../domain/flows/flow.ts';
+import { type FlowFile, assignBlockIds, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
+import { flowStream } from '../domain/flows/flowEvents.ts';
+import { describeIssues } from '../domain/validation/issuePath.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand, loadStream } from './commandHandler.ts';
+import { findProject } from './projectCommands.ts';
+import { ownerOfSlug, requireSlugOwner } from './slugLookup.ts';
+import { reserveSlug } from './slugReservationCommands.ts';
+
+export function parseFlowFile(input: unknown): FlowFile {
+  const parsed = flowFileSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error.issues);
+    throw new ApiError('FLOW_FILE_INVALID', `Invalid flow file:\n${problems.join('\n')}`, { problems });
+  }
+  return parsed.data;
+}
+
+export interface ImportFlowInput {
+  organizationSlug: string;
+  projectSlug: string;
+  file: unknown;
+  publish?: boolean;
+  note?: string | null;
+  /** Publishes (if not asked already) and makes that version production. */
+  production?: boolean;
+}
+
+/**
+ * Imports a flow file: creates the flow, or replaces the draft of the flow with that slug. Block
+ * ids stay stable for blocks whose names are unchanged.
+ */
+export async function importFlow(deps: CommandDependencies, input: ImportFlowInput, metadata: CommandMetadata) {
+  const file = parseFlowFile(input.file);
+  const { organizationId, projectId } = await findProject(deps, input.organizationSlug, input.projectSlug);
+
+  const existing = await ownerOfSlug(deps.eventStore, 'flow', projectId, file.slug);
+  const existingState = existing ? (await loadStream(deps.eventStore, flowStream(existing), flow)).state : undefined;
+
+  let flowId: string;
+  let result;
+  if (existing && existingState?.status === 'created') {
+    flowId = existing;
+    result = await handleCommand(deps, flowStream(flowId), flow, { type: 'ReplaceDraft', data: { name: file.name, steps: assignBlockIds(file.steps, existingState.draft, randomUUID) } }, metadata);
+  } else {
+    flowId = await reserveSlug(deps, 'flow', projectId, file.slug, randomUUID(), flowStream, metadata);
+    const steps = assignBlockIds(file.steps, [], randomUUID);
+    result = await handleCommand(deps, flowStream(flowId), flow, { type: 'CreateFlow', data: { flowId, projectId, organizationId, slug: file.slug, name: file.name, steps } }, metadata);
+  }
+
+  let versionId: string | null = null;
+  let position = result.position;
+  if (input.publish || input.production) {
+    const published = await publishVersion(deps, { flowId, note: input.note ?? null }, metadata);
+    versionId = published.versionId;
+    position = published.position;
+    if (input.production) position = (await setProductionVersion(deps, { flowId, versionId }, metadata)).position;
+  }
+  return { flowId, slug: file.slug, versionId, position };
+}
+
+export async function publishVersion(deps: CommandDependencies, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {
+  const versionId = randomUUID();
+  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note } }, metadata);
+  const version = result.events.find((e) => e.type === 'FlowVersionPublished');
+  return { versionId, number: version?.type === 'FlowVersionPublished' ? version.data.number : null, position: result.position };
+}
+
+export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string }, metadata: CommandMetadata) {
+  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data: { versionId: input.versionId } }, metadata);
+  return { flowId: input.flowId, versionId: input.versionId, position: result.position };
+}
+
+export async function findFlow(deps: CommandDependencies, organizationSlug: string, projectSlug: string, flowSlug: string) {
+  const { projectId } = await findProject(deps, organizationSlug, projectSlug);
+  const flowId = await requireSlugOwner(deps.eventStore, 'flow', projectId, flowSlug, flowStream);
+  const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
+  return state as Extract<FlowState, { status: 'created' }>;
+}
+
+/** The flow file of the draft, or of version `version` when given. */
+export async function exportFlow(
+  deps: CommandDependencies,
+  input: { organizationSlug: string; projectSlug: string; flowSlug: string; version?: number },
+): Promise<FlowFile> {
+  const state = await findFlow(deps, input.organizationSlug, input.projectSlug, input.flowSlug);
+  if (input.version === undefined) return { slug: state.slug, name: state.name, steps: toFileSteps(state.draft) };
+  const version = state.versions.find((v) => v.number === input.version);
+  if (!version) throw new ApiError('VERSION_NOT_FOUND', `Flow '${state.slug}' has no version ${input.version}`);
+  return { slug: state.slug, name: version.name, steps: toFileSteps(version.steps) };
+}

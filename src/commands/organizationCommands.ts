@@ -1,0 +1,42 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { type MemberRole, memberRoleSchema } from '../domain/organizations/memberRole.ts';
+import { organization } from '../domain/organizations/organization.ts';
+import { organizationStream } from '../domain/organizations/organizationEvents.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
+import { requireSlugOwner } from './slugLookup.ts';
+import { reserveSlug } from './slugReservationCommands.ts';
+
+const requireName = (name: string) => {
+  if (!name.trim()) throw new ApiError('VALIDATION_FAILED', 'name must not be empty');
+  return name.trim();
+};
+
+export async function createOrganization(deps: CommandDependencies, input: { slug: string; name: string }, metadata: CommandMetadata) {
+  const name = requireName(input.name);
+  const id = await reserveSlug(deps, 'organization', null, input.slug, randomUUID(), organizationStream, metadata);
+  const result = await handleCommand(deps, organizationStream(id), organization, { type: 'CreateOrganization', data: { organizationId: id, slug: input.slug, name } }, metadata);
+  return { id, slug: input.slug, position: result.position };
+}
+
+export const findOrganizationId = (deps: CommandDependencies, slug: string) =>
+  requireSlugOwner(deps.eventStore, 'organization', null, slug, organizationStream);
+
+export async function addMember(
+  deps: CommandDependencies,
+  input: { organizationSlug: string; userSubject: string; role: string },
+  metadata: CommandMetadata,
+) {
+  const role = memberRoleSchema.safeParse(input.role);
+  if (!role.success) throw new ApiError('MEMBER_ROLE_INVALID', `role must be one of owner, admin, member (got '${input.role}')`);
+  if (!input.userSubject.trim()) throw new ApiError('VALIDATION_FAILED', 'user subject must not be empty');
+  const organizationId = await findOrganizationId(deps, input.organizationSlug);
+  const result = await handleCommand(
+    deps,
+    organizationStream(organizationId),
+    organization,
+    { type: 'AddMember', data: { userSubject: input.userSubject, role: role.data as MemberRole } },
+    metadata,
+  );
+  return { organizationId, userSubject: input.userSubject, role: role.data, position: result.position };
+}

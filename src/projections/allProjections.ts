@@ -1,0 +1,7 @@
+import type { Projection } from './projection.ts';
+import { apiKeysProjection } from './readModels/apiKeysProjection.ts';
+import { flowsProjection } from './readModels/flowsProjection.ts';
+import { organizationsProjection } from './readModels/organizationsProjection.ts';
+import { projectsProjection } from './readModels/projectsProjection.ts';
+
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection];

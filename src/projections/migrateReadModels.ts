@@ -1,0 +1,18 @@
+import { type Kysely, type Migration, Migrator } from 'kysely';
+import * as m0001 from './migrations/0001_tenancy_and_flows.ts';
+import type { ReadModels } from './readModelSchema.ts';
+
+const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001 };
+
+/** Brings the read models' schema up to date (kysely Migrator; safe from several processes). */
+export async function migrateReadModels(db: Kysely<ReadModels>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations },
+    migrationTableName: 'seqflow_readmodel_migration',
+    migrationLockTableName: 'seqflow_readmodel_migration_lock',
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

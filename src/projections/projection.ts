@@ -1,0 +1,21 @@
+import type { Transaction } from 'kysely';
+import type { DomainEvent, DomainEventType } from '../domain/events/domainEvent.ts';
+import type { RecordedEvent } from '../eventstore/eventStore.ts';
+import type { ReadModels } from './readModelSchema.ts';
+
+export interface ProjectionContext {
+  recorded: RecordedEvent;
+  /** When the command that caused the event happened: timestamps in rows come from here, so a rebuild reproduces them. */
+  occurredAt: string;
+}
+
+/**
+ * A read model fed from the log. `apply` must be idempotent (applying an event twice leaves the
+ * same rows) and write only through `trx`, which also moves the projection's checkpoint.
+ */
+export interface Projection {
+  name: string;
+  handles: readonly DomainEventType[];
+  tables: readonly (keyof ReadModels)[];
+  apply(trx: Transaction<ReadModels>, event: DomainEvent, context: ProjectionContext): Promise<void>;
+}

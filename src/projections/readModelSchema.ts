@@ -1,0 +1,101 @@
+import type { ColumnType, Generated } from 'kysely';
+
+/** Kysely's view of the read models. Every row is derived from events and can be rebuilt. */
+type Json = ColumnType<unknown, string, string>;
+type Timestamp = ColumnType<Date, string, string>;
+
+export interface OrganizationsTable {
+  id: string;
+  slug: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface MembersTable {
+  organization_id: string;
+  user_subject: string;
+  role: 'owner' | 'admin' | 'member';
+  added_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface ProjectsTable {
+  id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  created_at: Timestamp;
+}
+
+export interface ApiKeysTable {
+  key_id: string;
+  project_id: string;
+  organization_id: string;
+  environment: 'live' | 'test';
+  key_prefix: string;
+  secret_hash: string;
+  created_at: Timestamp;
+  revoked_at: Timestamp | null;
+}
+
+export interface FlowsTable {
+  id: string;
+  project_id: string;
+  organization_id: string;
+  slug: string;
+  name: string;
+  draft: Json;
+  block_count: number;
+  production_version_id: string | null;
+  production_version_number: number | null;
+  production_set_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface FlowBlocksTable {
+  flow_id: string;
+  block_id: string;
+  name: string;
+  step_index: number;
+  index_in_step: number;
+  step_kind: 'block' | 'parallel' | 'loop';
+  loop_over: string | null;
+  processor_type: 'llm' | 'passthrough' | 'code';
+  prompt: string | null;
+  model: string | null;
+  output_schema: Json | null;
+  code: string | null;
+  processor_config: Json;
+}
+
+export interface FlowVersionsTable {
+  id: string;
+  flow_id: string;
+  number: number;
+  note: string | null;
+  name: string;
+  steps: Json;
+  block_count: number;
+  published_at: Timestamp;
+}
+
+export interface ProjectionCheckpointsTable {
+  name: string;
+  position: ColumnType<string, number, number>;
+  updated_at: Generated<Date>;
+}
+
+export interface ReadModels {
+  organizations: OrganizationsTable;
+  members: MembersTable;
+  projects: ProjectsTable;
+  api_keys: ApiKeysTable;
+  flows: FlowsTable;
+  flow_blocks: FlowBlocksTable;
+  flow_versions: FlowVersionsTable;
+  projection_checkpoints: ProjectionCheckpointsTable;
+}
+
+/** Tables a rebuild empties (all but the checkpoints, which it resets). */
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions'] as const;

@@ -1,0 +1,24 @@
+import { readFile } from 'node:fs/promises';
+import { createApiKey } from '../commands/apiKeyCommands.ts';
+import { importFlow } from '../commands/flowCommands.ts';
+import { addMember, createOrganization } from '../commands/organizationCommands.ts';
+import { createProject } from '../commands/projectCommands.ts';
+import { ownerOfSlug } from '../commands/slugLookup.ts';
+import type { Runtime } from './runtime.ts';
+
+const DEMO_FLOW_FILE = new URL('../../examples/hello.flow.json', import.meta.url);
+const metadata = { principal: { kind: 'system' as const, id: 'demo-seed' } };
+
+/** On first start: a demo organization, project, API key and flow. Returns the key, shown only this once. */
+export async function seedDemo(runtime: Runtime): Promise<{ apiKey: string; org: string; project: string; flow: string } | null> {
+  const deps = runtime.commands;
+  if (await ownerOfSlug(deps.eventStore, 'organization', null, 'demo')) return null;
+  await createOrganization(deps, { slug: 'demo', name: 'Demo organization' }, metadata);
+  await addMember(deps, { organizationSlug: 'demo', userSubject: 'demo-owner', role: 'owner' }, metadata);
+  await createProject(deps, { organizationSlug: 'demo', slug: 'demo', name: 'Demo project' }, metadata);
+  const file = JSON.parse(await readFile(DEMO_FLOW_FILE, 'utf8')) as { slug: string };
+  const imported = await importFlow(deps, { organizationSlug: 'demo', projectSlug: 'demo', file, production: true, note: 'demo' }, metadata);
+  const key = await createApiKey(deps, { organizationSlug: 'demo', projectSlug: 'demo', environment: 'test' }, metadata);
+  await runtime.projections.waitForPosition(Math.max(imported.position, key.position), 10_000).catch(() => undefined);
+  return { apiKey: key.key, org: 'demo', project: 'demo', flow: file.slug };
+}

@@ -1,0 +1,76 @@
+import { Kysely, PostgresDialect } from 'kysely';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { CommandDependencies } from '../commands/commandHandler.ts';
+import type { Config } from '../config/config.ts';
+import { type EmbeddedDatabase, startEmbeddedPostgres } from '../database/embeddedPostgres.ts';
+import { resolveMasterKey } from '../database/masterKey.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import { createKurrentDbEventStore } from '../eventstore/kurrentdb/kurrentDbEventStore.ts';
+import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
+import { allProjections } from '../projections/allProjections.ts';
+import { migrateReadModels } from '../projections/migrateReadModels.ts';
+import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+/** Everything a process needs, wired once: database, event log, read models, projections. */
+export interface Runtime {
+  config: Config;
+  logger: Logger;
+  pool: pg.Pool;
+  db: Kysely<ReadModels>;
+  eventStore: EventStore;
+  projections: ProjectionRunner;
+  commands: CommandDependencies;
+  masterKey: Buffer;
+  /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
+  database: 'embedded' | 'external';
+  close(): Promise<void>;
+}
+
+// Postgres `bigint` (int8) as a JS number: positions and counts stay far below 2^53.
+pg.types.setTypeParser(20, (value) => Number(value));
+
+export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+  let embedded: EmbeddedDatabase | undefined;
+  const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
+
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
+  try {
+    const eventStore = await openEventStore(config, pool, databaseUrl);
+    await migrateReadModels(db);
+    const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
+    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger });
+
+    return {
+      config,
+      logger,
+      pool,
+      db,
+      eventStore,
+      projections,
+      commands: { eventStore, now: () => new Date() },
+      masterKey,
+      database: embedded ? 'embedded' : 'external',
+      async close() {
+        await projections.stop();
+        await eventStore.close();
+        await db.destroy();
+        await embedded?.stop();
+      },
+    };
+  } catch (error) {
+    await db.destroy().catch(() => undefined);
+    await embedded?.stop();
+    throw error;
+  }
+}
+
+async function openEventStore(config: Config, pool: pg.Pool, databaseUrl: string): Promise<EventStore> {
+  if (config.kurrentDbConnectionString) return createKurrentDbEventStore(config.kurrentDbConnectionString);
+  const store = createPostgresEventStore({ pool, connectionString: databaseUrl });
+  await store.migrate();
+  return store;
+}
