@@ -95,7 +95,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   } catch (error) {
     // Another process may have started it between our check and our start.
     if (await canConnect(url)) return { url, stop: async () => undefined };
-    throw new Error(`Could not start embedded PostgreSQL in ${databaseDir}: ${String(error ?? 'it exited during start-up')}`);
+    throw new Error(`Could not start embedded PostgreSQL in ${databaseDir}: ${String(error ?? 'it exited during start-up')}`, { cause: error });
   }
   const admin = new pg.Client({ connectionString: urlFor(settings, 'postgres') });
   await admin.connect();
