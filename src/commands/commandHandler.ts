@@ -22,6 +22,12 @@ export interface CommandResult<State, Event> {
   position: number;
 }
 
+/** A command that writes to several streams gives all of its events one correlation id. */
+export const withCorrelation = (metadata: CommandMetadata): CommandMetadata & { correlationId: string } => ({
+  ...metadata,
+  correlationId: metadata.correlationId ?? randomUUID(),
+});
+
 const MAX_CONFLICT_RETRIES = 5;
 const MAX_TRANSIENT_RETRIES = 2;
 

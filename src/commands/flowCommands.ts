@@ -4,7 +4,7 @@ import { flow, type FlowState } from '../domain/flows/flow.ts';
 import { type FlowFile, assignBlockIds, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
-import { type CommandDependencies, type CommandMetadata, handleCommand, loadStream } from './commandHandler.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation, loadStream } from './commandHandler.ts';
 import { findProject } from './projectCommands.ts';
 import { ownerOfSlug, requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';
@@ -32,7 +32,8 @@ export interface ImportFlowInput {
  * Imports a flow file: creates the flow, or replaces the draft of the flow with that slug. Block
  * ids stay stable for blocks whose names are unchanged.
  */
-export async function importFlow(deps: CommandDependencies, input: ImportFlowInput, metadata: CommandMetadata) {
+export async function importFlow(deps: CommandDependencies, input: ImportFlowInput, callerMetadata: CommandMetadata) {
+  const metadata = withCorrelation(callerMetadata);
   const file = parseFlowFile(input.file);
   const { organizationId, projectId } = await findProject(deps, input.organizationSlug, input.projectSlug);
 

@@ -3,7 +3,7 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { type MemberRole, memberRoleSchema } from '../domain/organizations/memberRole.ts';
 import { organization } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
-import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from './commandHandler.ts';
 import { requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';
 
@@ -12,7 +12,8 @@ const requireName = (name: string) => {
   return name.trim();
 };
 
-export async function createOrganization(deps: CommandDependencies, input: { slug: string; name: string }, metadata: CommandMetadata) {
+export async function createOrganization(deps: CommandDependencies, input: { slug: string; name: string }, callerMetadata: CommandMetadata) {
+  const metadata = withCorrelation(callerMetadata);
   const name = requireName(input.name);
   const id = await reserveSlug(deps, 'organization', null, input.slug, randomUUID(), organizationStream, metadata);
   const result = await handleCommand(deps, organizationStream(id), organization, { type: 'CreateOrganization', data: { organizationId: id, slug: input.slug, name } }, metadata);

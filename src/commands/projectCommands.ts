@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { project } from '../domain/projects/project.ts';
 import { projectStream } from '../domain/projects/projectEvents.ts';
-import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from './commandHandler.ts';
 import { findOrganizationId } from './organizationCommands.ts';
 import { requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';
@@ -10,8 +10,9 @@ import { reserveSlug } from './slugReservationCommands.ts';
 export async function createProject(
   deps: CommandDependencies,
   input: { organizationSlug: string; slug: string; name: string },
-  metadata: CommandMetadata,
+  callerMetadata: CommandMetadata,
 ) {
+  const metadata = withCorrelation(callerMetadata);
   if (!input.name.trim()) throw new ApiError('VALIDATION_FAILED', 'name must not be empty');
   const organizationId = await findOrganizationId(deps, input.organizationSlug);
   const id = await reserveSlug(deps, 'project', organizationId, input.slug, randomUUID(), projectStream, metadata);

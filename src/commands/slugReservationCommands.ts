@@ -2,7 +2,6 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { slugSchema } from '../domain/slugs/slug.ts';
 import { type SlugScope, slugReservation, slugReservationStream } from '../domain/slugs/slugReservation.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
-import { ownerOfSlug } from './slugLookup.ts';
 
 export function validateSlug(scope: SlugScope, slug: string) {
   const parsed = slugSchema.safeParse(slug);
@@ -10,9 +9,15 @@ export function validateSlug(scope: SlugScope, slug: string) {
 }
 
 /**
+ * A reservation whose owner stream is still empty after this long belongs to a creation that died
+ * between its two appends; a creation in flight takes milliseconds.
+ */
+export const ABANDONED_RESERVATION_MS = 30_000;
+
+/**
  * Reserves a slug for `newId` and returns the id that will own it. If an earlier creation reserved
- * the slug and then failed before writing its aggregate (the owner's stream is empty), that id is
- * returned so the creation can be completed instead of the slug being lost.
+ * the slug and died before writing its aggregate (the owner's stream is still empty well after the
+ * reservation), that id is returned so the creation is completed instead of the slug being lost.
  */
 export async function reserveSlug(
   deps: CommandDependencies,
@@ -29,8 +34,11 @@ export async function reserveSlug(
     return newId;
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'SLUG_TAKEN') throw error;
-    const owner = await ownerOfSlug(deps.eventStore, scope, parentId, slug);
-    if (owner && (await deps.eventStore.readStream(ownerStream(owner))).length === 0) return owner;
+    const [reservation] = await deps.eventStore.readStream(slugReservationStream(scope, parentId, slug));
+    const owner = (reservation?.data as { ownerId?: string } | undefined)?.ownerId;
+    if (!reservation || !owner) throw error;
+    const age = deps.now().getTime() - Date.parse(reservation.metadata.occurredAt);
+    if (age > ABANDONED_RESERVATION_MS && (await deps.eventStore.readStream(ownerStream(owner))).length === 0) return owner;
     throw error;
   }
 }

@@ -90,7 +90,12 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
-    throw new ConfigError(parsed.error.issues.map((issue) => `${issue.path.join('.') || '(environment)'} ${issue.message}`));
+    throw new ConfigError(
+      parsed.error.issues.map((issue) => {
+        const [variable, item] = issue.path;
+        return `${String(variable ?? '(environment)')} ${issue.message}${item === undefined ? '' : ` (entry ${Number(item) + 1})`}`;
+      }),
+    );
   }
   const e = parsed.data;
   return {

@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { loadConfig } from '../../src/config/config.ts';
+import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export interface TestRuntime {
+  runtime: Runtime;
+  database: TestDatabase;
+  /** Everything the runtime logged, as text: for asserting that no secret is ever logged. */
+  logs: () => string;
+  close(): Promise<void>;
+}
+
+/** A real runtime (PostgreSQL event log, read models, projections) on a database of its own. */
+export async function createTestRuntime(label: string, env: Record<string, string> = {}): Promise<TestRuntime> {
+  const database = await createTestDatabase(label);
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
+    SEQFLOW_DEMO: 'false',
+    LOG_LEVEL: 'info',
+    ...env,
+  });
+  let captured = '';
+  const sink = new Writable({
+    write(chunk, _encoding, callback) {
+      captured += chunk.toString();
+      callback();
+    },
+  });
+  const runtime = await openRuntime(config, pino({ level: 'info' }, sink));
+  return {
+    runtime,
+    database,
+    logs: () => captured,
+    async close() {
+      await runtime.close();
+      await database.drop();
+    },
+  };
+}
+
+export const testPrincipal = { principal: { kind: 'cli' as const, id: 'test' } };

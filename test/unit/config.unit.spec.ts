@@ -1,0 +1,61 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config/config.ts';
+
+const problems = (env: Record<string, string>) => {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as ConfigError).problems;
+  }
+};
+
+describe('configuration', () => {
+  it('has the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      databaseUrl: undefined,
+      dataDir: './.seqflow',
+      kurrentDbConnectionString: undefined,
+      host: '127.0.0.1',
+      port: 8080,
+      masterKey: undefined,
+      oauth: undefined,
+      outboundAllowCidrs: [],
+      logLevel: 'info',
+      demo: true,
+    });
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT'],
+    [{ PORT: '70000' }, 'PORT'],
+    [{ DATABASE_URL: 'not a url', SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64') }, 'DATABASE_URL'],
+    [{ DATABASE_URL: 'postgres://db/x' }, 'SEQFLOW_MASTER_KEY'],
+    [{ SEQFLOW_MASTER_KEY: randomBytes(16).toString('base64') }, 'SEQFLOW_MASTER_KEY'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+    [{ SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8,banana' }, 'SEQFLOW_OUTBOUND_ALLOW_CIDRS'],
+    [{ KURRENTDB_CONNECTION_STRING: 'http://x' }, 'KURRENTDB_CONNECTION_STRING'],
+    [{ OAUTH_AUDIENCE: 'seqflow' }, 'OAUTH_ISSUER'],
+    [{ SEQFLOW_DEMO: 'maybe' }, 'SEQFLOW_DEMO'],
+  ])('names the variable of a bad value: %o', (env, variable) => {
+    expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
+  });
+
+  it('parses the optional settings', () => {
+    const key = randomBytes(32);
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://u@db:5432/seqflow',
+      SEQFLOW_MASTER_KEY: key.toString('base64'),
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8, ::1/128',
+      OAUTH_ISSUER: 'https://auth.example.com/',
+      OAUTH_AUDIENCE: 'seqflow',
+      KURRENTDB_CONNECTION_STRING: 'kurrentdb://localhost:2113?tls=false',
+    });
+    expect(config.masterKey).toEqual(key);
+    expect(config.outboundAllowCidrs).toEqual(['127.0.0.0/8', '::1/128']);
+    expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'seqflow', jwksUrl: undefined });
+  });
+});
