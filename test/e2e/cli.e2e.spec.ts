@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/runProcess.ts';
+import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+
+describe('the seqflow CLI', () => {
+  let database: TestDatabase;
+  let env: Record<string, string>;
+  let dir: string;
+
+  const cli = async (...args: string[]) => {
+    const result = await runCli(args, env);
+    return { ...result, json: result.code === 0 && result.stdout.trim() ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase('cli');
+    env = { DATABASE_URL: database.url, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn' };
+    dir = await mkdtemp(path.join(tmpdir(), 'seqflow-cli-'));
+  });
+  afterAll(async () => database?.drop());
+
+  it('creates an organization, a member, a project and a key, printing JSON', async () => {
+    const org = await cli('org', 'create', '--slug', 'acme', '--name', 'Acme Inc');
+    expect(org.code).toBe(0);
+    expect(org.json).toEqual({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), slug: 'acme' });
+
+    const member = await cli('member', 'add', '--org', 'acme', '--user', 'auth0|alice', '--role', 'admin');
+    expect(member.json).toEqual({ organizationId: org.json.id, userSubject: 'auth0|alice', role: 'admin' });
+
+    const project = await cli('project', 'create', '--org', 'acme', '--slug', 'web', '--name', 'Web');
+    expect(project.json).toEqual({ id: expect.any(String), slug: 'web', organizationId: org.json.id });
+
+    const key = await cli('apikey', 'create', '--org', 'acme', '--project', 'web', '--env', 'live');
+    expect(key.json).toEqual({ key: expect.stringMatching(/^sf_live_[a-f0-9]{24}_[a-f0-9]{64}$/), keyId: expect.any(String) });
+    expect(key.stderr).toContain('only time the full key is shown');
+
+    const revoked = await cli('apikey', 'revoke', '--key-id', key.json.keyId);
+    expect(revoked.json).toEqual({ keyId: key.json.keyId, revoked: true });
+  });
+
+  it('imports, publishes, sets production and exports a flow file', async () => {
+    const file = path.join(dir, 'flow.json');
+    const flow = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'greet', processor_type: 'code', code: 'return 1;' } }] };
+    await writeFile(file, JSON.stringify(flow));
+    const imported = await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', file, '--publish', '--note', 'first', '--production');
+    expect(imported.json).toEqual({ flowId: expect.any(String), slug: 'hello', versionId: expect.any(String) });
+
+    const exported = await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello', '--version', '1');
+    expect(exported.json).toEqual(flow);
+
+    const events = await cli('events', '--stream', `flow-${imported.json.flowId}`);
+    const lines = events.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(lines.map((e) => e.type)).toEqual(['FlowCreated', 'FlowDraftReplaced', 'FlowVersionPublished', 'FlowProductionVersionSet']);
+    expect(lines[2]).toMatchObject({ revision: 2, data: { number: 1, note: 'first' }, metadata: { principal: { kind: 'cli' } } });
+  });
+
+  it('prints the whole log as JSON lines in position order, from a position', async () => {
+    const all = (await cli('events', '--all')).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(all.length).toBeGreaterThan(8);
+    expect(all.map((e) => e.position)).toEqual([...all.map((e) => e.position)].sort((a, b) => a - b));
+    const after = (await cli('events', '--all', '--from', String(all[4].position))).stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(after.map((e) => e.id)).toEqual(all.slice(5).map((e) => e.id));
+  });
+
+  it('refuses an invalid flow file naming the offending path, with a non-zero exit and nothing written', async () => {
+    const before = (await cli('events', '--all')).stdout;
+    const file = path.join(dir, 'bad.json');
+    await writeFile(file, JSON.stringify({ slug: 'bad', name: 'Bad', steps: [{ block: { name: 'x', processor_type: 'llm', temperature: 2 } }] }));
+    const result = await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', file);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('FLOW_FILE_INVALID');
+    expect(result.stderr).toContain('steps[0].block.temperature: unknown field');
+    expect((await cli('events', '--all')).stdout).toBe(before);
+  });
+
+  it('rebuilds the projections and says so', async () => {
+    const rebuilt = await cli('projections', 'rebuild');
+    expect(rebuilt.code).toBe(0);
+    expect(rebuilt.json).toMatchObject({ rebuilt: true, projections: expect.arrayContaining([expect.objectContaining({ name: 'flows', behind: 0 })]) });
+  });
+
+  it('fails with the error code for a missing organization, and names a bad variable', async () => {
+    const missing = await cli('project', 'create', '--org', 'ghost', '--slug', 'x', '--name', 'X');
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('ORGANIZATION_NOT_FOUND');
+
+    const badConfig = await runCli(['migrate'], { ...env, PORT: 'not-a-port' });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr).toContain('PORT');
+  });
+});

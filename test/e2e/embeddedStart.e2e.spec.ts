@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, runCli } from '../support/runProcess.ts';
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+
+describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset)', () => {
+  let dataDir: string;
+  afterAll(async () => dataDir && rm(dataDir, { recursive: true, force: true }));
+
+  it('starts, seeds the demo, prints a working curl, answers health, shares its database with the CLI, and stops on SIGTERM', async () => {
+    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-start-'));
+    await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+    const port = await freePort();
+    const env = { ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+    const server = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    server.stderr.on('data', (chunk) => (stderr += chunk));
+    server.stdout.on('data', () => undefined);
+    const exited = new Promise<string>((resolve) => server.on('close', () => resolve('closed')));
+
+    try {
+      for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
+      expect(stderr).toContain('demo API key');
+
+      const curl = /curl -H 'Authorization: Bearer (\S+)' (\S+)/.exec(stderr);
+      expect(curl).not.toBeNull();
+      const [, key, url] = curl!;
+      const flow = await fetch(url!, { headers: { authorization: `Bearer ${key}` } });
+      expect(flow.status).toBe(200);
+      expect(await flow.json()).toMatchObject({ slug: 'hello', productionVersion: { number: 1 } });
+
+      const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      expect(health.status).toBe(200);
+
+      // The CLI finds the running embedded server through the data dir.
+      const cli = await runCli(['org', 'create', '--slug', 'second', '--name', 'Second'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
+      expect(cli.code).toBe(0);
+      const events = await runCli(['events', '--all'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
+      expect(events.stdout).toContain('"slug":"demo"');
+      expect(events.stdout).toContain('"slug":"second"');
+    } finally {
+      process.kill(-server.pid!, 'SIGTERM');
+    }
+    expect(await exited).toBe('closed');
+    // The embedded PostgreSQL went down with it: no server left behind on the data dir.
+    const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
+    for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(existsSync(pidFile)).toBe(false);
+  });
+});

@@ -1,0 +1,106 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildServer } from '../../src/api/rest/server.ts';
+import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
+
+describe('HTTP API skeleton (real server on loopback)', () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  let otherProjectKey: string;
+
+  const get = (path: string, authorization?: string) =>
+    fetch(`${base}${path}`, { headers: authorization ? { authorization } : {} }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, unknown> }));
+
+  beforeAll(async () => {
+    t = await createTestRuntime('http');
+    const deps = t.runtime.commands;
+    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+    await createProject(deps, { organizationSlug: 'acme', slug: 'mobile', name: 'Mobile' }, testPrincipal);
+    await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: flowFile, production: true }, testPrincipal);
+    await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'mobile', file: { ...flowFile, slug: 'mobile-only' } }, testPrincipal);
+    otherProjectKey = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'mobile', environment: 'live' }, testPrincipal)).key;
+    await t.runtime.projections.start();
+    app = await buildServer(t.runtime);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    // Created after the projections started and not waited for: must work at once.
+    key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+  });
+
+  it('reports database and event-log reachability and projection lag on /health', async () => {
+    const { status, body } = await get('/health');
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ status: 'ok', database: { ok: true }, eventLog: { ok: true, kind: 'postgres' }, projections: { maxBehind: expect.any(Number) } });
+    expect((body.projections as { detail: unknown[] }).detail).toHaveLength(4);
+  });
+
+  it('serves a flow to a key of its project, including a key created a moment ago', async () => {
+    const { status, body } = await get('/seq/acme/web/hello', `Bearer ${key}`);
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ slug: 'hello', name: 'Hello', productionVersion: { number: 1, blockCount: 1 } });
+  });
+
+  it.each([
+    ['missing', undefined],
+    ['not Bearer', 'Basic dXNlcjpwYXNz'],
+    ['malformed key', 'Bearer not-a-key'],
+    ['unknown key id', `Bearer sf_live_${'0'.repeat(24)}_${'a'.repeat(64)}`],
+  ])('answers 401 UNAUTHENTICATED for a %s key', async (_label, authorization) => {
+    const { status, body } = await get('/seq/acme/web/hello', authorization);
+    expect(status).toBe(401);
+    expect(body).toEqual({ detail: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+  });
+
+  it('answers 401 for a known key id with a wrong secret, the same as for an unknown key', async () => {
+    const [prefix, env, keyId] = key.split('_');
+    const { status, body } = await get('/seq/acme/web/hello', `Bearer ${prefix}_${env}_${keyId}_${'f'.repeat(64)}`);
+    expect(status).toBe(401);
+    expect((body.detail as { message: string }).message).toBe('Invalid API key');
+  });
+
+  it("answers a key of another project with the same 404 as for a flow that does not exist", async () => {
+    const foreign = await get('/seq/acme/web/hello', `Bearer ${otherProjectKey}`);
+    const missing = await get('/seq/acme/web/no-such-flow', `Bearer ${otherProjectKey}`);
+    expect(foreign.status).toBe(404);
+    expect(foreign.body).toEqual({ detail: { code: 'FLOW_NOT_FOUND', message: "No flow 'hello' in acme/web" } });
+    expect(missing.status).toBe(404);
+    expect((missing.body.detail as { code: string }).code).toBe('FLOW_NOT_FOUND');
+  });
+
+  it('answers 401 once a key is revoked', async () => {
+    const doomed = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+    expect((await get('/seq/acme/web/hello', `Bearer ${doomed.key}`)).status).toBe(200);
+    const revoked = await revokeApiKey(t.runtime.commands, { keyId: doomed.keyId }, testPrincipal);
+    await t.runtime.projections.waitForPosition(revoked.position);
+    const { status, body } = await get('/seq/acme/web/hello', `Bearer ${doomed.key}`);
+    expect(status).toBe(401);
+    expect((body.detail as { code: string }).code).toBe('API_KEY_REVOKED');
+  });
+
+  it('answers unknown routes in the error shape', async () => {
+    const { status, body } = await get('/nowhere');
+    expect(status).toBe(404);
+    expect(body).toEqual({ detail: { code: 'ROUTE_NOT_FOUND', message: 'No route GET /api/v1/nowhere' } });
+  });
+
+  it('never logs a key or its secret', async () => {
+    await get('/seq/acme/web/hello', `Bearer ${key}`);
+    const logs = t.logs();
+    expect(logs).toContain('/api/v1/seq/acme/web/hello');
+    expect(logs).not.toContain(key.split('_').at(-1));
+    expect(logs).not.toContain(otherProjectKey.split('_').at(-1));
+  });
+});
