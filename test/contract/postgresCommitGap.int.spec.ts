@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 
 const metadata = () => JSON.stringify({ correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: new Date().toISOString() });
 
-describe('PostgreSQL event log: concurrentCommitGap', () => {
+describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBoundary', () => {
   let database: TestDatabase;
   let pool: pg.Pool;
   let store: ReturnType<typeof createPostgresEventStore>;
@@ -78,5 +78,27 @@ describe('PostgreSQL event log: concurrentCommitGap', () => {
     for (let i = 0; i < 100 && seen.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     await subscription.stop();
     expect(seen.map((e) => [e.type, e.position])).toEqual([['Kept', kept.position]]);
+  });
+
+  it('orders by transaction id numerically across a digit boundary (9 before 10), so no event is read twice', async () => {
+    // A real cluster crosses 999 -> 1000 early in its life; text order would put "10" before "9".
+    for (const [tx, stream] of [['9', 'nine'], ['10', 'ten']] as const) {
+      await pool.query(
+        `INSERT INTO seqflow_events (global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, transaction_id)
+         VALUES (nextval('seqflow_event_position'), $1, $2, 0, 'Boundary', 1, '{}', $3, $4::xid8)`,
+        [randomUUID(), `boundary-${stream}`, metadata(), tx],
+      );
+    }
+    // Both rows sit below the horizon, ahead of everything appended before (their transaction ids are tiny).
+    const all = await store.readAll(0, 1000);
+    const boundary = all.filter((e) => e.type === 'Boundary').map((e) => e.streamId);
+    expect(boundary).toEqual(['boundary-nine', 'boundary-ten']);
+
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribe({ from: 0, batchSize: 1, handler: async (events) => void seen.push(...events) });
+    for (let i = 0; i < 200 && seen.length < all.length; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await subscription.stop();
+    expect(seen.map((e) => e.id)).toEqual(all.map((e) => e.id));
+    expect(new Set(seen.map((e) => e.id)).size).toBe(seen.length);
   });
 });

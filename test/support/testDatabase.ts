@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { inject } from 'vitest';
 
-/** The PostgreSQL server the tests use (the machine's, trust auth); each test file gets its own database. */
-export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The PostgreSQL server the tests use (chosen by globalSetup.ts); each test file gets its own database. */
+const adminUrl = () => inject('adminDatabaseUrl');
 
 export interface TestDatabase {
   url: string;
@@ -12,17 +13,17 @@ export interface TestDatabase {
 
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const name = `seqflow_test_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: TEST_ADMIN_URL });
+  const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
-  const url = new URL(TEST_ADMIN_URL);
+  const url = new URL(adminUrl());
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     name,
     async drop() {
-      const client = new pg.Client({ connectionString: TEST_ADMIN_URL });
+      const client = new pg.Client({ connectionString: adminUrl() });
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();

@@ -12,7 +12,7 @@ interface EventRow {
   data: unknown;
   metadata: EventMetadata;
   recorded_at: Date;
-  transaction_id: string;
+  transaction_id_text: string;
 }
 
 /** Where a subscriber stands: the (transaction id, position) of the last event it has read. */
@@ -23,8 +23,9 @@ export interface LogCursor {
 
 export const START_CURSOR: LogCursor = { transactionId: '0', position: 0 };
 
+// The text alias must not be named transaction_id: ORDER BY would then sort by the text ("1000" < "999").
 const COLUMNS =
-  'global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, recorded_at, transaction_id::text AS transaction_id';
+  'global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, recorded_at, transaction_id::text AS transaction_id_text';
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
@@ -56,17 +57,17 @@ export async function readAfter(
   limit: number,
 ): Promise<{ events: RecordedEvent[]; cursor: LogCursor }> {
   const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM seqflow_events
-      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        AND (transaction_id, global_position) > ($1::xid8, $2::bigint)
-      ORDER BY transaction_id, global_position
+    `SELECT ${COLUMNS} FROM seqflow_events e
+      WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+        AND (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
+      ORDER BY e.transaction_id, e.global_position
       LIMIT $3`,
     [cursor.transactionId, cursor.position, limit],
   );
   const last = rows.at(-1);
   return {
     events: rows.map(toRecorded),
-    cursor: last ? { transactionId: last.transaction_id, position: Number(last.global_position) } : cursor,
+    cursor: last ? { transactionId: last.transaction_id_text, position: Number(last.global_position) } : cursor,
   };
 }
 
