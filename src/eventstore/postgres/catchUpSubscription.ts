@@ -6,8 +6,10 @@ import type { Wakeups } from './wakeups.ts';
 export interface CatchUpTiming {
   /** Fallback poll when no wake-up arrives. */
   pollIntervalMs: number;
-  /** First re-check when committed events wait behind a still-open transaction; doubles up to the poll interval. */
+  /** First re-check when committed events wait behind a still-open transaction; doubles up to `horizonRetryMaxMs`. */
   horizonRetryMs: number;
+  /** An open transaction ahead of committed events ends within milliseconds; never wait longer than this for it. */
+  horizonRetryMaxMs: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export function catchUpSubscription(
       if (await hasEventsBeyondHorizon(pool, cursor)) {
         // Committed events sit behind an open transaction: look again soon, not at the next poll.
         await sleep(horizonDelay);
-        horizonDelay = Math.min(horizonDelay * 2, timing.pollIntervalMs);
+        horizonDelay = Math.min(horizonDelay * 2, timing.horizonRetryMaxMs);
       } else {
         horizonDelay = timing.horizonRetryMs;
         await sleep(timing.pollIntervalMs);

@@ -15,7 +15,7 @@ export interface PostgresEventStoreOptions {
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
   const { pool } = options;
-  const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, ...options.timing };
+  const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
   const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
 
   return {
