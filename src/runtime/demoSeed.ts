@@ -4,6 +4,7 @@ import { importFlow } from '../commands/flowCommands.ts';
 import { addMember, createOrganization } from '../commands/organizationCommands.ts';
 import { createProject } from '../commands/projectCommands.ts';
 import { ownerOfSlug } from '../commands/slugLookup.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
 import type { Runtime } from './runtime.ts';
 
 const DEMO_FLOW_FILE = new URL('../../examples/hello.flow.json', import.meta.url);
@@ -13,7 +14,13 @@ const metadata = { principal: { kind: 'system' as const, id: 'demo-seed' } };
 export async function seedDemo(runtime: Runtime): Promise<{ apiKey: string; org: string; project: string; flow: string } | null> {
   const deps = runtime.commands;
   if (await ownerOfSlug(deps.eventStore, 'organization', null, 'demo')) return null;
-  await createOrganization(deps, { slug: 'demo', name: 'Demo organization' }, metadata);
+  try {
+    await createOrganization(deps, { slug: 'demo', name: 'Demo organization' }, metadata);
+  } catch (error) {
+    // Another process starting at the same moment seeded it.
+    if (error instanceof ApiError && error.code === 'SLUG_TAKEN') return null;
+    throw error;
+  }
   await addMember(deps, { organizationSlug: 'demo', userSubject: 'demo-owner', role: 'owner' }, metadata);
   await createProject(deps, { organizationSlug: 'demo', slug: 'demo', name: 'Demo project' }, metadata);
   const file = JSON.parse(await readFile(DEMO_FLOW_FILE, 'utf8')) as { slug: string };

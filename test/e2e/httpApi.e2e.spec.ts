@@ -80,6 +80,18 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     expect((missing.body.detail as { code: string }).code).toBe('FLOW_NOT_FOUND');
   });
 
+  it('accepts a key whose projection has not run yet, from the key\'s own stream', async () => {
+    await t.runtime.projections.stop();
+    try {
+      const fresh = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+      const row = await t.runtime.db.selectFrom('api_keys').select('key_id').where('key_id', '=', fresh.keyId).executeTakeFirst();
+      expect(row).toBeUndefined();
+      expect((await get('/seq/acme/web/hello', `Bearer ${fresh.key}`)).status).toBe(200);
+    } finally {
+      await t.runtime.projections.start();
+    }
+  });
+
   it('answers 401 once a key is revoked', async () => {
     const doomed = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
     expect((await get('/seq/acme/web/hello', `Bearer ${doomed.key}`)).status).toBe(200);
