@@ -2,12 +2,12 @@ import { EventEmitter } from 'node:events';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { decodeEvent } from '../domain/events/domainEvent.ts';
+import { type DomainEvent, decodeEvent } from '../domain/events/domainEvent.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
 import type { Projection } from './projection.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
-/** The stored checkpoint is not where this runner thought: another process moved it, or a rebuild reset it. */
+/** A stored checkpoint is behind where this runner read from: a rebuild reset it. */
 class CheckpointMoved extends Error {
   constructor(readonly stored: number) {
     super(`checkpoint moved to ${stored}`);
@@ -34,7 +34,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const batchSize = options.batchSize ?? 500;
   const advanced = new EventEmitter();
   advanced.setMaxListeners(0);
-  const subscriptions = new Map<string, Subscription>();
+  let subscription: Subscription | undefined;
   let running = false;
 
   async function ensureCheckpoints() {
@@ -45,74 +45,85 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       .execute();
   }
 
-  async function storedPosition(name: string): Promise<number> {
-    const row = await db.selectFrom('projection_checkpoints').select('position').where('name', '=', name).executeTakeFirst();
-    return Number(row?.position ?? 0);
-  }
 
-  /** Applies one batch and moves the checkpoint in the same transaction; refuses if the checkpoint is not at `from`. */
-  async function applyBatch(projection: Projection, from: number, events: RecordedEvent[]): Promise<number> {
+  /**
+   * Applies one batch to every projection in one transaction, each from its own checkpoint, and moves
+   * the checkpoints with it. `from` is where the reader stood before this batch: a projection whose
+   * checkpoint is behind it (a rebuild reset it) would miss events, so the reader must go back.
+   */
+  async function applyBatch(from: number, events: RecordedEvent[]): Promise<number> {
     const last = events.at(-1)!.position;
     await db.transaction().execute(async (trx) => {
-      const row = await trx
+      // Read models are derived: if a crash loses this commit, it loses the checkpoints with it and the
+      // batch is replayed. So the commit need not wait for the disk (the log's appends always do).
+      await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+      const rows = await trx
         .selectFrom('projection_checkpoints')
-        .select('position')
-        .where('name', '=', projection.name)
+        .select(['name', 'position'])
+        .where('name', 'in', projections.map((p) => p.name))
+        .orderBy('name')
         .forUpdate()
-        .executeTakeFirstOrThrow();
-      const stored = Number(row.position);
-      if (stored !== from) throw new CheckpointMoved(stored);
-      for (const recorded of events) {
-        if (!(projection.handles as readonly string[]).includes(recorded.type)) continue;
-        const event = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data);
-        await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
+        .execute();
+      const stored = new Map(rows.map((r) => [r.name, Number(r.position)]));
+      const behind = Math.min(...projections.map((p) => stored.get(p.name) ?? 0));
+      if (behind < from) throw new CheckpointMoved(behind);
+
+      const decoded = new Map<string, DomainEvent>();
+      for (const projection of projections) {
+        const checkpoint = stored.get(projection.name) ?? 0;
+        if (checkpoint >= last) continue; // another runner got here first
+        for (const recorded of events) {
+          if (recorded.position <= checkpoint || !(projection.handles as readonly string[]).includes(recorded.type)) continue;
+          let event = decoded.get(recorded.id);
+          if (!event) decoded.set(recorded.id, (event = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data)));
+          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
+        }
       }
       await trx
         .updateTable('projection_checkpoints')
         .set({ position: last, updated_at: sql<Date>`now()` })
-        .where('name', '=', projection.name)
+        .where('name', 'in', projections.map((p) => p.name))
+        .where('position', '<', String(last))
         .execute();
     });
     advanced.emit('advanced');
     return last;
   }
 
-  function startSubscription(projection: Projection, from: number) {
+  function startSubscription(from: number) {
     let cursor = from;
-    const subscription = eventStore.subscribe({
+    subscription = eventStore.subscribe({
       from,
       batchSize,
       handler: async (events) => {
-        cursor = await applyBatch(projection, cursor, events);
+        cursor = await applyBatch(cursor, events);
       },
       onError: (error) => {
         if (!running) return;
-        if (!(error instanceof CheckpointMoved)) logger.error({ err: error, projection: projection.name }, 'projection failed; retrying');
-        const delay = error instanceof CheckpointMoved ? 10 : 1000;
-        setTimeout(() => void restart(projection), delay).unref();
+        if (!(error instanceof CheckpointMoved)) logger.error({ err: error }, 'projections failed; retrying');
+        setTimeout(() => void restart(), error instanceof CheckpointMoved ? 10 : 1000).unref();
       },
     });
-    subscriptions.set(projection.name, subscription);
   }
 
-  async function restart(projection: Projection) {
+  async function restart() {
     if (!running) return;
     try {
-      startSubscription(projection, await storedPosition(projection.name));
+      startSubscription(await minimumPosition());
     } catch (error) {
-      logger.error({ err: error, projection: projection.name }, 'could not restart projection; retrying');
-      setTimeout(() => void restart(projection), 1000).unref();
+      logger.error({ err: error }, 'could not restart projections; retrying');
+      setTimeout(() => void restart(), 1000).unref();
     }
   }
 
-  /** Processes one projection up to `head` in this process (the CLI's and tests' way to catch up). */
-  async function catchUpOne(projection: Projection, head: number) {
-    let cursor = await storedPosition(projection.name);
+  /** Brings every projection up to `head` in this process (the CLI's and tests' way to catch up). */
+  async function catchUpTo(head: number) {
+    let cursor = await minimumPosition();
     while (cursor < head) {
       const events = await eventStore.readAll(cursor, batchSize);
       if (events.length === 0) break;
       try {
-        cursor = await applyBatch(projection, cursor, events);
+        cursor = await applyBatch(cursor, events);
       } catch (error) {
         if (!(error instanceof CheckpointMoved)) throw error;
         cursor = error.stored;
@@ -133,20 +144,19 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     async start() {
       await ensureCheckpoints();
       running = true;
-      for (const projection of projections) startSubscription(projection, await storedPosition(projection.name));
+      startSubscription(await minimumPosition());
     },
 
     async stop() {
       running = false;
-      await Promise.all([...subscriptions.values()].map((s) => s.stop()));
-      subscriptions.clear();
+      await subscription?.stop();
+      subscription = undefined;
     },
 
     /** Brings every projection up to the log's current head. */
     async catchUp() {
       await ensureCheckpoints();
-      const head = await eventStore.headPosition();
-      for (const projection of projections) await catchUpOne(projection, head);
+      await catchUpTo(await eventStore.headPosition());
     },
 
     /** Empties every read model, resets the checkpoints, and replays the whole log. */
@@ -154,13 +164,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       await ensureCheckpoints();
       await db.transaction().execute(async (trx) => {
         // Lock the checkpoints first so no runner commits a batch between the truncate and the reset.
-        await trx.selectFrom('projection_checkpoints').selectAll().forUpdate().execute();
+        await trx.selectFrom('projection_checkpoints').selectAll().orderBy('name').forUpdate().execute();
         const tables = projections.flatMap((p) => p.tables);
         await sql`TRUNCATE ${sql.join(tables.map((t) => sql.table(t)))}`.execute(trx);
         await trx.updateTable('projection_checkpoints').set({ position: 0, updated_at: sql<Date>`now()` }).execute();
       });
-      const head = await eventStore.headPosition();
-      for (const projection of projections) await catchUpOne(projection, head);
+      await catchUpTo(await eventStore.headPosition());
     },
 
     /** Read-your-writes: resolves once every projection has passed `position`, or fails after `timeoutMs`. */
