@@ -7,6 +7,8 @@ import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../e
 export interface CommandDependencies {
   eventStore: EventStore;
   now: () => Date;
+  /** Credits (tokens) a new organization starts with (SEQFLOW_DEFAULT_CREDITS). */
+  defaultCredits?: number;
 }
 
 export interface CommandMetadata {

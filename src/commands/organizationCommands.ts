@@ -12,11 +12,15 @@ const requireName = (name: string) => {
   return name.trim();
 };
 
-export async function createOrganization(deps: CommandDependencies, input: { slug: string; name: string }, callerMetadata: CommandMetadata) {
+export async function createOrganization(
+  deps: CommandDependencies,
+  input: { slug: string; name: string; initialCredits?: number },
+  callerMetadata: CommandMetadata,
+) {
   const metadata = withCorrelation(callerMetadata);
   const name = requireName(input.name);
   const id = await reserveSlug(deps, 'organization', null, input.slug, randomUUID(), organizationStream, metadata);
-  const result = await handleCommand(deps, organizationStream(id), organization, { type: 'CreateOrganization', data: { organizationId: id, slug: input.slug, name } }, metadata);
+  const result = await handleCommand(deps, organizationStream(id), organization, { type: 'CreateOrganization', data: { organizationId: id, slug: input.slug, name, initialCredits: input.initialCredits ?? deps.defaultCredits ?? 0 } }, metadata);
   return { id, slug: input.slug, position: result.position };
 }
 
@@ -40,4 +44,10 @@ export async function addMember(
     metadata,
   );
   return { organizationId, userSubject: input.userSubject, role: role.data, position: result.position };
+}
+
+export async function grantCredits(deps: CommandDependencies, input: { organizationSlug: string; tokens: number; note?: string | null }, metadata: CommandMetadata) {
+  const organizationId = await findOrganizationId(deps, input.organizationSlug);
+  const result = await handleCommand(deps, organizationStream(organizationId), organization, { type: 'GrantCredits', data: { tokens: input.tokens, note: input.note ?? null } }, metadata);
+  return { organizationId, granted: input.tokens, position: result.position };
 }

@@ -51,6 +51,28 @@ const envSchema = z
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ),
     SEQFLOW_DEMO: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
+    SEQFLOW_DEFAULT_CREDITS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
+    SEQFLOW_DEFAULT_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).default('gpt-4o-mini')),
+    SEQFLOW_LLM_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).default(60_000)),
+    SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
+    SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
+    SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
+    SEQFLOW_MODEL_REGISTRY: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .transform((text, ctx) => {
+          try {
+            return JSON.parse(text) as unknown;
+          } catch {
+            ctx.addIssue({ code: 'custom', message: 'must be a JSON object' });
+            return z.NEVER;
+          }
+        })
+        .pipe(z.record(z.string(), z.object({ imageMimeTypes: z.array(z.string()) })))
+        .optional(),
+    ),
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.SEQFLOW_MASTER_KEY) {
@@ -77,6 +99,17 @@ export interface Config {
   outboundAllowCidrs: string[];
   logLevel: string;
   demo: boolean;
+  defaultCredits: number;
+  execution: {
+    defaultModel: string;
+    llmTimeoutMs: number;
+    llmMaxRetries: number;
+    codeTimeoutMs: number;
+    codeMemoryMb: number;
+    loopMaxItems: number;
+    /** Extra models, or overrides: which image MIME types each accepts (empty: text-only). */
+    modelRegistry: Record<string, { imageMimeTypes: string[] }>;
+  };
 }
 
 export class ConfigError extends Error {
@@ -110,5 +143,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',
+    defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
+    execution: {
+      defaultModel: e.SEQFLOW_DEFAULT_MODEL,
+      llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,
+      llmMaxRetries: e.SEQFLOW_LLM_MAX_RETRIES,
+      codeTimeoutMs: e.SEQFLOW_CODE_TIMEOUT_MS,
+      codeMemoryMb: e.SEQFLOW_CODE_MEMORY_MB,
+      loopMaxItems: e.SEQFLOW_LOOP_MAX_ITEMS,
+      modelRegistry: e.SEQFLOW_MODEL_REGISTRY ?? {},
+    },
   };
 }

@@ -10,15 +10,15 @@ const given = (...events: OrganizationEvent[]) => fold(organization, events);
 
 describe('organization decider', () => {
   it('Given nothing, When CreateOrganization, Then OrganizationCreated', () => {
-    expect(organization.decide({ type: 'CreateOrganization', data: created.data }, given())).toEqual([created]);
+    expect(organization.decide({ type: 'CreateOrganization', data: { ...created.data, initialCredits: 0 } }, given())).toEqual([created]);
   });
 
   it('Given the organization, When the same creation is retried, Then nothing new happens', () => {
-    expect(organization.decide({ type: 'CreateOrganization', data: created.data }, given(created))).toEqual([]);
+    expect(organization.decide({ type: 'CreateOrganization', data: { ...created.data, initialCredits: 0 } }, given(created))).toEqual([]);
   });
 
   it('Given the organization, When a different one is created under its id, Then CONFLICT', () => {
-    expect(() => organization.decide({ type: 'CreateOrganization', data: { ...created.data, name: 'Other' } }, given(created))).toThrow(
+    expect(() => organization.decide({ type: 'CreateOrganization', data: { ...created.data, name: 'Other', initialCredits: 0 } }, given(created))).toThrow(
       expect.objectContaining({ code: 'CONFLICT' }),
     );
   });
@@ -29,6 +29,22 @@ describe('organization decider', () => {
       { type: 'MemberRoleChanged', data: { organizationId: 'o1', userSubject: 'u1', role: 'admin', previousRole: 'member' } },
     ]);
     expect(organization.decide({ type: 'AddMember', data: { userSubject: 'u1', role: 'member' } }, state)).toEqual([]);
+  });
+
+  it('Given nothing, When created with initial credits, Then OrganizationCreated and CreditsGranted', () => {
+    expect(organization.decide({ type: 'CreateOrganization', data: { ...created.data, initialCredits: 500 } }, given())).toEqual([
+      created,
+      { type: 'CreditsGranted', data: { organizationId: 'o1', tokens: 500, note: 'initial credits' } },
+    ]);
+  });
+
+  it('grants whole positive numbers of tokens only', () => {
+    expect(organization.decide({ type: 'GrantCredits', data: { tokens: 100, note: null } }, given(created))).toEqual([
+      { type: 'CreditsGranted', data: { organizationId: 'o1', tokens: 100, note: null } },
+    ]);
+    for (const tokens of [0, -5, 1.5]) {
+      expect(() => organization.decide({ type: 'GrantCredits', data: { tokens, note: null } }, given(created))).toThrow(expect.objectContaining({ code: 'VALIDATION_FAILED' }));
+    }
   });
 
   it('Given nothing, When AddMember, Then ORGANIZATION_NOT_FOUND', () => {

@@ -1,7 +1,8 @@
 import type { z } from 'zod';
 import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
 import { FlowCreated, FlowDraftReplaced, FlowProductionVersionSet, FlowVersionPublished } from '../flows/flowEvents.ts';
-import { MemberAdded, MemberRoleChanged, OrganizationCreated } from '../organizations/organizationEvents.ts';
+import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet } from '../organizations/organizationEvents.ts';
+import { CreditsConsumed, ExecutionCompleted, ExecutionFailed, ExecutionRequested, ExecutionStepCompleted, ExecutionStepStarted } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
@@ -19,6 +20,14 @@ export const eventDefinitions = [
   FlowDraftReplaced,
   FlowVersionPublished,
   FlowProductionVersionSet,
+  CreditsGranted,
+  ProviderKeySet,
+  ExecutionRequested,
+  ExecutionStepStarted,
+  ExecutionStepCompleted,
+  CreditsConsumed,
+  ExecutionFailed,
+  ExecutionCompleted,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

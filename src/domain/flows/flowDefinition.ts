@@ -15,6 +15,8 @@ export const LOOP_OVER_PATTERN = /^(previous_output|parameters)(\.[A-Za-z_][A-Za
 export const processorConfigSchema = z.strictObject({
   tools_enabled: z.boolean().optional(),
   max_tool_iterations: z.number().int().min(1).max(1000).optional(),
+  /** llm blocks receive the request's image attachments unless this is false. */
+  receive_attachments: z.boolean().optional(),
 });
 
 export const blockSchema = z.strictObject({

@@ -18,6 +18,29 @@ export const MemberRoleChanged = defineEvent(
   z.object({ organizationId: z.string(), userSubject: z.string(), role: memberRoleSchema, previousRole: memberRoleSchema }),
 );
 
-export type OrganizationEvent = EventOf<typeof OrganizationCreated> | EventOf<typeof MemberAdded> | EventOf<typeof MemberRoleChanged>;
+/** Credits are counted in tokens as reported by the model provider. */
+export const CreditsGranted = defineEvent(
+  'CreditsGranted',
+  1,
+  z.object({ organizationId: z.string(), tokens: z.number().int().min(1), note: z.string().nullable() }),
+);
+
+/** AES-256-GCM ciphertext of a secret under the master key; never the plaintext. */
+export const encryptedSecretSchema = z.object({ iv: z.string(), tag: z.string(), ciphertext: z.string() });
+export type EncryptedSecret = z.infer<typeof encryptedSecretSchema>;
+
+/** The organization's own model-provider key ("bring your own key"), encrypted. */
+export const ProviderKeySet = defineEvent(
+  'ProviderKeySet',
+  1,
+  z.object({ organizationId: z.string(), encryptedKey: encryptedSecretSchema, keyHint: z.string(), baseUrl: z.string().nullable() }),
+);
+
+export type OrganizationEvent =
+  | EventOf<typeof OrganizationCreated>
+  | EventOf<typeof MemberAdded>
+  | EventOf<typeof MemberRoleChanged>
+  | EventOf<typeof CreditsGranted>
+  | EventOf<typeof ProviderKeySet>;
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
+import { attachmentSchema } from './attachment.ts';
+
+export const failureReasons = ['error', 'credits_exhausted', 'byok_rejected'] as const;
+export type FailureReason = (typeof failureReasons)[number];
+
+const usageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+export type TokenUsage = z.infer<typeof usageSchema>;
+
+/** A run was asked for: which version it runs and with what input. */
+export const ExecutionRequested = defineEvent(
+  'ExecutionRequested',
+  1,
+  z.object({
+    executionId: z.string(),
+    flowId: z.string(),
+    versionId: z.string(),
+    versionNumber: z.number().int(),
+    organizationId: z.string(),
+    projectId: z.string(),
+    mode: z.enum(['sync', 'async', 'step']),
+    message: z.string().nullable(),
+    parameters: z.record(z.string(), z.unknown()),
+    attachments: z.array(attachmentSchema),
+    apiKeyId: z.string().nullable(),
+    blockCount: z.number().int(),
+  }),
+);
+
+const blockRef = {
+  executionId: z.string(),
+  stepIndex: z.number().int(),
+  blockId: z.string(),
+  blockName: z.string(),
+  /** Index of the loop item, for blocks of a loop step. */
+  iteration: z.number().int().nullable(),
+};
+
+export const ExecutionStepStarted = defineEvent(
+  'ExecutionStepStarted',
+  1,
+  z.object({
+    ...blockRef,
+    processorType: z.enum(['llm', 'passthrough', 'code']),
+    /** What the block received: the rendered prompt for llm blocks, the input object otherwise. */
+    input: z.unknown(),
+    /** Placeholders that rendered empty because their value was absent. */
+    missingPlaceholders: z.array(z.string()),
+  }),
+);
+
+export const ExecutionStepCompleted = defineEvent(
+  'ExecutionStepCompleted',
+  1,
+  z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usageSchema.nullable(), durationMs: z.number().int(), attempts: z.number().int() }),
+);
+
+/** Tokens one llm call used, charged to the organization's credits. */
+export const CreditsConsumed = defineEvent(
+  'CreditsConsumed',
+  1,
+  z.object({ executionId: z.string(), organizationId: z.string(), blockName: z.string(), model: z.string(), tokens: z.number().int().min(0) }),
+);
+
+export const ExecutionFailed = defineEvent(
+  'ExecutionFailed',
+  1,
+  z.object({
+    executionId: z.string(),
+    reason: z.enum(failureReasons),
+    code: z.string(),
+    message: z.string(),
+    stepIndex: z.number().int().nullable(),
+    blockName: z.string().nullable(),
+    durationMs: z.number().int(),
+  }),
+);
+
+export const ExecutionCompleted = defineEvent('ExecutionCompleted', 1, z.object({ executionId: z.string(), result: z.unknown(), durationMs: z.number().int() }));
+
+export type ExecutionEvent =
+  | EventOf<typeof ExecutionRequested>
+  | EventOf<typeof ExecutionStepStarted>
+  | EventOf<typeof ExecutionStepCompleted>
+  | EventOf<typeof CreditsConsumed>
+  | EventOf<typeof ExecutionFailed>
+  | EventOf<typeof ExecutionCompleted>;
+
+export const executionStream = (executionId: string) => `execution-${executionId}`;
