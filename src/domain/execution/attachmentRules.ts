@@ -12,6 +12,8 @@ import {
  * type, filename. Each rule is checked across all attachments before the next rule. The host check
  * (DNS) and the model check follow in the shell.
  */
+const hasControlCharacter = (text: string) => [...text].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
 export function checkAttachmentsStatically(attachments: Attachment[]): void {
   if (attachments.length > MAX_ATTACHMENTS) {
     throw new ApiError('ATTACHMENT_LIMIT_EXCEEDED', `At most ${MAX_ATTACHMENTS} attachments per request (got ${attachments.length})`);
@@ -37,7 +39,7 @@ export function checkAttachmentsStatically(attachments: Attachment[]): void {
   attachments.forEach((a, i) => {
     const name = a.filename;
     if (name === undefined) return;
-    if (name.length === 0 || name.length > MAX_ATTACHMENT_FILENAME_LENGTH || /[/\\]/.test(name) || name.includes('..') || /[\u0000-\u001f]/.test(name)) {
+    if (name.length === 0 || name.length > MAX_ATTACHMENT_FILENAME_LENGTH || /[/\\]/.test(name) || name.includes('..') || hasControlCharacter(name)) {
       throw new ApiError(
         'ATTACHMENT_INVALID_FILENAME',
         `attachments[${i}].filename: 1-${MAX_ATTACHMENT_FILENAME_LENGTH} characters without '/', '\\\\', '..' or control characters`,
