@@ -1,0 +1,12 @@
+import { parentPort } from 'node:worker_threads';
+import { runCode } from './codeSandbox.ts';
+
+// One sandbox worker: runs code blocks one at a time. The pool kills it if a run overstays its deadline.
+parentPort!.on('message', async (job: { id: number; code: string; input: unknown; limits: { timeoutMs: number; memoryMb: number } }) => {
+  try {
+    const value = await runCode(job.code, job.input, job.limits);
+    parentPort!.postMessage({ id: job.id, ok: true, value });
+  } catch (error) {
+    parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error).message });
+  }
+});
