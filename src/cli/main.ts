@@ -2,7 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiKey, revokeApiKey } from '../commands/apiKeyCommands.ts';
 import { exportFlow, importFlow } from '../commands/flowCommands.ts';
-import { addMember, createOrganization } from '../commands/organizationCommands.ts';
+import { addMember, createOrganization, findOrganizationId, grantCredits, setProviderKey } from '../commands/organizationCommands.ts';
+import { creditBalance } from '../queries/creditQueries.ts';
 import { createProject } from '../commands/projectCommands.ts';
 import { ConfigError, loadConfig } from '../config/config.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
@@ -73,6 +74,31 @@ export function buildCli(): Command {
         const { id, slug } = await createOrganization(rt.commands, o, cliPrincipal);
         return { id, slug };
       }),
+    );
+
+  org
+    .command('credits')
+    .description("grant credits (tokens) to an organization, or show its balance")
+    .requiredOption('--org <slug>')
+    .option('--grant <tokens>', 'tokens to add', positiveInt)
+    .option('--show', 'print the balance')
+    .action((o: { org: string; grant?: number; show?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (o.grant === undefined && !o.show) throw new ApiError('VALIDATION_FAILED', 'give --grant N or --show');
+        const organizationId = await findOrganizationId(rt.commands, o.org);
+        if (o.grant !== undefined) await grantCredits(rt.commands, { organizationSlug: o.org, tokens: o.grant }, cliPrincipal);
+        await rt.projections.catchUp();
+        return { organizationId, balance: await creditBalance(rt.db, organizationId) };
+      }),
+    );
+  org
+    .command('provider-key')
+    .description("set the organization's own model-provider key (stored encrypted)")
+    .requiredOption('--org <slug>')
+    .requiredOption('--key <key>')
+    .option('--base-url <url>', 'OpenAI-compatible base URL for this key (default: OPENAI_BASE_URL)')
+    .action((o: { org: string; key: string; baseUrl?: string }) =>
+      withRuntime(async (rt) => withoutPosition(await setProviderKey(rt.commands, { organizationSlug: o.org, key: o.key, baseUrl: o.baseUrl ?? null }, rt.masterKey, cliPrincipal))),
     );
 
   program

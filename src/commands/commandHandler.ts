@@ -86,7 +86,8 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   }
 }
 
-async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream') {
+/** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
+export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream') {
   for (let attempt = 0; ; attempt++) {
     try {
       return await eventStore.append(streamId, events, expected);

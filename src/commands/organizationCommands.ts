@@ -4,6 +4,7 @@ import { type MemberRole, memberRoleSchema } from '../domain/organizations/membe
 import { organization } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from './commandHandler.ts';
+import { encryptSecret } from '../security/secretBox.ts';
 import { requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';
 
@@ -50,4 +51,28 @@ export async function grantCredits(deps: CommandDependencies, input: { organizat
   const organizationId = await findOrganizationId(deps, input.organizationSlug);
   const result = await handleCommand(deps, organizationStream(organizationId), organization, { type: 'GrantCredits', data: { tokens: input.tokens, note: input.note ?? null } }, metadata);
   return { organizationId, granted: input.tokens, position: result.position };
+}
+
+/** Stores the organization's own provider key, encrypted under the master key; returns only a hint of it. */
+export async function setProviderKey(
+  deps: CommandDependencies,
+  input: { organizationSlug: string; key: string; baseUrl?: string | null },
+  masterKey: Buffer,
+  metadata: CommandMetadata,
+) {
+  if (!input.key.trim()) throw new ApiError('VALIDATION_FAILED', 'key must not be empty');
+  const baseUrl = input.baseUrl ?? null;
+  if (baseUrl !== null && !(URL.canParse(baseUrl) && /^https?:$/.test(new URL(baseUrl).protocol))) {
+    throw new ApiError('VALIDATION_FAILED', `base URL must be an http(s) URL (got '${baseUrl}')`);
+  }
+  const organizationId = await findOrganizationId(deps, input.organizationSlug);
+  const keyHint = `…${input.key.trim().slice(-4)}`;
+  const result = await handleCommand(
+    deps,
+    organizationStream(organizationId),
+    organization,
+    { type: 'SetProviderKey', data: { encryptedKey: encryptSecret(input.key.trim(), masterKey), keyHint, baseUrl } },
+    metadata,
+  );
+  return { organizationId, keyHint, baseUrl, position: result.position };
 }

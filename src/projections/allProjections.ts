@@ -1,7 +1,8 @@
 import type { Projection } from './projection.ts';
 import { apiKeysProjection } from './readModels/apiKeysProjection.ts';
+import { creditLedgerProjection } from './readModels/creditLedgerProjection.ts';
 import { flowsProjection } from './readModels/flowsProjection.ts';
 import { organizationsProjection } from './readModels/organizationsProjection.ts';
 import { projectsProjection } from './readModels/projectsProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection];

@@ -1,8 +1,9 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
 import * as m0001 from './migrations/0001_tenancy_and_flows.ts';
+import * as m0002 from './migrations/0002_credit_ledger.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
-const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001 };
+const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002 };
 
 /** Brings the read models' schema up to date (kysely Migrator; safe from several processes). */
 export async function migrateReadModels(db: Kysely<ReadModels>): Promise<string[]> {

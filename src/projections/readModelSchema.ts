@@ -80,6 +80,14 @@ export interface FlowVersionsTable {
   published_at: Timestamp;
 }
 
+export interface CreditLedgerTable {
+  event_id: string;
+  organization_id: string;
+  delta: ColumnType<number, number, number>;
+  execution_id: string | null;
+  occurred_at: Timestamp;
+}
+
 export interface ProjectionCheckpointsTable {
   name: string;
   position: ColumnType<string, number, number>;
@@ -94,8 +102,9 @@ export interface ReadModels {
   flows: FlowsTable;
   flow_blocks: FlowBlocksTable;
   flow_versions: FlowVersionsTable;
+  credit_ledger: CreditLedgerTable;
   projection_checkpoints: ProjectionCheckpointsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger'] as const;

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import { z } from 'zod';
+import { type StoredStep, storedStepSchema } from '../domain/flows/flowDefinition.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
@@ -39,5 +41,27 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: { org: st
     productionVersion: production
       ? { versionId: production.id, number: production.number, blockCount: production.block_count, publishedAt: production.published_at.toISOString() }
       : null,
+  };
+}
+
+/** The production version a caller's `/seq/{org}/{project}/{flow}` call runs, with its steps. */
+export async function findExecutableFlow(db: Kysely<ReadModels>, slugs: { org: string; project: string; flow: string }, callerProjectId: string) {
+  const flow = await findFlowForCaller(db, slugs, callerProjectId);
+  if (!flow.productionVersion) {
+    throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${slugs.flow}' has no production version: publish a version and set it as production`);
+  }
+  const version = await db
+    .selectFrom('flow_versions')
+    .innerJoin('flows', 'flows.id', 'flow_versions.flow_id')
+    .select(['flow_versions.id', 'flow_versions.number', 'flow_versions.steps', 'flows.organization_id', 'flows.project_id'])
+    .where('flow_versions.id', '=', flow.productionVersion.versionId)
+    .executeTakeFirstOrThrow();
+  return {
+    flowId: flow.flowId,
+    organizationId: version.organization_id,
+    projectId: version.project_id,
+    versionId: version.id,
+    versionNumber: version.number,
+    steps: z.array(storedStepSchema).parse(version.steps) as StoredStep[],
   };
 }

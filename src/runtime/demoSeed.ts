@@ -15,7 +15,8 @@ export async function seedDemo(runtime: Runtime): Promise<{ apiKey: string; org:
   const deps = runtime.commands;
   if (await ownerOfSlug(deps.eventStore, 'organization', null, 'demo')) return null;
   try {
-    await createOrganization(deps, { slug: 'demo', name: 'Demo organization' }, metadata);
+    // Enough credits (tokens) to try every example flow many times.
+    await createOrganization(deps, { slug: 'demo', name: 'Demo organization', initialCredits: 1_000_000 }, metadata);
   } catch (error) {
     // Another process starting at the same moment seeded it.
     if (error instanceof ApiError && error.code === 'SLUG_TAKEN') return null;

@@ -12,6 +12,12 @@ import { allProjections } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
 import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { EngineDependencies } from '../execution/flowEngine.ts';
+import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
+import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
+import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
+import { providerAccountResolver } from '../execution/providerAccounts.ts';
+import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {
@@ -23,6 +29,8 @@ export interface Runtime {
   projections: ProjectionRunner;
   commands: CommandDependencies;
   masterKey: Buffer;
+  /** The engine and what the API checks before a run. */
+  execution: EngineDependencies & { guard: AddressGuard; registry: ModelRegistry };
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
   database: 'embedded' | 'external';
   close(): Promise<void>;
@@ -43,6 +51,20 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger });
+    const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
+    const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs });
+    const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb });
+    const execution = {
+      eventStore,
+      db,
+      now: commands.now,
+      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),
+      sandbox,
+      settings: config.execution,
+      providerFor: providerAccountResolver(eventStore, masterKey, config.openai),
+      guard,
+      registry: createModelRegistry(config.execution.modelRegistry),
+    };
 
     return {
       config,
@@ -51,11 +73,14 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       db,
       eventStore,
       projections,
-      commands: { eventStore, now: () => new Date() },
+      commands,
       masterKey,
+      execution,
       database: embedded ? 'embedded' : 'external',
       async close() {
         await projections.stop();
+        await sandbox.close();
+        await guard.close();
         await eventStore.close();
         await db.destroy();
         await embedded?.stop();

@@ -5,6 +5,7 @@ import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
+import { allProjections } from '../../src/projections/allProjections.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
@@ -28,6 +29,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: flowFile, production: true }, testPrincipal);
     await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'mobile', file: { ...flowFile, slug: 'mobile-only' } }, testPrincipal);
     otherProjectKey = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'mobile', environment: 'live' }, testPrincipal)).key;
+    await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
     app = await buildServer(t.runtime);
     await app.listen({ host: '127.0.0.1', port: 0 });
@@ -44,7 +46,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     const { status, body } = await get('/health');
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', database: { ok: true }, eventLog: { ok: true, kind: 'postgres' }, projections: { maxBehind: expect.any(Number) } });
-    expect((body.projections as { detail: unknown[] }).detail).toHaveLength(4);
+    expect((body.projections as { detail: { name: string }[] }).detail.map((p) => p.name)).toEqual(allProjections.map((p) => p.name));
   });
 
   it('serves a flow to a key of its project, including a key created a moment ago', async () => {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { installErrorHandling } from './errorHandler.ts';
+import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
 
@@ -17,6 +18,16 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installErrorHandling(app);
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore);
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
-  await app.register(flowRoutes(runtime, authenticate), { prefix: '/api/v1' });
+  // Everything under /seq is API-key authenticated and scoped to the key's project.
+  await app.register(
+    async (seq) => {
+      seq.addHook('onRequest', async (request) => {
+        request.apiKey = await authenticate(request.headers.authorization);
+      });
+      await seq.register(flowRoutes(runtime));
+      await seq.register(executeRoutes(runtime));
+    },
+    { prefix: '/api/v1' },
+  );
   return app;
 }

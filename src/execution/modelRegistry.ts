@@ -1,0 +1,37 @@
+import { ALLOWED_ATTACHMENT_MIME_TYPES } from '../domain/execution/attachment.ts';
+
+/**
+ * Which models accept which image types: data, not code branches. A model that is not listed is
+ * treated as text-only unless SEQFLOW_MODEL_REGISTRY lists it (that variable also overrides entries).
+ */
+export interface ModelCapabilities {
+  imageMimeTypes: string[];
+}
+
+const allImages = [...ALLOWED_ATTACHMENT_MIME_TYPES];
+
+export const defaultModelRegistry: Record<string, ModelCapabilities> = {
+  'gpt-4o': { imageMimeTypes: allImages },
+  'gpt-4o-mini': { imageMimeTypes: allImages },
+  'gpt-4.1': { imageMimeTypes: allImages },
+  'gpt-4.1-mini': { imageMimeTypes: allImages },
+  'gpt-4.1-nano': { imageMimeTypes: allImages },
+  'gpt-4-turbo': { imageMimeTypes: allImages },
+  'gpt-5': { imageMimeTypes: allImages },
+  'gpt-5-mini': { imageMimeTypes: allImages },
+  'gpt-5-nano': { imageMimeTypes: allImages },
+  o3: { imageMimeTypes: allImages },
+  'o4-mini': { imageMimeTypes: allImages },
+  'gpt-3.5-turbo': { imageMimeTypes: [] },
+  'o3-mini': { imageMimeTypes: [] },
+};
+
+export function createModelRegistry(overrides: Record<string, ModelCapabilities> = {}) {
+  const models = { ...defaultModelRegistry, ...overrides };
+  return {
+    imageMimeTypes: (model: string): string[] => models[model]?.imageMimeTypes ?? [],
+    accepts: (model: string, mimeType: string) => (models[model]?.imageMimeTypes ?? []).includes(mimeType),
+  };
+}
+
+export type ModelRegistry = ReturnType<typeof createModelRegistry>;

@@ -1,0 +1,150 @@
+import { Ajv, type ValidateFunction } from 'ajv';
+import OpenAI from 'openai';
+import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Attachment } from '../../domain/execution/attachment.ts';
+import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
+import { type AddressGuard, BlockedAddressError } from '../../outbound/addressGuard.ts';
+import { BlockFailure } from './blockFailure.ts';
+
+/** Where llm calls go: the service's provider, or the organization's own key ("byok"). */
+export interface ProviderAccount {
+  apiKey: string;
+  baseUrl: string | undefined;
+  organizationKey: boolean;
+}
+
+export interface LlmCall {
+  blockName: string;
+  model: string;
+  prompt: string;
+  attachments: Attachment[];
+  outputSchema: Record<string, unknown> | undefined;
+}
+
+export interface LlmResult {
+  output: unknown;
+  usage: TokenUsage;
+  attempts: number;
+}
+
+export interface LlmProcessorOptions {
+  guard: AddressGuard;
+  timeoutMs: number;
+  /** Retries of 429 and 5xx answers, with the client's exponential backoff (honours Retry-After). */
+  maxRetries: number;
+}
+
+const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({
+  promptTokens: a.promptTokens + (b?.prompt_tokens ?? 0),
+  completionTokens: a.completionTokens + (b?.completion_tokens ?? 0),
+  totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
+});
+
+export function createLlmProcessor(options: LlmProcessorOptions) {
+  const clients = new Map<string, OpenAI>();
+  const validators = new Map<string, ValidateFunction>();
+  const ajv = new Ajv({ strict: false, allErrors: true });
+
+  const clientFor = (account: ProviderAccount) => {
+    const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
+    let client = clients.get(key);
+    if (!client) {
+      client = new OpenAI({
+        apiKey: account.apiKey,
+        baseURL: account.baseUrl,
+        timeout: options.timeoutMs,
+        maxRetries: options.maxRetries,
+        fetch: options.guard.fetch,
+      });
+      clients.set(key, client);
+    }
+    return client;
+  };
+
+  const validatorFor = (schema: Record<string, unknown>) => {
+    const key = JSON.stringify(schema);
+    let validate = validators.get(key);
+    if (!validate) validators.set(key, (validate = ajv.compile(schema)));
+    return validate;
+  };
+
+  /** The reply as the block's structured output, or the reason it is not. */
+  function parseStructured(content: string | null | undefined, schema: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; problem: string } {
+    if (!content) return { ok: false, problem: 'the reply was empty' };
+    let value: unknown;
+    try {
+      value = JSON.parse(content);
+    } catch {
+      return { ok: false, problem: 'the reply was not JSON' };
+    }
+    const validate = validatorFor(schema);
+    if (!validate(value)) return { ok: false, problem: `the reply did not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'reply' })}` };
+    return { ok: true, value };
+  }
+
+  function failureOf(error: unknown, account: ProviderAccount): BlockFailure {
+    if (error instanceof BlockFailure) return error;
+    if (error instanceof OpenAI.APIConnectionTimeoutError) return new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${options.timeoutMs} ms`);
+    if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
+      return account.organizationKey
+        ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, 'byok_rejected')
+        : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${error.status})`);
+    }
+    if (error instanceof OpenAI.APIConnectionError) {
+      const blocked = findBlocked(error);
+      return new BlockFailure('PROVIDER_ERROR', blocked ? `the model provider's address is not allowed: ${blocked.message}` : `cannot reach the model provider: ${error.message}`);
+    }
+    if (error instanceof OpenAI.APIError) {
+      const detail = (error.error as { message?: string } | undefined)?.message ?? error.message;
+      return new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
+    }
+    return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
+  }
+
+  return {
+    async run(call: LlmCall, account: ProviderAccount): Promise<LlmResult> {
+      const client = clientFor(account);
+      const content: string | ChatCompletionContentPart[] =
+        call.attachments.length === 0
+          ? call.prompt
+          : [{ type: 'text', text: call.prompt }, ...call.attachments.map((a): ChatCompletionContentPart => ({ type: 'image_url', image_url: { url: a.url } }))];
+      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content }];
+      const responseFormat = call.outputSchema
+        ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: true, schema: call.outputSchema } }
+        : undefined;
+
+      let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+      // With a schema, a reply that ignores it gets one repair attempt.
+      for (let attempt = 1; attempt <= (call.outputSchema ? 2 : 1); attempt++) {
+        let completion: OpenAI.ChatCompletion;
+        try {
+          completion = await client.chat.completions.create({ model: call.model, messages, ...(responseFormat ? { response_format: responseFormat } : {}) });
+        } catch (error) {
+          throw failureOf(error, account);
+        }
+        usage = addUsage(usage, completion.usage);
+        const reply = completion.choices[0]?.message?.content;
+        if (!call.outputSchema) return { output: reply ?? '', usage, attempts: attempt };
+        const parsed = parseStructured(reply, call.outputSchema);
+        if (parsed.ok) return { output: parsed.value, usage, attempts: attempt };
+        if (attempt === 2) {
+          throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
+        }
+        messages.push(
+          { role: 'assistant', content: reply ?? '' },
+          { role: 'user', content: `Your reply was refused: ${parsed.problem}. Reply again with only a JSON object that matches the JSON Schema.` },
+        );
+      }
+      throw new Error('unreachable');
+    },
+  };
+}
+
+function findBlocked(error: unknown): BlockedAddressError | undefined {
+  for (let current = error; current; current = (current as { cause?: unknown }).cause) {
+    if (current instanceof BlockedAddressError) return current;
+  }
+  return undefined;
+}
+
+export type LlmProcessor = ReturnType<typeof createLlmProcessor>;

@@ -1,0 +1,18 @@
+import type { Kysely } from 'kysely';
+
+/** One row per credit event, keyed by event id: the balance is their sum, and a replay adds nothing twice. */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .createTable('credit_ledger')
+    .addColumn('event_id', 'text', (c) => c.primaryKey())
+    .addColumn('organization_id', 'text', (c) => c.notNull())
+    .addColumn('delta', 'bigint', (c) => c.notNull())
+    .addColumn('execution_id', 'text')
+    .addColumn('occurred_at', 'timestamptz', (c) => c.notNull())
+    .execute();
+  await db.schema.createIndex('credit_ledger_organization').on('credit_ledger').column('organization_id').execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('credit_ledger').ifExists().execute();
+}
