@@ -1,0 +1,119 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+/**
+ * A scripted OpenAI-compatible model server on loopback: the only stand-in in the tests. It serves
+ * POST /v1/chat/completions, records every request (headers and body), and answers from a queue of
+ * scripted replies, or from `respond` when the queue is empty: content or JSON, token usage, tool
+ * calls, HTTP errors with headers, and latency.
+ */
+export interface ScriptedReply {
+  /** A string, or a value sent as JSON text. */
+  content?: unknown;
+  toolCalls?: { id: string; name: string; arguments: string }[];
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  status?: number;
+  errorBody?: unknown;
+  headers?: Record<string, string>;
+  delayMs?: number;
+}
+
+export interface RecordedRequest {
+  headers: IncomingHttpHeaders;
+  body: {
+    model: string;
+    messages: { role: string; content: unknown }[];
+    response_format?: { type: string; json_schema?: { name: string; strict: boolean; schema: unknown } };
+    tools?: unknown[];
+    tool_choice?: unknown;
+  };
+}
+
+export interface ScriptedModelServer {
+  baseUrl: string;
+  requests: RecordedRequest[];
+  script(...replies: ScriptedReply[]): void;
+  respond: (request: RecordedRequest) => ScriptedReply;
+  reset(): void;
+  close(): Promise<void>;
+}
+
+const defaultRespond = (): ScriptedReply => ({ content: 'ok' });
+
+export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
+  const queue: ScriptedReply[] = [];
+  const requests: RecordedRequest[] = [];
+  const state = { respond: defaultRespond as (request: RecordedRequest) => ScriptedReply };
+
+  const server: Server = createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
+        return;
+      }
+      const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) };
+      requests.push(recorded);
+      const reply = queue.shift() ?? state.respond(recorded);
+      const send = () => {
+        if (res.destroyed) return;
+        if (reply.status && reply.status >= 400) {
+          res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
+          res.end(JSON.stringify(reply.errorBody ?? { error: { message: `scripted ${reply.status}`, type: 'scripted' } }));
+          return;
+        }
+        const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+        const content = reply.content === undefined ? null : typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+        res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
+        res.end(
+          JSON.stringify({
+            id: `chatcmpl-${requests.length}`,
+            object: 'chat.completion',
+            created: Math.floor(Date.now() / 1000),
+            model: recorded.body.model,
+            choices: [
+              {
+                index: 0,
+                finish_reason: reply.toolCalls ? 'tool_calls' : 'stop',
+                message: {
+                  role: 'assistant',
+                  content,
+                  ...(reply.toolCalls
+                    ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
+                    : {}),
+                },
+              },
+            ],
+            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
+          }),
+        );
+      };
+      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      else send();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = server.address() as { port: number };
+
+  return {
+    baseUrl: `http://127.0.0.1:${port}/v1`,
+    requests,
+    script: (...replies) => void queue.push(...replies),
+    get respond() {
+      return state.respond;
+    },
+    set respond(fn) {
+      state.respond = fn;
+    },
+    reset() {
+      queue.length = 0;
+      requests.length = 0;
+      state.respond = defaultRespond;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
