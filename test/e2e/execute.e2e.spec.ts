@@ -16,6 +16,15 @@ const schema = { type: 'object', properties: { answer: { type: 'string' } }, req
 const llm = (name: string, extra: Record<string, unknown> = {}) => ({ name, processor_type: 'llm', model: 'gpt-4o-mini', prompt: `${name}: {{message}}`, ...extra });
 const code = (name: string, source: string) => ({ name, processor_type: 'code', code: source });
 
+/** What /execute answers: a completion, or `{detail}` on an error. */
+interface ExecuteAnswer {
+  status?: string;
+  result?: unknown;
+  executionId: string;
+  detail: { code: string; message: string; executionId: string; [field: string]: unknown };
+  [field: string]: unknown;
+}
+
 const flows: Record<string, unknown[]> = {
   pipeline: [{ block: code('shout', 'return { text: input.message.toUpperCase(), n: input.parameters.n };') }, { block: { name: 'relay', processor_type: 'passthrough' } }, { block: llm('summarise', { prompt: 'Summarise {{previous_output.text}} ({{previous_output.n}})' }) }],
   shapes: [
@@ -47,7 +56,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
-    return { status: response.status, body: (await response.json()) as Record<string, any> };
+    return { status: response.status, body: (await response.json()) as ExecuteAnswer };
   };
   const events = (executionId: string) => t.runtime.eventStore.readStream(`execution-${executionId}`);
   const types = (list: RecordedEvent[]) => list.map((e) => e.type);
