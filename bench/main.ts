@@ -24,6 +24,7 @@ import { allProjections } from '../src/projections/allProjections.ts';
 import { migrateReadModels } from '../src/projections/migrateReadModels.ts';
 import { createProjectionRunner } from '../src/projections/projectionRunner.ts';
 import type { ReadModels } from '../src/projections/readModelSchema.ts';
+import { benchExecute } from './executeBench.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
 const logger = pino({ level: 'silent' });
@@ -232,6 +233,19 @@ try {
   const lag = await projectionLag(postgresStore, db, 300, 8);
   await postgresStore.close();
 
+  // A database of its own for the execution bench, so its events do not mix with the log bench's.
+  const executeDatabase = database.url.replace(/\/([^/?]+)(\?.*)?$/, (_m, name: string, query = '') => `/${name}_exec${query}`);
+  const admin = new pg.Client({ connectionString: database.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${new URL(executeDatabase).pathname.slice(1)}`);
+  let execute: unknown;
+  try {
+    execute = await benchExecute(executeDatabase);
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(executeDatabase).pathname.slice(1)} WITH (FORCE)`);
+    await admin.end();
+  }
+
   let kurrentdb: unknown = 'skipped: KURRENTDB_CONNECTION_STRING not set';
   if (process.env.KURRENTDB_CONNECTION_STRING) {
     const store = createKurrentDbEventStore(process.env.KURRENTDB_CONNECTION_STRING);
@@ -244,6 +258,7 @@ try {
       {
         machine: { cpus: cpus().length, node: process.version },
         postgres: { ...postgres, subscriberCatchUp: { events: catchUp.count, eventsPerSecond: catchUp.perSecond }, projectionLagUnderLoad: lag },
+        execute,
         kurrentdb,
       },
       null,

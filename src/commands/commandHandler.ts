@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent, encodeEvent } from '../domain/events/domainEvent.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
-import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
+import { type AppendOptions, type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 
 export interface CommandDependencies {
   eventStore: EventStore;
@@ -87,10 +87,10 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
 }
 
 /** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
-export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream') {
+export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream', options?: AppendOptions) {
   for (let attempt = 0; ; attempt++) {
     try {
-      return await eventStore.append(streamId, events, expected);
+      return await eventStore.append(streamId, events, expected, options);
     } catch (error) {
       if (attempt < MAX_TRANSIENT_RETRIES && isTransient(error)) continue;
       throw error;

@@ -51,14 +51,26 @@ export interface Subscription {
   readonly done: Promise<void>;
 }
 
+export interface AppendOptions {
+  /**
+   * `deferred`: the append may return before it is on disk. Only for facts that a later durable
+   * append of the same writer makes durable too (PostgreSQL flushes its log in order), such as the
+   * intermediate steps of a run whose terminal event is durable. Adapters may ignore it.
+   */
+  durability?: 'durable' | 'deferred';
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb';
-  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /** Events after `from`, in log order, at most `limit`. */
   readAll(from: number, limit: number): Promise<RecordedEvent[]>;
   subscribe(options: SubscriptionOptions): Subscription;
-  /** Position of the newest event a subscriber could read now (0 when empty). */
+  /**
+   * Position of the newest committed event (0 when empty). A subscriber may see it a moment later:
+   * reads of `$all` stop below the visibility horizon, which open transactions hold back.
+   */
   headPosition(): Promise<number>;
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,6 +11,10 @@ import type { EventStore } from '../eventstore/eventStore.ts';
  * runs, so the recorder keeps the revision itself and appends in order (parallel blocks queue up
  * here) with it as the expected revision: one round trip per fact, and a second writer would be
  * refused rather than interleaved.
+ *
+ * `record` is durable; `note` may return before its events are on disk (the next durable record
+ * makes them durable too, as the log is flushed in order). The engine notes what it can redo and
+ * records what must survive: money spent on models, and the run's end.
  */
 export function createExecutionRecorder(eventStore: EventStore, executionId: string, principal: Principal, now: () => Date) {
   const streamId = executionStream(executionId);
@@ -19,8 +23,8 @@ export function createExecutionRecorder(eventStore: EventStore, executionId: str
   let position = 0;
   let queue: Promise<unknown> = Promise.resolve();
 
-  function record(...events: ExecutionEvent[]): Promise<number> {
-    const append = queue.then(async () => {
+  function append(events: ExecutionEvent[], durability: 'durable' | 'deferred'): Promise<number> {
+    const appended = queue.then(async () => {
       let next = state;
       const decided = events.flatMap((event) => {
         const out = execution.decide({ type: 'Record', event }, next);
@@ -37,17 +41,23 @@ export function createExecutionRecorder(eventStore: EventStore, executionId: str
           metadata: { correlationId: executionId, causationId: null, principal, occurredAt },
         })),
         revision === -1 ? 'no_stream' : revision,
+        { durability },
       );
       revision = result.nextExpectedRevision;
       position = result.position;
       state = next;
       return position;
     });
-    queue = append.catch(() => undefined);
-    return append;
+    queue = appended.catch(() => undefined);
+    return appended;
   }
 
-  return { record, streamId, position: () => position };
+  return {
+    record: (...events: ExecutionEvent[]) => append(events, 'durable'),
+    note: (...events: ExecutionEvent[]) => append(events, 'deferred'),
+    streamId,
+    position: () => position,
+  };
 }
 
 export type ExecutionRecorder = ReturnType<typeof createExecutionRecorder>;

@@ -62,7 +62,7 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
   let spent = 0;
   let provider: Promise<ProviderAccount | undefined> | undefined;
 
-  await recorder.record({
+  await recorder.note({
     type: 'ExecutionRequested',
     data: {
       executionId,
@@ -90,7 +90,7 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
     const { text, missing } = renderTemplate(block.prompt ?? '', context);
     const attachments = block.processor_config?.receive_attachments === false ? [] : request.attachments;
     const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-    await recorder.record({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length }, missingPlaceholders: missing } });
+    await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length }, missingPlaceholders: missing } });
     const blockStarted = performance.now();
     const charge = async (usage: TokenUsage) => {
       if (usage.totalTokens <= 0) return;
@@ -115,11 +115,11 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
   async function runLocal(block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null) {
     const input = block.processor_type === 'code' ? { message: context.message ?? null, previous_output: context.previous_output ?? null, parameters: context.parameters } : (context.previous_output ?? context.message ?? null);
     const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-    await recorder.record({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
+    await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
     const blockStarted = performance.now();
     // passthrough forwards its input unchanged: the previous output, or the message for a first block.
     const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input) : input;
-    await recorder.record({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1 } });
+    await recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1 } });
     return output;
   }
 

@@ -116,12 +116,23 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   }
 
-  /** Brings every projection up to `head` in this process (the CLI's and tests' way to catch up). */
-  async function catchUpTo(head: number) {
+  /**
+   * Brings every projection up to `head` in this process (the CLI's and tests' way to catch up).
+   * Committed events below `head` may still sit above the visibility horizon while some other
+   * transaction is open; that is waited out, for at most `timeoutMs`.
+   */
+  async function catchUpTo(head: number, timeoutMs = 30_000) {
+    const deadline = Date.now() + timeoutMs;
     let cursor = await minimumPosition();
     while (cursor < head) {
       const events = await eventStore.readAll(cursor, batchSize);
-      if (events.length === 0) break;
+      if (events.length === 0) {
+        if (Date.now() > deadline) {
+          throw new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${cursor} for ${timeoutMs} ms: a long transaction holds the log's visibility horizon back`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        continue;
+      }
       try {
         cursor = await applyBatch(cursor, events);
       } catch (error) {

@@ -88,6 +88,11 @@ export interface CreditLedgerTable {
   occurred_at: Timestamp;
 }
 
+export interface CreditBalancesTable {
+  organization_id: string;
+  balance: ColumnType<number, number, number>;
+}
+
 export interface ProjectionCheckpointsTable {
   name: string;
   position: ColumnType<string, number, number>;
@@ -103,8 +108,9 @@ export interface ReadModels {
   flow_blocks: FlowBlocksTable;
   flow_versions: FlowVersionsTable;
   credit_ledger: CreditLedgerTable;
+  credit_balances: CreditBalancesTable;
   projection_checkpoints: ProjectionCheckpointsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances'] as const;

@@ -3,10 +3,6 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 
 /** Tokens an organization has left (grants minus consumption), as far as the ledger has been projected. */
 export async function creditBalance(db: Kysely<ReadModels>, organizationId: string): Promise<number> {
-  const row = await db
-    .selectFrom('credit_ledger')
-    .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('delta'), eb.lit(0)).as('balance'))
-    .where('organization_id', '=', organizationId)
-    .executeTakeFirst();
+  const row = await db.selectFrom('credit_balances').select('balance').where('organization_id', '=', organizationId).executeTakeFirst();
   return Number(row?.balance ?? 0);
 }

@@ -44,24 +44,28 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: { org: st
   };
 }
 
+// Versions are immutable, so their parsed steps can be kept for as long as the process lives.
+const versionCache = new Map<string, { organizationId: string; projectId: string; versionNumber: number; steps: StoredStep[] }>();
+const VERSION_CACHE_LIMIT = 1000;
+
 /** The production version a caller's `/seq/{org}/{project}/{flow}` call runs, with its steps. */
 export async function findExecutableFlow(db: Kysely<ReadModels>, slugs: { org: string; project: string; flow: string }, callerProjectId: string) {
   const flow = await findFlowForCaller(db, slugs, callerProjectId);
   if (!flow.productionVersion) {
     throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${slugs.flow}' has no production version: publish a version and set it as production`);
   }
-  const version = await db
-    .selectFrom('flow_versions')
-    .innerJoin('flows', 'flows.id', 'flow_versions.flow_id')
-    .select(['flow_versions.id', 'flow_versions.number', 'flow_versions.steps', 'flows.organization_id', 'flows.project_id'])
-    .where('flow_versions.id', '=', flow.productionVersion.versionId)
-    .executeTakeFirstOrThrow();
-  return {
-    flowId: flow.flowId,
-    organizationId: version.organization_id,
-    projectId: version.project_id,
-    versionId: version.id,
-    versionNumber: version.number,
-    steps: z.array(storedStepSchema).parse(version.steps) as StoredStep[],
-  };
+  const versionId = flow.productionVersion.versionId;
+  let version = versionCache.get(versionId);
+  if (!version) {
+    const row = await db
+      .selectFrom('flow_versions')
+      .innerJoin('flows', 'flows.id', 'flow_versions.flow_id')
+      .select(['flow_versions.number', 'flow_versions.steps', 'flows.organization_id', 'flows.project_id'])
+      .where('flow_versions.id', '=', versionId)
+      .executeTakeFirstOrThrow();
+    version = { organizationId: row.organization_id, projectId: row.project_id, versionNumber: row.number, steps: z.array(storedStepSchema).parse(row.steps) as StoredStep[] };
+    if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
+    versionCache.set(versionId, version);
+  }
+  return { flowId: flow.flowId, versionId, ...version };
 }

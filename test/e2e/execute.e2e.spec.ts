@@ -9,6 +9,7 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { creditBalance } from '../../src/queries/creditQueries.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { allEventText, countEventRows } from '../support/testDatabase.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const essayFlow = JSON.parse(readFileSync(new URL('../../examples/essay-feedback.flow.json', import.meta.url), 'utf8'));
@@ -60,7 +61,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
   };
   const events = (executionId: string) => t.runtime.eventStore.readStream(`execution-${executionId}`);
   const types = (list: RecordedEvent[]) => list.map((e) => e.type);
-  const logLength = async () => (await t.runtime.eventStore.readAll(0, 1_000_000)).length;
+  const logLength = () => countEventRows(t.database.url);
 
   beforeAll(async () => {
     server = await startScriptedModelServer();
@@ -251,7 +252,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
     });
 
     it('keeps the own key encrypted in the log', async () => {
-      const log = JSON.stringify(await t.runtime.eventStore.readAll(0, 1_000_000));
+      const log = await allEventText(t.database.url);
       expect(log).toContain('ProviderKeySet');
       expect(log).not.toContain('sk-org-own-key-1234');
     });

@@ -30,3 +30,26 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     },
   };
 }
+
+/** Every event row of a test database, committed or not yet below the subscribers' horizon. */
+export async function countEventRows(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM seqflow_events');
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function allEventText(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ t: string }>("SELECT coalesce(string_agg(event_type || ' ' || data::text || ' ' || metadata::text, '\n'), '') AS t FROM seqflow_events");
+    return rows[0]!.t;
+  } finally {
+    await client.end();
+  }
+}

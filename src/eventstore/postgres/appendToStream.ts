@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
+import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
 
 const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> = { no_stream: -1, any: -2, stream_exists: -3 };
 
@@ -9,6 +9,7 @@ export async function appendToStream(
   streamId: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
+  options: AppendOptions = {},
 ): Promise<AppendResult & { appended: boolean }> {
   if (events.length === 0) throw new Error('append needs at least one event');
   const expectedCode = typeof expected === 'number' ? expected : EXPECTED_CODES[expected];
@@ -23,7 +24,10 @@ export async function appendToStream(
   ];
   const run = () =>
     pool.query<{ outcome: string; next_revision: string; last_position: string | null }>(
-      'SELECT * FROM seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[])',
+      options.durability === 'deferred'
+        ? // set_config(..., true) applies to this statement's own transaction, so the commit does not wait for the disk.
+          "SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[]) a"
+        : 'SELECT * FROM seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[])',
       params,
     );
   let result;

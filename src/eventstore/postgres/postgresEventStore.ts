@@ -21,8 +21,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   return {
     kind: 'postgres',
     migrate: () => migrateEventLog(pool),
-    async append(streamId, events, expected) {
-      const { appended, ...result } = await appendToStream(pool, streamId, events, expected);
+    async append(streamId, events, expected, options) {
+      const { appended, ...result } = await appendToStream(pool, streamId, events, expected, options);
       if (appended) wakeups.committed();
       return result;
     },

@@ -93,9 +93,6 @@ export async function hasEventsBeyondHorizon(pool: pg.Pool, cursor: LogCursor): 
 }
 
 export async function headPosition(pool: pg.Pool): Promise<number> {
-  const { rows } = await pool.query<{ head: string | null }>(
-    `SELECT max(global_position) AS head FROM seqflow_events
-      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())`,
-  );
+  const { rows } = await pool.query<{ head: string | null }>('SELECT max(global_position) AS head FROM seqflow_events');
   return Number(rows[0]!.head ?? 0);
 }

@@ -11,8 +11,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('occurred_at', 'timestamptz', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('credit_ledger_organization').on('credit_ledger').column('organization_id').execute();
+  // The running balance, moved only when a ledger row is new: checking credits stays one row read.
+  await db.schema
+    .createTable('credit_balances')
+    .addColumn('organization_id', 'text', (c) => c.primaryKey())
+    .addColumn('balance', 'bigint', (c) => c.notNull())
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('credit_balances').ifExists().execute();
   await db.schema.dropTable('credit_ledger').ifExists().execute();
 }
