@@ -8,6 +8,7 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import type { Runtime } from './runtime.ts';
 
 const DEMO_FLOW_FILE = new URL('../../examples/hello.flow.json', import.meta.url);
+const ESSAY_FLOW_FILE = new URL('../../examples/essay-feedback.flow.json', import.meta.url);
 const metadata = { principal: { kind: 'system' as const, id: 'demo-seed' } };
 
 /** On first start: a demo organization, project, API key and flow. Returns the key, shown only this once. */
@@ -26,6 +27,9 @@ export async function seedDemo(runtime: Runtime): Promise<{ apiKey: string; org:
   await createProject(deps, { organizationSlug: 'demo', slug: 'demo', name: 'Demo project' }, metadata);
   const file = JSON.parse(await readFile(DEMO_FLOW_FILE, 'utf8')) as { slug: string };
   const imported = await importFlow(deps, { organizationSlug: 'demo', projectSlug: 'demo', file, production: true, note: 'demo' }, metadata);
+  // The spec's example; it needs a model provider (OPENAI_BASE_URL / OPENAI_API_KEY) to run.
+  const essay = JSON.parse(await readFile(ESSAY_FLOW_FILE, 'utf8')) as unknown;
+  await importFlow(deps, { organizationSlug: 'demo', projectSlug: 'demo', file: essay, production: true, note: 'demo' }, metadata);
   const key = await createApiKey(deps, { organizationSlug: 'demo', projectSlug: 'demo', environment: 'test' }, metadata);
   await runtime.projections.waitForPosition(Math.max(imported.position, key.position), 10_000).catch(() => undefined);
   return { apiKey: key.key, org: 'demo', project: 'demo', flow: file.slug };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/runProcess.ts';
-import { countEventRows, createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+import { allEventText, countEventRows, createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
 describe('the seqflow CLI', () => {
   let database: TestDatabase;
@@ -79,6 +79,21 @@ describe('the seqflow CLI', () => {
     expect(result.stderr).toContain('FLOW_FILE_INVALID');
     expect(result.stderr).toContain('steps[0].block.temperature: unknown field');
     expect(await countEventRows(database.url)).toBe(before);
+  });
+
+  it('grants and shows credits, and stores an own provider key encrypted, showing only a hint', async () => {
+    expect((await cli('org', 'credits', '--org', 'acme', '--show')).json).toEqual({ organizationId: expect.any(String), balance: 0 });
+    expect((await cli('org', 'credits', '--org', 'acme', '--grant', '5000')).json).toMatchObject({ balance: 5000 });
+    expect((await cli('org', 'credits', '--org', 'acme', '--grant', '250')).json).toMatchObject({ balance: 5250 });
+    const neither = await cli('org', 'credits', '--org', 'acme');
+    expect(neither.code).toBe(1);
+
+    const set = await cli('org', 'provider-key', '--org', 'acme', '--key', 'sk-secret-provider-key-9876', '--base-url', 'https://llm.example.com/v1');
+    expect(set.json).toEqual({ organizationId: expect.any(String), keyHint: '…9876', baseUrl: 'https://llm.example.com/v1' });
+    expect(await allEventText(database.url)).not.toContain('sk-secret-provider-key');
+    const bad = await cli('org', 'provider-key', '--org', 'acme', '--key', 'k', '--base-url', 'ftp://x');
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('VALIDATION_FAILED');
   });
 
   it('rebuilds the projections and says so', async () => {

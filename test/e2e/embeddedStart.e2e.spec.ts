@@ -34,12 +34,13 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
       expect(stderr).toContain('demo API key');
 
-      const curl = /curl -H 'Authorization: Bearer (\S+)' (\S+)/.exec(stderr);
+      // The printed call works as printed.
+      const curl = /curl -X POST -H 'Authorization: Bearer (\S+)' -H 'Content-Type: application\/json' -d '(\{"message":"world"\})' (\S+)/.exec(stderr);
       expect(curl).not.toBeNull();
-      const [, key, url] = curl!;
-      const flow = await fetch(url!, { headers: { authorization: `Bearer ${key}` } });
-      expect(flow.status).toBe(200);
-      expect(await flow.json()).toMatchObject({ slug: 'hello', productionVersion: { number: 1 } });
+      const [, key, body, url] = curl!;
+      const run = await fetch(url!, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+      expect(run.status).toBe(200);
+      expect(await run.json()).toMatchObject({ status: 'completed', result: { greeting: 'Hello, world!' }, blockCount: 2 });
 
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
       expect(health.status).toBe(200);
