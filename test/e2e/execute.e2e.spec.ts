@@ -49,6 +49,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
   let key: string;
   let brokeKey: string;
   let byokKey: string;
+  let inwardKey: string;
   let acmeId: string;
 
   const post = async (flow: string, body: unknown, apiKey = key, path = 'acme/web') => {
@@ -94,6 +95,13 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
     await setProviderKey(deps, { organizationSlug: 'byok', key: 'sk-org-own-key-1234' }, t.runtime.masterKey, testPrincipal);
     await importFlow(deps, { organizationSlug: 'byok', projectSlug: 'web', file: { slug: 'structured', name: 's', steps: flows.structured }, production: true }, testPrincipal);
     byokKey = (await createApiKey(deps, { organizationSlug: 'byok', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+
+    // An organization whose own provider URL points inside the network: the guard must stop it.
+    await createOrganization(deps, { slug: 'inward', name: 'Inward' }, testPrincipal);
+    await createProject(deps, { organizationSlug: 'inward', slug: 'web', name: 'Web' }, testPrincipal);
+    await setProviderKey(deps, { organizationSlug: 'inward', key: 'sk-inward', baseUrl: 'https://169.254.169.254/v1' }, t.runtime.masterKey, testPrincipal);
+    await importFlow(deps, { organizationSlug: 'inward', projectSlug: 'web', file: { slug: 'structured', name: 's', steps: flows.structured }, production: true }, testPrincipal);
+    inwardKey = (await createApiKey(deps, { organizationSlug: 'inward', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
 
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
@@ -251,6 +259,14 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(failed.data).toMatchObject({ reason: 'byok_rejected', code: 'BYOK_REJECTED' });
     });
 
+    it("refuses an organization's provider URL that resolves inside the network, before connecting", async () => {
+      const { status, body } = await post('structured', { message: 'q' }, inwardKey, 'inward/web');
+      expect(status).toBe(502);
+      expect(body.detail).toMatchObject({ code: 'PROVIDER_ERROR', failureReason: 'error' });
+      expect(body.detail.message).toContain('169.254.169.254 is a linkLocal address');
+      expect(server.requests).toHaveLength(0);
+    });
+
     it('keeps the own key encrypted in the log', async () => {
       const log = await allEventText(t.database.url);
       expect(log).toContain('ProviderKeySet');
@@ -320,6 +336,12 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(status).toBe(422);
       expect(body.detail.code).toBe('REQUEST_INVALID');
       expect(body.detail.message).toContain(fieldMention);
+    });
+
+    it('answers 400 EXECUTION_ID_INVALID to a resume call, as no run is paused', async () => {
+      const { status, body } = await post('pipeline', { executionId: '00000000-0000-4000-8000-000000000000', pausedAtStep: 'summarise', iterationsUsed: 1, toolCallMessages: [] });
+      expect(status).toBe(400);
+      expect(body.detail.code).toBe('EXECUTION_ID_INVALID');
     });
 
     it('answers 400 PARAMETER_NAME_RESERVED for parameters.attachments', async () => {

@@ -104,6 +104,22 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     expect((body.detail as { code: string }).code).toBe('API_KEY_REVOKED');
   });
 
+  it('fails a run that needs a model with 503 PROVIDER_NOT_CONFIGURED when no provider is configured', async () => {
+    await createOrganization(t.runtime.commands, { slug: 'noprov', name: 'No provider', initialCredits: 1000 }, testPrincipal);
+    await createProject(t.runtime.commands, { organizationSlug: 'noprov', slug: 'web', name: 'Web' }, testPrincipal);
+    const llmFlow = { slug: 'ask', name: 'Ask', steps: [{ block: { name: 'ask', processor_type: 'llm', prompt: '{{message}}' } }] };
+    await importFlow(t.runtime.commands, { organizationSlug: 'noprov', projectSlug: 'web', file: llmFlow, production: true }, testPrincipal);
+    const noprovKey = (await createApiKey(t.runtime.commands, { organizationSlug: 'noprov', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    await t.runtime.projections.catchUp();
+    const response = await fetch(`${base}/seq/noprov/web/ask/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${noprovKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'hello' }),
+    });
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ detail: { code: 'PROVIDER_NOT_CONFIGURED', failureReason: 'error' } });
+  });
+
   it('answers unknown routes in the error shape', async () => {
     const { status, body } = await get('/nowhere');
     expect(status).toBe(404);
