@@ -31,25 +31,24 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   };
 }
 
-/** Every event row of a test database, committed or not yet below the subscribers' horizon. */
-export async function countEventRows(url: string): Promise<number> {
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    const { rows } = await client.query<{ n: string }>('SELECT count(*) AS n FROM seqflow_events');
-    return Number(rows[0]!.n);
+    return await work(client);
   } finally {
     await client.end();
   }
 }
 
-export async function allEventText(url: string): Promise<string> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ t: string }>("SELECT coalesce(string_agg(event_type || ' ' || data::text || ' ' || metadata::text, '\n'), '') AS t FROM seqflow_events");
-    return rows[0]!.t;
-  } finally {
-    await client.end();
-  }
-}
+/** How many events a test database holds, whether or not they are below the subscribers' horizon yet. */
+export const countEventRows = (url: string) =>
+  withClient(url, async (client) => Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM seqflow_events')).rows[0]!.n));
+
+/** Every event's type, data and metadata as text: for asserting what the log never contains. */
+export const allEventText = (url: string) =>
+  withClient(
+    url,
+    async (client) =>
+      (await client.query<{ t: string }>("SELECT coalesce(string_agg(event_type || ' ' || data::text || ' ' || metadata::text, '\n'), '') AS t FROM seqflow_events")).rows[0]!.t,
+  );
