@@ -35,6 +35,8 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
 
   function spawn(): Slot {
     const worker = new Worker(WORKER_FILE, {
+      // Node 24 runs the worker's TypeScript natively; an older runtime loads it through tsx.
+      execArgv: (process.features as { typescript?: unknown }).typescript ? process.execArgv : [...process.execArgv, '--import', 'tsx'],
       // Extra guard besides QuickJS's own limit: the worker's V8 heap.
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) },
     });
