@@ -23,7 +23,7 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
 }
 
-const WORKER_FILE = new URL('./codeSandboxWorker.ts', import.meta.url);
+const WORKER_FILE = new URL('./codeSandboxWorkerEntry.mjs', import.meta.url);
 
 export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?: number; graceMs?: number } = {}) {
   const size = options.size ?? 2;
@@ -35,8 +35,6 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
 
   function spawn(): Slot {
     const worker = new Worker(WORKER_FILE, {
-      // Node 24 runs the worker's TypeScript natively; an older runtime loads it through tsx.
-      execArgv: (process.features as { typescript?: unknown }).typescript ? process.execArgv : [...process.execArgv, '--import', 'tsx'],
       // Extra guard besides QuickJS's own limit: the worker's V8 heap.
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) },
     });
