@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { appendWithRetry } from '../commands/commandHandler.ts';
 import { encodeEvent } from '../domain/events/domainEvent.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
-import { type ExecutionState, execution } from '../domain/execution/execution.ts';
+import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 
@@ -16,18 +16,25 @@ import type { EventStore } from '../eventstore/eventStore.ts';
  * makes them durable too, as the log is flushed in order). The engine notes what it can redo and
  * records what must survive: money spent on models, and the run's end.
  */
-export function createExecutionRecorder(eventStore: EventStore, executionId: string, principal: Principal, now: () => Date) {
+export function createExecutionRecorder(
+  eventStore: EventStore,
+  executionId: string,
+  principal: Principal,
+  now: () => Date,
+  /** Where an existing run's stream stands, for a resume. */
+  from: { state: ExecutionState; revision: number } = { state: execution.initialState(), revision: -1 },
+) {
   const streamId = executionStream(executionId);
-  let state: ExecutionState = execution.initialState();
-  let revision = -1;
+  let state: ExecutionState = from.state;
+  let revision = from.revision;
   let position = 0;
   let queue: Promise<unknown> = Promise.resolve();
 
-  function append(events: ExecutionEvent[], durability: 'durable' | 'deferred'): Promise<number> {
+  function append(commands: Parameters<typeof execution.decide>[0][], durability: 'durable' | 'deferred'): Promise<number> {
     const appended = queue.then(async () => {
       let next = state;
-      const decided = events.flatMap((event) => {
-        const out = execution.decide({ type: 'Record', event }, next);
+      const decided = commands.flatMap((command) => {
+        const out = execution.decide(command, next);
         next = out.reduce(execution.evolve, next);
         return out;
       });
@@ -53,8 +60,11 @@ export function createExecutionRecorder(eventStore: EventStore, executionId: str
   }
 
   return {
-    record: (...events: ExecutionEvent[]) => append(events, 'durable'),
-    note: (...events: ExecutionEvent[]) => append(events, 'deferred'),
+    record: (...events: ExecutionEvent[]) => append(events.map((event) => ({ type: 'Record' as const, event })), 'durable'),
+    note: (...events: ExecutionEvent[]) => append(events.map((event) => ({ type: 'Record' as const, event })), 'deferred'),
+    /** Accepts a caller's tool results for the recorded pause (the decider checks them), durably. */
+    resume: (request: ResumeRequest, flowId: string) => append([{ type: 'Resume', data: request, flowId }], 'durable'),
+    state: () => state,
     streamId,
     position: () => position,
   };

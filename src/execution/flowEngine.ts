@@ -1,14 +1,20 @@
 import type { Kysely } from 'kysely';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Config } from '../config/config.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
-import type { FailureReason, TokenUsage } from '../domain/execution/executionEvents.ts';
-import { type StoredBlock, type StoredStep, blocksOfStep } from '../domain/flows/flowDefinition.ts';
+import { execution } from '../domain/execution/execution.ts';
+import { decodeEvent } from '../domain/events/domainEvent.ts';
+import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, executionStream } from '../domain/execution/executionEvents.ts';
+import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, blocksOfStep } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, lookupPath, renderTemplate } from '../domain/templating/template.ts';
-import type { EventStore } from '../eventstore/eventStore.ts';
+import { conversationDigest } from '../domain/tools/conversationDigest.ts';
+import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
+import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
-import { createExecutionRecorder } from './executionRecorder.ts';
+import { type ExecutionRecorder, createExecutionRecorder } from './executionRecorder.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
@@ -24,6 +30,11 @@ export interface EngineDependencies {
   providerFor: (organizationId: string) => Promise<ProviderAccount | undefined>;
 }
 
+export interface ToolRequest {
+  tools: Tool[];
+  toolChoice: ToolChoice;
+}
+
 export interface ExecutionRequest {
   executionId: string;
   flowId: string;
@@ -35,13 +46,36 @@ export interface ExecutionRequest {
   message: string | null;
   parameters: Record<string, unknown>;
   attachments: Attachment[];
+  tools: ToolRequest | undefined;
   mode: 'sync' | 'async' | 'step';
   apiKeyId: string | null;
   principal: Principal;
 }
 
+export interface ResumeInput {
+  executionId: string;
+  flowId: string;
+  pausedAtStep: string;
+  toolCallMessages: unknown[];
+  tools: ToolRequest;
+  principal: Principal;
+  /** The steps of a version, by id (versions are immutable). */
+  loadSteps: (versionId: string) => Promise<StoredStep[]>;
+}
+
+/** The spec's tool-pause response body, without its status field. */
+export interface PauseData {
+  executionId: string;
+  pausedAtStep: string;
+  iterationsUsed: number;
+  toolCallMessages: unknown[];
+  toolCalls: { id: string; function: { name: string; arguments: string } }[];
+  accumulatedOutputs: Record<string, unknown>;
+}
+
 export type ExecutionOutcome =
   | { status: 'completed'; executionId: string; result: unknown; position: number }
+  | ({ status: 'paused'; position: number } & PauseData)
   | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
 
 export const countBlocks = (steps: StoredStep[]) => steps.reduce((n, step) => n + blocksOfStep(step).length, 0);
@@ -49,27 +83,42 @@ export const countBlocks = (steps: StoredStep[]) => steps.reduce((n, step) => n 
 /** Items of a loop step run this many at a time; their results keep the items' order. */
 const LOOP_CONCURRENCY = 4;
 
+/** Ends the run's steps for now: a tools-enabled block waits for the caller's tool results. */
+class PausedForTools extends Error {
+  constructor(readonly pause: PauseData) {
+    super('paused for tool calls');
+  }
+}
+
+interface RunContext {
+  executionId: string;
+  organizationId: string;
+  steps: StoredStep[];
+  message: string | null;
+  parameters: Record<string, unknown>;
+  attachments: Attachment[];
+  tools: ToolRequest | undefined;
+  recorder: ExecutionRecorder;
+  /** Outputs of completed blocks by name (for pause responses). */
+  accumulated: Record<string, unknown>;
+}
+
 /**
  * Runs a version's steps in order and records every fact in the run's stream: requested, each block
- * started and completed (input, output, model, tokens, duration), credits consumed, and one terminal
- * event. Block failures end the run as `failed` with a reason; they are outcomes, not exceptions.
+ * started and completed (input, output, model, tokens, duration), credits consumed, tool pauses and
+ * resumes, and one terminal event. Block failures end the run as `failed` with a reason; a tool
+ * pause ends the call with the pause data, and `resumeExecution` goes on from there.
  */
 export async function runExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<ExecutionOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   const recorder = createExecutionRecorder(deps.eventStore, request.executionId, request.principal, deps.now);
-  const { executionId, organizationId } = request;
-  let spent = 0;
-  let provider: Promise<ProviderAccount | undefined> | undefined;
-
   await recorder.note({
     type: 'ExecutionRequested',
     data: {
-      executionId,
+      executionId: request.executionId,
       flowId: request.flowId,
       versionId: request.versionId,
       versionNumber: request.versionNumber,
-      organizationId,
+      organizationId: request.organizationId,
       projectId: request.projectId,
       mode: request.mode,
       message: request.message,
@@ -79,8 +128,75 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
       blockCount: countBlocks(request.steps),
     },
   });
+  return runSteps(deps, { ...request, recorder, accumulated: {} }, 0, undefined, undefined);
+}
 
-  async function runLlm(block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null) {
+/**
+ * Continues a paused run with the caller's tool results. Everything it trusts comes from the run's
+ * own events: the version, the input, the earlier outputs, the iteration count, and the pause the
+ * results must answer (the decider checks it). Two racing resumes append against the same revision:
+ * one wins, the other gets EXECUTION_ID_INVALID.
+ */
+export async function resumeExecution(deps: EngineDependencies, input: ResumeInput): Promise<ExecutionOutcome> {
+  const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
+  const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
+  const revision = recorded.length - 1;
+  if (state.status === 'none' || state.flowId !== input.flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
+  const steps = await input.loadSteps(state.versionId);
+  const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
+  if (!pausable) throw new ApiError('PAUSED_STEP_INVALID', `pausedAtStep '${input.pausedAtStep}' is not a tools-enabled block of the version this run executes`);
+
+  const recorder = createExecutionRecorder(deps.eventStore, input.executionId, input.principal, deps.now, { state, revision });
+  try {
+    await recorder.resume({ pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages }, input.flowId);
+  } catch (error) {
+    if (error instanceof WrongExpectedRevision) throw new ApiError('EXECUTION_ID_INVALID', 'this pause has already been resumed');
+    throw error;
+  }
+
+  const requested = recorded.find((e) => e.type === 'ExecutionRequested')!.data as { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] };
+  const pause = state.status === 'paused' && state.pause ? state.pause : undefined;
+  const stepIndex = pause!.stepIndex;
+  const { accumulated, outputOfStep } = outputsFromEvents(recorded, steps);
+  return runSteps(
+    deps,
+    { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: input.tools, recorder, accumulated },
+    stepIndex,
+    stepIndex === 0 ? undefined : outputOfStep(stepIndex - 1),
+    input.toolCallMessages as ChatCompletionMessageParam[],
+  );
+}
+
+/** Earlier blocks' outputs, rebuilt from the run's ExecutionStepCompleted events. */
+function outputsFromEvents(recorded: { type: string; data: unknown }[], steps: StoredStep[]) {
+  const completed = recorded
+    .filter((e) => e.type === 'ExecutionStepCompleted')
+    .map((e) => e.data as { stepIndex: number; blockName: string; iteration: number | null; output: unknown });
+  const accumulated = Object.fromEntries(completed.filter((c) => c.iteration === null).map((c) => [c.blockName, c.output]));
+  const outputOfStep = (index: number): unknown => {
+    const step = steps[index]!;
+    const ofStep = completed.filter((c) => c.stepIndex === index);
+    if ('parallel' in step) return Object.fromEntries(step.parallel.map((b) => [b.name, ofStep.find((c) => c.blockName === b.name)?.output]));
+    if ('loop' in step) return [...ofStep].sort((a, b) => (a.iteration ?? 0) - (b.iteration ?? 0)).map((c) => c.output);
+    return ofStep[0]?.output;
+  };
+  return { accumulated, outputOfStep };
+}
+
+async function runSteps(
+  deps: EngineDependencies,
+  run: RunContext,
+  fromStep: number,
+  initialPrevious: unknown,
+  resumeConversation: ChatCompletionMessageParam[] | undefined,
+): Promise<ExecutionOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const { executionId, organizationId, recorder } = run;
+  let spent = 0;
+  let provider: Promise<ProviderAccount | undefined> | undefined;
+
+  async function runLlm(block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
     const model = block.model ?? deps.settings.defaultModel;
     const balance = (await creditBalance(deps.db, organizationId)) - spent;
     if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens)`, 'credits_exhausted');
@@ -88,28 +204,51 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
     if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');
 
     const { text, missing } = renderTemplate(block.prompt ?? '', context);
-    const attachments = block.processor_config?.receive_attachments === false ? [] : request.attachments;
+    const attachments = block.processor_config?.receive_attachments === false ? [] : run.attachments;
     const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-    await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length }, missingPlaceholders: missing } });
+    if (!conversation) {
+      await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length }, missingPlaceholders: missing } });
+    }
+    const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
     const blockStarted = performance.now();
-    const charge = async (usage: TokenUsage) => {
-      if (usage.totalTokens <= 0) return;
+    const charge = (usage: TokenUsage) => {
       spent += usage.totalTokens;
-      await recorder.record({ type: 'CreditsConsumed', data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens } });
+      return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens } }] : [];
     };
+    let result;
     try {
-      const result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, outputSchema: block.output_schema }, account);
-      await recorder.record(
-        { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts } },
-        ...(result.usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: result.usage.totalTokens } }] : []),
-      );
-      spent += result.usage.totalTokens;
-      return result.output;
+      result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, outputSchema: block.output_schema, tools }, account);
     } catch (error) {
       const usage = (error as { usage?: TokenUsage }).usage;
-      if (usage) await charge(usage);
+      if (usage) await recorder.record(...charge(usage));
       throw error;
     }
+    if (result.kind === 'tool_calls') {
+      const state = recorder.state();
+      const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations[block.name] ?? 0)) + 1;
+      const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
+      if (iterationsUsed > limit) {
+        if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage));
+        throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
+      }
+      await recorder.record(...charge(result.usage), {
+        type: 'ExecutionPausedForToolCalls',
+        data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
+      });
+      throw new PausedForTools({
+        executionId,
+        pausedAtStep: block.name,
+        iterationsUsed,
+        toolCallMessages: result.conversation,
+        toolCalls: result.toolCalls.map((c: RequestedToolCall) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } })),
+        accumulatedOutputs: { ...run.accumulated },
+      });
+    }
+    await recorder.record(
+      { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts } },
+      ...charge(result.usage),
+    );
+    return result.output;
   }
 
   async function runLocal(block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null) {
@@ -123,34 +262,15 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
     return output;
   }
 
-  const runBlock = (block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null) =>
-    (block.processor_type === 'llm' ? runLlm(block, context, stepIndex, iteration) : runLocal(block, context, stepIndex, iteration)).catch((error: unknown) => {
+  const runBlock = async (block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) => {
+    try {
+      const output = block.processor_type === 'llm' ? await runLlm(block, context, stepIndex, iteration, conversation) : await runLocal(block, context, stepIndex, iteration);
+      if (iteration === null) run.accumulated[block.name] = output;
+      return output;
+    } catch (error) {
       throw error instanceof BlockFailure ? Object.assign(error, { stepIndex, blockName: block.name }) : error;
-    });
-
-  let previous: unknown = undefined;
-  try {
-    for (const [stepIndex, step] of request.steps.entries()) {
-      const context: TemplateContext = { message: request.message ?? undefined, previous_output: previous, parameters: request.parameters };
-      if ('parallel' in step) {
-        // Every sibling finishes (and records) before a failure ends the run.
-        const outputs = await settleAll(step.parallel.map((block) => runBlock(block, context, stepIndex, null)));
-        previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
-      } else if ('loop' in step) {
-        previous = await runLoop(step.loop, context, stepIndex);
-      } else {
-        previous = await runBlock(step.block, context, stepIndex, null);
-      }
     }
-    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result: previous ?? null, durationMs: elapsed() } });
-    return { status: 'completed', executionId, result: previous ?? null, position };
-  } catch (error) {
-    const failure = error instanceof BlockFailure ? error : new BlockFailure('INTERNAL', `internal error: ${(error as Error).message}`);
-    const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
-    const data = { executionId, reason: failure.reason, code: failure.code, message: failure.message, stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
-    const position = await recorder.record({ type: 'ExecutionFailed', data });
-    return { status: 'failed', ...data, position };
-  }
+  };
 
   async function runLoop(loop: { over: string; block: StoredBlock }, context: TemplateContext, stepIndex: number) {
     const [root, ...path] = loop.over.split('.');
@@ -179,8 +299,34 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
     );
     return results;
   }
-}
 
+  let previous: unknown = initialPrevious;
+  try {
+    for (let stepIndex = fromStep; stepIndex < run.steps.length; stepIndex++) {
+      const step = run.steps[stepIndex]!;
+      const context: TemplateContext = { message: run.message ?? undefined, previous_output: previous, parameters: run.parameters };
+      if ('parallel' in step) {
+        // Every sibling finishes (and records) before a failure ends the run.
+        const outputs = await settleAll(step.parallel.map((block) => runBlock(block, context, stepIndex, null)));
+        previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
+      } else if ('loop' in step) {
+        previous = await runLoop(step.loop, context, stepIndex);
+      } else {
+        previous = await runBlock(step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined);
+      }
+    }
+    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result: previous ?? null, durationMs: elapsed() } });
+    return { status: 'completed', executionId, result: previous ?? null, position };
+  } catch (error) {
+    if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
+    const failure = error instanceof BlockFailure ? error : new BlockFailure('INTERNAL', `internal error: ${(error as Error).message}`);
+    const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
+    const data = { executionId, reason: failure.reason, code: failure.code, message: failure.message, stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
+    // If the log itself failed, this record fails too and the error reaches the caller as a 500.
+    const position = await recorder.record({ type: 'ExecutionFailed', data });
+    return { status: 'failed', ...data, position };
+  }
+}
 
 /** Like Promise.all, but waits for every promise before throwing the first failure. */
 async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {

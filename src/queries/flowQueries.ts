@@ -48,13 +48,7 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: { org: st
 const versionCache = new Map<string, { organizationId: string; projectId: string; versionNumber: number; steps: StoredStep[] }>();
 const VERSION_CACHE_LIMIT = 1000;
 
-/** The production version a caller's `/seq/{org}/{project}/{flow}` call runs, with its steps. */
-export async function findExecutableFlow(db: Kysely<ReadModels>, slugs: { org: string; project: string; flow: string }, callerProjectId: string) {
-  const flow = await findFlowForCaller(db, slugs, callerProjectId);
-  if (!flow.productionVersion) {
-    throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${slugs.flow}' has no production version: publish a version and set it as production`);
-  }
-  const versionId = flow.productionVersion.versionId;
+async function loadVersion(db: Kysely<ReadModels>, versionId: string) {
   let version = versionCache.get(versionId);
   if (!version) {
     const row = await db
@@ -67,5 +61,18 @@ export async function findExecutableFlow(db: Kysely<ReadModels>, slugs: { org: s
     if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
     versionCache.set(versionId, version);
   }
-  return { flowId: flow.flowId, versionId, ...version };
+  return version;
+}
+
+/** The steps of one (immutable) version. */
+export const findVersionSteps = async (db: Kysely<ReadModels>, versionId: string) => (await loadVersion(db, versionId)).steps;
+
+/** The production version a caller's `/seq/{org}/{project}/{flow}` call runs, with its steps. */
+export async function findExecutableFlow(db: Kysely<ReadModels>, slugs: { org: string; project: string; flow: string }, callerProjectId: string) {
+  const flow = await findFlowForCaller(db, slugs, callerProjectId);
+  if (!flow.productionVersion) {
+    throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${slugs.flow}' has no production version: publish a version and set it as production`);
+  }
+  const versionId = flow.productionVersion.versionId;
+  return { flowId: flow.flowId, versionId, ...(await loadVersion(db, versionId)) };
 }

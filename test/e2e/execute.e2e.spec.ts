@@ -338,12 +338,6 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(body.detail.message).toContain(fieldMention);
     });
 
-    it('answers 400 EXECUTION_ID_INVALID to a resume call, as no run is paused', async () => {
-      const { status, body } = await post('pipeline', { executionId: '00000000-0000-4000-8000-000000000000', pausedAtStep: 'summarise', iterationsUsed: 1, toolCallMessages: [] });
-      expect(status).toBe(400);
-      expect(body.detail.code).toBe('EXECUTION_ID_INVALID');
-    });
-
     it('answers 400 PARAMETER_NAME_RESERVED for parameters.attachments', async () => {
       const { status, body } = await post('pipeline', { message: 'x', parameters: { attachments: [] } });
       expect(status).toBe(400);

@@ -2,7 +2,16 @@ import type { z } from 'zod';
 import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
 import { FlowCreated, FlowDraftReplaced, FlowProductionVersionSet, FlowVersionPublished } from '../flows/flowEvents.ts';
 import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet } from '../organizations/organizationEvents.ts';
-import { CreditsConsumed, ExecutionCompleted, ExecutionFailed, ExecutionRequested, ExecutionStepCompleted, ExecutionStepStarted } from '../execution/executionEvents.ts';
+import {
+  CreditsConsumed,
+  ExecutionCompleted,
+  ExecutionFailed,
+  ExecutionPausedForToolCalls,
+  ExecutionRequested,
+  ExecutionResumed,
+  ExecutionStepCompleted,
+  ExecutionStepStarted,
+} from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
@@ -27,6 +36,8 @@ export const eventDefinitions = [
   ExecutionStepCompleted,
   CreditsConsumed,
   ExecutionFailed,
+  ExecutionPausedForToolCalls,
+  ExecutionResumed,
   ExecutionCompleted,
 ] as const;
 

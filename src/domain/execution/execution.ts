@@ -1,42 +1,110 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
-import type { ExecutionEvent } from './executionEvents.ts';
+import { conversationDigest } from '../tools/conversationDigest.ts';
+import type { ExecutionEvent, RequestedToolCall } from './executionEvents.ts';
 
 /**
- * The life of one run. The engine proposes each fact as a command; the decider refuses anything
- * after the run ended, so a run's stream always reads requested, steps..., then one terminal event.
+ * The life of one run. The engine proposes each fact; the decider refuses anything after the run
+ * ended, and accepts a resume only for the pause it recorded: the same block, the same conversation
+ * (by digest), and exactly one result per requested call.
  */
+export interface PauseState {
+  stepIndex: number;
+  blockName: string;
+  iterationsUsed: number;
+  toolCalls: RequestedToolCall[];
+  messagesDigest: string;
+  messageCount: number;
+}
+
 export type ExecutionState =
   | { status: 'none' }
-  | { status: 'running' | 'completed' | 'failed'; executionId: string; organizationId: string; completedSteps: number };
+  | {
+      status: 'running' | 'paused' | 'completed' | 'failed';
+      executionId: string;
+      organizationId: string;
+      flowId: string;
+      projectId: string;
+      versionId: string;
+      pause: PauseState | null;
+      /** Tool-calling turns per block name, from this run's own events. */
+      iterations: Record<string, number>;
+    };
 
-export type ExecutionCommand =
-  | { type: 'Record'; event: ExecutionEvent };
+/** The caller's side of a resume: the pause's messages, then one tool message per requested call. */
+export interface ResumeRequest {
+  pausedAtStep: string;
+  toolCallMessages: unknown[];
+}
+
+export type ExecutionCommand = { type: 'Record'; event: ExecutionEvent } | { type: 'Resume'; data: ResumeRequest; flowId: string };
+
+const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
+  typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
 
 export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState> = {
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) => {
+    if (event.type === 'ExecutionRequested') {
+      const { executionId, organizationId, flowId, projectId, versionId } = event.data;
+      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, pause: null, iterations: {} };
+    }
+    if (state.status === 'none') return state;
     switch (event.type) {
-      case 'ExecutionRequested':
-        return { status: 'running', executionId: event.data.executionId, organizationId: event.data.organizationId, completedSteps: 0 };
-      case 'ExecutionStepCompleted':
-        return state.status === 'none' ? state : { ...state, completedSteps: state.completedSteps + 1 };
+      case 'ExecutionPausedForToolCalls': {
+        const { stepIndex, blockName, iterationsUsed, toolCalls, messagesDigest, messageCount } = event.data;
+        return { ...state, status: 'paused', pause: { stepIndex, blockName, iterationsUsed, toolCalls, messagesDigest, messageCount }, iterations: { ...state.iterations, [blockName]: iterationsUsed } };
+      }
+      case 'ExecutionResumed':
+        return { ...state, status: 'running', pause: null };
       case 'ExecutionFailed':
-        return state.status === 'none' ? state : { ...state, status: 'failed' };
+        return { ...state, status: 'failed', pause: null };
       case 'ExecutionCompleted':
-        return state.status === 'none' ? state : { ...state, status: 'completed' };
+        return { ...state, status: 'completed' };
       default:
         return state;
     }
   },
   decide: (command, state) => {
+    if (command.type === 'Resume') return decideResume(command.data, command.flowId, state);
     const { event } = command;
     if (event.type === 'ExecutionRequested') {
       if (state.status !== 'none') throw new ApiError('CONFLICT', `Execution ${state.executionId} already exists`);
       return [event];
     }
     if (state.status === 'none') throw new ApiError('EXECUTION_ID_INVALID', 'No such execution');
-    if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} has already ${state.status}`);
+    if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);
     return [event];
   },
 };
+
+function decideResume(request: ResumeRequest, flowId: string, state: ExecutionState): ExecutionEvent[] {
+  if (state.status === 'none' || state.flowId !== flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
+  const pause = state.pause;
+  if (state.status !== 'paused' || !pause) {
+    throw new ApiError('EXECUTION_ID_INVALID', `execution ${state.executionId} is not paused for tool calls (it is ${state.status}; a pause can be resumed once)`);
+  }
+  if (request.pausedAtStep !== pause.blockName) {
+    throw new ApiError('EXECUTION_ID_INVALID', `execution ${state.executionId} is paused at '${pause.blockName}', not '${request.pausedAtStep}'`);
+  }
+  const messages = request.toolCallMessages;
+  const history = messages.slice(0, pause.messageCount);
+  if (history.length !== pause.messageCount || conversationDigest(history) !== pause.messagesDigest) {
+    throw new ApiError('TOOL_HISTORY_TAMPERED', 'toolCallMessages must begin with the messages of the pause response, unchanged');
+  }
+  const results = messages.slice(pause.messageCount);
+  const requested = pause.toolCalls.map((c) => c.id);
+  const notTool = results.findIndex((m) => !isToolMessage(m));
+  if (notTool >= 0) {
+    throw new ApiError('TOOL_RESULTS_MISMATCH', `toolCallMessages[${pause.messageCount + notTool}]: after the pause's messages, only {role: "tool", tool_call_id, content} results may follow`);
+  }
+  const ids = results.map((m) => (m as { tool_call_id: string }).tool_call_id);
+  const duplicated = ids.find((id, i) => ids.indexOf(id) !== i);
+  const unknown = ids.find((id) => !requested.includes(id));
+  const missing = requested.filter((id) => !ids.includes(id));
+  if (duplicated || unknown || missing.length > 0) {
+    const what = duplicated ? `duplicated result for ${duplicated}` : unknown ? `result for unknown call ${unknown}` : `missing results for ${missing.join(', ')}`;
+    throw new ApiError('TOOL_RESULTS_MISMATCH', `tool results must answer each requested call exactly once: ${what}`, { expected: requested });
+  }
+  return [{ type: 'ExecutionResumed', data: { executionId: state.executionId, stepIndex: pause.stepIndex, blockName: pause.blockName, iterationsUsed: pause.iterationsUsed, toolCallIds: requested } }];
+}

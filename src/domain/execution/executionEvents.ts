@@ -77,6 +77,36 @@ export const ExecutionFailed = defineEvent(
   }),
 );
 
+const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+export type RequestedToolCall = z.infer<typeof toolCallSchema>;
+
+/**
+ * A tools-enabled block's model asked for tool calls: the run waits for the caller. The service
+ * keeps the conversation's digest, not the conversation: the caller carries it.
+ */
+export const ExecutionPausedForToolCalls = defineEvent(
+  'ExecutionPausedForToolCalls',
+  1,
+  z.object({
+    executionId: z.string(),
+    stepIndex: z.number().int(),
+    blockId: z.string(),
+    blockName: z.string(),
+    /** Model turns of this block that asked for tools so far, this one included. */
+    iterationsUsed: z.number().int().min(1),
+    toolCalls: z.array(toolCallSchema),
+    messagesDigest: z.string(),
+    messageCount: z.number().int(),
+  }),
+);
+
+/** A caller sent the results of the requested calls; the paused block goes on. */
+export const ExecutionResumed = defineEvent(
+  'ExecutionResumed',
+  1,
+  z.object({ executionId: z.string(), stepIndex: z.number().int(), blockName: z.string(), iterationsUsed: z.number().int(), toolCallIds: z.array(z.string()) }),
+);
+
 export const ExecutionCompleted = defineEvent('ExecutionCompleted', 1, z.object({ executionId: z.string(), result: z.unknown(), durationMs: z.number().int() }));
 
 export type ExecutionEvent =
@@ -85,6 +115,8 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionStepCompleted>
   | EventOf<typeof CreditsConsumed>
   | EventOf<typeof ExecutionFailed>
+  | EventOf<typeof ExecutionPausedForToolCalls>
+  | EventOf<typeof ExecutionResumed>
   | EventOf<typeof ExecutionCompleted>;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;

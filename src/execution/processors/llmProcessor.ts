@@ -2,7 +2,8 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Attachment } from '../../domain/execution/attachment.ts';
-import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
+import type { RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
+import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
 import { type AddressGuard, BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { BlockFailure } from './blockFailure.ts';
 
@@ -19,13 +20,14 @@ export interface LlmCall {
   prompt: string;
   attachments: Attachment[];
   outputSchema: Record<string, unknown> | undefined;
+  /** Tool calling: the tools the caller sent, and the conversation so far when resuming. */
+  tools?: { tools: Tool[]; toolChoice: ToolChoice; conversation?: ChatCompletionMessageParam[] };
 }
 
-export interface LlmResult {
-  output: unknown;
-  usage: TokenUsage;
-  attempts: number;
-}
+export type LlmResult =
+  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number }
+  /** The model asked for tool calls: `conversation` is every message so far, its request included. */
+  | { kind: 'tool_calls'; toolCalls: RequestedToolCall[]; conversation: ChatCompletionMessageParam[]; usage: TokenUsage };
 
 export interface LlmProcessorOptions {
   guard: AddressGuard;
@@ -82,8 +84,11 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
     return { ok: true, value };
   }
 
-  function failureOf(error: unknown, account: ProviderAccount): BlockFailure {
+  function failureOf(error: unknown, account: ProviderAccount, sentTools: boolean): BlockFailure {
     if (error instanceof BlockFailure) return error;
+    if (sentTools && error instanceof OpenAI.APIError && [400, 404, 422, 501].includes(error.status ?? 0) && /tool|function/i.test(error.message)) {
+      return new BlockFailure('TOOLS_UNSUPPORTED', `the model or gateway does not support function calling: ${error.message}`);
+    }
     if (error instanceof OpenAI.APIConnectionTimeoutError) return new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${options.timeoutMs} ms`);
     if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
       return account.organizationKey
@@ -108,7 +113,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         call.attachments.length === 0
           ? call.prompt
           : [{ type: 'text', text: call.prompt }, ...call.attachments.map((a): ChatCompletionContentPart => ({ type: 'image_url', image_url: { url: a.url } }))];
-      const messages: ChatCompletionMessageParam[] = [{ role: 'user', content }];
+      const messages: ChatCompletionMessageParam[] = call.tools?.conversation ? [...call.tools.conversation] : [{ role: 'user', content }];
+      const toolParams = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, tool_choice: call.tools.toolChoice } : {};
       const responseFormat = call.outputSchema
         ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: true, schema: call.outputSchema } }
         : undefined;
@@ -118,15 +124,26 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       for (let attempt = 1; attempt <= (call.outputSchema ? 2 : 1); attempt++) {
         let completion: OpenAI.ChatCompletion;
         try {
-          completion = await client.chat.completions.create({ model: call.model, messages, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
         } catch (error) {
-          throw failureOf(error, account);
+          throw failureOf(error, account, 'tools' in toolParams);
         }
         usage = addUsage(usage, completion.usage);
-        const reply = completion.choices[0]?.message?.content;
-        if (!call.outputSchema) return { output: reply ?? '', usage, attempts: attempt };
+        const message = completion.choices[0]?.message;
+        const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
+        if (calls.length > 0) {
+          const toolCalls = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+          const request: ChatCompletionMessageParam = {
+            role: 'assistant',
+            content: message?.content ?? null,
+            tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })),
+          };
+          return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
+        }
+        const reply = message?.content;
+        if (!call.outputSchema) return { kind: 'output', output: reply ?? '', usage, attempts: attempt };
         const parsed = parseStructured(reply, call.outputSchema);
-        if (parsed.ok) return { output: parsed.value, usage, attempts: attempt };
+        if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
         if (attempt === 2) {
           throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
         }
