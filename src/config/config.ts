@@ -57,6 +57,7 @@ const envSchema = z
     SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
     SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
     SEQFLOW_MODEL_REGISTRY: z.preprocess(
       emptyAsUndefined,
@@ -107,6 +108,8 @@ export interface Config {
     codeTimeoutMs: number;
     codeMemoryMb: number;
     loopMaxItems: number;
+    /** Interval of keep-alive comments on /step streams. */
+    sseKeepAliveMs: number;
     /** Extra models, or overrides: which image MIME types each accepts (empty: text-only). */
     modelRegistry: Record<string, { imageMimeTypes: string[] }>;
   };
@@ -151,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       codeTimeoutMs: e.SEQFLOW_CODE_TIMEOUT_MS,
       codeMemoryMb: e.SEQFLOW_CODE_MEMORY_MB,
       loopMaxItems: e.SEQFLOW_LOOP_MAX_ITEMS,
+      sseKeepAliveMs: e.SEQFLOW_SSE_KEEPALIVE_MS,
       modelRegistry: e.SEQFLOW_MODEL_REGISTRY ?? {},
     },
   };

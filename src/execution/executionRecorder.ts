@@ -5,6 +5,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import { executionUpdates } from './executionUpdates.ts';
 
 /**
  * Writes one run's events to `execution-<id>`. The engine is that stream's only writer while it
@@ -53,6 +54,7 @@ export function createExecutionRecorder(
       revision = result.nextExpectedRevision;
       position = result.position;
       state = next;
+      executionUpdates.notify(executionId);
       return position;
     });
     queue = appended.catch(() => undefined);
@@ -65,6 +67,7 @@ export function createExecutionRecorder(
     /** Accepts a caller's tool results for the recorded pause (the decider checks them), durably. */
     resume: (request: ResumeRequest, flowId: string) => append([{ type: 'Resume', data: request, flowId }], 'durable'),
     state: () => state,
+    revision: () => revision,
     streamId,
     position: () => position,
   };

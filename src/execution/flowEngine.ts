@@ -15,6 +15,7 @@ import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
 import { type ExecutionRecorder, createExecutionRecorder } from './executionRecorder.ts';
+import { executionUpdates } from './executionUpdates.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
@@ -110,8 +111,20 @@ interface RunContext {
  * pause ends the call with the pause data, and `resumeExecution` goes on from there.
  */
 export async function runExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<ExecutionOutcome> {
+  return (await prepareExecution(deps, request)).start();
+}
+
+/** A run that has passed every check and is ready to go; `start` runs it (and may outlive the request). */
+export interface PreparedRun {
+  executionId: string;
+  /** The stream revision before this call's first event: a follower reads what comes after it. */
+  afterRevision: number;
+  start: () => Promise<ExecutionOutcome>;
+}
+
+export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
   const recorder = createExecutionRecorder(deps.eventStore, request.executionId, request.principal, deps.now);
-  await recorder.note({
+  const requested = () => recorder.note({
     type: 'ExecutionRequested',
     data: {
       executionId: request.executionId,
@@ -128,7 +141,14 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
       blockCount: countBlocks(request.steps),
     },
   });
-  return runSteps(deps, { ...request, recorder, accumulated: {} }, 0, undefined, undefined);
+  return {
+    executionId: request.executionId,
+    afterRevision: -1,
+    start: async () => {
+      await requested();
+      return runSteps(deps, { ...request, recorder, accumulated: {} }, 0, undefined, undefined);
+    },
+  };
 }
 
 /**
@@ -138,6 +158,11 @@ export async function runExecution(deps: EngineDependencies, request: ExecutionR
  * one wins, the other gets EXECUTION_ID_INVALID.
  */
 export async function resumeExecution(deps: EngineDependencies, input: ResumeInput): Promise<ExecutionOutcome> {
+  return (await prepareResume(deps, input)).start();
+}
+
+/** Checks a resume and records it (so a second resume of the same pause fails here); `start` goes on with the run. */
+export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
   const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
   const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
   const revision = recorded.length - 1;
@@ -158,13 +183,19 @@ export async function resumeExecution(deps: EngineDependencies, input: ResumeInp
   const pause = state.status === 'paused' && state.pause ? state.pause : undefined;
   const stepIndex = pause!.stepIndex;
   const { accumulated, outputOfStep } = outputsFromEvents(recorded, steps);
-  return runSteps(
-    deps,
-    { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: input.tools, recorder, accumulated },
-    stepIndex,
-    stepIndex === 0 ? undefined : outputOfStep(stepIndex - 1),
-    input.toolCallMessages as ChatCompletionMessageParam[],
-  );
+  executionUpdates.forgetPause(input.executionId);
+  return {
+    executionId: input.executionId,
+    afterRevision: revision,
+    start: () =>
+      runSteps(
+        deps,
+        { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: input.tools, recorder, accumulated },
+        stepIndex,
+        stepIndex === 0 ? undefined : outputOfStep(stepIndex - 1),
+        input.toolCallMessages as ChatCompletionMessageParam[],
+      ),
+  };
 }
 
 /** Earlier blocks' outputs, rebuilt from the run's ExecutionStepCompleted events. */
@@ -231,18 +262,26 @@ async function runSteps(
         if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage));
         throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
       }
-      await recorder.record(...charge(result.usage), {
-        type: 'ExecutionPausedForToolCalls',
-        data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
-      });
-      throw new PausedForTools({
+      const pause: PauseData = {
         executionId,
         pausedAtStep: block.name,
         iterationsUsed,
         toolCallMessages: result.conversation,
         toolCalls: result.toolCalls.map((c: RequestedToolCall) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } })),
         accumulatedOutputs: { ...run.accumulated },
-      });
+      };
+      // Known to /step readers before the pause event is visible in the log.
+      executionUpdates.rememberPause(pause);
+      try {
+        await recorder.record(...charge(result.usage), {
+          type: 'ExecutionPausedForToolCalls',
+          data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
+        });
+      } catch (error) {
+        executionUpdates.forgetPause(executionId);
+        throw error;
+      }
+      throw new PausedForTools(pause);
     }
     await recorder.record(
       { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts } },

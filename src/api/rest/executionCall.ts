@@ -6,7 +6,7 @@ import { checkToolMessagesSize, checkTools, checkToolsAllowedIn } from '../../do
 import { describeIssues } from '../../domain/validation/issuePath.ts';
 import type { ApiKeyPrincipal } from '../auth/apiKeyAuthenticator.ts';
 import { checkAttachments } from '../../execution/attachmentGate.ts';
-import { type ExecutionOutcome, type ToolRequest, resumeExecution, runExecution } from '../../execution/flowEngine.ts';
+import { type ExecutionOutcome, type PreparedRun, type ToolRequest, prepareExecution, prepareResume } from '../../execution/flowEngine.ts';
 import { findExecutableFlow, findVersionSteps } from '../../queries/flowQueries.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 
@@ -46,6 +46,11 @@ export interface ExecutionCall {
   outcome: ExecutionOutcome;
 }
 
+export interface PreparedCall {
+  flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  run: PreparedRun;
+}
+
 /**
  * One fresh or resume call, shared by /execute and /step. Checks apply in this order (README):
  * resume fields complete (INVALID_RESUME), toolCallMessages size (MESSAGES_TOO_LARGE) and result
@@ -61,6 +66,18 @@ export async function executeCall(
   body: ExecuteBody,
   mode: 'sync' | 'step',
 ): Promise<ExecutionCall> {
+  const { flow, run } = await prepareCall(runtime, apiKey, slugs, body, mode);
+  return { flow, outcome: await run.start() };
+}
+
+/** Every check of a call; what it returns is ready to start. */
+export async function prepareCall(
+  runtime: Runtime,
+  apiKey: ApiKeyPrincipal,
+  slugs: { org: string; project: string; flow: string },
+  body: ExecuteBody,
+  mode: 'sync' | 'step',
+): Promise<PreparedCall> {
   const resumeFields = [body.executionId, body.pausedAtStep, body.toolCallMessages];
   const resuming = resumeFields.some((f) => f !== undefined);
   if (resuming && resumeFields.some((f) => f === undefined)) {
@@ -77,7 +94,7 @@ export async function executeCall(
 
   if (resuming) {
     if (!tools) throw new ApiError('INVALID_RESUME', 'the tools array must be sent again with every resume call');
-    const outcome = await resumeExecution(runtime.execution, {
+    const run = await prepareResume(runtime.execution, {
       executionId: body.executionId!,
       flowId: flow.flowId,
       pausedAtStep: body.pausedAtStep!,
@@ -86,13 +103,13 @@ export async function executeCall(
       principal,
       loadSteps: (versionId) => findVersionSteps(runtime.db, versionId),
     });
-    return { flow, outcome };
+    return { flow, run };
   }
 
   if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required on a fresh call', { problems: ['message: required'] });
   const attachments = body.attachments ?? [];
   await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
-  const outcome = await runExecution(runtime.execution, {
+  const run = await prepareExecution(runtime.execution, {
     executionId: randomUUID(),
     ...flow,
     message: body.message,
@@ -103,5 +120,5 @@ export async function executeCall(
     apiKeyId: apiKey.keyId,
     principal,
   });
-  return { flow, outcome };
+  return { flow, run };
 }

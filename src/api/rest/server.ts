@@ -5,6 +5,7 @@ import { installErrorHandling } from './errorHandler.ts';
 import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
+import { stepRoutes } from './routes/stepRoutes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,6 +27,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
       });
       await seq.register(flowRoutes(runtime));
       await seq.register(executeRoutes(runtime));
+      await seq.register(stepRoutes(runtime));
     },
     { prefix: '/api/v1' },
   );

@@ -1,0 +1,38 @@
+import { EventEmitter } from 'node:events';
+import type { PauseData } from './flowEngine.ts';
+
+/**
+ * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
+ * read the log itself), and the latest pause's full data, which the log does not keep (it records
+ * the conversation's digest only). Readers in other processes poll the log instead.
+ */
+const appended = new EventEmitter();
+appended.setMaxListeners(0);
+
+const PAUSE_CACHE_LIMIT = 1000;
+const pauses = new Map<string, PauseData>();
+
+export const executionUpdates = {
+  notify: (executionId: string) => appended.emit(executionId),
+  /** Resolves at the next append to the run's stream, or after `ms`. */
+  wait(executionId: string, ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        appended.off(executionId, done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      appended.once(executionId, done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  },
+  rememberPause(pause: PauseData) {
+    pauses.delete(pause.executionId);
+    if (pauses.size >= PAUSE_CACHE_LIMIT) pauses.delete(pauses.keys().next().value!);
+    pauses.set(pause.executionId, pause);
+  },
+  pause: (executionId: string) => pauses.get(executionId),
+  forgetPause: (executionId: string) => pauses.delete(executionId),
+};

@@ -1,0 +1,157 @@
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { buildServer } from '../../src/api/rest/server.ts';
+import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { type SseFrame, openSse } from '../support/sseClient.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const flows: Record<string, unknown[]> = {
+  three: [
+    { block: { name: 'prep', processor_type: 'code', code: 'return { text: input.message.toUpperCase() };' } },
+    { block: { name: 'relay', processor_type: 'passthrough' } },
+    { block: { name: 'answer', processor_type: 'llm', prompt: 'Answer {{previous_output.text}}' } },
+  ],
+  agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
+};
+const tools = [{ type: 'function', function: { name: 'lookup', description: 'Look something up', parameters: { type: 'object', properties: {} } } }];
+
+describe('/step: step-through execution over server-sent events', () => {
+  let server: ScriptedModelServer;
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+
+  const headers = () => ({ authorization: `Bearer ${key}`, 'content-type': 'application/json' });
+  const step = (flow: string, body: unknown) => openSse(`${base}/seq/acme/web/${flow}/step`, { method: 'POST', headers: headers(), body: JSON.stringify(body) });
+  const reconnect = (flow: string, executionId: string, lastEventId?: string) =>
+    openSse(`${base}/seq/acme/web/${flow}/step/${executionId}`, { headers: { authorization: `Bearer ${key}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+  const eventsOnly = (frames: SseFrame[]) => frames.filter((f) => f.event);
+  const streamTypes = async (executionId: string) => (await t.runtime.eventStore.readStream(`execution-${executionId}`)).map((e) => e.type);
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer();
+    t = await createTestRuntime('step', { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000', SEQFLOW_SSE_KEEPALIVE_MS: '100' });
+    const deps = t.runtime.commands;
+    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+    for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps }, production: true }, testPrincipal);
+    key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    await t.runtime.projections.catchUp();
+    await t.runtime.projections.start();
+    app = await buildServer(t.runtime);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+    await server?.close();
+  });
+  beforeEach(() => server.reset());
+
+  it('streams started, each step started and completed with its output, and completed, with ids that are stream revisions', async () => {
+    server.respond = () => ({ content: 'forty-two' });
+    const sse = await step('three', { message: 'question' });
+    expect(sse.status).toBe(200);
+    expect(sse.contentType).toMatch(/^text\/event-stream/);
+    const frames = eventsOnly(await sse.rest());
+    expect(frames.map((f) => [f.event, (f.data as { blockName?: string }).blockName ?? null])).toEqual([
+      ['started', null],
+      ['step_started', 'prep'],
+      ['step_completed', 'prep'],
+      ['step_started', 'relay'],
+      ['step_completed', 'relay'],
+      ['step_started', 'answer'],
+      ['step_completed', 'answer'],
+      ['completed', null],
+    ]);
+    const executionId = (frames[0]!.data as { executionId: string }).executionId;
+    const stream = await t.runtime.eventStore.readStream(`execution-${executionId}`);
+    const revisionOf = (type: string, blockName?: string) => stream.find((e) => e.type === type && (blockName === undefined || (e.data as { blockName: string }).blockName === blockName))!.revision;
+    expect(frames[2]!.id).toBe(String(revisionOf('ExecutionStepCompleted', 'prep')));
+    expect(frames[2]!.data).toMatchObject({ output: { text: 'QUESTION' } });
+    expect(frames.at(-1)).toMatchObject({ id: String(revisionOf('ExecutionCompleted')), data: { status: 'completed', executionId, result: 'forty-two', blockCount: 3 } });
+  });
+
+  it('emits step_paused_for_tool_calls with the same data as the /execute pause, and resumes over /step', async () => {
+    server.script({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }] }, { content: 'found it' });
+    const frames = eventsOnly(await (await step('agent', { message: 'find', tools })).rest());
+    expect(frames.map((f) => f.event)).toEqual(['started', 'step_started', 'step_paused_for_tool_calls']);
+    const pause = frames.at(-1)!.data as { executionId: string; toolCallMessages: unknown[]; pausedAtStep: string; iterationsUsed: number };
+    expect(pause).toEqual({
+      status: 'tool_calls_required',
+      executionId: expect.any(String),
+      pausedAtStep: 'agent',
+      iterationsUsed: 1,
+      toolCallMessages: [{ role: 'user', content: 'find' }, { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'lookup', arguments: '{}' } }] }],
+      toolCalls: [{ id: 'c1', function: { name: 'lookup', arguments: '{}' } }],
+      accumulatedOutputs: {},
+    });
+
+    const resumed = eventsOnly(
+      await (await step('agent', { executionId: pause.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: 'c1', content: 'the answer' }], tools })).rest(),
+    );
+    expect(resumed.map((f) => f.event)).toEqual(['resumed', 'step_completed', 'completed']);
+    expect(resumed.at(-1)!.data).toMatchObject({ result: 'found it' });
+  });
+
+  it('resumes a dropped stream from Last-Event-ID without repeating or missing events, and the run finishes meanwhile', async () => {
+    server.respond = () => ({ content: 'slow answer', delayMs: 400 });
+    const first = await step('three', { message: 'q' });
+    const received: SseFrame[] = [];
+    for (let frame = await first.next(); frame; frame = await first.next()) {
+      if (frame.event) received.push(frame);
+      if (frame.event === 'step_completed') break; // the client drops after the first completed step
+    }
+    first.close();
+    const executionId = (received[0]!.data as { executionId: string }).executionId;
+
+    const rest = eventsOnly(await (await reconnect('three', executionId, received.at(-1)!.id)).rest());
+    expect([...received, ...rest].map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', 'step_started', 'step_completed', 'completed']);
+    const ids = [...received, ...rest].map((f) => Number(f.id));
+    expect(ids).toEqual([...ids].sort((a, b) => a - b));
+    expect(new Set(ids).size).toBe(ids.length);
+
+    // Reconnecting after the end replays nothing and closes.
+    expect(eventsOnly(await (await reconnect('three', executionId, rest.at(-1)!.id)).rest())).toEqual([]);
+    // From the start, the whole run.
+    expect(eventsOnly(await (await reconnect('three', executionId)).rest()).map((f) => f.event).at(-1)).toBe('completed');
+  });
+
+  it('keeps running and recording when the client disconnects at once', async () => {
+    server.respond = () => ({ content: 'done anyway', delayMs: 200 });
+    const sse = await step('three', { message: 'q' });
+    const started = await sse.next();
+    sse.close();
+    const executionId = ((started?.event ? started : await sse.next())!.data as { executionId: string }).executionId;
+    for (let i = 0; i < 100 && !(await streamTypes(executionId)).includes('ExecutionCompleted'); i++) await new Promise((r) => setTimeout(r, 50));
+    expect((await streamTypes(executionId)).at(-1)).toBe('ExecutionCompleted');
+  });
+
+  it('sends keep-alive comments while a model call takes long', async () => {
+    server.respond = () => ({ content: 'eventually', delayMs: 600 });
+    const frames = await (await step('three', { message: 'q' })).rest();
+    expect(frames.filter((f) => f.comment === 'keep-alive').length).toBeGreaterThanOrEqual(2);
+    expect(frames.filter((f) => f.event).at(-1)!.event).toBe('completed');
+  });
+
+  it('answers request errors as JSON before any stream starts, and 404 for a run it does not know', async () => {
+    const bad = await step('three', { message: 'q', colour: 'red' });
+    expect(bad.status).toBe(422);
+    expect(bad.json).toMatchObject({ detail: { code: 'REQUEST_INVALID' } });
+    const unknown = await reconnect('three', '00000000-0000-4000-8000-000000000000');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ detail: { code: 'EXECUTION_NOT_FOUND' } });
+  });
+
+  it('streams a failed run as a failed event', async () => {
+    server.respond = () => ({ status: 401 });
+    const frames = eventsOnly(await (await step('three', { message: 'q' })).rest());
+    expect(frames.at(-1)).toMatchObject({ event: 'failed', data: { code: 'PROVIDER_ERROR', failureReason: 'error', step_name: 'answer' } });
+  });
+});
