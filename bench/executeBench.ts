@@ -54,6 +54,8 @@ export async function benchExecute(databaseUrl: string) {
     },
   ];
   await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: 'Three blocks', steps }, production: true }, principal);
+  const agent = { name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 1000 } };
+  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'agent', name: 'Tool loop', steps: [{ block: agent }] }, production: true }, principal);
   const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
   await runtime.projections.catchUp();
   await runtime.projections.start();
@@ -67,8 +69,21 @@ export async function benchExecute(databaseUrl: string) {
     return reply.result;
   };
 
+  const toolLoop = async (rounds: number) => {
+    loader.send({ type: 'toolLoop', url: url.replace('/three/execute', '/agent/execute'), key, rounds });
+    const reply = await nextMessage<{ type: 'result'; result: unknown } | { type: 'error'; message: string }>(loader);
+    if (reply.type === 'error') throw new Error(reply.message);
+    return reply.result;
+  };
+
   try {
-    return { flow: 'code -> passthrough -> llm (scripted model, zero latency)', c1: await run(1, 300), c32: await run(32, 1500) };
+    return {
+      flow: 'code -> passthrough -> llm (scripted model, zero latency)',
+      c1: await run(1, 300),
+      c32: await run(32, 1500),
+      // Resume calls that each end in the next pause (the model always asks for one more tool call).
+      pauseResumeRoundTrip: await toolLoop(200),
+    };
   } finally {
     loader.send({ type: 'stop' });
     await app.close();

@@ -9,7 +9,45 @@ const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const model = await startScriptedModelServer();
-model.respond = () => ({ content: { summary: 'ok' }, usage: { prompt_tokens: 20, completion_tokens: 5 } });
+// With tools, the model always asks for one more call; without, it answers at once.
+model.respond = (request) =>
+  request.body.tools
+    ? { toolCalls: [{ id: `call_${request.body.messages.filter((m) => m.role === 'tool').length + 1}`, name: 'lookup', arguments: '{}' }], usage: { prompt_tokens: 20, completion_tokens: 5 } }
+    : { content: { summary: 'ok' }, usage: { prompt_tokens: 20, completion_tokens: 5 } };
+
+const tools = [{ type: 'function', function: { name: 'lookup', description: 'Look something up', parameters: { type: 'object', properties: {} } } }];
+
+interface Pause {
+  executionId: string;
+  pausedAtStep: string;
+  iterationsUsed: number;
+  toolCallMessages: unknown[];
+  toolCalls: { id: string }[];
+}
+
+/** One fresh call that pauses, then `rounds` resumes that each pause again: the service's time per round trip. */
+async function toolLoop(url: string, key: string, rounds: number) {
+  const post = async (body: unknown) => {
+    const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${await response.text()}`);
+    return (await response.json()) as Pause;
+  };
+  let pause = await post({ message: 'go', tools });
+  const latencies: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t0 = performance.now();
+    pause = await post({
+      executionId: pause.executionId,
+      pausedAtStep: pause.pausedAtStep,
+      iterationsUsed: pause.iterationsUsed,
+      toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: pause.toolCalls[0]!.id, content: 'result' }],
+      tools,
+    });
+    latencies.push(performance.now() - t0);
+  }
+  const sorted = latencies.slice(10).sort((a, b) => a - b); // the first rounds warm up
+  return { roundTrips: rounds, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), lastIterationsUsed: pause.iterationsUsed };
+}
 
 async function load(url: string, key: string, concurrency: number, total: number, blocks: number) {
   const call = async () => {
@@ -48,12 +86,18 @@ async function load(url: string, key: string, concurrency: number, total: number
   };
 }
 
-process.on('message', (message: { type: 'load'; url: string; key: string; concurrency: number; total: number; blocks: number } | { type: 'stop' }) => {
+type Message =
+  | { type: 'load'; url: string; key: string; concurrency: number; total: number; blocks: number }
+  | { type: 'toolLoop'; url: string; key: string; rounds: number }
+  | { type: 'stop' };
+
+process.on('message', (message: Message) => {
   if (message.type === 'stop') {
     void model.close().then(() => process.exit(0));
     return;
   }
-  load(message.url, message.key, message.concurrency, message.total, message.blocks).then(
+  const work = message.type === 'toolLoop' ? toolLoop(message.url, message.key, message.rounds) : load(message.url, message.key, message.concurrency, message.total, message.blocks);
+  work.then(
     (result) => process.send!({ type: 'result', result }),
     (error: Error) => process.send!({ type: 'error', message: error.message }),
   );
