@@ -22,6 +22,7 @@ const flows: Record<string, unknown[]> = {
   plain: [{ block: { name: 'plain', processor_type: 'llm', prompt: '{{message}}' } }],
   inparallel: [{ parallel: [agent(), { name: 'side', processor_type: 'passthrough' }] }],
   inloop: [{ loop: { over: 'parameters.items', block: agent() } }],
+  'two-agents': [{ block: agent() }, { block: { ...agent(), name: 'second' } }],
 };
 
 const weather = { type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
@@ -267,7 +268,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       }
     });
 
-    it('400 EXECUTION_ID_INVALID for an unknown run, a run of another flow, and a pause already resumed', async () => {
+    it('400 EXECUTION_ID_INVALID for an unknown run, a run of another flow, a pause already resumed, and a resume at another tool block', async () => {
       const unknown = await resume('assistant', { ...pause, executionId: '00000000-0000-4000-8000-000000000000' }, [toolResult('call_1', 'r')]);
       expect(unknown.body.detail.code).toBe('EXECUTION_ID_INVALID');
       const otherFlow = await post('between', { executionId: pause.executionId, pausedAtStep: 'agent', toolCallMessages: [...pause.toolCallMessages, toolResult('call_1', 'r')], tools });
@@ -275,6 +276,12 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       expect((await resume('assistant', pause, [toolResult('call_1', 'r')])).status).toBe(200);
       const again = await resume('assistant', pause, [toolResult('call_1', 'r')]);
       expect([again.status, again.body.detail.code]).toEqual([400, 'EXECUTION_ID_INVALID']);
+
+      // Paused at the first of two tool blocks; a resume naming the second is not this pause.
+      const first = (await post('two-agents', { message: 'q', tools })).body;
+      expect(first.pausedAtStep).toBe('agent');
+      const wrongStep = await resume('two-agents', { ...first, pausedAtStep: 'second' }, [toolResult('call_1', 'r')]);
+      expect([wrongStep.status, wrongStep.body.detail.code]).toEqual([400, 'EXECUTION_ID_INVALID']);
     });
 
     it('413 MESSAGES_TOO_LARGE over 1 MB, and TOOLS_INVALID for one result over 256 KB', async () => {
