@@ -57,6 +57,9 @@ const envSchema = z
     SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
+    SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
+    SEQFLOW_WORKER_ID: optionalString,
     SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
     SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
     SEQFLOW_MODEL_REGISTRY: z.preprocess(
@@ -101,6 +104,12 @@ export interface Config {
   logLevel: string;
   demo: boolean;
   defaultCredits: number;
+  jobs: {
+    /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
+    leaseMs: number;
+    concurrency: number;
+    workerId: string | undefined;
+  };
   execution: {
     defaultModel: string;
     llmTimeoutMs: number;
@@ -147,6 +156,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
+    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,

@@ -6,7 +6,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { decodeEvent } from '../domain/events/domainEvent.ts';
-import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, executionStream } from '../domain/execution/executionEvents.ts';
+import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, blocksOfStep } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, lookupPath, renderTemplate } from '../domain/templating/template.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
@@ -51,6 +51,8 @@ export interface ExecutionRequest {
   mode: 'sync' | 'async' | 'step';
   apiKeyId: string | null;
   principal: Principal;
+  /** /jobs only: where and for which terminal events to send webhooks. */
+  callback?: { url: string; events: WebhookEventName[] } | null;
 }
 
 export interface ResumeInput {
@@ -102,7 +104,11 @@ interface RunContext {
   recorder: ExecutionRecorder;
   /** Outputs of completed blocks by name (for pause responses). */
   accumulated: Record<string, unknown>;
+  /** Blocks a taken-over run already completed, by `stepIndex|blockName|iteration`: not run (or paid for) again. */
+  completed?: Map<string, unknown>;
 }
+
+const blockKey = (stepIndex: number, blockName: string, iteration: number | null) => `${stepIndex}|${blockName}|${iteration ?? ''}`;
 
 /**
  * Runs a version's steps in order and records every fact in the run's stream: requested, each block
@@ -122,25 +128,38 @@ export interface PreparedRun {
   start: () => Promise<ExecutionOutcome>;
 }
 
+/**
+ * Accepts a /jobs run: its ExecutionRequested is written durably and nothing else happens; a job
+ * runner takes it from there (continueExecution).
+ */
+export async function acceptJob(deps: EngineDependencies, request: ExecutionRequest): Promise<number> {
+  const recorder = createExecutionRecorder(deps.eventStore, request.executionId, request.principal, deps.now);
+  return recorder.record(requestedEvent(request));
+}
+
+const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
+  type: 'ExecutionRequested',
+  data: {
+    executionId: request.executionId,
+    flowId: request.flowId,
+    versionId: request.versionId,
+    versionNumber: request.versionNumber,
+    organizationId: request.organizationId,
+    projectId: request.projectId,
+    mode: request.mode,
+    message: request.message,
+    parameters: request.parameters,
+    attachments: request.attachments,
+    apiKeyId: request.apiKeyId,
+    blockCount: countBlocks(request.steps),
+    callbackUrl: request.callback?.url ?? null,
+    callbackEvents: request.callback?.events ?? [],
+  },
+});
+
 export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
   const recorder = createExecutionRecorder(deps.eventStore, request.executionId, request.principal, deps.now);
-  const requested = () => recorder.note({
-    type: 'ExecutionRequested',
-    data: {
-      executionId: request.executionId,
-      flowId: request.flowId,
-      versionId: request.versionId,
-      versionNumber: request.versionNumber,
-      organizationId: request.organizationId,
-      projectId: request.projectId,
-      mode: request.mode,
-      message: request.message,
-      parameters: request.parameters,
-      attachments: request.attachments,
-      apiKeyId: request.apiKeyId,
-      blockCount: countBlocks(request.steps),
-    },
-  });
+  const requested = () => recorder.note(requestedEvent(request));
   return {
     executionId: request.executionId,
     afterRevision: -1,
@@ -196,6 +215,39 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
         input.toolCallMessages as ChatCompletionMessageParam[],
       ),
   };
+}
+
+/**
+ * Takes over an accepted or interrupted run (a /jobs run whose worker died): continues from the run's
+ * own events. Blocks already completed keep their recorded output and are neither run nor paid for
+ * again; `claim` is recorded first, so a previous worker that is still alive finds the stream moved
+ * and stops at its next append. Returns undefined when the run has already ended.
+ */
+export async function continueExecution(
+  deps: EngineDependencies,
+  input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
+): Promise<ExecutionOutcome | undefined> {
+  const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
+  const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
+  if (state.status !== 'running') return undefined;
+  const recorder = createExecutionRecorder(deps.eventStore, input.executionId, input.principal, deps.now, { state, revision: recorded.length - 1 });
+  await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
+
+  const steps = await input.loadSteps(state.versionId);
+  const requested = recorded.find((e) => e.type === 'ExecutionRequested')!.data as { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] };
+  const completed = new Map(
+    recorded
+      .filter((e) => e.type === 'ExecutionStepCompleted')
+      .map((e) => e.data as { stepIndex: number; blockName: string; iteration: number | null; output: unknown })
+      .map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const),
+  );
+  return runSteps(
+    deps,
+    { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: undefined, recorder, accumulated: {}, completed },
+    0,
+    undefined,
+    undefined,
+  );
 }
 
 /** Earlier blocks' outputs, rebuilt from the run's ExecutionStepCompleted events. */
@@ -302,6 +354,12 @@ async function runSteps(
   }
 
   const runBlock = async (block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) => {
+    const key = blockKey(stepIndex, block.name, iteration);
+    if (run.completed?.has(key)) {
+      const output = run.completed.get(key);
+      if (iteration === null) run.accumulated[block.name] = output;
+      return output;
+    }
     try {
       const output = block.processor_type === 'llm' ? await runLlm(block, context, stepIndex, iteration, conversation) : await runLocal(block, context, stepIndex, iteration);
       if (iteration === null) run.accumulated[block.name] = output;

@@ -93,6 +93,31 @@ export interface CreditBalancesTable {
   balance: ColumnType<number, number, number>;
 }
 
+export interface JobsTable {
+  execution_id: string;
+  flow_id: string;
+  project_id: string;
+  organization_id: string;
+  status: 'started' | 'running' | 'completed' | 'failed';
+  result: Json | null;
+  failure_reason: string | null;
+  error_code: string | null;
+  error_message: string | null;
+  claims: Generated<number>;
+  created_at: Timestamp;
+  started_at: Timestamp | null;
+  completed_at: Timestamp | null;
+  duration_ms: number | null;
+}
+
+export interface JobLeasesTable {
+  execution_id: string;
+  owner: string;
+  expires_at: Timestamp;
+  claims: number;
+  done_at: Timestamp | null;
+}
+
 export interface ProjectionCheckpointsTable {
   name: string;
   position: ColumnType<string, number, number>;
@@ -109,8 +134,10 @@ export interface ReadModels {
   flow_versions: FlowVersionsTable;
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalancesTable;
+  jobs: JobsTable;
+  job_leases: JobLeasesTable;
   projection_checkpoints: ProjectionCheckpointsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs'] as const;

@@ -5,6 +5,7 @@ import { installErrorHandling } from './errorHandler.ts';
 import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
+import { jobRoutes } from './routes/jobRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 
 declare module 'fastify' {
@@ -28,6 +29,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
       await seq.register(flowRoutes(runtime));
       await seq.register(executeRoutes(runtime));
       await seq.register(stepRoutes(runtime));
+      await seq.register(jobRoutes(runtime));
     },
     { prefix: '/api/v1' },
   );

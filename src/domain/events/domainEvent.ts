@@ -11,6 +11,7 @@ import {
   ExecutionResumed,
   ExecutionStepCompleted,
   ExecutionStepStarted,
+  JobClaimed,
 } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
@@ -32,6 +33,7 @@ export const eventDefinitions = [
   CreditsGranted,
   ProviderKeySet,
   ExecutionRequested,
+  JobClaimed,
   ExecutionStepStarted,
   ExecutionStepCompleted,
   CreditsConsumed,
@@ -44,11 +46,11 @@ export const eventDefinitions = [
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;
 export type DomainEventType = DomainEvent['type'];
 
-/**
- * Upcasters lift stored data of an older schema version to the next one, keyed `Type@version`.
- * None yet: the first version of every type is current.
- */
-const upcasters: Record<string, (data: unknown) => unknown> = {};
+/** Upcasters lift stored data of an older schema version to the next one, keyed `Type@version`. */
+const upcasters: Record<string, (data: unknown) => unknown> = {
+  // v2 added the /jobs webhook subscription: earlier runs had none.
+  'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
+};
 
 const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));
 

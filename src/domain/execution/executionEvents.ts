@@ -8,10 +8,16 @@ export type FailureReason = (typeof failureReasons)[number];
 const usageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
 export type TokenUsage = z.infer<typeof usageSchema>;
 
-/** A run was asked for: which version it runs and with what input. */
+export const webhookEvents = ['flow.completed', 'flow.failed'] as const;
+export type WebhookEventName = (typeof webhookEvents)[number];
+
+/**
+ * A run was asked for: which version it runs and with what input. Version 2 added the webhook
+ * subscription of /jobs runs; version 1 events are upcast with none (see domainEvent.ts).
+ */
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  1,
+  2,
   z.object({
     executionId: z.string(),
     flowId: z.string(),
@@ -25,8 +31,13 @@ export const ExecutionRequested = defineEvent(
     attachments: z.array(attachmentSchema),
     apiKeyId: z.string().nullable(),
     blockCount: z.number().int(),
+    callbackUrl: z.string().nullable(),
+    callbackEvents: z.array(z.enum(webhookEvents)),
   }),
 );
+
+/** A job runner took an accepted /jobs run (or took it over after the previous claim's lease ran out). */
+export const JobClaimed = defineEvent('JobClaimed', 1, z.object({ executionId: z.string(), worker: z.string(), claim: z.number().int().min(1) }));
 
 const blockRef = {
   executionId: z.string(),
@@ -111,6 +122,7 @@ export const ExecutionCompleted = defineEvent('ExecutionCompleted', 1, z.object(
 
 export type ExecutionEvent =
   | EventOf<typeof ExecutionRequested>
+  | EventOf<typeof JobClaimed>
   | EventOf<typeof ExecutionStepStarted>
   | EventOf<typeof ExecutionStepCompleted>
   | EventOf<typeof CreditsConsumed>

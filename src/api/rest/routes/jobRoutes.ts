@@ -1,0 +1,129 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from '../../../domain/errors/apiError.ts';
+import { decodeEvent } from '../../../domain/events/domainEvent.ts';
+import { type ExecutionEvent, type WebhookEventName, executionStream, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import { checkAttachments } from '../../../execution/attachmentGate.ts';
+import { acceptJob, countBlocks } from '../../../execution/flowEngine.ts';
+import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
+import { findExecutableFlow, findFlowForCaller } from '../../../queries/flowQueries.ts';
+import type { Runtime } from '../../../runtime/runtime.ts';
+import { type ExecuteBody, parseExecuteBody } from '../executionCall.ts';
+
+const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
+const jobPath = flowPath.extend({ executionId: z.string() });
+
+/** callbackUrl: HTTPS, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
+async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url: string; events: WebhookEventName[] } | null> {
+  if (body.callbackUrl === undefined) {
+    if (body.callbackEvents !== undefined) throw new ApiError('CALLBACK_EVENTS_INVALID', 'callbackEvents needs a callbackUrl');
+    return null;
+  }
+  const url = body.callbackUrl;
+  if (typeof url !== 'string' || url.length > 2048 || !URL.canParse(url) || new URL(url).protocol !== 'https:') {
+    throw new ApiError('CALLBACK_URL_INVALID', 'callbackUrl must be an https URL of at most 2048 characters');
+  }
+  try {
+    await runtime.execution.guard.check(url);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) throw new ApiError('CALLBACK_URL_INVALID', `callbackUrl: host not allowed (${error.message})`);
+    throw error;
+  }
+  const events = body.callbackEvents ?? [...webhookEvents];
+  if (!Array.isArray(events) || events.length === 0 || events.some((e) => !(webhookEvents as readonly unknown[]).includes(e)) || new Set(events).size !== events.length) {
+    throw new ApiError('CALLBACK_EVENTS_INVALID', `callbackEvents must be a non-empty subset of ${webhookEvents.join(', ')}`);
+  }
+  return { url, events: events as WebhookEventName[] };
+}
+
+interface JobView {
+  executionId: string;
+  flowId: string;
+  status: 'started' | 'running' | 'completed' | 'failed';
+  createdAt: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  result?: unknown;
+  failureReason?: string;
+  errorCode?: string;
+  errorMessage?: string;
+}
+
+/** A job's state folded from its own stream: the answer while the read model has not caught up. */
+async function jobFromStream(runtime: Runtime, executionId: string, flowId: string): Promise<JobView | undefined> {
+  const recorded = await runtime.eventStore.readStream(executionStream(executionId));
+  const first = recorded[0];
+  if (!first) return undefined;
+  const requested = decodeEvent(first.type, first.schemaVersion, first.data) as ExecutionEvent;
+  if (requested.type !== 'ExecutionRequested' || requested.data.mode !== 'async' || requested.data.flowId !== flowId) return undefined;
+  const view: JobView = { executionId, flowId, status: 'started', createdAt: first.metadata.occurredAt, startedAt: null, completedAt: null, durationMs: null };
+  for (const r of recorded.slice(1)) {
+    const event = decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent;
+    if (event.type === 'JobClaimed') Object.assign(view, { status: 'running', startedAt: view.startedAt ?? r.metadata.occurredAt });
+    if (event.type === 'ExecutionCompleted') Object.assign(view, { status: 'completed', result: event.data.result, completedAt: r.metadata.occurredAt, durationMs: event.data.durationMs });
+    if (event.type === 'ExecutionFailed') {
+      Object.assign(view, { status: 'failed', failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, completedAt: r.metadata.occurredAt, durationMs: event.data.durationMs });
+    }
+  }
+  return view;
+}
+
+export function jobRoutes(runtime: Runtime) {
+  return async (app: FastifyInstance) => {
+    app.post('/seq/:org/:project/:flow/jobs', async (request, reply) => {
+      const body = parseExecuteBody(request.body);
+      if (body.tools !== undefined || body.toolChoice !== undefined) {
+        throw new ApiError('TOOLS_REQUIRE_SYNC_EXECUTE', 'tools need a caller to answer tool calls: use /execute (or /step), not /jobs');
+      }
+      if (body.executionId !== undefined || body.pausedAtStep !== undefined || body.toolCallMessages !== undefined) {
+        throw new ApiError('INVALID_RESUME', 'jobs are never paused, so there is nothing to resume: use /execute (or /step)');
+      }
+      const callback = await checkCallback(runtime, body);
+      if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required', { problems: ['message: required'] });
+      const apiKey = request.apiKey!;
+      const flow = await findExecutableFlow(runtime.db, flowPath.parse(request.params), apiKey.projectId);
+      const attachments = body.attachments ?? [];
+      await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
+      const executionId = randomUUID();
+      await acceptJob(runtime.execution, {
+        executionId,
+        ...flow,
+        message: body.message,
+        parameters: body.parameters ?? {},
+        attachments,
+        tools: undefined,
+        mode: 'async',
+        apiKeyId: apiKey.keyId,
+        principal: { kind: 'apiKey', id: apiKey.keyId },
+        callback,
+      });
+      return reply.status(202).send({ executionId, status: 'started', flowId: flow.flowId, blockCount: countBlocks(flow.steps) });
+    });
+
+    app.get('/seq/:org/:project/:flow/jobs/:executionId', async (request) => {
+      const params = jobPath.parse(request.params);
+      const flow = await findFlowForCaller(runtime.db, params, request.apiKey!.projectId);
+      const row = await runtime.db.selectFrom('jobs').selectAll().where('execution_id', '=', params.executionId).where('flow_id', '=', flow.flowId).executeTakeFirst();
+      if (!row || row.status === 'started') {
+        // Not projected yet (or maybe just claimed): the run's own stream answers, so a poll right after POST never 404s.
+        const view = await jobFromStream(runtime, params.executionId, flow.flowId);
+        if (!view) throw new ApiError('EXECUTION_NOT_FOUND', `No job ${params.executionId} of flow '${params.flow}'`);
+        return view;
+      }
+      const iso = (d: Date | null) => (d ? d.toISOString() : null);
+      return {
+        executionId: row.execution_id,
+        flowId: row.flow_id,
+        status: row.status,
+        createdAt: iso(row.created_at),
+        startedAt: iso(row.started_at),
+        completedAt: iso(row.completed_at),
+        durationMs: row.duration_ms,
+        ...(row.status === 'completed' ? { result: row.result } : {}),
+        ...(row.status === 'failed' ? { failureReason: row.failure_reason, errorCode: row.error_code, errorMessage: row.error_message } : {}),
+      };
+    });
+  };
+}

@@ -1,0 +1,133 @@
+import { hostname } from 'node:os';
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import { type EngineDependencies, continueExecution } from '../execution/flowEngine.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import { findVersionSteps } from '../queries/flowQueries.ts';
+
+/**
+ * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
+ * claimed by exactly one (`FOR UPDATE SKIP LOCKED` on the job row, and a lease row that only an
+ * expired lease lets anyone else take). The holder renews its lease while the run goes on; if it
+ * dies, the lease runs out and another runner takes the job over, continuing after the blocks the
+ * run's events record as completed. A runner that lost its lease but still runs is stopped by the
+ * execution stream itself: its next append meets the new claim's revision and is refused.
+ */
+export interface JobRunnerOptions {
+  db: Kysely<ReadModels>;
+  engine: EngineDependencies;
+  logger: Logger;
+  leaseMs: number;
+  concurrency: number;
+  workerId?: string;
+  pollMs?: number;
+}
+
+export function createJobRunner(options: JobRunnerOptions) {
+  const { db, engine, logger, leaseMs, concurrency } = options;
+  const worker = options.workerId ?? `${hostname()}-${process.pid}`;
+  const pollMs = options.pollMs ?? 250;
+  const active = new Set<Promise<void>>();
+  let running = false;
+  let wake: (() => void) | undefined;
+  let loop: Promise<void> | undefined;
+
+  /** Claims the oldest open job nobody holds; undefined when there is none. */
+  async function claim(): Promise<{ executionId: string; claims: number } | undefined> {
+    const { rows } = await sql<{ execution_id: string; claims: number }>`
+      WITH candidate AS (
+        SELECT j.execution_id FROM jobs j
+          LEFT JOIN job_leases l ON l.execution_id = j.execution_id
+         WHERE j.status IN ('started', 'running')
+           AND (l.execution_id IS NULL OR (l.done_at IS NULL AND l.expires_at < now()))
+         ORDER BY j.created_at
+         LIMIT 1
+         FOR UPDATE OF j SKIP LOCKED
+      )
+      INSERT INTO job_leases (execution_id, owner, expires_at, claims)
+      SELECT execution_id, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1 FROM candidate
+      ON CONFLICT (execution_id) DO UPDATE
+        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
+        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
+      RETURNING execution_id, claims`.execute(db);
+    const row = rows[0];
+    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
+  }
+
+  async function run(job: { executionId: string; claims: number }) {
+    const renew = setInterval(() => {
+      sql`UPDATE job_leases SET expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE execution_id = ${job.executionId} AND owner = ${worker}`
+        .execute(db)
+        .catch((error: unknown) => logger.warn({ err: error, executionId: job.executionId }, 'could not renew job lease'));
+    }, Math.max(50, Math.floor(leaseMs / 3)));
+    renew.unref();
+    try {
+      const outcome = await continueExecution(engine, {
+        executionId: job.executionId,
+        worker,
+        claim: job.claims,
+        principal: { kind: 'system', id: `job-runner:${worker}` },
+        loadSteps: (versionId) => findVersionSteps(db, versionId),
+      });
+      logger.info({ executionId: job.executionId, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
+    } catch (error) {
+      // The lease stays: it runs out and the job is taken over (or found ended) by a runner.
+      logger.error({ err: error, executionId: job.executionId }, 'job run stopped');
+      return;
+    } finally {
+      clearInterval(renew);
+    }
+    await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
+  }
+
+  async function mainLoop() {
+    while (running) {
+      let claimed = false;
+      if (active.size < concurrency) {
+        try {
+          const job = await claim();
+          if (job) {
+            claimed = true;
+            const task = run(job).finally(() => {
+              active.delete(task);
+              wake?.();
+            });
+            active.add(task);
+          }
+        } catch (error) {
+          logger.warn({ err: error }, 'job claim failed; retrying');
+        }
+      }
+      if (!claimed) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(done, pollMs);
+          function done() {
+            clearTimeout(timer);
+            wake = undefined;
+            resolve();
+          }
+          wake = done;
+        });
+      }
+    }
+  }
+
+  return {
+    worker,
+    start() {
+      running = true;
+      loop = mainLoop();
+    },
+    /** Looks for work now (a job was just accepted in this process). */
+    poke: () => wake?.(),
+    /** Stops claiming and waits for the runs in hand to finish. */
+    async stop() {
+      running = false;
+      wake?.();
+      await loop;
+      await Promise.allSettled([...active]);
+    },
+  };
+}
+
+export type JobRunner = ReturnType<typeof createJobRunner>;
