@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent, encodeEvent } from '../domain/events/domainEvent.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import { type AppendOptions, type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 
@@ -15,6 +16,8 @@ export interface CommandMetadata {
   principal: Principal;
   correlationId?: string;
   causationId?: string;
+  /** false: a concurrent write fails the command (CONFLICT) instead of deciding again on fresh state. */
+  retryOnConflict?: boolean;
 }
 
 export interface CommandResult<State, Event> {
@@ -80,6 +83,9 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision);
       return { state: events.reduce(decider.evolve, state), events, position: result.position };
     } catch (error) {
+      if (error instanceof WrongExpectedRevision && metadata.retryOnConflict === false) {
+        throw new ApiError('CONFLICT', `${streamId} changed concurrently; try again`);
+      }
       if (error instanceof WrongExpectedRevision && attempt < MAX_CONFLICT_RETRIES) continue;
       throw error;
     }

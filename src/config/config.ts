@@ -57,6 +57,7 @@ const envSchema = z
     SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    SEQFLOW_SECRET_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(30 * 86_400).default(86_400)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
     SEQFLOW_WORKER_ID: optionalString,
@@ -104,6 +105,10 @@ export interface Config {
   logLevel: string;
   demo: boolean;
   defaultCredits: number;
+  webhooks: {
+    /** How long deliveries also carry v2, signed with the previous secret, after a rotation. */
+    secretGraceSeconds: number;
+  };
   jobs: {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
@@ -156,6 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
+    webhooks: { secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS },
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,

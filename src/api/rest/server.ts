@@ -1,12 +1,15 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
+import { createJwtVerifier } from '../auth/jwtVerifier.ts';
+import { createOrganizationAuth } from '../auth/organizationAuth.ts';
 import { installErrorHandling } from './errorHandler.ts';
 import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
 import { jobRoutes } from './routes/jobRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
+import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -20,6 +23,8 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installErrorHandling(app);
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore);
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
+  const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
+  await app.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)), { prefix: '/api/v1' });
   // Everything under /seq is API-key authenticated and scoped to the key's project.
   await app.register(
     async (seq) => {

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
 import { FlowCreated, FlowDraftReplaced, FlowProductionVersionSet, FlowVersionPublished } from '../flows/flowEvents.ts';
-import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet } from '../organizations/organizationEvents.ts';
+import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from '../organizations/organizationEvents.ts';
 import {
   CreditsConsumed,
   ExecutionCompleted,
@@ -32,6 +32,7 @@ export const eventDefinitions = [
   FlowProductionVersionSet,
   CreditsGranted,
   ProviderKeySet,
+  WebhookSecretIssued,
   ExecutionRequested,
   JobClaimed,
   ExecutionStepStarted,

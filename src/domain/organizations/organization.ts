@@ -12,13 +12,27 @@ export type OrganizationState =
       name: string;
       members: Record<string, MemberRole>;
       providerKey: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } | null;
+      webhookSecret: WebhookSecretState | null;
     };
+
+export interface WebhookSecretState {
+  version: number;
+  encryptedSecret: EncryptedSecret;
+  secretPreview: string;
+  createdAt: string;
+  rotatedAt: string | null;
+  graceUntil: string | null;
+  previous: { version: number; encryptedSecret: EncryptedSecret } | null;
+}
 
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; data: { organizationId: string; slug: string; name: string; initialCredits: number } }
   | { type: 'AddMember'; data: { userSubject: string; role: MemberRole } }
   | { type: 'GrantCredits'; data: { tokens: number; note: string | null } }
-  | { type: 'SetProviderKey'; data: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } };
+  | { type: 'SetProviderKey'; data: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } }
+  /** Issues version 1 unless a secret exists. */
+  | { type: 'EnsureWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string } }
+  | { type: 'RotateWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string; graceUntil: string } };
 
 export const organization: Decider<OrganizationCommand, OrganizationEvent, OrganizationState> = {
   initialState: () => ({ status: 'none' }),
@@ -26,9 +40,26 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
   evolve: (state, event) => {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'created', ...event.data, members: {}, providerKey: null };
+        return { status: 'created', ...event.data, members: {}, providerKey: null, webhookSecret: null };
       case 'CreditsGranted':
         return state;
+      case 'WebhookSecretIssued': {
+        if (state.status !== 'created') return state;
+        const { version, encryptedSecret, secretPreview, issuedAt, graceUntil } = event.data;
+        const previous = state.webhookSecret;
+        return {
+          ...state,
+          webhookSecret: {
+            version,
+            encryptedSecret,
+            secretPreview,
+            createdAt: issuedAt,
+            rotatedAt: previous ? issuedAt : null,
+            graceUntil,
+            previous: previous ? { version: previous.version, encryptedSecret: previous.encryptedSecret } : null,
+          },
+        };
+      }
       case 'ProviderKeySet': {
         if (state.status !== 'created') return state;
         const { encryptedKey, keyHint, baseUrl } = event.data;
@@ -61,6 +92,21 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
           throw new ApiError('VALIDATION_FAILED', 'credits are granted in whole tokens, at least 1');
         }
         return [{ type: 'CreditsGranted', data: { organizationId: state.organizationId, ...command.data } }];
+      }
+
+      case 'EnsureWebhookSecret': {
+        if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
+        if (state.webhookSecret) return [];
+        const { encryptedSecret, secretPreview, now } = command.data;
+        return [{ type: 'WebhookSecretIssued', data: { organizationId: state.organizationId, version: 1, encryptedSecret, secretPreview, issuedAt: now, graceUntil: null } }];
+      }
+
+      case 'RotateWebhookSecret': {
+        if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
+        const { encryptedSecret, secretPreview, now, graceUntil } = command.data;
+        const version = (state.webhookSecret?.version ?? 0) + 1;
+        // The first secret has nothing to overlap with: no grace window.
+        return [{ type: 'WebhookSecretIssued', data: { organizationId: state.organizationId, version, encryptedSecret, secretPreview, issuedAt: now, graceUntil: state.webhookSecret ? graceUntil : null } }];
       }
 
       case 'SetProviderKey': {

@@ -36,11 +36,29 @@ export const ProviderKeySet = defineEvent(
   z.object({ organizationId: z.string(), encryptedKey: encryptedSecretSchema, keyHint: z.string(), baseUrl: z.string().nullable() }),
 );
 
+/**
+ * The organization's webhook signing secret, version 1 on first fetch and one more per rotation; the
+ * previous secret stays valid for signing v2 until `graceUntil`. Only ciphertext reaches the log.
+ */
+export const WebhookSecretIssued = defineEvent(
+  'WebhookSecretIssued',
+  1,
+  z.object({
+    organizationId: z.string(),
+    version: z.number().int().min(1),
+    encryptedSecret: encryptedSecretSchema,
+    secretPreview: z.string(),
+    issuedAt: z.iso.datetime(),
+    graceUntil: z.iso.datetime().nullable(),
+  }),
+);
+
 export type OrganizationEvent =
   | EventOf<typeof OrganizationCreated>
   | EventOf<typeof MemberAdded>
   | EventOf<typeof MemberRoleChanged>
   | EventOf<typeof CreditsGranted>
-  | EventOf<typeof ProviderKeySet>;
+  | EventOf<typeof ProviderKeySet>
+  | EventOf<typeof WebhookSecretIssued>;
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;
