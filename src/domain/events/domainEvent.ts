@@ -15,6 +15,7 @@ import {
 } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
+import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
 
 /** Every event type at its current schema version. */
@@ -42,6 +43,10 @@ export const eventDefinitions = [
   ExecutionPausedForToolCalls,
   ExecutionResumed,
   ExecutionCompleted,
+  DeliveryCreated,
+  DeliveryAttemptStarted,
+  DeliveryAttemptFinished,
+  DeliveryRedeliveryRequested,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;
