@@ -110,16 +110,6 @@ interface RunContext {
 
 const blockKey = (stepIndex: number, blockName: string, iteration: number | null) => `${stepIndex}|${blockName}|${iteration ?? ''}`;
 
-/**
- * Runs a version's steps in order and records every fact in the run's stream: requested, each block
- * started and completed (input, output, model, tokens, duration), credits consumed, tool pauses and
- * resumes, and one terminal event. Block failures end the run as `failed` with a reason; a tool
- * pause ends the call with the pause data, and `resumeExecution` goes on from there.
- */
-export async function runExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<ExecutionOutcome> {
-  return (await prepareExecution(deps, request)).start();
-}
-
 /** A run that has passed every check and is ready to go; `start` runs it (and may outlive the request). */
 export interface PreparedRun {
   executionId: string;
@@ -171,16 +161,12 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
 }
 
 /**
- * Continues a paused run with the caller's tool results. Everything it trusts comes from the run's
- * own events: the version, the input, the earlier outputs, the iteration count, and the pause the
- * results must answer (the decider checks it). Two racing resumes append against the same revision:
- * one wins, the other gets EXECUTION_ID_INVALID.
+ * Continues a paused run with the caller's tool results: checks the resume and records it (so a
+ * second resume of the same pause fails here); `start` goes on with the run. Everything it trusts
+ * comes from the run's own events: the version, the input, the earlier outputs, the iteration count,
+ * and the pause the results must answer (the decider checks it). Two racing resumes append against
+ * the same revision: one wins, the other gets EXECUTION_ID_INVALID.
  */
-export async function resumeExecution(deps: EngineDependencies, input: ResumeInput): Promise<ExecutionOutcome> {
-  return (await prepareResume(deps, input)).start();
-}
-
-/** Checks a resume and records it (so a second resume of the same pause fails here); `start` goes on with the run. */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
   const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
   const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
@@ -266,6 +252,12 @@ function outputsFromEvents(recorded: { type: string; data: unknown }[], steps: S
   return { accumulated, outputOfStep };
 }
 
+/**
+ * Runs a version's steps in order and records every fact in the run's stream: requested, each block
+ * started and completed (input, output, model, tokens, duration), credits consumed, tool pauses and
+ * resumes, and one terminal event. Block failures end the run as `failed` with a reason; a tool
+ * pause ends the call with the pause data, and `prepareResume` goes on from there.
+ */
 async function runSteps(
   deps: EngineDependencies,
   run: RunContext,

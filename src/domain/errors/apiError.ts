@@ -72,5 +72,3 @@ export class ApiError extends Error {
     this.name = 'ApiError';
   }
 }
-
-export const isApiError = (error: unknown): error is ApiError => error instanceof ApiError;

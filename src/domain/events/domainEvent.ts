@@ -60,14 +60,6 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
 
 const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));
 
-export const currentSchemaVersion = (type: string): number => {
-  const definition = byType.get(type);
-  if (!definition) throw new Error(`Unknown event type ${type}`);
-  return definition.version;
-};
-
-export const isKnownEventType = (type: string): type is DomainEventType => byType.has(type);
-
 /** Validates stored data, upcasting older versions first. Throws on unknown types or bad data. */
 export function decodeEvent(type: string, schemaVersion: number, data: unknown): DomainEvent {
   const definition = byType.get(type);
