@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { createApiKey, revokeApiKey } from '../commands/apiKeyCommands.ts';
+import { redeliver } from '../commands/deliveryCommands.ts';
 import { exportFlow, importFlow } from '../commands/flowCommands.ts';
 import { addMember, createOrganization, findOrganizationId, grantCredits, setProviderKey } from '../commands/organizationCommands.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
@@ -173,6 +174,14 @@ export function buildCli(): Command {
     .action((o: { org: string; project: string; flow: string; version?: number }) =>
       withRuntime((rt) => exportFlow(rt.commands, { organizationSlug: o.org, projectSlug: o.project, flowSlug: o.flow, version: o.version }), { catchUp: false }),
     );
+
+  program
+    .command('deliveries')
+    .description('webhook deliveries')
+    .command('redeliver')
+    .description('attempt a dead-lettered or permanently failed delivery again, under the same id')
+    .requiredOption('--delivery <id>')
+    .action((o: { delivery: string }) => withRuntime(async (rt) => withoutPosition(await redeliver(rt.commands, o.delivery, cliPrincipal))));
 
   program
     .command('events')

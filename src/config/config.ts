@@ -58,6 +58,11 @@ const envSchema = z
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
     SEQFLOW_SECRET_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(30 * 86_400).default(86_400)),
+    SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: z.preprocess(
+      (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((v) => v.trim()) : undefined),
+      z.array(z.coerce.number().int().min(1)).length(5, 'needs 5 delays, after failed attempts 1 to 5').optional(),
+    ),
+    SEQFLOW_OUTBOUND_EXTRA_CA_FILE: optionalString,
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
     SEQFLOW_WORKER_ID: optionalString,
@@ -108,7 +113,11 @@ export interface Config {
   webhooks: {
     /** How long deliveries also carry v2, signed with the previous secret, after a rotation. */
     secretGraceSeconds: number;
+    /** Delays before attempts 2..6; the spec's +1 min ... +12 h unless shortened (tests). */
+    retryDelaysMs: number[] | undefined;
   };
+  /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
+  outboundExtraCaFile: string | undefined;
   jobs: {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
@@ -161,7 +170,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
-    webhooks: { secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS },
+    webhooks: { secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS, retryDelaysMs: e.SEQFLOW_WEBHOOK_RETRY_DELAYS_MS },
+    outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { rootCertificates } from 'node:tls';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /**
@@ -33,6 +34,8 @@ export interface AddressGuardOptions {
   /** Ranges exempted from the guard (SEQFLOW_OUTBOUND_ALLOW_CIDRS): development and tests only. */
   allowCidrs?: string[];
   resolve?: Resolver;
+  /** An extra trusted CA (PEM), for development and tests against self-signed receivers. */
+  extraCa?: string;
 }
 
 export function createAddressGuard(options: AddressGuardOptions = {}) {
@@ -87,7 +90,7 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
       .catch((error: Error) => callback(error as NodeJS.ErrnoException, '', 0));
   };
 
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup, timeout: 5000 } });
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup, timeout: 5000, ...(options.extraCa ? { ca: [...rootCertificates, options.extraCa] } : {}) } });
 
   /** fetch that refuses blocked URLs (IP literals here, names at connect time) and never follows redirects. */
   async function guardedFetch(input: string | URL | Request, init?: RequestInit): Promise<Response> {

@@ -1,9 +1,10 @@
 import type { Projection } from './projection.ts';
 import { apiKeysProjection } from './readModels/apiKeysProjection.ts';
 import { creditLedgerProjection } from './readModels/creditLedgerProjection.ts';
+import { deliveriesProjection } from './readModels/deliveriesProjection.ts';
 import { flowsProjection } from './readModels/flowsProjection.ts';
 import { jobsProjection } from './readModels/jobsProjection.ts';
 import { organizationsProjection } from './readModels/organizationsProjection.ts';
 import { projectsProjection } from './readModels/projectsProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection];

@@ -2,9 +2,10 @@ import { type Kysely, type Migration, Migrator } from 'kysely';
 import * as m0001 from './migrations/0001_tenancy_and_flows.ts';
 import * as m0002 from './migrations/0002_credit_ledger.ts';
 import * as m0003 from './migrations/0003_jobs.ts';
+import * as m0004 from './migrations/0004_deliveries.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
-const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003 };
+const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004 };
 
 /** Brings the read models' schema up to date (kysely Migrator; safe from several processes). */
 export async function migrateReadModels(db: Kysely<ReadModels>): Promise<string[]> {

@@ -118,6 +118,31 @@ export interface JobLeasesTable {
   done_at: Timestamp | null;
 }
 
+export interface WebhookDeliveriesTable {
+  id: string;
+  organization_id: string;
+  execution_id: string;
+  event: string;
+  status: string;
+  attempts: number;
+  response_status: number | null;
+  error_excerpt: string | null;
+  created_at: Timestamp;
+  next_attempt_at: Timestamp | null;
+  updated_at: Timestamp;
+}
+
+export interface DeliveryLeasesTable {
+  delivery_id: string;
+  owner: string;
+  expires_at: Timestamp;
+}
+
+export interface ReactorCheckpointsTable {
+  name: string;
+  position: ColumnType<string, number, number>;
+}
+
 export interface ProjectionCheckpointsTable {
   name: string;
   position: ColumnType<string, number, number>;
@@ -136,8 +161,11 @@ export interface ReadModels {
   credit_balances: CreditBalancesTable;
   jobs: JobsTable;
   job_leases: JobLeasesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  delivery_leases: DeliveryLeasesTable;
+  reactor_checkpoints: ReactorCheckpointsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries'] as const;

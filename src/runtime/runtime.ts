@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -52,7 +53,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
-    const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs });
+    const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
     const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb });
     const execution = {
       eventStore,

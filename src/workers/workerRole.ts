@@ -1,9 +1,11 @@
 import type { Runtime } from '../runtime/runtime.ts';
+import { createDeliveryCreator } from './deliveryCreator.ts';
 import { createJobRunner } from './jobRunner.ts';
+import { createWebhookDispatcher } from './webhookDispatcher.ts';
 
 /**
- * What the `worker` role runs: the projections and the job runner (and, next, the webhook
- * dispatcher). Any number of worker processes may run against one database.
+ * What the `worker` role runs: the projections, the job runner, and the webhook reactors (the
+ * delivery creator and the dispatcher). Any number of worker processes may run against one database.
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
@@ -15,10 +17,31 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     concurrency: runtime.config.jobs.concurrency,
     workerId: runtime.config.jobs.workerId,
   });
+  const dispatcher = createWebhookDispatcher({
+    db: runtime.db,
+    commands: runtime.commands,
+    guard: runtime.execution.guard,
+    masterKey: runtime.masterKey,
+    logger: runtime.logger,
+    retryDelaysMs: runtime.config.webhooks.retryDelaysMs,
+    worker: runtime.config.jobs.workerId,
+  });
+  // A new delivery is attempted at once, without waiting for the next sweep (it waits for its read-model row).
+  const creator = createDeliveryCreator({
+    db: runtime.db,
+    eventStore: runtime.eventStore,
+    commands: runtime.commands,
+    logger: runtime.logger,
+    onCreated: () => setTimeout(() => void dispatcher.poke(), 50).unref(),
+  });
   jobs.start();
+  dispatcher.start();
+  await creator.start();
   return {
     async stop() {
+      await creator.stop();
       await jobs.stop();
+      await dispatcher.stop();
       await runtime.projections.stop();
     },
   };

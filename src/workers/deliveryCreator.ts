@@ -1,0 +1,94 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { deliveryIdFor } from '../commands/deliveryCommands.ts';
+import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
+import { decodeEvent } from '../domain/events/domainEvent.ts';
+import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
+import { delivery } from '../domain/webhooks/delivery.ts';
+import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayload.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+const REACTOR = 'delivery_creator';
+
+/**
+ * A reactor on the log: for each terminal event of a /jobs run whose callback subscribes to it, one
+ * DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
+ * delivery id derives from the run and the event, and creation is idempotent).
+ */
+export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; logger: Logger; onCreated: () => void }) {
+  const { db, eventStore, commands, logger } = options;
+  let subscription: Subscription | undefined;
+
+  async function jobPath(flowId: string, executionId: string) {
+    const row = await db
+      .selectFrom('flows')
+      .innerJoin('projects', 'projects.id', 'flows.project_id')
+      .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
+      .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
+      .where('flows.id', '=', flowId)
+      .executeTakeFirst();
+    return row ? `/api/v1/seq/${row.org}/${row.project}/${row.flow}/jobs/${executionId}` : `/api/v1/jobs/${executionId}`;
+  }
+
+  async function handle(recorded: RecordedEvent) {
+    if (recorded.type !== 'ExecutionCompleted' && recorded.type !== 'ExecutionFailed') return;
+    const ending = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data) as ExecutionEvent;
+    if (ending.type !== 'ExecutionCompleted' && ending.type !== 'ExecutionFailed') return;
+    const [first] = await eventStore.readStream(executionStream(ending.data.executionId));
+    if (!first) return;
+    const requested = decodeEvent(first.type, first.schemaVersion, first.data) as ExecutionEvent;
+    if (requested.type !== 'ExecutionRequested' || requested.data.mode !== 'async' || !requested.data.callbackUrl) return;
+    const event = ending.type === 'ExecutionCompleted' ? 'flow.completed' : 'flow.failed';
+    if (!requested.data.callbackEvents.includes(event)) return;
+
+    const deliveryId = deliveryIdFor(ending.data.executionId, event);
+    const run: RunEnding =
+      ending.type === 'ExecutionCompleted'
+        ? { event: 'flow.completed', result: ending.data.result }
+        : { event: 'flow.failed', errorMessage: ending.data.message, failureReason: ending.data.reason };
+    const { payload, body } = webhookPayload(
+      {
+        deliveryId,
+        executionId: ending.data.executionId,
+        flowId: requested.data.flowId,
+        organizationId: requested.data.organizationId,
+        durationMs: ending.data.durationMs,
+        occurredAt: recorded.metadata.occurredAt,
+      },
+      run,
+      await jobPath(requested.data.flowId, ending.data.executionId),
+    );
+    await handleCommand(
+      commands,
+      deliveryStream(deliveryId),
+      delivery,
+      {
+        type: 'CreateDelivery',
+        event: {
+          type: 'DeliveryCreated',
+          data: { deliveryId, organizationId: requested.data.organizationId, executionId: ending.data.executionId, flowId: requested.data.flowId, event, url: requested.data.callbackUrl, body, truncated: payload.truncated },
+        },
+      },
+      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId },
+    );
+    options.onCreated();
+  }
+
+  return {
+    async start() {
+      await db.insertInto('reactor_checkpoints').values({ name: REACTOR, position: 0 }).onConflict((oc) => oc.column('name').doNothing()).execute();
+      const row = await db.selectFrom('reactor_checkpoints').select('position').where('name', '=', REACTOR).executeTakeFirstOrThrow();
+      subscription = eventStore.subscribe({
+        from: Number(row.position),
+        handler: async (events) => {
+          for (const recorded of events) await handle(recorded);
+          await db.updateTable('reactor_checkpoints').set({ position: events.at(-1)!.position }).where('name', '=', REACTOR).execute();
+        },
+        onError: (error) => logger.error({ err: error }, 'delivery creator stopped'),
+      });
+    },
+    stop: async () => subscription?.stop(),
+  };
+}

@@ -1,0 +1,175 @@
+import { hostname } from 'node:os';
+import { type Kysely, sql } from 'kysely';
+import cron from 'node-cron';
+import type { Logger } from 'pino';
+import { type CommandDependencies, handleCommand, loadStream } from '../commands/commandHandler.ts';
+import { getWebhookSecret, signingSecrets } from '../commands/webhookSecretCommands.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { delivery } from '../domain/webhooks/delivery.ts';
+import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import type { AttemptResult } from '../domain/webhooks/retryPolicy.ts';
+import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
+import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+const TOTAL_TIMEOUT_MS = 20_000;
+const EXCERPT_BYTES = 512;
+const LEASE_MS = 60_000;
+
+/**
+ * Attempts due deliveries. Due work is data (`webhook_deliveries.next_attempt_at`), swept every
+ * second by node-cron and at once when a delivery is created; nothing waits only in a timer. Each
+ * attempt is claimed (a lease row, like jobs), recorded as started, signed with a fresh timestamp,
+ * sent through the outbound guard (connect 5 s, total 20 s, redirects not followed, a bounded
+ * excerpt of the answer read), and its outcome recorded. A dispatcher that dies mid-attempt leaves
+ * the delivery in flight; its lease runs out and the attempt is made again under the same id.
+ */
+export function createWebhookDispatcher(options: {
+  db: Kysely<ReadModels>;
+  commands: CommandDependencies;
+  guard: AddressGuard;
+  masterKey: Buffer;
+  logger: Logger;
+  retryDelaysMs?: readonly number[];
+  worker?: string;
+}) {
+  const { db, commands, guard, masterKey, logger } = options;
+  const worker = options.worker ?? `${hostname()}-${process.pid}`;
+  const metadata = { principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` } };
+  let task: ReturnType<typeof cron.schedule> | undefined;
+  let sweeping: Promise<void> | undefined;
+  let again = false;
+  const inFlight = new Set<Promise<void>>();
+
+  async function claim(limit: number): Promise<string[]> {
+    const { rows } = await sql<{ delivery_id: string }>`
+      WITH candidate AS (
+        SELECT d.id FROM webhook_deliveries d
+          LEFT JOIN delivery_leases l ON l.delivery_id = d.id
+         WHERE (d.status IN ('pending', 'in_flight') OR (d.status = 'failed_retry' AND d.next_attempt_at <= now()))
+           AND (l.delivery_id IS NULL OR l.expires_at < now())
+         ORDER BY coalesce(d.next_attempt_at, d.created_at)
+         LIMIT ${limit}
+         FOR UPDATE OF d SKIP LOCKED
+      )
+      INSERT INTO delivery_leases (delivery_id, owner, expires_at)
+      SELECT id, ${worker}, now() + ${LEASE_MS} * interval '1 millisecond' FROM candidate
+      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at WHERE delivery_leases.expires_at < now()
+      RETURNING delivery_id`.execute(db);
+    return rows.map((r) => r.delivery_id);
+  }
+
+  async function send(url: string, headers: Record<string, string>, body: string): Promise<{ result: AttemptResult; excerpt: string | null }> {
+    try {
+      const response = await guard.fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TOTAL_TIMEOUT_MS) });
+      let excerpt = '';
+      const reader = response.body?.getReader();
+      while (reader && excerpt.length < EXCERPT_BYTES) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        excerpt += Buffer.from(value).toString('utf8');
+      }
+      await reader?.cancel().catch(() => undefined);
+      return { result: { kind: 'response', status: response.status }, excerpt: excerpt ? excerpt.slice(0, EXCERPT_BYTES) : null };
+    } catch (error) {
+      for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
+        if (e instanceof BlockedAddressError) return { result: { kind: 'blocked_address' }, excerpt: e.message };
+      }
+      const name = (error as Error).name;
+      const code = (error as { cause?: { code?: string } }).cause?.code;
+      if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
+        return { result: { kind: 'timeout' }, excerpt: 'timed out' };
+      }
+      return { result: { kind: 'network_error' }, excerpt: ((error as { cause?: Error }).cause?.message ?? (error as Error).message).slice(0, EXCERPT_BYTES) };
+    }
+  }
+
+  async function attempt(deliveryId: string) {
+    const stream = deliveryStream(deliveryId);
+    let started;
+    try {
+      started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false });
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'CONFLICT') return; // not due, already done, or someone else's
+      throw error;
+    }
+    const state = started.state;
+    if (state.status !== 'in_flight') return;
+    const attemptNumber = state.attempts;
+    await getWebhookSecret(commands, state.organizationId, masterKey, metadata); // issued on first use
+    const secrets = (await signingSecrets(commands, state.organizationId, masterKey))!;
+    const timestamp = Math.floor(commands.now().getTime() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Seqflow-Webhook/1.0',
+      'x-service-event': state.event,
+      'x-service-delivery': deliveryId,
+      'x-service-timestamp': String(timestamp),
+      'x-service-signature': signatureHeader(timestamp, state.body, secrets),
+    };
+    const begun = performance.now();
+    const { result, excerpt } = await send(state.url, headers, state.body);
+    await handleCommand(
+      commands,
+      stream,
+      delivery,
+      {
+        type: 'FinishAttempt',
+        data: { attempt: attemptNumber, result, errorExcerpt: result.kind === 'response' && result.status < 300 ? null : excerpt, endedAt: commands.now().toISOString(), durationMs: Math.round(performance.now() - begun), retryDelaysMs: options.retryDelaysMs },
+      },
+      metadata,
+    );
+  }
+
+  async function sweep() {
+    const ids = await claim(16);
+    await Promise.all(
+      ids.map(async (id) => {
+        try {
+          await attempt(id);
+        } catch (error) {
+          logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
+        } finally {
+          await db.deleteFrom('delivery_leases').where('delivery_id', '=', id).where('owner', '=', worker).execute();
+        }
+      }),
+    );
+    if (ids.length === 16) again = true;
+  }
+
+  /** One sweep at a time; a request during a sweep runs another right after. */
+  function poke(): Promise<void> {
+    if (sweeping) {
+      again = true;
+      return sweeping;
+    }
+    const run = (async () => {
+      do {
+        again = false;
+        await sweep().catch((error: unknown) => logger.warn({ err: error }, 'delivery sweep failed'));
+      } while (again);
+    })().finally(() => {
+      sweeping = undefined;
+      inFlight.delete(run);
+    });
+    sweeping = run;
+    inFlight.add(run);
+    return run;
+  }
+
+  return {
+    worker,
+    start() {
+      task = cron.schedule('* * * * * *', () => void poke());
+    },
+    poke,
+    async stop() {
+      await task?.stop();
+      await Promise.allSettled([...inFlight]);
+    },
+    /** For operators and tests: the delivery's state as its stream tells it. */
+    state: async (deliveryId: string) => (await loadStream(commands.eventStore, deliveryStream(deliveryId), delivery)).state,
+  };
+}
+
+export type WebhookDispatcher = ReturnType<typeof createWebhookDispatcher>;

@@ -1,0 +1,206 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders } from 'node:http';
+import { createServer, type Server } from 'node:https';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyWebhook } from '../../lib/index.mjs';
+import { buildServer } from '../../src/api/rest/server.ts';
+import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { redeliver } from '../../src/commands/deliveryCommands.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
+import { startWorkers } from '../../src/workers/workerRole.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+const flows: Record<string, unknown[]> = {
+  ok: [{ block: { name: 'answer', processor_type: 'code', code: 'return { answer: input.message };' } }],
+  broken: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("nope");' } }],
+  huge: [{ block: { name: 'big', processor_type: 'code', code: 'return { text: "x".repeat(300000) };' } }],
+};
+
+describe('webhook deliveries to a real HTTPS receiver', () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let receiver: Server;
+  let hook: string;
+  let base: string;
+  let key: string;
+  let orgId: string;
+  let workers: { stop(): Promise<void> };
+  const received: Received[] = [];
+  const flaky = new Map<string, number>();
+
+  const submit = async (flow: string, body: Record<string, unknown>) => {
+    const response = await fetch(`${base}/seq/acme/web/${flow}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return (await response.json()) as { executionId: string };
+  };
+  const deliveries = async (query = '') => {
+    const response = await fetch(`${base}/organizations/${orgId}/webhooks/deliveries${query}`, { headers: { authorization: `Bearer ${key}` } });
+    return (await response.json()) as { items: { id: string; executionId: string; status: string; attempts: number; responseStatus: number | null; errorExcerpt: string | null; event: string }[]; nextCursor: string | null };
+  };
+  const until = async <T>(probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> => {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const value = await probe();
+      if (value !== undefined) return value;
+      if (Date.now() > deadline) throw new Error('timed out waiting');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  const deliveryOf = (executionId: string, status: string) => until(async () => (await deliveries('?limit=200')).items.find((d) => d.executionId === executionId && d.status === status));
+  const receivedFor = (executionId: string) => received.filter((r) => JSON.parse(r.body).executionId === executionId);
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-tls-'));
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+    receiver = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
+      let body = '';
+      req.on('data', (chunk) => (body += chunk));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', headers: req.headers, body });
+        const id = String(req.headers['x-service-delivery']);
+        if (req.url === '/ok') return res.writeHead(200).end('thanks');
+        if (req.url === '/gone') return res.writeHead(404).end('no such hook');
+        if (req.url === '/moved') return res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end();
+        if (req.url === '/busy') return res.writeHead(500).end('down for maintenance');
+        if (req.url === '/reset') return req.socket.destroy();
+        if (req.url === '/flaky') {
+          const seen = (flaky.get(id) ?? 0) + 1;
+          flaky.set(id, seen);
+          return seen < 3 ? res.writeHead(503).end('busy') : res.writeHead(204).end();
+        }
+        res.writeHead(400).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+    hook = `https://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+
+    t = await createTestRuntime('deliveries', {
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: path.join(dir, 'cert.pem'),
+      SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100,100',
+    });
+    orgId = (await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal)).id;
+    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+    for (const [slug, steps] of Object.entries(flows)) await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps }, production: true }, testPrincipal);
+    key = (await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    await t.runtime.projections.catchUp();
+    workers = await startWorkers(t.runtime);
+    app = await buildServer(t.runtime);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await app?.close();
+    await t?.close();
+    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+  });
+
+  it('delivers flow.completed, signed, with the spec headers and payload, and records success', async () => {
+    const { executionId } = await submit('ok', { message: 'hi', callbackUrl: `${hook}/ok` });
+    const done = await deliveryOf(executionId, 'succeeded');
+    expect(done).toMatchObject({ event: 'flow.completed', attempts: 1, responseStatus: 200, errorExcerpt: null });
+    const [request] = receivedFor(executionId);
+    expect(request!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Seqflow-Webhook/1.0', 'x-service-event': 'flow.completed', 'x-service-delivery': done.id });
+    const secrets = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey))!;
+    expect(verifyWebhook(request!.body, request!.headers as Record<string, string>, [secrets.current])).toMatchObject({ ok: true, deliveryId: done.id });
+    expect(JSON.parse(request!.body)).toEqual({
+      event: 'flow.completed',
+      deliveryId: done.id,
+      executionId,
+      flowId: expect.any(String),
+      organizationId: orgId,
+      durationMs: expect.any(Number),
+      occurredAt: expect.any(String),
+      result: { answer: 'hi' },
+      truncated: false,
+    });
+  });
+
+  it('delivers flow.failed only to subscribers of it', async () => {
+    const failed = await submit('broken', { message: 'x', callbackUrl: `${hook}/ok`, callbackEvents: ['flow.failed'] });
+    await deliveryOf(failed.executionId, 'succeeded');
+    expect(JSON.parse(receivedFor(failed.executionId)[0]!.body)).toMatchObject({ event: 'flow.failed', failureReason: 'error', errorMessage: expect.stringContaining('nope') });
+    const quiet = await submit('ok', { message: 'x', callbackUrl: `${hook}/ok`, callbackEvents: ['flow.failed'] });
+    await until(async () => ((await fetch(`${base}/seq/acme/web/ok/jobs/${quiet.executionId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { status: string }).status === 'completed' || undefined);
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(receivedFor(quiet.executionId)).toEqual([]);
+  });
+
+  it('retries 503s under the same delivery id with fresh signatures until the receiver takes it', async () => {
+    const { executionId } = await submit('ok', { message: 'retry me', callbackUrl: `${hook}/flaky` });
+    const done = await deliveryOf(executionId, 'succeeded');
+    expect(done.attempts).toBe(3);
+    const attempts = receivedFor(executionId);
+    expect(attempts).toHaveLength(3);
+    expect(new Set(attempts.map((a) => a.headers['x-service-delivery']))).toEqual(new Set([done.id]));
+    expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+  });
+
+  it('fails for good on 404 and on a redirect (never followed)', async () => {
+    const gone = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `${hook}/gone` })).executionId, 'failed_permanent');
+    expect(gone).toMatchObject({ attempts: 1, responseStatus: 404, errorExcerpt: 'no such hook' });
+    const moved = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `${hook}/moved` })).executionId, 'failed_permanent');
+    expect(moved).toMatchObject({ attempts: 1, responseStatus: 302 });
+    expect(received.filter((r) => r.path === '/elsewhere')).toEqual([]);
+  });
+
+  it('dead-letters after the sixth failed attempt (5xx, and connection resets), and redelivers under the same id', async () => {
+    const busy = await submit('ok', { message: 'x', callbackUrl: `${hook}/busy` });
+    const dead = await deliveryOf(busy.executionId, 'dead_letter');
+    expect(dead).toMatchObject({ attempts: 6, responseStatus: 500, errorExcerpt: 'down for maintenance' });
+    expect(receivedFor(busy.executionId)).toHaveLength(6);
+
+    await redeliver(t.runtime.commands, dead.id, testPrincipal);
+    await until(async () => (receivedFor(busy.executionId).length === 7 ? true : undefined));
+    expect(receivedFor(busy.executionId).at(-1)!.headers['x-service-delivery']).toBe(dead.id);
+    await deliveryOf(busy.executionId, 'dead_letter');
+
+    const reset = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `${hook}/reset` })).executionId, 'dead_letter');
+    expect(reset).toMatchObject({ attempts: 6, responseStatus: null });
+  });
+
+  it('truncates a completed body over 256 KB; the job endpoint keeps the full output', async () => {
+    const { executionId } = await submit('huge', { message: 'x', callbackUrl: `${hook}/ok` });
+    await deliveryOf(executionId, 'succeeded');
+    const request = receivedFor(executionId)[0]!;
+    expect(Buffer.byteLength(request.body)).toBeLessThanOrEqual(256 * 1024);
+    expect(JSON.parse(request.body)).toMatchObject({ truncated: true, result: { truncated: true, fetchFrom: `/api/v1/seq/acme/web/huge/jobs/${executionId}` } });
+    const job = (await fetch(`${base}/seq/acme/web/huge/jobs/${executionId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { result: { text: string } };
+    expect(job.result.text).toHaveLength(300_000);
+  });
+
+  it('signs with both secrets during a rotation grace window', async () => {
+    const before = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey))!.current;
+    const { newSecret } = await rotateWebhookSecret(t.runtime.commands, orgId, t.runtime.masterKey, 3600, testPrincipal);
+    const { executionId } = await submit('ok', { message: 'x', callbackUrl: `${hook}/ok` });
+    await deliveryOf(executionId, 'succeeded');
+    const request = receivedFor(executionId)[0]!;
+    expect(String(request.headers['x-service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64},v2=[0-9a-f]{64}$/);
+    expect(verifyWebhook(request.body, request.headers as Record<string, string>, [newSecret])).toMatchObject({ ok: true });
+    expect(verifyWebhook(request.body, request.headers as Record<string, string>, [before])).toMatchObject({ ok: true });
+  });
+
+  it('lists deliveries newest first, in pages linked by nextCursor', async () => {
+    const all = (await deliveries('?limit=200')).items;
+    expect(all.length).toBeGreaterThanOrEqual(8);
+    const first = await deliveries('?limit=3');
+    expect(first.items.map((d) => d.id)).toEqual(all.slice(0, 3).map((d) => d.id));
+    const second = await deliveries(`?limit=3&before=${encodeURIComponent(first.nextCursor!)}`);
+    expect(second.items.map((d) => d.id)).toEqual(all.slice(3, 6).map((d) => d.id));
+    const bad = await fetch(`${base}/organizations/${orgId}/webhooks/deliveries?limit=500`, { headers: { authorization: `Bearer ${key}` } });
+    expect(bad.status).toBe(422);
+  });
+});
