@@ -63,6 +63,8 @@ const envSchema = z
       z.array(z.coerce.number().int().min(1)).length(5, 'needs 5 delays, after failed attempts 1 to 5').optional(),
     ),
     SEQFLOW_OUTBOUND_EXTRA_CA_FILE: optionalString,
+    SEQFLOW_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(20_000)),
+    SEQFLOW_DELIVERY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(60_000)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
     SEQFLOW_WORKER_ID: optionalString,
@@ -115,6 +117,10 @@ export interface Config {
     secretGraceSeconds: number;
     /** Delays before attempts 2..6; the spec's +1 min ... +12 h unless shortened (tests). */
     retryDelaysMs: number[] | undefined;
+    /** A whole attempt (connect 5 s within it): 20 s. */
+    timeoutMs: number;
+    /** A dispatcher's hold on an attempt; after it runs out (the dispatcher died), the attempt is made again. */
+    leaseMs: number;
   };
   /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
   outboundExtraCaFile: string | undefined;
@@ -170,7 +176,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
-    webhooks: { secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS, retryDelaysMs: e.SEQFLOW_WEBHOOK_RETRY_DELAYS_MS },
+    webhooks: {
+      secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS,
+      retryDelaysMs: e.SEQFLOW_WEBHOOK_RETRY_DELAYS_MS,
+      timeoutMs: e.SEQFLOW_WEBHOOK_TIMEOUT_MS,
+      leaseMs: e.SEQFLOW_DELIVERY_LEASE_MS,
+    },
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID },
     execution: {

@@ -12,15 +12,13 @@ import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
-const TOTAL_TIMEOUT_MS = 20_000;
 const EXCERPT_BYTES = 512;
-const LEASE_MS = 60_000;
 
 /**
  * Attempts due deliveries. Due work is data (`webhook_deliveries.next_attempt_at`), swept every
  * second by node-cron and at once when a delivery is created; nothing waits only in a timer. Each
  * attempt is claimed (a lease row, like jobs), recorded as started, signed with a fresh timestamp,
- * sent through the outbound guard (connect 5 s, total 20 s, redirects not followed, a bounded
+ * sent through the outbound guard (connect 5 s, total 20 s by default, redirects not followed, a bounded
  * excerpt of the answer read), and its outcome recorded. A dispatcher that dies mid-attempt leaves
  * the delivery in flight; its lease runs out and the attempt is made again under the same id.
  */
@@ -32,7 +30,12 @@ export function createWebhookDispatcher(options: {
   logger: Logger;
   retryDelaysMs?: readonly number[];
   worker?: string;
+  /** Whole-attempt timeout (default 20 s) and the attempt lease (default 60 s). */
+  timeoutMs?: number;
+  leaseMs?: number;
 }) {
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const leaseMs = options.leaseMs ?? 60_000;
   const { db, commands, guard, masterKey, logger } = options;
   const worker = options.worker ?? `${hostname()}-${process.pid}`;
   const metadata = { principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` } };
@@ -53,7 +56,7 @@ export function createWebhookDispatcher(options: {
          FOR UPDATE OF d SKIP LOCKED
       )
       INSERT INTO delivery_leases (delivery_id, owner, expires_at)
-      SELECT id, ${worker}, now() + ${LEASE_MS} * interval '1 millisecond' FROM candidate
+      SELECT id, ${worker}, now() + ${leaseMs} * interval '1 millisecond' FROM candidate
       ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at WHERE delivery_leases.expires_at < now()
       RETURNING delivery_id`.execute(db);
     return rows.map((r) => r.delivery_id);
@@ -61,7 +64,7 @@ export function createWebhookDispatcher(options: {
 
   async function send(url: string, headers: Record<string, string>, body: string): Promise<{ result: AttemptResult; excerpt: string | null }> {
     try {
-      const response = await guard.fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(TOTAL_TIMEOUT_MS) });
+      const response = await guard.fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
       let excerpt = '';
       const reader = response.body?.getReader();
       while (reader && excerpt.length < EXCERPT_BYTES) {

@@ -24,6 +24,8 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     masterKey: runtime.masterKey,
     logger: runtime.logger,
     retryDelaysMs: runtime.config.webhooks.retryDelaysMs,
+    timeoutMs: runtime.config.webhooks.timeoutMs,
+    leaseMs: runtime.config.webhooks.leaseMs,
     worker: runtime.config.jobs.workerId,
   });
   // A new delivery is attempted at once, without waiting for the next sweep (it waits for its read-model row).

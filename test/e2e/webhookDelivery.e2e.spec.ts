@@ -58,7 +58,8 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
       await new Promise((r) => setTimeout(r, 50));
     }
   };
-  const deliveryOf = (executionId: string, status: string) => until(async () => (await deliveries('?limit=200')).items.find((d) => d.executionId === executionId && d.status === status));
+  const deliveryOf = (executionId: string, status: string, ms?: number) =>
+    until(async () => (await deliveries('?limit=200')).items.find((d) => d.executionId === executionId && d.status === status), ms);
   const receivedFor = (executionId: string) => received.filter((r) => JSON.parse(r.body).executionId === executionId);
 
   beforeAll(async () => {
@@ -75,6 +76,9 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
         if (req.url === '/moved') return res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end();
         if (req.url === '/busy') return res.writeHead(500).end('down for maintenance');
         if (req.url === '/reset') return req.socket.destroy();
+        if (req.url === '/slow-headers') return void setTimeout(() => res.writeHead(200).end(), 1500); // past the attempt timeout
+        const fixed = /^\/status\/(\d{3})$/.exec(req.url ?? '');
+        if (fixed) return res.writeHead(Number(fixed[1]), Number(fixed[1]) === 301 ? { location: '/ok' } : {}).end(`status ${fixed[1]}`);
         if (req.url === '/flaky') {
           const seen = (flaky.get(id) ?? 0) + 1;
           flaky.set(id, seen);
@@ -90,6 +94,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
       SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
       SEQFLOW_OUTBOUND_EXTRA_CA_FILE: path.join(dir, 'cert.pem'),
       SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100,100',
+      SEQFLOW_WEBHOOK_TIMEOUT_MS: '700',
     });
     orgId = (await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal)).id;
     await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
@@ -170,6 +175,27 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
 
     const reset = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `${hook}/reset` })).executionId, 'dead_letter');
     expect(reset).toMatchObject({ attempts: 6, responseStatus: null });
+  });
+
+  it.each([
+    ['301', '/status/301', 'failed_permanent', 301],
+    ['400', '/status/400', 'failed_permanent', 400],
+    ['408', '/status/408', 'dead_letter', 408],
+    ['429', '/status/429', 'dead_letter', 429],
+    ['slow headers (timeout)', '/slow-headers', 'dead_letter', null],
+  ])('classifies %s: %s', async (_label, hookPath, status, responseStatus) => {
+    const { executionId } = await submit('ok', { message: 'x', callbackUrl: `${hook}${hookPath}` });
+    const done = await deliveryOf(executionId, status, 30_000);
+    expect(done).toMatchObject({ responseStatus, attempts: status === 'dead_letter' ? 6 : 1 });
+  });
+
+  it('retries a refused connection until dead-lettered', async () => {
+    const closed = createServer({}, () => undefined);
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
+    const port = (closed.address() as { port: number }).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const done = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `https://127.0.0.1:${port}/gone-server` })).executionId, 'dead_letter');
+    expect(done).toMatchObject({ attempts: 6, responseStatus: null, errorExcerpt: expect.stringMatching(/ECONNREFUSED|refused/i) });
   });
 
   it('truncates a completed body over 256 KB; the job endpoint keeps the full output', async () => {
