@@ -33,6 +33,8 @@ export function createWebhookDispatcher(options: {
   /** Whole-attempt timeout (default 20 s) and the attempt lease (default 60 s). */
   timeoutMs?: number;
   leaseMs?: number;
+  /** Attempts in flight at once in this process. */
+  concurrency?: number;
 }) {
   const timeoutMs = options.timeoutMs ?? 20_000;
   const leaseMs = options.leaseMs ?? 60_000;
@@ -42,7 +44,9 @@ export function createWebhookDispatcher(options: {
   let task: ReturnType<typeof cron.schedule> | undefined;
   let sweeping: Promise<void> | undefined;
   let again = false;
-  const inFlight = new Set<Promise<void>>();
+  let stopped = false;
+  const attempts = new Set<Promise<void>>();
+  const concurrency = options.concurrency ?? 32;
 
   async function claim(limit: number): Promise<string[]> {
     const { rows } = await sql<{ delivery_id: string }>`
@@ -124,40 +128,43 @@ export function createWebhookDispatcher(options: {
     );
   }
 
+  /**
+   * Claims as many due deliveries as there is room for and starts their attempts without waiting for
+   * them: a receiver that is slow to answer holds one slot, never the other deliveries.
+   */
   async function sweep() {
-    const ids = await claim(16);
-    await Promise.all(
-      ids.map(async (id) => {
-        try {
-          await attempt(id);
-        } catch (error) {
-          logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
-        } finally {
-          await db.deleteFrom('delivery_leases').where('delivery_id', '=', id).where('owner', '=', worker).execute();
-        }
-      }),
-    );
-    if (ids.length === 16) again = true;
+    const room = concurrency - attempts.size;
+    if (room <= 0) return;
+    const ids = await claim(room);
+    for (const id of ids) {
+      const running = attempt(id)
+        .catch((error: unknown) => logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run'))
+        .finally(async () => {
+          await db.deleteFrom('delivery_leases').where('delivery_id', '=', id).where('owner', '=', worker).execute().catch(() => undefined);
+          attempts.delete(running);
+          void poke();
+        });
+      attempts.add(running);
+    }
+    if (ids.length === room) again = true;
   }
 
   /** One sweep at a time; a request during a sweep runs another right after. */
   function poke(): Promise<void> {
+    if (stopped) return Promise.resolve();
     if (sweeping) {
       again = true;
       return sweeping;
     }
-    const run = (async () => {
+    sweeping = (async () => {
       do {
         again = false;
         await sweep().catch((error: unknown) => logger.warn({ err: error }, 'delivery sweep failed'));
-      } while (again);
+      } while (again && attempts.size < concurrency && !stopped);
     })().finally(() => {
       sweeping = undefined;
-      inFlight.delete(run);
     });
-    sweeping = run;
-    inFlight.add(run);
-    return run;
+    return sweeping;
   }
 
   return {
@@ -167,8 +174,10 @@ export function createWebhookDispatcher(options: {
     },
     poke,
     async stop() {
+      stopped = true;
       await task?.stop();
-      await Promise.allSettled([...inFlight]);
+      await sweeping;
+      await Promise.allSettled([...attempts]);
     },
     /** For operators and tests: the delivery's state as its stream tells it. */
     state: async (deliveryId: string) => (await loadStream(commands.eventStore, deliveryStream(deliveryId), delivery)).state,
