@@ -24,6 +24,7 @@ import { allProjections } from '../src/projections/allProjections.ts';
 import { migrateReadModels } from '../src/projections/migrateReadModels.ts';
 import { createProjectionRunner } from '../src/projections/projectionRunner.ts';
 import type { ReadModels } from '../src/projections/readModelSchema.ts';
+import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -239,9 +240,14 @@ try {
   await admin.connect();
   await admin.query(`CREATE DATABASE ${new URL(executeDatabase).pathname.slice(1)}`);
   let execute: unknown;
+  let deliveries: unknown;
+  const deliveryDatabase = executeDatabase.replace('_exec', '_hooks');
+  await admin.query(`CREATE DATABASE ${new URL(deliveryDatabase).pathname.slice(1)}`);
   try {
     execute = await benchExecute(executeDatabase);
+    deliveries = await benchDeliveries(deliveryDatabase);
   } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(deliveryDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(executeDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.end();
   }
@@ -259,6 +265,7 @@ try {
         machine: { cpus: cpus().length, node: process.version },
         postgres: { ...postgres, subscriberCatchUp: { events: catchUp.count, eventsPerSecond: catchUp.perSecond }, projectionLagUnderLoad: lag },
         execute,
+        webhookDeliveries: deliveries,
         kurrentdb,
       },
       null,

@@ -11,6 +11,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../eventstore/even
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
 const REACTOR = 'delivery_creator';
+const CREATE_CONCURRENCY = 16;
 
 /**
  * A reactor on the log: for each terminal event of a /jobs run whose callback subscribes to it, one
@@ -20,8 +21,11 @@ const REACTOR = 'delivery_creator';
 export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; logger: Logger; onCreated: () => void }) {
   const { db, eventStore, commands, logger } = options;
   let subscription: Subscription | undefined;
+  const flowPaths = new Map<string, string>();
 
   async function jobPath(flowId: string, executionId: string) {
+    const known = flowPaths.get(flowId);
+    if (known) return `${known}/${executionId}`;
     const row = await db
       .selectFrom('flows')
       .innerJoin('projects', 'projects.id', 'flows.project_id')
@@ -29,7 +33,10 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
       .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
       .where('flows.id', '=', flowId)
       .executeTakeFirst();
-    return row ? `/api/v1/seq/${row.org}/${row.project}/${row.flow}/jobs/${executionId}` : `/api/v1/jobs/${executionId}`;
+    if (!row) return `/api/v1/jobs/${executionId}`;
+    // Slugs never change once taken, so the path of a flow's jobs can be kept.
+    flowPaths.set(flowId, `/api/v1/seq/${row.org}/${row.project}/${row.flow}/jobs`);
+    return `${flowPaths.get(flowId)}/${executionId}`;
   }
 
   async function handle(recorded: RecordedEvent) {
@@ -83,7 +90,10 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
       subscription = eventStore.subscribe({
         from: Number(row.position),
         handler: async (events) => {
-          for (const recorded of events) await handle(recorded);
+          // Deliveries are independent streams: a batch's are created side by side (16 at a time);
+          // the checkpoint moves only once all of them are written.
+          const endings = events.filter((e) => e.type === 'ExecutionCompleted' || e.type === 'ExecutionFailed');
+          for (let i = 0; i < endings.length; i += CREATE_CONCURRENCY) await Promise.all(endings.slice(i, i + CREATE_CONCURRENCY).map(handle));
           await db.updateTable('reactor_checkpoints').set({ position: events.at(-1)!.position }).where('name', '=', REACTOR).execute();
         },
         onError: (error) => logger.error({ err: error }, 'delivery creator stopped'),

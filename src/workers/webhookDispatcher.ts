@@ -53,8 +53,13 @@ export function createWebhookDispatcher(options: {
       WITH candidate AS (
         SELECT d.id FROM webhook_deliveries d
           LEFT JOIN delivery_leases l ON l.delivery_id = d.id
-         WHERE (d.status IN ('pending', 'in_flight') OR (d.status = 'failed_retry' AND d.next_attempt_at <= now()))
-           AND (l.delivery_id IS NULL OR l.expires_at < now())
+         WHERE (
+                 (d.status = 'pending' AND (l.delivery_id IS NULL OR l.expires_at < now()))
+              OR (d.status = 'failed_retry' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now()))
+                 -- An attempt whose dispatcher died keeps its (expired) lease; one that finished has none,
+                 -- even while the read model still shows it in flight.
+              OR (d.status = 'in_flight' AND l.expires_at < now())
+               )
          ORDER BY coalesce(d.next_attempt_at, d.created_at)
          LIMIT ${limit}
          FOR UPDATE OF d SKIP LOCKED
