@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import type { IncomingHttpHeaders } from 'node:http';
 import { createServer, type Server } from 'node:https';
@@ -14,6 +15,8 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
+import { acceptJob } from '../../src/execution/flowEngine.ts';
+import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -196,6 +199,16 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     await new Promise<void>((r) => closed.close(() => r()));
     const done = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `https://127.0.0.1:${port}/gone-server` })).executionId, 'dead_letter');
     expect(done).toMatchObject({ attempts: 6, responseStatus: null, errorExcerpt: expect.stringMatching(/ECONNREFUSED|refused/i) });
+  });
+
+  it('fails for good when the guard refuses the address at attempt time (the host moved inside the network)', async () => {
+    // Accepted as a public URL; by the time of the attempt it resolves to a private address. Here: written directly.
+    const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
+    const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'ok' }, project.id);
+    const executionId = randomUUID();
+    await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'x', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: { url: 'https://10.0.0.1/hook', events: ['flow.completed'] } });
+    const refused = await deliveryOf(executionId, 'failed_permanent');
+    expect(refused).toMatchObject({ attempts: 1, responseStatus: null, errorExcerpt: expect.stringContaining('10.0.0.1 is a private address') });
   });
 
   it('truncates a completed body over 256 KB; the job endpoint keeps the full output', async () => {
