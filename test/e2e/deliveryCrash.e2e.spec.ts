@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
@@ -11,7 +11,7 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
-import { ROOT, TSX } from '../support/runProcess.ts';
+import { spawnWorker } from '../support/runProcess.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 describe('a worker killed in the middle of deliveries', () => {
@@ -55,22 +55,14 @@ describe('a worker killed in the middle of deliveries', () => {
   });
 
   it('loses no delivery: after the leases run out, another worker delivers each under the same id', async () => {
-    const worker = spawn(TSX, ['src/cli/main.ts', 'serve', '--role', 'worker'], {
-      cwd: ROOT,
-      detached: true,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        DATABASE_URL: t.database.url,
-        SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'),
-        SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-        SEQFLOW_OUTBOUND_EXTRA_CA_FILE: caFile,
-        SEQFLOW_DELIVERY_LEASE_MS: '1500',
-        SEQFLOW_WEBHOOK_TIMEOUT_MS: '60000',
-        SEQFLOW_WORKER_ID: 'doomed',
-        SEQFLOW_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-      },
+    const worker = spawnWorker({
+      DATABASE_URL: t.database.url,
+      SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'),
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: caFile,
+      SEQFLOW_DELIVERY_LEASE_MS: '1500',
+      SEQFLOW_WEBHOOK_TIMEOUT_MS: '60000',
+      SEQFLOW_WORKER_ID: 'doomed',
     });
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
     const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'f' }, project.id);

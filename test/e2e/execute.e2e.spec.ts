@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/api/rest/server.ts';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization, setProviderKey } from '../../src/commands/organizationCommands.ts';
@@ -10,7 +9,7 @@ import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { creditBalance } from '../../src/queries/creditQueries.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { allEventText, countEventRows } from '../support/testDatabase.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const essayFlow = JSON.parse(readFileSync(new URL('../../examples/essay-feedback.flow.json', import.meta.url), 'utf8'));
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
@@ -105,9 +104,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
 
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
-    app = await buildServer(t.runtime);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
     await app?.close();

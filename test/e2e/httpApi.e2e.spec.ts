@@ -1,12 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/api/rest/server.ts';
 import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
 
@@ -31,9 +30,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     otherProjectKey = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'mobile', environment: 'live' }, testPrincipal)).key;
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
-    app = await buildServer(t.runtime);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    ({ app, base } = await serveApi(t.runtime));
     // Created after the projections started and not waited for: must work at once.
     key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
   });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
@@ -8,7 +7,7 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
-import { ROOT, TSX } from '../support/runProcess.ts';
+import { spawnWorker } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -45,22 +44,14 @@ describe('a job whose worker process is killed mid-run', () => {
       return hang ? { content: 'never', delayMs: 60_000 } : { content: 'two' };
     };
 
-    const workerA = spawn(TSX, ['src/cli/main.ts', 'serve', '--role', 'worker'], {
-      cwd: ROOT,
-      detached: true,
-      stdio: 'ignore',
-      env: {
-        ...process.env,
-        DATABASE_URL: t.database.url,
-        SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'),
-        OPENAI_BASE_URL: server.baseUrl,
-        OPENAI_API_KEY: 'k',
-        SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-        SEQFLOW_JOB_LEASE_MS: '1000',
-        SEQFLOW_WORKER_ID: 'worker-a',
-        SEQFLOW_DEMO: 'false',
-        LOG_LEVEL: 'warn',
-      },
+    const workerA = spawnWorker({
+      DATABASE_URL: t.database.url,
+      SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'),
+      OPENAI_BASE_URL: server.baseUrl,
+      OPENAI_API_KEY: 'k',
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_JOB_LEASE_MS: '1000',
+      SEQFLOW_WORKER_ID: 'worker-a',
     });
     const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'two' }, (await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow()).id);
     const executionId = randomUUID();

@@ -1,13 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/api/rest/server.ts';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { type RecordedRequest, type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const agent = (extra: Record<string, unknown> = {}) => ({ name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Help with: {{message}}', processor_config: { tools_enabled: true, ...extra } });
 const flows: Record<string, unknown[]> = {
@@ -77,9 +76,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
     key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
-    app = await buildServer(t.runtime);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
     await app?.close();

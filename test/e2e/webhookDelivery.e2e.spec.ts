@@ -8,7 +8,6 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../lib/index.mjs';
-import { buildServer } from '../../src/api/rest/server.ts';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { redeliver } from '../../src/commands/deliveryCommands.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
@@ -18,7 +17,7 @@ import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookS
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 interface Received {
   path: string;
@@ -105,9 +104,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     key = (await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
     await t.runtime.projections.catchUp();
     workers = await startWorkers(t.runtime);
-    app = await buildServer(t.runtime);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
     await workers?.stop();

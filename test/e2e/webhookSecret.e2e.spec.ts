@@ -2,13 +2,12 @@ import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildServer } from '../../src/api/rest/server.ts';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { allEventText } from '../support/testDatabase.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const ISSUER = 'https://auth.seqflow.test/';
 const AUDIENCE = 'seqflow';
@@ -52,9 +51,7 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
     await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
     apiKey = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal)).key;
     await t.runtime.projections.catchUp();
-    app = await buildServer(t.runtime);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1`;
+    ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
     await app?.close();

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 
 export const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -20,5 +20,15 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** `seqflow serve --role worker` as its own process group (so a test can kill it outright). */
+export function spawnWorker(env: Record<string, string>): ChildProcess {
+  return spawn(TSX, ['src/cli/main.ts', 'serve', '--role', 'worker'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
   });
 }

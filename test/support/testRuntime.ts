@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
+import { buildServer } from '../../src/api/rest/server.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
@@ -43,3 +45,10 @@ export async function createTestRuntime(label: string, env: Record<string, strin
 }
 
 export const testPrincipal = { principal: { kind: 'cli' as const, id: 'test' } };
+
+/** The real HTTP API of a runtime on a loopback port; `base` ends in /api/v1. */
+export async function serveApi(runtime: Runtime): Promise<{ app: FastifyInstance; base: string }> {
+  const app = await buildServer(runtime);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1` };
+}
