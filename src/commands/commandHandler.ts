@@ -51,6 +51,7 @@ export async function loadStream<Event extends DomainEvent, State>(
     state: events.reduce(decider.evolve, decider.initialState()),
     revision: recorded.length === 0 ? -1 : recorded.at(-1)!.revision,
     position: recorded.at(-1)?.position ?? 0,
+    recorded,
   };
 }
 

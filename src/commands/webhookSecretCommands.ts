@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { organization, type WebhookSecretState } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { decryptSecret, encryptSecret } from '../security/secretBox.ts';
-import { type CommandDependencies, type CommandMetadata, handleCommand, loadStream } from './commandHandler.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
 /** `whsec_` and 32 random bytes; the preview shows the first 10 characters and a fixed mask. */
 const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
@@ -26,18 +26,22 @@ const view = (secret: WebhookSecretState, now: Date): WebhookSecretView => ({
   graceUntil: secret.graceUntil && Date.parse(secret.graceUntil) > now.getTime() ? secret.graceUntil : null,
 });
 
-/** The organization's secret, issued on first fetch. */
-export async function getWebhookSecret(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<WebhookSecretView> {
+/** The organization's secret state, issuing version 1 first if it has none. */
+async function ensureSecret(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata) {
   const secret = newSecret();
-  const now = deps.now();
   const result = await handleCommand(
     deps,
     organizationStream(organizationId),
     organization,
-    { type: 'EnsureWebhookSecret', data: { encryptedSecret: encryptSecret(secret, masterKey), secretPreview: preview(secret), now: now.toISOString() } },
+    { type: 'EnsureWebhookSecret', data: { encryptedSecret: encryptSecret(secret, masterKey), secretPreview: preview(secret), now: deps.now().toISOString() } },
     metadata,
   );
-  return view((result.state as { webhookSecret: WebhookSecretState }).webhookSecret, now);
+  return (result.state as { webhookSecret: WebhookSecretState }).webhookSecret;
+}
+
+/** The organization's secret, issued on first fetch. */
+export async function getWebhookSecret(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<WebhookSecretView> {
+  return view(await ensureSecret(deps, organizationId, masterKey, metadata), deps.now());
 }
 
 /** A new secret, atomically: of two concurrent rotations one fails with CONFLICT. The plaintext is returned only here. */
@@ -63,11 +67,9 @@ export async function rotateWebhookSecret(
   return { newSecret: secret, ...view((result.state as { webhookSecret: WebhookSecretState }).webhookSecret, now) };
 }
 
-/** The secrets a delivery is signed with now: current, and previous while the grace window lasts. */
-export async function signingSecrets(deps: CommandDependencies, organizationId: string, masterKey: Buffer): Promise<{ current: string; previous: string | null } | null> {
-  const { state } = await loadStream(deps.eventStore, organizationStream(organizationId), organization);
-  const secret = state.status === 'created' ? state.webhookSecret : null;
-  if (!secret) return null;
+/** The secrets a delivery is signed with now (issued on first use): current, and previous while the grace window lasts. */
+export async function signingSecrets(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<{ current: string; previous: string | null }> {
+  const secret = await ensureSecret(deps, organizationId, masterKey, metadata);
   const inGrace = secret.previous && secret.graceUntil && Date.parse(secret.graceUntil) > deps.now().getTime();
   return { current: decryptSecret(secret.encryptedSecret, masterKey), previous: inGrace ? decryptSecret(secret.previous!.encryptedSecret, masterKey) : null };
 }

@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
+import { loadStream } from '../commands/commandHandler.ts';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Config } from '../config/config.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
-import { decodeEvent } from '../domain/events/domainEvent.ts';
 import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
-import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, blocksOfStep } from '../domain/flows/flowDefinition.ts';
+import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, lookupPath, renderTemplate } from '../domain/templating/template.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
@@ -80,8 +80,6 @@ export type ExecutionOutcome =
   | { status: 'completed'; executionId: string; result: unknown; position: number }
   | ({ status: 'paused'; position: number } & PauseData)
   | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
-
-export const countBlocks = (steps: StoredStep[]) => steps.reduce((n, step) => n + blocksOfStep(step).length, 0);
 
 /** Items of a loop step run this many at a time; their results keep the items' order. */
 const LOOP_CONCURRENCY = 4;
@@ -168,9 +166,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
  * the same revision: one wins, the other gets EXECUTION_ID_INVALID.
  */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
-  const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
-  const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
-  const revision = recorded.length - 1;
+  const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   if (state.status === 'none' || state.flowId !== input.flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
   const steps = await input.loadSteps(state.versionId);
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
@@ -213,10 +209,9 @@ export async function continueExecution(
   deps: EngineDependencies,
   input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
 ): Promise<ExecutionOutcome | undefined> {
-  const recorded = await deps.eventStore.readStream(executionStream(input.executionId));
-  const state = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent).reduce(execution.evolve, execution.initialState());
+  const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   if (state.status !== 'running') return undefined;
-  const recorder = createExecutionRecorder(deps.eventStore, input.executionId, input.principal, deps.now, { state, revision: recorded.length - 1 });
+  const recorder = createExecutionRecorder(deps.eventStore, input.executionId, input.principal, deps.now, { state, revision });
   await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
 
   const steps = await input.loadSteps(state.versionId);

@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { type CommandDependencies, handleCommand, loadStream } from '../commands/commandHandler.ts';
-import { getWebhookSecret, signingSecrets } from '../commands/webhookSecretCommands.ts';
+import { signingSecrets } from '../commands/webhookSecretCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
@@ -108,8 +108,7 @@ export function createWebhookDispatcher(options: {
     const state = started.state;
     if (state.status !== 'in_flight') return;
     const attemptNumber = state.attempts;
-    await getWebhookSecret(commands, state.organizationId, masterKey, metadata); // issued on first use
-    const secrets = (await signingSecrets(commands, state.organizationId, masterKey))!;
+    const secrets = await signingSecrets(commands, state.organizationId, masterKey, metadata);
     const timestamp = Math.floor(commands.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',

@@ -1,12 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
-import { importFlow } from '../../src/commands/flowCommands.ts';
-import { createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SseFrame, openSse } from '../support/sseClient.ts';
-import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 
 const flows: Record<string, unknown[]> = {
   three: [
@@ -35,11 +31,7 @@ describe('/step: step-through execution over server-sent events', () => {
   beforeAll(async () => {
     server = await startScriptedModelServer();
     t = await createTestRuntime('step', { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000', SEQFLOW_SSE_KEEPALIVE_MS: '100' });
-    const deps = t.runtime.commands;
-    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps }, production: true }, testPrincipal);
-    key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    key = await seedProject(t.runtime, flows);
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
     ({ app, base } = await serveApi(t.runtime));

@@ -1,12 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
-import { importFlow } from '../../src/commands/flowCommands.ts';
-import { createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { type RecordedRequest, type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 
 const agent = (extra: Record<string, unknown> = {}) => ({ name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Help with: {{message}}', processor_config: { tools_enabled: true, ...extra } });
 const flows: Record<string, unknown[]> = {
@@ -69,11 +65,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
   beforeAll(async () => {
     server = await startScriptedModelServer();
     t = await createTestRuntime('tools', { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '10000000', SEQFLOW_LLM_MAX_RETRIES: '0' });
-    const deps = t.runtime.commands;
-    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps }, production: true }, testPrincipal);
-    key = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    key = await seedProject(t.runtime, flows);
     await t.runtime.projections.catchUp();
     await t.runtime.projections.start();
     ({ app, base } = await serveApi(t.runtime));

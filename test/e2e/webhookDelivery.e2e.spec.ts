@@ -119,7 +119,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     expect(done).toMatchObject({ event: 'flow.completed', attempts: 1, responseStatus: 200, errorExcerpt: null });
     const [request] = receivedFor(executionId);
     expect(request!.headers).toMatchObject({ 'content-type': 'application/json', 'user-agent': 'Seqflow-Webhook/1.0', 'x-service-event': 'flow.completed', 'x-service-delivery': done.id });
-    const secrets = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey))!;
+    const secrets = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal))!;
     expect(verifyWebhook(request!.body, request!.headers as Record<string, string>, [secrets.current])).toMatchObject({ ok: true, deliveryId: done.id });
     expect(JSON.parse(request!.body)).toEqual({
       event: 'flow.completed',
@@ -219,7 +219,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
   });
 
   it('signs with both secrets during a rotation grace window', async () => {
-    const before = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey))!.current;
+    const before = (await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal))!.current;
     const { newSecret } = await rotateWebhookSecret(t.runtime.commands, orgId, t.runtime.masterKey, 3600, testPrincipal);
     const { executionId } = await submit('ok', { message: 'x', callbackUrl: `${hook}/ok` });
     await deliveryOf(executionId, 'succeeded');

@@ -79,10 +79,10 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
     expect(await allEventText(t.database.url)).not.toContain(rotated.body.newSecret as string);
 
     // During the grace window deliveries sign with both; after it, with the new one only.
-    const during = await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey);
+    const during = await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal);
     expect(during).toEqual({ current: rotated.body.newSecret, previous: expect.stringMatching(/^whsec_/) });
     await new Promise((r) => setTimeout(r, 2100));
-    expect(await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey)).toEqual({ current: rotated.body.newSecret, previous: null });
+    expect(await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal)).toEqual({ current: rotated.body.newSecret, previous: null });
     expect((await call('GET', `${orgId}/webhooks/secret`, apiKey)).body).toMatchObject({ version: 2, graceUntil: null });
   });
 
@@ -108,7 +108,7 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
     expect(outcomes.find((o) => o.status === 'rejected')).toMatchObject({ reason: { code: 'CONFLICT' } });
     const winner = (outcomes.find((o) => o.status === 'fulfilled') as PromiseFulfilledResult<{ newSecret: string }>).value;
-    expect((await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey))!.current).toBe(winner.newSecret);
+    expect((await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal))!.current).toBe(winner.newSecret);
   });
 
   it('answers 401 for missing or invalid credentials, 404 for an unknown organization, 403 for another organization', async () => {

@@ -3,6 +3,10 @@ import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildServer } from '../../src/api/rest/server.ts';
+import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
@@ -51,4 +55,13 @@ export async function serveApi(runtime: Runtime): Promise<{ app: FastifyInstance
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
   return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1` };
+}
+
+/** Organization `acme`, project `web`, each flow imported and set to production, and a test API key of the project. */
+export async function seedProject(runtime: Runtime, flows: Record<string, unknown[]>): Promise<string> {
+  const deps = runtime.commands;
+  await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+  await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+  for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps }, production: true }, testPrincipal);
+  return (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
 }

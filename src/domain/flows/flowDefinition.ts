@@ -81,6 +81,9 @@ export function blocksOfStep<B extends Block>(step: { block?: B; parallel?: B[];
   return step.block ? [step.block] : [];
 }
 
+/** How many blocks a flow's steps hold (a parallel step holds several, a loop one). */
+export const countBlocks = (steps: (Step | StoredStep)[]) => steps.reduce((n, step) => n + blocksOfStep(step).length, 0);
+
 /** Steps in file shape (no ids, no absent keys) for export. */
 export function toFileSteps(steps: StoredStep[]): Step[] {
   const strip = ({ id: _id, ...block }: StoredBlock): Block => block;

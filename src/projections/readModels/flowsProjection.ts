@@ -1,9 +1,7 @@
 import type { Transaction } from 'kysely';
-import { type StoredStep, blocksOfStep, stepKind } from '../../domain/flows/flowDefinition.ts';
+import { type StoredStep, blocksOfStep, countBlocks, stepKind } from '../../domain/flows/flowDefinition.ts';
 import type { Projection } from '../projection.ts';
 import type { ReadModels } from '../readModelSchema.ts';
-
-const countBlocks = (steps: StoredStep[]) => steps.reduce((n, step) => n + blocksOfStep(step).length, 0);
 
 /** The draft's blocks, one row each, replaced as a whole with every draft change. */
 async function replaceDraftBlocks(trx: Transaction<ReadModels>, flowId: string, steps: StoredStep[]) {

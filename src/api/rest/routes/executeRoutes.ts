@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, type ErrorCode } from '../../../domain/errors/apiError.ts';
-import { countBlocks } from '../../../execution/flowEngine.ts';
+import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { executeCall, parseExecuteBody } from '../executionCall.ts';
 

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { executionStream } from '../../../domain/execution/executionEvents.ts';
-import { countBlocks } from '../../../execution/flowEngine.ts';
+import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { findExecutableFlow } from '../../../queries/flowQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { streamExecution } from '../executionEventStream.ts';
