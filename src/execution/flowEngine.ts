@@ -7,6 +7,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
+import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, lookupPath, renderTemplate } from '../domain/templating/template.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
@@ -77,7 +78,7 @@ export interface PauseData {
 }
 
 export type ExecutionOutcome =
-  | { status: 'completed'; executionId: string; result: unknown; position: number }
+  | { status: 'completed'; executionId: string; result: ResultObject; position: number }
   | ({ status: 'paused'; position: number } & PauseData)
   | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
 
@@ -399,8 +400,9 @@ async function runSteps(
         previous = await runBlock(step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined);
       }
     }
-    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result: previous ?? null, durationMs: elapsed() } });
-    return { status: 'completed', executionId, result: previous ?? null, position };
+    const result = resultObject(previous);
+    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result, durationMs: elapsed() } });
+    return { status: 'completed', executionId, result, position };
   } catch (error) {
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
     const failure = error instanceof BlockFailure ? error : new BlockFailure('INTERNAL', `internal error: ${(error as Error).message}`);

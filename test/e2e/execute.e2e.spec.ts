@@ -38,6 +38,9 @@ const flows: Record<string, unknown[]> = {
   textonly: [{ block: llm('read', { model: 'gpt-3.5-turbo' }) }],
   codefail: [{ block: code('boom', 'throw new Error("kaput");') }],
   loopbad: [{ loop: { over: 'parameters.list', block: code('each', 'return 1;') } }],
+  jsonreply: [{ block: llm('first') }, { block: llm('second', { prompt: 'Verdict {{previous_output.verdict}}' }) }],
+  relayonly: [{ block: { name: 'relay', processor_type: 'passthrough' } }],
+  number: [{ block: code('count', 'return input.message.length;') }],
 };
 
 describe('POST /execute (real API, real keys, real PostgreSQL, scripted model server)', () => {
@@ -157,21 +160,21 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
   });
 
   describe('block types and step shapes', () => {
-    it('runs code -> passthrough -> llm, with a text result when the last block has no schema', async () => {
+    it('runs code -> passthrough -> llm; a text reply without a schema is the result {text}', async () => {
       server.script({ content: 'A short summary.' });
       const { status, body } = await post('pipeline', { message: 'hello', parameters: { n: 3 } });
       expect(status).toBe(200);
-      expect(body.result).toBe('A short summary.');
+      expect(body.result).toEqual({ text: 'A short summary.' });
       expect(server.requests[0]!.body.messages[0]!.content).toBe('Summarise HELLO (3)');
       const recorded = await events(body.executionId);
       const relay = recorded.find((e) => e.type === 'ExecutionStepCompleted' && (e.data as { blockName: string }).blockName === 'relay');
       expect(relay!.data).toMatchObject({ output: { text: 'HELLO', n: 3 }, model: null, usage: null });
     });
 
-    it('runs parallel blocks into an object keyed by name, and a loop into an array of results', async () => {
+    it('runs parallel blocks into an object keyed by name, and a loop into an array of results (the result {value})', async () => {
       const { status, body } = await post('shapes', { message: 'four' });
       expect(status).toBe(200);
-      expect(body.result).toEqual([1, 4, 9]);
+      expect(body.result).toEqual({ value: [1, 4, 9] });
       const completed = (await events(body.executionId)).filter((e) => e.type === 'ExecutionStepCompleted').map((e) => e.data as { blockName: string; iteration: number | null; output: unknown });
       expect(completed.filter((c) => c.blockName === 'square').map((c) => [c.iteration, c.output]).sort()).toEqual([[0, 1], [1, 4], [2, 9]]);
       expect(completed.find((c) => c.blockName === 'b')!.output).toBe(4);
@@ -184,6 +187,24 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(server.requests[0]!.body.messages[0]!.content).toBe('Hello Ada, [] [] hi');
       const started = (await events(body.executionId)).find((e) => e.type === 'ExecutionStepStarted')!;
       expect(started.data).toMatchObject({ input: { prompt: 'Hello Ada, [] [] hi' }, missingPlaceholders: ['parameters.missing', 'previous_output.x'] });
+    });
+  });
+
+  describe('result is always a JSON object', () => {
+    it('an llm reply that is a JSON object is that object without a schema, for the result and the next block', async () => {
+      server.script({ content: '{"verdict": "ok", "tool_results": [{"id": 1}]}' }, { content: '{"tool_results": [{"id": 2}]}' });
+      const { status, body } = await post('jsonreply', { message: 'q' });
+      expect(status).toBe(200);
+      expect(body.result).toEqual({ tool_results: [{ id: 2 }] });
+      expect(server.requests[1]!.body.messages[0]!.content).toBe('Verdict ok');
+      expect((await events(body.executionId)).at(-1)!.data).toMatchObject({ result: { tool_results: [{ id: 2 }] } });
+    });
+
+    it('wraps text as {text} and other values as {value}', async () => {
+      expect((await post('relayonly', { message: 'as is' })).body.result).toEqual({ text: 'as is' });
+      expect((await post('number', { message: 'four' })).body.result).toEqual({ value: 4 });
+      server.script({ content: '[1, 2]' });
+      expect((await post('textonly', { message: 'q' })).body.result).toEqual({ text: '[1, 2]' });
     });
   });
 
@@ -374,7 +395,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       const tooMany = await post('loopbad', { message: 'x', parameters: { list: [1, 2, 3, 4, 5, 6] } });
       expect(tooMany.status).toBe(422);
       expect(tooMany.body.detail.code).toBe('LOOP_LIMIT_EXCEEDED');
-      expect((await post('loopbad', { message: 'x', parameters: { list: [1, 2, 3, 4, 5] } })).body.result).toEqual([1, 1, 1, 1, 1]);
+      expect((await post('loopbad', { message: 'x', parameters: { list: [1, 2, 3, 4, 5] } })).body.result).toEqual({ value: [1, 1, 1, 1, 1] });
     });
   });
 });

@@ -75,7 +75,7 @@ describe('a job whose worker process is killed mid-run', () => {
     }
 
     const events = await stream();
-    expect(events.at(-1)).toMatchObject({ type: 'ExecutionCompleted', data: { result: 'two' } });
+    expect(events.at(-1)).toMatchObject({ type: 'ExecutionCompleted', data: { result: { text: 'two' } } });
     expect(events.filter((e) => e.type === 'JobClaimed').map((e) => e.data)).toEqual([
       { executionId, worker: 'worker-a', claim: 1 },
       { executionId, worker: 'worker-b', claim: 2 },

@@ -13,6 +13,7 @@ const flows: Record<string, unknown[]> = {
     { block: { name: 'prep', processor_type: 'code', code: 'return { text: input.message.trim() };' } },
     { block: { name: 'answer', processor_type: 'llm', prompt: 'Answer {{previous_output.text}}', output_schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false } } },
   ],
+  textual: [{ block: { name: 'say', processor_type: 'llm', prompt: '{{message}}' } }],
   broken: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("broken job");' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
 };
@@ -109,6 +110,13 @@ describe('/jobs: asynchronous runs, polled', () => {
     expect(types[1]).toBe('JobClaimed');
     expect(types.at(-1)).toBe('ExecutionCompleted');
     expect(server.requests[0]!.body.messages[0]!.content).toBe('Answer question');
+  });
+
+  it('polls a text reply as the result object {text}, and a JSON object reply as that object', async () => {
+    server.respond = () => ({ content: 'plain words' });
+    expect((await poll('textual', (await submit('textual', { message: 'x' })).body.executionId)).body).toMatchObject({ status: 'completed', result: { text: 'plain words' } });
+    server.respond = () => ({ content: '{"tool_results": []}' });
+    expect((await poll('textual', (await submit('textual', { message: 'x' })).body.executionId)).body).toMatchObject({ status: 'completed', result: { tool_results: [] } });
   });
 
   it('reports a failed job with its failure reason and message', async () => {

@@ -64,7 +64,7 @@ describe('/step: step-through execution over server-sent events', () => {
     const revisionOf = (type: string, blockName?: string) => stream.find((e) => e.type === type && (blockName === undefined || (e.data as { blockName: string }).blockName === blockName))!.revision;
     expect(frames[2]!.id).toBe(String(revisionOf('ExecutionStepCompleted', 'prep')));
     expect(frames[2]!.data).toMatchObject({ output: { text: 'QUESTION' } });
-    expect(frames.at(-1)).toMatchObject({ id: String(revisionOf('ExecutionCompleted')), data: { status: 'completed', executionId, result: 'forty-two', blockCount: 3 } });
+    expect(frames.at(-1)).toMatchObject({ id: String(revisionOf('ExecutionCompleted')), data: { status: 'completed', executionId, result: { text: 'forty-two' }, blockCount: 3 } });
   });
 
   it('emits step_paused_for_tool_calls with the same data as the /execute pause, and resumes over /step', async () => {
@@ -86,7 +86,7 @@ describe('/step: step-through execution over server-sent events', () => {
       await (await step('agent', { executionId: pause.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: 'c1', content: 'the answer' }], tools })).rest(),
     );
     expect(resumed.map((f) => f.event)).toEqual(['resumed', 'step_completed', 'completed']);
-    expect(resumed.at(-1)!.data).toMatchObject({ result: 'found it' });
+    expect(resumed.at(-1)!.data).toMatchObject({ result: { text: 'found it' } });
   });
 
   it('resumes a dropped stream from Last-Event-ID without repeating or missing events, and the run finishes meanwhile', async () => {

@@ -99,7 +99,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
 
       const done = await resume('assistant', pause.body, [toolResult('call_1', '{"temperature":21}')]);
       expect(done.status).toBe(200);
-      expect(done.body).toMatchObject({ status: 'completed', result: 'It is 21 degrees in Oslo.', executionId: pause.body.executionId, blockCount: 1 });
+      expect(done.body).toMatchObject({ status: 'completed', result: { text: 'It is 21 degrees in Oslo.' }, executionId: pause.body.executionId, blockCount: 1 });
       expect(server.requests[1]!.body.messages).toEqual([...pause.body.toolCallMessages, toolResult('call_1', '{"temperature":21}')]);
       expect(await types(pause.body.executionId)).toEqual([
         'ExecutionRequested', 'ExecutionStepStarted', 'CreditsConsumed', 'ExecutionPausedForToolCalls',
@@ -113,7 +113,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       const second = await resume('assistant', first.body, [toolResult('call_1', 'r1')], { iterationsUsed: 99 });
       expect(second.body).toMatchObject({ status: 'tool_calls_required', iterationsUsed: 2, toolCalls: [{ id: 'call_2' }] });
       const done = await resume('assistant', second.body, [toolResult('call_2', 'r2')], { iterationsUsed: 0 });
-      expect(done.body).toMatchObject({ status: 'completed', result: 'done' });
+      expect(done.body).toMatchObject({ status: 'completed', result: { text: 'done' } });
     });
 
     it('runs a loop of more than 25 iterations when the block allows it', async () => {
@@ -123,7 +123,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
         expect(answer).toMatchObject({ status: 'tool_calls_required', iterationsUsed: i });
         answer = (await resume('long', answer, [toolResult(`call_${i}`, `result ${i}`)])).body;
       }
-      expect(answer).toMatchObject({ status: 'completed', result: 'done' });
+      expect(answer).toMatchObject({ status: 'completed', result: { text: 'done' } });
     });
 
     it('answers 409 TOOL_ITERATION_LIMIT when a block reaches max_tool_iterations, and 25 by default', async () => {
@@ -150,7 +150,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       const pause = await post('assistant', { message: 'q', tools });
       expect(pause.body.toolCalls.map((c) => c.id)).toEqual(['a', 'b']);
       const done = await resume('assistant', pause.body, [toolResult('b', '12:00'), toolResult('a', 'sunny')]);
-      expect(done.body).toMatchObject({ status: 'completed', result: 'both' });
+      expect(done.body).toMatchObject({ status: 'completed', result: { text: 'both' } });
     });
 
     it('passes toolChoice to the model: forcing a tool, required, none', async () => {
@@ -176,7 +176,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       const again = await resume('assistant', pause.body, [toolResult('call_1', 'Error: weather service unavailable')]);
       expect(server.requests[1]!.body.messages.at(-1)).toEqual(toolResult('call_1', 'Error: weather service unavailable'));
       expect(again.body).toMatchObject({ status: 'tool_calls_required', iterationsUsed: 2 });
-      expect((await resume('assistant', again.body, [toolResult('call_2', 'ok')])).body).toMatchObject({ result: 'recovered' });
+      expect((await resume('assistant', again.body, [toolResult('call_2', 'ok')])).body).toMatchObject({ result: { text: 'recovered' } });
     });
 
     it('lets exactly one of two racing resumes win; the other gets EXECUTION_ID_INVALID', async () => {

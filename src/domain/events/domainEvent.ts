@@ -16,6 +16,7 @@ import {
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
+import { resultObject } from '../execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
 
 /** Every event type at its current schema version. */
@@ -56,6 +57,8 @@ export type DomainEventType = DomainEvent['type'];
 const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 added the /jobs webhook subscription: earlier runs had none.
   'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
+  // v2: `result` is always an object; v1 kept the last output as it was.
+  'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
 };
 
 const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));
@@ -64,6 +67,8 @@ const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefiniti
 export function decodeEvent(type: string, schemaVersion: number, data: unknown): DomainEvent {
   const definition = byType.get(type);
   if (!definition) throw new Error(`Unknown event type ${type}`);
+  // Written by newer code: parsing it with this code's older schema would silently drop its meaning.
+  if (schemaVersion > definition.version) throw new Error(`${type} version ${schemaVersion} is newer than this code knows (version ${definition.version}): upgrade Seqflow`);
   let current = data;
   for (let version = schemaVersion; version < definition.version; version++) {
     const upcast = upcasters[`${type}@${version}`];

@@ -118,7 +118,11 @@ export const ExecutionResumed = defineEvent(
   z.object({ executionId: z.string(), stepIndex: z.number().int(), blockName: z.string(), iterationsUsed: z.number().int(), toolCallIds: z.array(z.string()) }),
 );
 
-export const ExecutionCompleted = defineEvent('ExecutionCompleted', 1, z.object({ executionId: z.string(), result: z.unknown(), durationMs: z.number().int() }));
+/**
+ * The run ended well. Version 2: `result` is always an object (see outputShape.ts); version 1 stored
+ * the last output as it was and is upcast by wrapping it.
+ */
+export const ExecutionCompleted = defineEvent('ExecutionCompleted', 2, z.object({ executionId: z.string(), result: z.record(z.string(), z.unknown()), durationMs: z.number().int() }));
 
 export type ExecutionEvent =
   | EventOf<typeof ExecutionRequested>

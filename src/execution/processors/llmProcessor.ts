@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Attachment } from '../../domain/execution/attachment.ts';
+import { replyOutput } from '../../domain/execution/outputShape.ts';
 import type { RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
 import { type AddressGuard, BlockedAddressError } from '../../outbound/addressGuard.ts';
@@ -141,7 +142,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
           return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
         }
         const reply = message?.content;
-        if (!call.outputSchema) return { kind: 'output', output: reply ?? '', usage, attempts: attempt };
+        if (!call.outputSchema) return { kind: 'output', output: replyOutput(reply ?? ''), usage, attempts: attempt };
         const parsed = parseStructured(reply, call.outputSchema);
         if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
         if (attempt === 2) {

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { replyOutput, resultObject } from '../../src/domain/execution/outputShape.ts';
+
+describe('a run result is always a JSON object', () => {
+  it.each([
+    [{ answer: 'yes' }, { answer: 'yes' }],
+    ['plain text', { text: 'plain text' }],
+    ['', { text: '' }],
+    [[1, 2], { value: [1, 2] }],
+    [42, { value: 42 }],
+    [false, { value: false }],
+    [null, { value: null }],
+    [undefined, { value: null }],
+  ])('%j becomes %j', (output, result) => {
+    expect(resultObject(output)).toEqual(result);
+  });
+});
+
+describe('an llm reply without an output schema', () => {
+  it.each([
+    ['{"tool_results": [{"id": 1}]}', { tool_results: [{ id: 1 }] }],
+    ['  {"a": 1}\n', { a: 1 }],
+    ['[1, 2]', '[1, 2]'],
+    ['"quoted"', '"quoted"'],
+    ['{not json', '{not json'],
+    ['Hello', 'Hello'],
+  ])('%j is %j', (reply, output) => {
+    expect(replyOutput(reply)).toEqual(output);
+  });
+});
+
+describe('ExecutionCompleted version 1 in the log', () => {
+  it('is read as version 2 with its result wrapped', () => {
+    expect(decodeEvent('ExecutionCompleted', 1, { executionId: 'e', result: 'text', durationMs: 3 })).toEqual({ type: 'ExecutionCompleted', data: { executionId: 'e', result: { text: 'text' }, durationMs: 3 } });
+    expect(decodeEvent('ExecutionCompleted', 1, { executionId: 'e', result: { a: 1 }, durationMs: 3 }).data).toMatchObject({ result: { a: 1 } });
+  });
+
+  it('an event of a version newer than the code knows is refused, never read with the older schema', () => {
+    expect(() => decodeEvent('ExecutionCompleted', 3, { executionId: 'e', result: {}, durationMs: 3 })).toThrow(/version 3 is newer than this code knows/);
+  });
+});
