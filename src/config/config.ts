@@ -57,6 +57,7 @@ const envSchema = z
     SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
+    SEQFLOW_CODE_MAX_OUTPUT_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024)),
     SEQFLOW_SECRET_GRACE_SECONDS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(30 * 86_400).default(86_400)),
     SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: z.preprocess(
       (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((v) => v.trim()) : undefined),
@@ -136,6 +137,8 @@ export interface Config {
     llmMaxRetries: number;
     codeTimeoutMs: number;
     codeMemoryMb: number;
+    /** Largest output (JSON text) a code block may return. */
+    codeMaxOutputBytes: number;
     loopMaxItems: number;
     /** Interval of keep-alive comments on /step streams. */
     sseKeepAliveMs: number;
@@ -190,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       llmMaxRetries: e.SEQFLOW_LLM_MAX_RETRIES,
       codeTimeoutMs: e.SEQFLOW_CODE_TIMEOUT_MS,
       codeMemoryMb: e.SEQFLOW_CODE_MEMORY_MB,
+      codeMaxOutputBytes: e.SEQFLOW_CODE_MAX_OUTPUT_BYTES,
       loopMaxItems: e.SEQFLOW_LOOP_MAX_ITEMS,
       sseKeepAliveMs: e.SEQFLOW_SSE_KEEPALIVE_MS,
       modelRegistry: e.SEQFLOW_MODEL_REGISTRY ?? {},

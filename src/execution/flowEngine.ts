@@ -8,6 +8,7 @@ import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
 import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
+import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, lookupPath, renderTemplate } from '../domain/templating/template.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
@@ -277,8 +278,9 @@ async function runSteps(
     const { text, missing } = renderTemplate(block.prompt ?? '', context);
     const attachments = block.processor_config?.receive_attachments === false ? [] : run.attachments;
     const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
+    const output = block.output_schema ? { schema: block.output_schema, plan: planStructuredOutput(block.output_schema) } : undefined;
     if (!conversation) {
-      await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length }, missingPlaceholders: missing } });
+      await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output) }, missingPlaceholders: missing } });
     }
     const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
     const blockStarted = performance.now();
@@ -288,7 +290,7 @@ async function runSteps(
     };
     let result;
     try {
-      result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, outputSchema: block.output_schema, tools }, account);
+      result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, tools }, account);
     } catch (error) {
       const usage = (error as { usage?: TokenUsage }).usage;
       if (usage) await recorder.record(...charge(usage));
@@ -336,7 +338,7 @@ async function runSteps(
     await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
     const blockStarted = performance.now();
     // passthrough forwards its input unchanged: the previous output, or the message for a first block.
-    const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input) : input;
+    const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input, organizationId) : input;
     await recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1 } });
     return output;
   }
@@ -420,4 +422,10 @@ async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
   const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (rejected) throw rejected.reason;
   return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+/** What the step event records of how the reply's shape was asked for. */
+function responseFormatOf(output: { plan: StructuredOutputPlan } | undefined) {
+  if (!output) return { type: 'text' };
+  return output.plan.strict ? { type: 'json_schema', strict: true } : { type: 'json_schema', strict: false, reason: output.plan.reason };
 }

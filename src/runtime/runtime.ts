@@ -54,7 +54,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
     const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
-    const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb });
+    const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
     const execution = {
       eventStore,
       db,

@@ -41,6 +41,9 @@ const flows: Record<string, unknown[]> = {
   jsonreply: [{ block: llm('first') }, { block: llm('second', { prompt: 'Verdict {{previous_output.verdict}}' }) }],
   relayonly: [{ block: { name: 'relay', processor_type: 'passthrough' } }],
   number: [{ block: code('count', 'return input.message.length;') }],
+  // Schemas as users write them: open objects, optional properties, a free-form map.
+  usual: [{ block: llm('detect', { output_schema: { type: 'object', properties: { language_code: { type: 'string' }, note: { type: 'string' } }, required: ['language_code'] } }) }],
+  freeform: [{ block: llm('tags', { output_schema: { type: 'object', properties: { tags: { type: 'object' } }, required: ['tags'] } }) }],
 };
 
 describe('POST /execute (real API, real keys, real PostgreSQL, scripted model server)', () => {
@@ -209,6 +212,28 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
   });
 
   describe('structured output', () => {
+    it('sends a schema as users write it in strict mode, made strict-compatible, and validates against the original', async () => {
+      server.script({ content: { language_code: 'en', note: null } });
+      const { status, body } = await post('usual', { message: 'hello' });
+      expect(status).toBe(200);
+      expect(body.result).toEqual({ language_code: 'en' });
+      const sent = server.requests[0]!.body.response_format!.json_schema!;
+      expect(sent).toMatchObject({ strict: true, schema: { additionalProperties: false } });
+      expect([...(sent.schema as { required: string[] }).required].sort()).toEqual(['language_code', 'note']);
+      const started = (await events(body.executionId)).find((e) => e.type === 'ExecutionStepStarted')!;
+      expect(started.data).toMatchObject({ input: { responseFormat: { type: 'json_schema', strict: true } } });
+    });
+
+    it('sends a schema that strict mode cannot express non-strict and unchanged, and records why', async () => {
+      server.script({ content: { tags: { a: 1 } } });
+      const { status, body } = await post('freeform', { message: 'hello' });
+      expect(status).toBe(200);
+      expect(body.result).toEqual({ tags: { a: 1 } });
+      expect(server.requests[0]!.body.response_format!.json_schema).toEqual({ name: 'tags', strict: false, schema: (flows.freeform![0] as { block: { output_schema: unknown } }).block.output_schema });
+      const started = (await events(body.executionId)).find((e) => e.type === 'ExecutionStepStarted')!;
+      expect(started.data).toMatchObject({ input: { responseFormat: { type: 'json_schema', strict: false, reason: expect.stringContaining('without properties') } } });
+    });
+
     it('repairs once when the model ignores the schema, then succeeds', async () => {
       server.script({ content: 'not json' }, { content: { answer: 'yes' } });
       const { status, body } = await post('structured', { message: 'q' });

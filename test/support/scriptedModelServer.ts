@@ -1,10 +1,12 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { refusalOf } from './openaiRequestRules.ts';
 
 /**
  * A scripted OpenAI-compatible model server on loopback: the only stand-in in the tests. It serves
  * POST /v1/chat/completions, records every request (headers and body), and answers from a queue of
  * scripted replies, or from `respond` when the queue is empty: content or JSON, token usage, tool
- * calls, HTTP errors with headers, and latency.
+ * calls, HTTP errors with headers, and latency. A request the real API would refuse (openaiRequestRules.ts)
+ * is answered 400 as the real API answers it.
  */
 export interface ScriptedReply {
   /** A string, or a value sent as JSON text. */
@@ -54,6 +56,12 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
       }
       const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) };
       requests.push(recorded);
+      // Refused as the real API refuses it, before any scripted reply is used up.
+      const refusal = refusalOf(recorded.body);
+      if (refusal) {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: refusal, type: 'invalid_request_error', param: null, code: null } }));
+        return;
+      }
       const reply = queue.shift() ?? state.respond(recorded);
       const send = () => {
         if (res.destroyed) return;

@@ -55,4 +55,10 @@ describe('tool rules', () => {
     expect(checkTools([{ type: 'function', function: { name: 'get_weather', description: 'd', parameters: { type: 'object' } } }], undefined)).toMatchObject({ toolChoice: 'auto' });
     expect(checkTools([{ type: 'function', function: { name: '_x-1' } }], { type: 'function', function: { name: '_x-1' } }).toolChoice).toEqual({ type: 'function', function: { name: '_x-1' } });
   });
+
+  it('refuses parameters that are not an object schema, which providers refuse', () => {
+    for (const parameters of [{ type: 'string' }, { properties: {} }, []]) {
+      expect(() => checkTools([{ type: 'function', function: { name: 'f', parameters } }], undefined)).toThrow(expect.objectContaining({ code: 'TOOLS_INVALID' }));
+    }
+  });
 });

@@ -30,7 +30,8 @@ export function checkTools(rawTools: unknown[], rawChoice: unknown): { tools: To
     if (names.has(name)) throw invalid(`tools[${i}].function.name: '${name}' is used by another tool`);
     names.add(name);
     if (description !== undefined && typeof description !== 'string') throw invalid(`tools[${i}].function.description: expected a string`);
-    if (parameters !== undefined && !isObject(parameters)) throw invalid(`tools[${i}].function.parameters: expected a JSON Schema object`);
+    // Providers refuse a function whose parameters are not an object schema (OpenAI answers 400).
+    if (parameters !== undefined && (!isObject(parameters) || parameters.type !== 'object')) throw invalid(`tools[${i}].function.parameters: expected a JSON Schema with "type": "object"`);
     if (parameters !== undefined && bytes(parameters) > MAX_TOOL_SCHEMA_BYTES) throw invalid(`tools[${i}].function.parameters: larger than ${MAX_TOOL_SCHEMA_BYTES} bytes`);
     const extra = Object.keys(tool).filter((k) => k !== 'type' && k !== 'function');
     if (extra.length > 0) throw invalid(`tools[${i}].${extra[0]}: unknown field`);

@@ -1,15 +1,32 @@
 import { Worker } from 'node:worker_threads';
+import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import { BlockFailure } from './blockFailure.ts';
 import type { CodeSandboxLimits } from './codeSandbox.ts';
+import { createFairQueue } from './fairQueue.ts';
 
 /**
  * Code blocks run in worker threads, never on the event loop that serves requests. QuickJS checks
  * its deadline between bytecodes, but a single native operation (growing a huge array near the
  * memory limit, say) can run for seconds without checking; so a worker still busy `graceMs` after
  * its deadline is terminated and replaced. That bound holds whatever the code does.
+ *
+ * Organizations share the workers fairly: one organization runs on at most `size - 1` workers at
+ * once (so another always finds one free), waiting blocks are taken round-robin across
+ * organizations, and each organization's queue, and the whole queue, are bounded: a full queue fails
+ * the block with CODE_SANDBOX_BUSY (503) instead of growing without end.
  */
+export interface CodeSandboxOptions {
+  size?: number;
+  graceMs?: number;
+  /** Largest output, as JSON text, that a block may return. */
+  maxOutputBytes?: number;
+  maxQueuedPerOwner?: number;
+  maxQueued?: number;
+}
+
 interface Job {
   id: number;
+  owner: string;
   code: string;
   input: unknown;
   limits: CodeSandboxLimits;
@@ -25,11 +42,12 @@ interface Slot {
 
 const WORKER_FILE = new URL('./codeSandboxWorkerEntry.mjs', import.meta.url);
 
-export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?: number; graceMs?: number } = {}) {
+export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSandboxOptions = {}) {
   const size = options.size ?? 2;
   const graceMs = options.graceMs ?? 500;
+  const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   const slots: Slot[] = [];
-  const queue: Job[] = [];
+  const queue = createFairQueue<Job>({ maxRunningPerOwner: Math.max(1, size - 1), maxQueuedPerOwner: options.maxQueuedPerOwner ?? 64, maxQueued: options.maxQueued ?? 512 });
   let nextId = 1;
   let closed = false;
 
@@ -39,12 +57,16 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
       resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) },
     });
     const slot: Slot = { worker, job: undefined, timer: undefined };
-    worker.on('message', (reply: { id: number; ok: boolean; value?: unknown; message?: string }) => {
+    worker.on('message', (reply: { id: number; ok: boolean; value?: string; message?: string }) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
-      if (reply.ok) job.resolve(reply.value);
-      else job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed'));
+      if (!reply.ok) return job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed'));
+      try {
+        job.resolve(decodeOutput(reply.value ?? 'null', maxOutputBytes));
+      } catch (error) {
+        job.reject(error as Error);
+      }
     });
     worker.on('error', (error) => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', `code block failed: ${error.message}`)));
     worker.on('exit', () => {
@@ -56,6 +78,7 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
 
   function finish(slot: Slot) {
     if (slot.timer) clearTimeout(slot.timer);
+    if (slot.job) queue.done(slot.job.owner);
     slot.timer = undefined;
     slot.job = undefined;
     setImmediate(dispatch);
@@ -72,11 +95,12 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
 
   function dispatch() {
     if (closed) return;
-    while (queue.length > 0) {
+    for (;;) {
       let slot = slots.find((s) => !s.job);
       if (!slot && slots.length < size) slots.push((slot = spawn()));
       if (!slot) return;
-      const job = queue.shift()!;
+      const job = queue.take();
+      if (!job) return;
       slot.job = job;
       const busy = slot;
       slot.timer = setTimeout(
@@ -88,19 +112,37 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: { size?:
   }
 
   return {
-    run(code: string, input: unknown, limits: Partial<CodeSandboxLimits> = {}): Promise<unknown> {
+    /** Runs a block for `owner` (an organization); resolves with its plain-JSON output. */
+    run(code: string, input: unknown, owner: string, limits: Partial<CodeSandboxLimits> = {}): Promise<unknown> {
       if (closed) return Promise.reject(new Error('code sandbox closed'));
       return new Promise((resolve, reject) => {
-        queue.push({ id: nextId++, code, input, limits: { ...defaults, ...limits }, resolve, reject });
+        const refusal = queue.add(owner, { id: nextId++, owner, code, input, limits: { ...defaults, ...limits }, resolve, reject });
+        if (refusal) return reject(new BlockFailure('CODE_SANDBOX_BUSY', `code blocks are queued to the limit (${refusal}); try again shortly`));
         dispatch();
       });
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('code sandbox closed'));
+      for (const job of queue.drain()) job.reject(new Error('code sandbox closed'));
+      for (const slot of slots) slot.job?.reject(new Error('code sandbox closed'));
       await Promise.all(slots.map((s) => s.worker.terminate()));
     },
   };
 }
 
 export type CodeSandbox = ReturnType<typeof createCodeSandbox>;
+
+/** The sandbox's JSON text as the block's output: bounded in size, and storable in the log. */
+function decodeOutput(json: string, maxBytes: number): unknown {
+  const bytes = Buffer.byteLength(json, 'utf8');
+  if (bytes > maxBytes) throw new BlockFailure('CODE_OUTPUT_TOO_LARGE', `code block output is ${bytes} bytes of JSON, more than the limit of ${maxBytes} (SEQFLOW_CODE_MAX_OUTPUT_BYTES)`);
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    throw new BlockFailure('CODE_BLOCK_FAILED', 'code block output is not plain JSON');
+  }
+  const problem = unstorableJson(value, 'output');
+  if (problem) throw new BlockFailure('CODE_BLOCK_FAILED', `code block output cannot be stored: ${problem}`);
+  return value;
+}

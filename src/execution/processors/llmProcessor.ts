@@ -1,8 +1,9 @@
-import { Ajv, type ValidateFunction } from 'ajv';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Attachment } from '../../domain/execution/attachment.ts';
 import { replyOutput } from '../../domain/execution/outputShape.ts';
+import { type StructuredOutputPlan, dropNullOptionals } from '../../domain/execution/strictSchema.ts';
+import { createSchemaValidators } from '../schemaValidators.ts';
 import type { RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
 import { type AddressGuard, BlockedAddressError } from '../../outbound/addressGuard.ts';
@@ -20,7 +21,8 @@ export interface LlmCall {
   model: string;
   prompt: string;
   attachments: Attachment[];
-  outputSchema: Record<string, unknown> | undefined;
+  /** The block's own output schema and how it is sent (strict when that keeps its meaning). */
+  output: { schema: Record<string, unknown>; plan: StructuredOutputPlan } | undefined;
   /** Tool calling: the tools the caller sent, and the conversation so far when resuming. */
   tools?: { tools: Tool[]; toolChoice: ToolChoice; conversation?: ChatCompletionMessageParam[] };
 }
@@ -45,8 +47,7 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
 
 export function createLlmProcessor(options: LlmProcessorOptions) {
   const clients = new Map<string, OpenAI>();
-  const validators = new Map<string, ValidateFunction>();
-  const ajv = new Ajv({ strict: false, allErrors: true });
+  const validators = createSchemaValidators({ max: 1000 });
 
   const clientFor = (account: ProviderAccount) => {
     const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
@@ -64,15 +65,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
     return client;
   };
 
-  const validatorFor = (schema: Record<string, unknown>) => {
-    const key = JSON.stringify(schema);
-    let validate = validators.get(key);
-    if (!validate) validators.set(key, (validate = ajv.compile(schema)));
-    return validate;
-  };
-
-  /** The reply as the block's structured output, or the reason it is not. */
-  function parseStructured(content: string | null | undefined, schema: Record<string, unknown>): { ok: true; value: unknown } | { ok: false; problem: string } {
+  /** The reply as the block's structured output (checked against the user's own schema), or the reason it is not. */
+  function parseStructured(content: string | null | undefined, output: NonNullable<LlmCall['output']>): { ok: true; value: unknown } | { ok: false; problem: string } {
     if (!content) return { ok: false, problem: 'the reply was empty' };
     let value: unknown;
     try {
@@ -80,9 +74,9 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
     } catch {
       return { ok: false, problem: 'the reply was not JSON' };
     }
-    const validate = validatorFor(schema);
-    if (!validate(value)) return { ok: false, problem: `the reply did not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'reply' })}` };
-    return { ok: true, value };
+    if (output.plan.strict) value = dropNullOptionals(value, output.schema);
+    const problems = validators.problems(output.schema, value);
+    return problems ? { ok: false, problem: `the reply did not match the schema: ${problems}` } : { ok: true, value };
   }
 
   function failureOf(error: unknown, account: ProviderAccount, sentTools: boolean): BlockFailure {
@@ -116,13 +110,13 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
           : [{ type: 'text', text: call.prompt }, ...call.attachments.map((a): ChatCompletionContentPart => ({ type: 'image_url', image_url: { url: a.url } }))];
       const messages: ChatCompletionMessageParam[] = call.tools?.conversation ? [...call.tools.conversation] : [{ role: 'user', content }];
       const toolParams = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, tool_choice: call.tools.toolChoice } : {};
-      const responseFormat = call.outputSchema
-        ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: true, schema: call.outputSchema } }
+      const responseFormat = call.output
+        ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } }
         : undefined;
 
       let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
       // With a schema, a reply that ignores it gets one repair attempt.
-      for (let attempt = 1; attempt <= (call.outputSchema ? 2 : 1); attempt++) {
+      for (let attempt = 1; attempt <= (call.output ? 2 : 1); attempt++) {
         let completion: OpenAI.ChatCompletion;
         try {
           completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
@@ -142,8 +136,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
           return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
         }
         const reply = message?.content;
-        if (!call.outputSchema) return { kind: 'output', output: replyOutput(reply ?? ''), usage, attempts: attempt };
-        const parsed = parseStructured(reply, call.outputSchema);
+        if (!call.output) return { kind: 'output', output: replyOutput(reply ?? ''), usage, attempts: attempt };
+        const parsed = parseStructured(reply, call.output);
         if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
         if (attempt === 2) {
           throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });

@@ -1,0 +1,39 @@
+/**
+ * What the log can store. PostgreSQL's jsonb refuses the NUL character (`\u0000`) and unpaired
+ * UTF-16 surrogates in any string or key, and deep nesting costs every reader stack; so caller
+ * input and block outputs are checked here, and refused with the path of the first problem,
+ * before anything is written.
+ */
+export const MAX_JSON_DEPTH = 64;
+
+// eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL refuses
+const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+const describe = (text: string) => (text.includes('\u0000') ? 'contains a NUL character (\\u0000)' : 'contains an unpaired UTF-16 surrogate');
+const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
+
+/** Why `value` (plain JSON data) cannot be stored, naming the path under `root`; null when it can. */
+export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON_DEPTH): string | null {
+  // Iterative, so a hostile nesting depth cannot overflow this function's own stack.
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  while (stack.length > 0) {
+    const { value: current, path, depth } = stack.pop()!;
+    if (typeof current === 'string') {
+      if (UNSTORABLE.test(current)) return `${path} ${describe(current)}`;
+      continue;
+    }
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth >= maxDepth) return `${path} nests deeper than ${maxDepth} levels`;
+    if (Array.isArray(current)) {
+      for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: childPath(path, i), depth: depth + 1 });
+      continue;
+    }
+    const entries = Object.entries(current);
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, child] = entries[i]!;
+      if (UNSTORABLE.test(key)) return `${path} has a key that ${describe(key)}`;
+      stack.push({ value: child, path: childPath(path, key), depth: depth + 1 });
+    }
+  }
+  return null;
+}
