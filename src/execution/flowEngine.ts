@@ -7,6 +7,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, type FailureReason, type RequestedToolCall, type TokenUsage, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
+import { setOwn } from '../domain/ownProperty.ts';
 import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock, type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
@@ -298,7 +299,7 @@ async function runSteps(
     }
     if (result.kind === 'tool_calls') {
       const state = recorder.state();
-      const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations[block.name] ?? 0)) + 1;
+      const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0)) + 1;
       const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
       if (iterationsUsed > limit) {
         if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage));
@@ -347,12 +348,12 @@ async function runSteps(
     const key = blockKey(stepIndex, block.name, iteration);
     if (run.completed?.has(key)) {
       const output = run.completed.get(key);
-      if (iteration === null) run.accumulated[block.name] = output;
+      if (iteration === null) setOwn(run.accumulated, block.name, output);
       return output;
     }
     try {
       const output = block.processor_type === 'llm' ? await runLlm(block, context, stepIndex, iteration, conversation) : await runLocal(block, context, stepIndex, iteration);
-      if (iteration === null) run.accumulated[block.name] = output;
+      if (iteration === null) setOwn(run.accumulated, block.name, output);
       return output;
     } catch (error) {
       throw error instanceof BlockFailure ? Object.assign(error, { stepIndex, blockName: block.name }) : error;

@@ -27,10 +27,11 @@ export const defaultModelRegistry: Record<string, ModelCapabilities> = {
 };
 
 export function createModelRegistry(overrides: Record<string, ModelCapabilities> = {}) {
-  const models = { ...defaultModelRegistry, ...overrides };
+  // A Map: a model named "constructor" or "__proto__" is just an unknown model.
+  const models = new Map(Object.entries({ ...defaultModelRegistry, ...overrides }));
   return {
-    imageMimeTypes: (model: string): string[] => models[model]?.imageMimeTypes ?? [],
-    accepts: (model: string, mimeType: string) => (models[model]?.imageMimeTypes ?? []).includes(mimeType),
+    imageMimeTypes: (model: string): string[] => models.get(model)?.imageMimeTypes ?? [],
+    accepts: (model: string, mimeType: string) => (models.get(model)?.imageMimeTypes ?? []).includes(mimeType),
   };
 }
 

@@ -8,8 +8,8 @@ import { Agent, fetch as undiciFetch } from 'undici';
  * The one outbound address guard. Every URL the service (or a model provider on its behalf) is told
  * to reach goes through it: the host is resolved and every address must be public unicast. Loopback,
  * private, link-local, CGNAT, unspecified, multicast, broadcast, reserved, documentation,
- * benchmarking, unique-local, and the IPv6 forms that embed an IPv4 address (IPv4-mapped, NAT64,
- * 6to4, Teredo) are refused. Addresses in every textual form (decimal, octal, hex, short) are
+ * benchmarking, unique-local, and the IPv6 forms that embed an IPv4 address (IPv4-mapped,
+ * IPv4-compatible, NAT64, 6to4, Teredo) are refused; an IPv6 address must be global unicast (2000::/3). Addresses in every textual form (decimal, octal, hex, short) are
  * normalised by the WHATWG URL parser before they are classified.
  *
  * Where the service connects itself, `fetch` connects to the address it just checked: the check
@@ -27,6 +27,8 @@ export class BlockedAddressError extends Error {
 }
 
 export type Resolver = (hostname: string) => Promise<string[]>;
+
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
 
 const systemResolver: Resolver = async (hostname) => (await dnsLookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
@@ -51,7 +53,11 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
       if (range.kind() === ip.kind() && ip.match(range, bits)) return null;
     }
     const range = ip.range();
-    return range === 'unicast' ? null : `${ip.toString()} is a ${range} address`;
+    if (range !== 'unicast') return `${ip.toString()} is a ${range} address`;
+    // IPv6 outside global unicast (2000::/3) is never public: the IPv4-compatible ::/96
+    // (::a9fe:a9fe is 169.254.169.254), and any range ipaddr.js does not name.
+    if (ip.kind() === 'ipv6' && !ip.match(GLOBAL_UNICAST_V6)) return `${ip.toString()} is not a global unicast IPv6 address`;
+    return null;
   }
 
   /** The host as the URL parser normalised it (IPv6 without brackets). */

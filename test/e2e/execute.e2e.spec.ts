@@ -345,6 +345,8 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       ['ATTACHMENT_BLOCKED_HOST', [image({ url: 'https://169.254.169.254/latest/meta-data' })]],
       ['ATTACHMENT_BLOCKED_HOST', [image({ url: 'https://0x0a000001/cat.png' })]],
       ['ATTACHMENT_BLOCKED_HOST', [image({ url: 'https://[::ffff:192.168.0.1]/cat.png' })]],
+      ['ATTACHMENT_BLOCKED_HOST', [image({ url: 'https://[::a9fe:a9fe]/cat.png' })]],
+      ['ATTACHMENT_BLOCKED_HOST', [image({ url: 'https://[::10.0.0.1]/cat.png' })]],
       // The first failing rule in the spec's order wins: count before scheme, scheme before MIME, MIME before filename.
       ['ATTACHMENT_LIMIT_EXCEEDED', Array.from({ length: 11 }, () => image({ url: 'http://x' }))],
       ['ATTACHMENT_INVALID_SCHEME', [image({ mime_type: 'application/pdf' }), image({ url: 'ftp://93.184.216.34/x' })]],

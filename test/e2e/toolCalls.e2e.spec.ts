@@ -18,6 +18,8 @@ const flows: Record<string, unknown[]> = {
   inparallel: [{ parallel: [agent(), { name: 'side', processor_type: 'passthrough' }] }],
   inloop: [{ loop: { over: 'parameters.items', block: agent() } }],
   'two-agents': [{ block: agent() }, { block: { ...agent(), name: 'second' } }],
+  // Block names that are also names of Object.prototype's properties.
+  inherited: [{ block: { name: 'constructor', processor_type: 'passthrough' } }, { block: { ...agent(), name: '__proto__' } }],
 };
 
 const weather = { type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
@@ -78,6 +80,17 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
   beforeEach(() => server.reset());
 
   describe('pause and resume', () => {
+    it('counts iterations and keeps outputs of blocks named like inherited properties (__proto__, constructor)', async () => {
+      server.respond = callsUntil(1, 'done');
+      const pause = await post('inherited', { message: 'hi', tools });
+      expect(pause.status).toBe(200);
+      expect(pause.body).toMatchObject({ status: 'tool_calls_required', pausedAtStep: '__proto__', iterationsUsed: 1 });
+      expect(Object.keys(pause.body.accumulatedOutputs)).toEqual(['constructor']);
+      expect(pause.body.accumulatedOutputs.constructor).toBe('hi');
+      const done = await resume('inherited', pause.body, [toolResult('call_1', 'ok')]);
+      expect(done.body).toMatchObject({ status: 'completed', result: { text: 'done' } });
+    });
+
     it('pauses when the model asks for a tool, and completes when the caller sends the result (one iteration)', async () => {
       server.respond = callsUntil(1, 'It is 21 degrees in Oslo.');
       const pause = await post('assistant', { message: 'weather in Oslo?', tools });

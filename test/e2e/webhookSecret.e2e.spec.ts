@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { FastifyInstance } from 'fastify';
-import { SignJWT, exportJWK, generateKeyPair } from 'jose';
+import { SignJWT, UnsecuredJWT, exportJWK, exportSPKI, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
@@ -22,6 +22,7 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
   let apiKey: string;
   let sign: (claims: { sub?: string; aud?: string; iss?: string; expiresIn?: string }) => Promise<string>;
   let signWithStrangerKey: (sub: string) => Promise<string>;
+  let hostile: Record<string, string>;
 
   const call = async (method: string, path: string, token?: string) => {
     const response = await fetch(`${base}/organizations/${path}`, { method, headers: token ? { authorization: `Bearer ${token}` } : {} });
@@ -40,6 +41,14 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
       return (sub ? jwt.setSubject(sub) : jwt).sign(privateKey);
     };
     signWithStrangerKey = (sub) => new SignJWT({}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setAudience(AUDIENCE).setSubject(sub).setExpirationTime('5m').sign(stranger.privateKey);
+    const claims = <T extends SignJWT | UnsecuredJWT>(jwt: T): T => jwt.setIssuer(ISSUER).setAudience(AUDIENCE).setSubject('alice').setIssuedAt() as T;
+    hostile = {
+      'alg none': claims(new UnsecuredJWT({})).setExpirationTime('5m').encode(),
+      // The classic confusion: the issuer's public key used as an HMAC secret.
+      'HS256 keyed with the public key': await claims(new SignJWT({})).setProtectedHeader({ alg: 'HS256', kid: 'k1' }).setExpirationTime('5m').sign(new TextEncoder().encode(await exportSPKI(publicKey))),
+      'a kid not in the JWKS': await claims(new SignJWT({})).setProtectedHeader({ alg: 'RS256', kid: 'k2' }).setExpirationTime('5m').sign(stranger.privateKey),
+      'no exp': await claims(new SignJWT({})).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey),
+    };
 
     t = await createTestRuntime('webhook_secret', { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: jwksUrl, SEQFLOW_SECRET_GRACE_SECONDS: '2' });
     const deps = t.runtime.commands;
@@ -123,5 +132,18 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
     expect([unknown.status, unknown.body.detail.code]).toEqual([404, 'ORGANIZATION_NOT_FOUND']);
     expect((await call('GET', `${otherOrgId}/webhooks/secret`, apiKey)).status).toBe(403);
     expect((await call('GET', `${otherOrgId}/webhooks/secret`, await sign({ sub: 'alice' }))).status).toBe(403);
+  });
+
+  it.each(['alg none', 'HS256 keyed with the public key', 'a kid not in the JWKS', 'no exp'])('refuses a token with %s (401), though its subject is an owner', async (kind) => {
+    const refused = await call('GET', `${orgId}/webhooks/secret`, hostile[kind]);
+    expect([refused.status, refused.body.detail.code]).toEqual([401, 'UNAUTHENTICATED']);
+  });
+
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'])('a subject named %s is a stranger to every organization (403), not a member', async (sub) => {
+    const token = await sign({ sub });
+    for (const [method, path] of [['GET', 'webhooks/secret'], ['GET', 'webhooks/deliveries'], ['POST', 'webhooks/secret/rotate']] as const) {
+      const refused = await call(method, `${orgId}/${path}`, token);
+      expect([refused.status, refused.body.detail.code]).toEqual([403, 'FORBIDDEN']);
+    }
   });
 });

@@ -11,6 +11,9 @@ const dns: Record<string, string[]> = {
   'mixed.example': ['93.184.216.34', '127.0.0.1'],
   'mapped.example': ['::ffff:192.168.0.1'],
   'loopback6.example': ['::1'],
+  'compat.example': ['::a9fe:a9fe'],
+  'nat64local.example': ['64:ff9b:1::a00:1'],
+  'ula.example': ['fd00:ec2::254'],
 };
 const resolve = async (host: string) => {
   const answer = dns[host.toLowerCase().replace(/\.$/, '')];
@@ -82,11 +85,53 @@ const hostile = [
   'https://mapped.example/x.png',
   'https://loopback6.example/x.png',
   'https://does-not-exist.invalid/x.png',
+  // IPv4-compatible IPv6 (::/96, deprecated by RFC 4291): every spelling
+  'https://[::a9fe:a9fe]/x.png',
+  'https://[::169.254.169.254]/x.png',
+  'https://[0:0:0:0:0:0:a9fe:a9fe]/x.png',
+  'https://[::10.0.0.1]/x.png',
+  'https://[::127.0.0.2]/x.png',
+  'https://[::7f00:1]/x.png',
+  'https://[::c0a8:101]/x.png',
+  'https://[::8.8.8.8]/x.png',
+  'https://compat.example/x.png',
+  // SIIT (RFC 6145), local-use NAT64 (RFC 8215), 6to4 around metadata, 6to4 relay anycast
+  'https://[::ffff:0:7f00:1]/x.png',
+  'https://[64:ff9b:1::a9fe:a9fe]/x.png',
+  'https://nat64local.example/x.png',
+  'https://[2002:a9fe:a9fe::1]/x.png',
+  'https://192.88.99.1/x.png',
+  // IPv6 outside global unicast: discard-only, site-local, multicast of every scope, reserved space
+  'https://[100::1]/x.png',
+  'https://[fec0::1]/x.png',
+  'https://[ff0e::1]/x.png',
+  'https://[ff05::2]/x.png',
+  'https://[4000::1]/x.png',
+  'https://[e000::1]/x.png',
+  // IPv6 special-purpose space inside 2000::/3: documentation, benchmarking, ORCHID
+  'https://[2001:db8::1]/x.png',
+  'https://[2001:2::1]/x.png',
+  'https://[2001:10::1]/x.png',
+  'https://[2001:20::1]/x.png',
+  // cloud metadata endpoints beyond 169.254.169.254 (AWS IPv6, Alibaba, Oracle)
+  'https://[fd00:ec2::254]/x.png',
+  'https://ula.example/x.png',
+  'https://100.100.100.200/x.png',
+  'https://192.0.0.192/x.png',
+  // IPv4 documentation ranges, and more spellings of loopback
+  'https://198.51.100.1/x.png',
+  'https://203.0.113.1/x.png',
+  'https://127.0.0.1./x.png',
+  'https://127.000.000.001/x.png',
+  'https://0177.1/x.png',
+  'https://[0:0:0:0:0:0:0:0]/x.png',
+  'https://[::ffff:0.0.0.0]/x.png',
+  'https://[::ffff:169.254.169.254]/x.png',
 ];
 
 describe('outbound address guard', () => {
-  it(`has at least 40 hostile inputs (${hostile.length})`, () => {
-    expect(hostile.length).toBeGreaterThanOrEqual(40);
+  it(`has at least 90 hostile inputs (${hostile.length})`, () => {
+    expect(hostile.length).toBeGreaterThanOrEqual(90);
   });
 
   it.each(hostile)('refuses %s', async (url) => {
@@ -106,6 +151,8 @@ describe('outbound address guard', () => {
     await expect(relaxed.check('https://2130706433/')).resolves.toEqual(['127.0.0.1']);
     await expect(relaxed.check('https://10.0.0.1/')).rejects.toBeInstanceOf(BlockedAddressError);
     await expect(relaxed.check('https://[::1]/')).rejects.toBeInstanceOf(BlockedAddressError);
+    // An exempted IPv4 range does not open its IPv4-compatible IPv6 spelling.
+    await expect(relaxed.check('https://[::127.0.0.1]/')).rejects.toBeInstanceOf(BlockedAddressError);
   });
 
   it('says which address was refused and why', async () => {

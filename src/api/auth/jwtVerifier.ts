@@ -6,7 +6,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /**
  * Verifies OAuth-issued JWTs (OAUTH_ISSUER / OAUTH_AUDIENCE / JWKS): signature against the issuer's
- * keys, `iss`, `aud`, `exp` and `nbf`, and an algorithm allow-list. The JWKS address comes from
+ * keys, `iss`, `aud`, `exp` (required) and `nbf`, and an algorithm allow-list. The JWKS address comes from
  * OAUTH_JWKS_URL, else from the issuer's metadata (`/.well-known/openid-configuration`).
  */
 export function createJwtVerifier(oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined }) {
@@ -25,7 +25,8 @@ export function createJwtVerifier(oauth: { issuer: string; audience: string | un
 
   return async function verify(token: string): Promise<{ subject: string }> {
     try {
-      const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(oauth.audience ? { audience: oauth.audience } : {}), algorithms: ALGORITHMS });
+      // `exp` is required: a token without one would never expire.
+      const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(oauth.audience ? { audience: oauth.audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] });
       if (!payload.sub) throw new Error('no sub claim');
       return { subject: payload.sub };
     } catch (error) {

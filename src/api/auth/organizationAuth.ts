@@ -40,7 +40,7 @@ export function createOrganizationAuth(eventStore: EventStore, apiKeys: ApiKeyAu
 
     let role: MemberRole | undefined;
     if (caller.keyOrganizationId !== undefined) role = caller.keyOrganizationId === organizationId ? 'member' : undefined;
-    else role = state.members[caller.principal.id];
+    else role = state.members.get(caller.principal.id);
     if (!role) throw new ApiError('FORBIDDEN', 'Not a member of this organization');
     if (need === 'admin' && !isAdminRole(role)) throw new ApiError('FORBIDDEN', 'Only an admin or owner of the organization may do this');
     return { principal: caller.principal, role };

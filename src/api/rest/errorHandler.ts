@@ -15,7 +15,7 @@ const fastifyCodes: Record<string, ErrorCode> = {
 export function installErrorHandling(app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof ApiError) return reply.status(errorStatus[error.code]).send(errorBody(error));
-    const mapped = error.code ? fastifyCodes[error.code] : undefined;
+    const mapped = error.code && Object.hasOwn(fastifyCodes, error.code) ? fastifyCodes[error.code] : undefined;
     if (mapped) return reply.status(errorStatus[mapped]).send(errorBody(new ApiError(mapped, error.message)));
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.status(error.statusCode).send(errorBody(new ApiError('VALIDATION_FAILED', error.message)));

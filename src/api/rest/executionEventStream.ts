@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RecordedEvent } from '../../eventstore/eventStore.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
+import { setOwn } from '../../domain/ownProperty.ts';
 import { executionUpdates } from '../../execution/executionUpdates.ts';
 import type { PauseData } from '../../execution/flowEngine.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
@@ -89,7 +90,7 @@ export async function streamExecution(
       for (const recorded of events) {
         if (recorded.type === 'ExecutionStepCompleted') {
           const d = recorded.data as { blockName: string; iteration: number | null; output: unknown };
-          if (d.iteration === null) accumulated[d.blockName] = d.output;
+          if (d.iteration === null) setOwn(accumulated, d.blockName, d.output);
         }
         if (recorded.revision <= after) continue;
         const pause = recorded.type === 'ExecutionPausedForToolCalls' ? executionUpdates.pause(run.executionId) : undefined;

@@ -28,7 +28,7 @@ export type ExecutionState =
       versionId: string;
       pause: PauseState | null;
       /** Tool-calling turns per block name, from this run's own events. */
-      iterations: Record<string, number>;
+      iterations: ReadonlyMap<string, number>;
     };
 
 /** The caller's side of a resume: the pause's messages, then one tool message per requested call. */
@@ -47,13 +47,13 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   evolve: (state, event) => {
     if (event.type === 'ExecutionRequested') {
       const { executionId, organizationId, flowId, projectId, versionId } = event.data;
-      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, pause: null, iterations: {} };
+      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, pause: null, iterations: new Map() };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
       case 'ExecutionPausedForToolCalls': {
         const { stepIndex, blockName, iterationsUsed, toolCalls, messagesDigest, messageCount } = event.data;
-        return { ...state, status: 'paused', pause: { stepIndex, blockName, iterationsUsed, toolCalls, messagesDigest, messageCount }, iterations: { ...state.iterations, [blockName]: iterationsUsed } };
+        return { ...state, status: 'paused', pause: { stepIndex, blockName, iterationsUsed, toolCalls, messagesDigest, messageCount }, iterations: new Map(state.iterations).set(blockName, iterationsUsed) };
       }
       case 'ExecutionResumed':
         return { ...state, status: 'running', pause: null };

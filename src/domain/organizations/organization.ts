@@ -10,7 +10,8 @@ export type OrganizationState =
       organizationId: string;
       slug: string;
       name: string;
-      members: Record<string, MemberRole>;
+      /** By user subject: a Map, so no subject ("__proto__", "constructor"...) can match an inherited property. */
+      members: ReadonlyMap<string, MemberRole>;
       providerKey: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } | null;
       webhookSecret: WebhookSecretState | null;
     };
@@ -40,7 +41,7 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
   evolve: (state, event) => {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'created', ...event.data, members: {}, providerKey: null, webhookSecret: null };
+        return { status: 'created', ...event.data, members: new Map(), providerKey: null, webhookSecret: null };
       case 'CreditsGranted':
         return state;
       case 'WebhookSecretIssued': {
@@ -68,7 +69,7 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
       case 'MemberAdded':
       case 'MemberRoleChanged':
         if (state.status !== 'created') return state;
-        return { ...state, members: { ...state.members, [event.data.userSubject]: event.data.role } };
+        return { ...state, members: new Map(state.members).set(event.data.userSubject, event.data.role) };
     }
   },
 
@@ -116,7 +117,7 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
 
       case 'AddMember': {
         if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
-        const current = state.members[command.data.userSubject];
+        const current = state.members.get(command.data.userSubject);
         const data = { organizationId: state.organizationId, ...command.data };
         if (current === command.data.role) return [];
         if (current === undefined) return [{ type: 'MemberAdded', data }];
