@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
 import { loadStream } from '../commands/commandHandler.ts';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Config } from '../config/config.ts';
@@ -25,6 +27,8 @@ import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts
 
 export interface EngineDependencies {
   eventStore: EventStore;
+  /** Where internal errors are logged in full (the run records only their error id). */
+  logger: Logger;
   db: Kysely<ReadModels>;
   now: () => Date;
   llm: LlmProcessor;
@@ -408,7 +412,7 @@ async function runSteps(
     return { status: 'completed', executionId, result, position };
   } catch (error) {
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
-    const failure = error instanceof BlockFailure ? error : new BlockFailure('INTERNAL', `internal error: ${(error as Error).message}`);
+    const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
     const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
     const data = { executionId, reason: failure.reason, code: failure.code, message: failure.message, stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
     // If the log itself failed, this record fails too and the error reaches the caller as a 500.
@@ -429,4 +433,17 @@ async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
 function responseFormatOf(output: { plan: StructuredOutputPlan } | undefined) {
   if (!output) return { type: 'text' };
   return output.plan.strict ? { type: 'json_schema', strict: true } : { type: 'json_schema', strict: false, reason: output.plan.reason };
+}
+
+/**
+ * An error that is not the block's fault: its text stays in the server log (under an error id) and
+ * never reaches the caller or the event log, which get the id only.
+ */
+function internalFailure(logger: Logger, error: unknown, executionId: string): BlockFailure {
+  const errorId = randomUUID();
+  const cause = error instanceof BlockFailure && error.cause !== undefined ? error.cause : error;
+  logger.error({ err: cause, errorId, executionId }, 'run failed with an internal error');
+  const failure = new BlockFailure('INTERNAL', `internal error (error id ${errorId})`);
+  if (error instanceof BlockFailure) Object.assign(failure, { stepIndex: (error as { stepIndex?: number }).stepIndex, blockName: (error as { blockName?: string }).blockName });
+  return failure;
 }

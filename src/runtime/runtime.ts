@@ -57,6 +57,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
     const execution = {
       eventStore,
+      logger,
       db,
       now: commands.now,
       llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),

@@ -3,7 +3,9 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
-import { installErrorHandling } from './errorHandler.ts';
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errorHandler.ts';
+import { installJsonParser, installRequestGuards } from './requestGuards.ts';
+import { trackRouteMethods } from './routeMethods.ts';
 import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
@@ -19,8 +21,10 @@ declare module 'fastify' {
 
 /** The public REST facade under /api/v1. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024 });
-  installErrorHandling(app);
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
+  installErrorHandling(app, trackRouteMethods(app));
+  installJsonParser(app);
+  installRequestGuards(app);
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore);
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;

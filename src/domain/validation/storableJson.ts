@@ -12,18 +12,24 @@ const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff
 const describe = (text: string) => (text.includes('\u0000') ? 'contains a NUL character (\\u0000)' : 'contains an unpaired UTF-16 surrogate');
 const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
+export interface Unstorable {
+  /** `text`: a NUL or an unpaired surrogate; `depth`: nested deeper than allowed. */
+  kind: 'text' | 'depth';
+  message: string;
+}
+
 /** Why `value` (plain JSON data) cannot be stored, naming the path under `root`; null when it can. */
-export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON_DEPTH): string | null {
+export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON_DEPTH): Unstorable | null {
   // Iterative, so a hostile nesting depth cannot overflow this function's own stack.
   const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
   while (stack.length > 0) {
     const { value: current, path, depth } = stack.pop()!;
     if (typeof current === 'string') {
-      if (UNSTORABLE.test(current)) return `${path} ${describe(current)}`;
+      if (UNSTORABLE.test(current)) return { kind: 'text', message: `${path} ${describe(current)}` };
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
-    if (depth >= maxDepth) return `${path} nests deeper than ${maxDepth} levels`;
+    if (depth >= maxDepth) return { kind: 'depth', message: `${path} nests deeper than ${maxDepth} levels` };
     if (Array.isArray(current)) {
       for (let i = current.length - 1; i >= 0; i--) stack.push({ value: current[i], path: childPath(path, i), depth: depth + 1 });
       continue;
@@ -31,7 +37,7 @@ export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON
     const entries = Object.entries(current);
     for (let i = entries.length - 1; i >= 0; i--) {
       const [key, child] = entries[i]!;
-      if (UNSTORABLE.test(key)) return `${path} has a key that ${describe(key)}`;
+      if (UNSTORABLE.test(key)) return { kind: 'text', message: `${path} has a key that ${describe(key)}` };
       stack.push({ value: child, path: childPath(path, key), depth: depth + 1 });
     }
   }

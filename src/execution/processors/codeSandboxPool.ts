@@ -143,6 +143,6 @@ function decodeOutput(json: string, maxBytes: number): unknown {
     throw new BlockFailure('CODE_BLOCK_FAILED', 'code block output is not plain JSON');
   }
   const problem = unstorableJson(value, 'output');
-  if (problem) throw new BlockFailure('CODE_BLOCK_FAILED', `code block output cannot be stored: ${problem}`);
+  if (problem) throw new BlockFailure('CODE_BLOCK_FAILED', `code block output cannot be stored: ${problem.message}`);
   return value;
 }

@@ -3,6 +3,7 @@ import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'open
 import type { Attachment } from '../../domain/execution/attachment.ts';
 import { replyOutput } from '../../domain/execution/outputShape.ts';
 import { type StructuredOutputPlan, dropNullOptionals } from '../../domain/execution/strictSchema.ts';
+import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import { createSchemaValidators } from '../schemaValidators.ts';
 import type { RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
@@ -75,6 +76,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       return { ok: false, problem: 'the reply was not JSON' };
     }
     if (output.plan.strict) value = dropNullOptionals(value, output.schema);
+    const unstorable = unstorableJson(value, 'reply');
+    if (unstorable) return { ok: false, problem: unstorable.message };
     const problems = validators.problems(output.schema, value);
     return problems ? { ok: false, problem: `the reply did not match the schema: ${problems}` } : { ok: true, value };
   }
@@ -114,42 +117,62 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } }
         : undefined;
 
-      let usage: TokenUsage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-      // With a schema, a reply that ignores it gets one repair attempt.
-      for (let attempt = 1; attempt <= (call.output ? 2 : 1); attempt++) {
-        let completion: OpenAI.ChatCompletion;
+      const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage };
+      const create = async () => {
         try {
-          completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          return await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
         } catch (error) {
           throw failureOf(error, account, 'tools' in toolParams);
         }
-        usage = addUsage(usage, completion.usage);
-        const message = completion.choices[0]?.message;
-        const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
-        if (calls.length > 0) {
-          const toolCalls = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
-          const request: ChatCompletionMessageParam = {
-            role: 'assistant',
-            content: message?.content ?? null,
-            tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })),
-          };
-          return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
-        }
-        const reply = message?.content;
-        if (!call.output) return { kind: 'output', output: replyOutput(reply ?? ''), usage, attempts: attempt };
-        const parsed = parseStructured(reply, call.output);
-        if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
-        if (attempt === 2) {
-          throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
-        }
-        messages.push(
-          { role: 'assistant', content: reply ?? '' },
-          { role: 'user', content: `Your reply was refused: ${parsed.problem}. Reply again with only a JSON object that matches the JSON Schema.` },
-        );
+      };
+      try {
+        return await converse(call, messages, create, spent);
+      } catch (error) {
+        // Whatever fails after a completed call, its tokens were used: the caller charges them.
+        const failure = error instanceof BlockFailure ? error : Object.assign(new BlockFailure('INTERNAL', 'internal error'), { cause: error });
+        throw spent.usage.totalTokens > 0 ? Object.assign(failure, { usage: spent.usage }) : failure;
       }
-      throw new Error('unreachable');
     },
   };
+
+  /** One model turn, or two when a structured reply needs its repair attempt; `spent` counts the tokens as they are used. */
+  async function converse(call: LlmCall, messages: ChatCompletionMessageParam[], create: () => Promise<OpenAI.ChatCompletion>, spent: { usage: TokenUsage }): Promise<LlmResult> {
+    // With a schema, a reply that ignores it gets one repair attempt.
+    for (let attempt = 1; attempt <= (call.output ? 2 : 1); attempt++) {
+      const completion = await create();
+      const usage = (spent.usage = addUsage(spent.usage, completion.usage));
+      const message = completion.choices[0]?.message;
+      const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
+      if (calls.length > 0) {
+        const toolCalls = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+        const request: ChatCompletionMessageParam = {
+          role: 'assistant',
+          content: message?.content ?? null,
+          tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })),
+        };
+        const unstorable = unstorableJson(toolCalls, 'toolCalls');
+        if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored: ${unstorable.message}`);
+        return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
+      }
+      const reply = message?.content;
+      if (!call.output) {
+        const output = replyOutput(reply ?? '');
+        const unstorable = unstorableJson(output, 'reply');
+        if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
+        return { kind: 'output', output, usage, attempts: attempt };
+      }
+      const parsed = parseStructured(reply, call.output);
+      if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
+      if (attempt === 2) {
+        throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
+      }
+      messages.push(
+        { role: 'assistant', content: reply ?? '' },
+        { role: 'user', content: `Your reply was refused: ${parsed.problem}. Reply again with only a JSON object that matches the JSON Schema.` },
+      );
+    }
+    throw new Error('unreachable');
+  }
 }
 
 function findBlocked(error: unknown): BlockedAddressError | undefined {
