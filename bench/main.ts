@@ -24,6 +24,7 @@ import { allProjections } from '../src/projections/allProjections.ts';
 import { migrateReadModels } from '../src/projections/migrateReadModels.ts';
 import { createProjectionRunner } from '../src/projections/projectionRunner.ts';
 import type { ReadModels } from '../src/projections/readModelSchema.ts';
+import { createSupervisor } from '../src/runtime/supervisor.ts';
 import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
 
@@ -120,7 +121,8 @@ async function catchUpThroughput(store: EventStore) {
 
 /** Commands at a steady rate while the projections run: how long until each command's events are in the read models. */
 async function projectionLag(store: EventStore, db: Kysely<ReadModels>, ratePerSecond: number, seconds: number) {
-  const runner = createProjectionRunner({ db, eventStore: store, projections: allProjections, logger });
+  const supervisor = createSupervisor({ logger });
+  const runner = createProjectionRunner({ db, eventStore: store, projections: allProjections, logger, supervisor });
   await runner.catchUp();
   await runner.start();
   const deps = { eventStore: store, now: () => new Date() };

@@ -18,7 +18,7 @@ export async function requireSlugOwner(
   ownerStream: (id: string) => string,
 ): Promise<string> {
   const owner = await ownerOfSlug(eventStore, scope, parentId, slug);
-  if (owner && (await eventStore.readStream(ownerStream(owner))).length > 0) return owner;
+  if (owner && (await eventStore.streamExists(ownerStream(owner)))) return owner;
   const code = scope === 'organization' ? 'ORGANIZATION_NOT_FOUND' : scope === 'project' ? 'PROJECT_NOT_FOUND' : 'FLOW_NOT_FOUND';
   throw new ApiError(code, `No ${scope} with slug '${slug}'`);
 }

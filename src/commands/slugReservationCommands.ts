@@ -1,6 +1,7 @@
 import { ApiError } from '../domain/errors/apiError.ts';
 import { slugSchema } from '../domain/slugs/slug.ts';
 import { type SlugScope, slugReservation, slugReservationStream } from '../domain/slugs/slugReservation.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
 export function validateSlug(scope: SlugScope, slug: string) {
@@ -34,11 +35,12 @@ export async function reserveSlug(
     return newId;
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'SLUG_TAKEN') throw error;
-    const [reservation] = await deps.eventStore.readStream(slugReservationStream(scope, parentId, slug));
-    const owner = (reservation?.data as { ownerId?: string } | undefined)?.ownerId;
-    if (!reservation || !owner) throw error;
+    const [reservation] = await deps.eventStore.readStream(slugReservationStream(scope, parentId, slug), { maxCount: 1 });
+    const reserved = reservation ? decodeRecorded(reservation) : undefined;
+    if (!reservation || reserved?.type !== 'SlugReserved') throw error;
+    const owner = reserved.data.ownerId;
     const age = deps.now().getTime() - Date.parse(reservation.metadata.occurredAt);
-    if (age > ABANDONED_RESERVATION_MS && (await deps.eventStore.readStream(ownerStream(owner))).length === 0) return owner;
+    if (age > ABANDONED_RESERVATION_MS && !(await deps.eventStore.streamExists(ownerStream(owner)))) return owner;
     throw error;
   }
 }

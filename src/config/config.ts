@@ -68,8 +68,10 @@ const envSchema = z
     SEQFLOW_DELIVERY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(60_000)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
+    SEQFLOW_JOB_MAX_CLAIMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(5)),
     SEQFLOW_WORKER_ID: optionalString,
     SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
+    SEQFLOW_RESTART_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(500)),
     SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
     SEQFLOW_MODEL_REGISTRY: z.preprocess(
       emptyAsUndefined,
@@ -123,6 +125,8 @@ export interface Config {
     /** A dispatcher's hold on an attempt; after it runs out (the dispatcher died), the attempt is made again. */
     leaseMs: number;
   };
+  /** First delay before a failed background task (projections, reactors, job runner) is restarted; it doubles up to 30 s. */
+  restartDelayMs: number;
   /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
   outboundExtraCaFile: string | undefined;
   jobs: {
@@ -130,6 +134,8 @@ export interface Config {
     leaseMs: number;
     concurrency: number;
     workerId: string | undefined;
+    /** A job claimed this many times without finishing fails with JOB_ABANDONED. */
+    maxClaims: number;
   };
   execution: {
     defaultModel: string;
@@ -186,7 +192,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaseMs: e.SEQFLOW_DELIVERY_LEASE_MS,
     },
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
-    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID },
+    restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
+    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,

@@ -60,10 +60,20 @@ export interface AppendOptions {
   durability?: 'durable' | 'deferred';
 }
 
+export interface ReadStreamOptions {
+  /** First revision to read (inclusive); 0 when unset. */
+  fromRevision?: number;
+  /** At most this many events. */
+  maxCount?: number;
+}
+
 export interface EventStore {
   readonly kind: 'postgres' | 'kurrentdb';
   append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
-  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The stream's events in revision order ([] when it does not exist), from a revision and bounded if asked. */
+  readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Whether the stream has any event, without reading it. */
+  streamExists(streamId: string): Promise<boolean>;
   /** Events after `from`, in log order, at most `limit`. */
   readAll(from: number, limit: number): Promise<RecordedEvent[]>;
   subscribe(options: SubscriptionOptions): Subscription;

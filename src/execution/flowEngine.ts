@@ -120,6 +120,8 @@ export interface PreparedRun {
   executionId: string;
   /** The stream revision before this call's first event: a follower reads what comes after it. */
   afterRevision: number;
+  /** Settles once `start` has written the run's first event, or fails with `start` if it could not. */
+  started: Promise<void>;
   start: () => Promise<ExecutionOutcome>;
 }
 
@@ -154,12 +156,21 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
 
 export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
   const recorder = createExecutionRecorder(deps.eventStore, request.executionId, request.principal, deps.now);
-  const requested = () => recorder.note(requestedEvent(request));
+  const started: { promise?: Promise<void>; resolve?: () => void; reject?: (error: unknown) => void } = {};
+  started.promise = new Promise<void>((resolve, reject) => Object.assign(started, { resolve, reject }));
+  started.promise.catch(() => undefined); // observed by whoever awaits `started`
   return {
     executionId: request.executionId,
     afterRevision: -1,
+    started: started.promise,
     start: async () => {
-      await requested();
+      try {
+        await recorder.note(requestedEvent(request));
+        started.resolve!();
+      } catch (error) {
+        started.reject!(error);
+        throw error;
+      }
       return runSteps(deps, { ...request, recorder, accumulated: {} }, 0, undefined, undefined);
     },
   };
@@ -195,6 +206,7 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   return {
     executionId: input.executionId,
     afterRevision: revision,
+    started: Promise.resolve(), // the resume is recorded above
     start: () =>
       runSteps(
         deps,

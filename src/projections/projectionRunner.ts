@@ -2,23 +2,19 @@ import { EventEmitter } from 'node:events';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { type DomainEvent, decodeEvent } from '../domain/events/domainEvent.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
+import type { SupervisedTask, Supervisor } from '../runtime/supervisor.ts';
 import type { Projection } from './projection.ts';
+import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
 import type { ReadModels } from './readModelSchema.ts';
-
-/** A stored checkpoint is behind where this runner read from: a rebuild reset it. */
-class CheckpointMoved extends Error {
-  constructor(readonly stored: number) {
-    super(`checkpoint moved to ${stored}`);
-  }
-}
 
 export interface ProjectionStatus {
   name: string;
   position: number;
   /** How many log positions the projection is behind the head. */
   behind: number;
+  /** Where and why it waits, while it cannot apply an event (the other projections go on). */
+  stalled: { position: number; eventType: string; error: string; since: string } | null;
 }
 
 export interface ProjectionRunnerOptions {
@@ -26,94 +22,71 @@ export interface ProjectionRunnerOptions {
   eventStore: EventStore;
   projections: readonly Projection[];
   logger: Logger;
+  /** Runs the subscription, restarting it when it fails. */
+  supervisor: Supervisor;
   batchSize?: number;
 }
 
+/**
+ * One reader per process feeds every projection from its own checkpoint (see projectionBatch.ts).
+ * Its subscription runs under the supervisor; a rebuild elsewhere, or a stalled projection's retry
+ * coming due, sends the reader back to the lowest checkpoint.
+ */
 export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const { db, eventStore, projections, logger } = options;
   const batchSize = options.batchSize ?? 500;
   const advanced = new EventEmitter();
   advanced.setMaxListeners(0);
-  let subscription: Subscription | undefined;
-  let running = false;
+  const stalls = new Map<string, Stall>();
+  let handle: { stop(): Promise<void> } | undefined;
+  const names = projections.map((p) => p.name);
 
   async function ensureCheckpoints() {
-    await db
-      .insertInto('projection_checkpoints')
-      .values(projections.map((p) => ({ name: p.name, position: 0 })))
-      .onConflict((oc) => oc.column('name').doNothing())
-      .execute();
+    await db.insertInto('projection_checkpoints').values(names.map((name) => ({ name, position: 0 }))).onConflict((oc) => oc.column('name').doNothing()).execute();
   }
 
-
-  /**
-   * Applies one batch to every projection in one transaction, each from its own checkpoint, and moves
-   * the checkpoints with it. `from` is where the reader stood before this batch: a projection whose
-   * checkpoint is behind it (a rebuild reset it) would miss events, so the reader must go back.
-   */
-  async function applyBatch(from: number, events: RecordedEvent[]): Promise<number> {
-    const last = events.at(-1)!.position;
-    await db.transaction().execute(async (trx) => {
-      // Read models are derived: if a crash loses this commit, it loses the checkpoints with it and the
-      // batch is replayed. So the commit need not wait for the disk (the log's appends always do).
-      await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-      const rows = await trx
-        .selectFrom('projection_checkpoints')
-        .select(['name', 'position'])
-        .where('name', 'in', projections.map((p) => p.name))
-        .orderBy('name')
-        .forUpdate()
-        .execute();
-      const stored = new Map(rows.map((r) => [r.name, Number(r.position)]));
-      const behind = Math.min(...projections.map((p) => stored.get(p.name) ?? 0));
-      if (behind < from) throw new CheckpointMoved(behind);
-
-      const decoded = new Map<string, DomainEvent>();
-      for (const projection of projections) {
-        const checkpoint = stored.get(projection.name) ?? 0;
-        if (checkpoint >= last) continue; // another runner got here first
-        for (const recorded of events) {
-          if (recorded.position <= checkpoint || !(projection.handles as readonly string[]).includes(recorded.type)) continue;
-          let event = decoded.get(recorded.id);
-          if (!event) decoded.set(recorded.id, (event = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data)));
-          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
-        }
-      }
-      await trx
-        .updateTable('projection_checkpoints')
-        .set({ position: last, updated_at: sql<Date>`now()` })
-        .where('name', 'in', projections.map((p) => p.name))
-        .where('position', '<', String(last))
-        .execute();
-    });
+  async function batch(from: number, events: Parameters<typeof applyBatch>[5]) {
+    const last = await applyBatch(db, projections, stalls, logger, from, events, Date.now());
     advanced.emit('advanced');
     return last;
   }
 
-  function startSubscription(from: number) {
-    let cursor = from;
-    subscription = eventStore.subscribe({
-      from,
-      batchSize,
-      handler: async (events) => {
-        cursor = await applyBatch(cursor, events);
+  /** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
+  function run(): SupervisedTask {
+    let current: Subscription | undefined;
+    let stopped = false;
+    let retryTimer: NodeJS.Timeout | undefined;
+    const done = (async () => {
+      await ensureCheckpoints();
+      while (!stopped) {
+        let failure: unknown;
+        let cursor = await minimumPosition();
+        current = eventStore.subscribe({
+          from: cursor,
+          batchSize,
+          handler: async (events) => {
+            cursor = await batch(cursor, events);
+            // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.
+            const due = Math.min(...[...stalls.values()].map((s) => s.retryAt));
+            clearTimeout(retryTimer);
+            if (Number.isFinite(due)) retryTimer = setTimeout(() => void current?.stop(), Math.max(0, due - Date.now()));
+          },
+          onError: (error) => (failure = error),
+        });
+        await current.done;
+        clearTimeout(retryTimer);
+        if (failure !== undefined && !(failure instanceof CheckpointMoved)) throw failure;
+      }
+    })();
+    return {
+      done,
+      async stop() {
+        stopped = true;
+        clearTimeout(retryTimer);
+        await current?.stop();
+        await done.catch(() => undefined);
       },
-      onError: (error) => {
-        if (!running) return;
-        if (!(error instanceof CheckpointMoved)) logger.error({ err: error }, 'projections failed; retrying');
-        setTimeout(() => void restart(), error instanceof CheckpointMoved ? 10 : 1000).unref();
-      },
-    });
-  }
-
-  async function restart() {
-    if (!running) return;
-    try {
-      startSubscription(await minimumPosition());
-    } catch (error) {
-      logger.error({ err: error }, 'could not restart projections; retrying');
-      setTimeout(() => void restart(), 1000).unref();
-    }
+    };
   }
 
   /**
@@ -134,7 +107,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
         continue;
       }
       try {
-        cursor = await applyBatch(cursor, events);
+        cursor = await batch(cursor, events);
       } catch (error) {
         if (!(error instanceof CheckpointMoved)) throw error;
         cursor = error.stored;
@@ -142,26 +115,24 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     }
   }
 
-  async function minimumPosition(): Promise<number> {
-    const row = await db
-      .selectFrom('projection_checkpoints')
-      .select((eb) => eb.fn.min('position').as('position'))
-      .where('name', 'in', projections.map((p) => p.name))
-      .executeTakeFirst();
+  /** The lowest checkpoint; `settledOnly` leaves out projections stalled on an event. */
+  async function minimumPosition(settledOnly = false): Promise<number> {
+    let query = db.selectFrom('projection_checkpoints').select((eb) => eb.fn.min('position').as('position')).where('name', 'in', names);
+    if (settledOnly) query = query.where('stalled_at_position', 'is', null);
+    const row = await query.executeTakeFirst();
     return Number(row?.position ?? 0);
   }
 
   return {
+    /** Runs the reader under the supervisor until `stop`. */
     async start() {
       await ensureCheckpoints();
-      running = true;
-      startSubscription(await minimumPosition());
+      handle ??= options.supervisor.supervise('projections', run);
     },
 
     async stop() {
-      running = false;
-      await subscription?.stop();
-      subscription = undefined;
+      await handle?.stop();
+      handle = undefined;
     },
 
     /** Brings every projection up to the log's current head. */
@@ -178,20 +149,25 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
         await trx.selectFrom('projection_checkpoints').selectAll().orderBy('name').forUpdate().execute();
         const tables = projections.flatMap((p) => p.tables);
         await sql`TRUNCATE ${sql.join(tables.map((t) => sql.table(t)))}`.execute(trx);
-        await trx.updateTable('projection_checkpoints').set({ position: 0, updated_at: sql<Date>`now()` }).execute();
+        await trx
+          .updateTable('projection_checkpoints')
+          .set({ position: 0, updated_at: sql<Date>`now()`, stalled_at_position: null, stalled_event_type: null, stalled_error: null, stalled_since: null })
+          .execute();
       });
+      stalls.clear();
       await catchUpTo(await eventStore.headPosition());
     },
 
-    /** Read-your-writes: resolves once every projection has passed `position`, or fails after `timeoutMs`. */
+    /**
+     * Read-your-writes: resolves once every projection has passed `position`, or fails after
+     * `timeoutMs`. A projection stalled on an event is not waited for (it shows in /health instead).
+     */
     async waitForPosition(position: number, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if ((await minimumPosition()) >= position) return;
+        if ((await minimumPosition(true)) >= position) return;
         const remaining = deadline - Date.now();
-        if (remaining <= 0) {
-          throw new ApiError('PROJECTION_TIMEOUT', `Read models did not reach log position ${position} within ${timeoutMs} ms`);
-        }
+        if (remaining <= 0) throw new ApiError('PROJECTION_TIMEOUT', `Read models did not reach log position ${position} within ${timeoutMs} ms`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(done, Math.min(remaining, 25));
           function done() {
@@ -206,11 +182,16 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 
     async status(): Promise<ProjectionStatus[]> {
       const head = await eventStore.headPosition();
-      const rows = await db.selectFrom('projection_checkpoints').select(['name', 'position']).execute();
-      const stored = new Map(rows.map((r) => [r.name, Number(r.position)]));
+      const rows = await db.selectFrom('projection_checkpoints').selectAll().where('name', 'in', names).execute();
+      const stored = new Map(rows.map((r) => [r.name, r]));
       return projections.map((p) => {
-        const position = stored.get(p.name) ?? 0;
-        return { name: p.name, position, behind: Math.max(0, head - position) };
+        const row = stored.get(p.name);
+        const position = Number(row?.position ?? 0);
+        const stalled =
+          row?.stalled_at_position != null
+            ? { position: Number(row.stalled_at_position), eventType: row.stalled_event_type ?? '?', error: row.stalled_error ?? '', since: row.stalled_since?.toISOString() ?? '' }
+            : null;
+        return { name: p.name, position, behind: Math.max(0, head - position), stalled };
       });
     },
   };

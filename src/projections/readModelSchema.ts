@@ -147,6 +147,11 @@ export interface ProjectionCheckpointsTable {
   name: string;
   position: ColumnType<string, number, number>;
   updated_at: Generated<Date>;
+  /** Set while the projection cannot apply the event at this position (it alone waits; the others go on). */
+  stalled_at_position: ColumnType<string | null, number | null | undefined, number | null>;
+  stalled_event_type: ColumnType<string | null, string | null | undefined, string | null>;
+  stalled_error: ColumnType<string | null, string | null | undefined, string | null>;
+  stalled_since: ColumnType<Date | null, Date | null | undefined, Date | null>;
 }
 
 export interface ReadModels {

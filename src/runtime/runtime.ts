@@ -19,6 +19,7 @@ import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
+import { type Supervisor, createSupervisor } from './supervisor.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {
@@ -28,6 +29,8 @@ export interface Runtime {
   db: Kysely<ReadModels>;
   eventStore: EventStore;
   projections: ProjectionRunner;
+  /** Keeps the process's background tasks running; their states are in /health. */
+  supervisor: Supervisor;
   commands: CommandDependencies;
   masterKey: Buffer;
   /** The engine and what the API checks before a run. */
@@ -51,7 +54,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const eventStore = await openEventStore(config, pool, databaseUrl);
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
-    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger });
+    const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
+    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
     const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
     const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
@@ -75,12 +79,13 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       db,
       eventStore,
       projections,
+      supervisor,
       commands,
       masterKey,
       execution,
       database: embedded ? 'embedded' : 'external',
       async close() {
-        await projections.stop();
+        await supervisor.stop();
         await sandbox.close();
         await guard.close();
         await eventStore.close();

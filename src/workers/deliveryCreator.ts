@@ -1,13 +1,13 @@
 import type { Kysely } from 'kysely';
-import type { Logger } from 'pino';
 import { deliveryIdFor } from '../commands/deliveryCommands.ts';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
-import { decodeEvent } from '../domain/events/domainEvent.ts';
-import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
+import { executionStream } from '../domain/execution/executionEvents.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayload.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { SupervisedTask } from '../runtime/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
 const REACTOR = 'delivery_creator';
@@ -18,9 +18,8 @@ const CREATE_CONCURRENCY = 16;
  * DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
  * delivery id derives from the run and the event, and creation is idempotent).
  */
-export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; logger: Logger; onCreated: () => void }) {
-  const { db, eventStore, commands, logger } = options;
-  let subscription: Subscription | undefined;
+export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: () => void }) {
+  const { db, eventStore, commands } = options;
   const flowPaths = new Map<string, string>();
 
   async function jobPath(flowId: string, executionId: string) {
@@ -41,11 +40,11 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
 
   async function handle(recorded: RecordedEvent) {
     if (recorded.type !== 'ExecutionCompleted' && recorded.type !== 'ExecutionFailed') return;
-    const ending = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data) as ExecutionEvent;
+    const ending = decodeRecorded(recorded);
     if (ending.type !== 'ExecutionCompleted' && ending.type !== 'ExecutionFailed') return;
-    const [first] = await eventStore.readStream(executionStream(ending.data.executionId));
+    const [first] = await eventStore.readStream(executionStream(ending.data.executionId), { maxCount: 1 });
     if (!first) return;
-    const requested = decodeEvent(first.type, first.schemaVersion, first.data) as ExecutionEvent;
+    const requested = decodeRecorded(first);
     if (requested.type !== 'ExecutionRequested' || requested.data.mode !== 'async' || !requested.data.callbackUrl) return;
     const event = ending.type === 'ExecutionCompleted' ? 'flow.completed' : 'flow.failed';
     if (!requested.data.callbackEvents.includes(event)) return;
@@ -84,10 +83,12 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
   }
 
   return {
-    async start() {
+    /** Subscribes from the reactor's checkpoint; a task for the supervisor, which restarts it when it fails. */
+    async start(): Promise<SupervisedTask> {
       await db.insertInto('reactor_checkpoints').values({ name: REACTOR, position: 0 }).onConflict((oc) => oc.column('name').doNothing()).execute();
       const row = await db.selectFrom('reactor_checkpoints').select('position').where('name', '=', REACTOR).executeTakeFirstOrThrow();
-      subscription = eventStore.subscribe({
+      let failure: unknown;
+      const subscription = eventStore.subscribe({
         from: Number(row.position),
         handler: async (events) => {
           // Deliveries are independent streams: a batch's are created side by side (16 at a time);
@@ -96,9 +97,14 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
           for (let i = 0; i < endings.length; i += CREATE_CONCURRENCY) await Promise.all(endings.slice(i, i + CREATE_CONCURRENCY).map(handle));
           await db.updateTable('reactor_checkpoints').set({ position: events.at(-1)!.position }).where('name', '=', REACTOR).execute();
         },
-        onError: (error) => logger.error({ err: error }, 'delivery creator stopped'),
+        onError: (error) => (failure = error),
       });
+      return {
+        done: subscription.done.then(() => {
+          if (failure !== undefined) throw failure;
+        }),
+        stop: () => subscription.stop(),
+      };
     },
-    stop: async () => subscription?.stop(),
   };
 }

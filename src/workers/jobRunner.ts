@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
+import { failRun } from '../execution/failRun.ts';
 import { type EngineDependencies, continueExecution } from '../execution/flowEngine.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { findVersionSteps } from '../queries/flowQueries.ts';
+import type { SupervisedTask } from '../runtime/supervisor.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -21,12 +23,15 @@ export interface JobRunnerOptions {
   concurrency: number;
   workerId?: string;
   pollMs?: number;
+  /** A job claimed more often than this without finishing is failed (JOB_ABANDONED) by its next claimant. */
+  maxClaims?: number;
 }
 
 export function createJobRunner(options: JobRunnerOptions) {
   const { db, engine, logger, leaseMs, concurrency } = options;
   const worker = options.workerId ?? `${hostname()}-${process.pid}`;
   const pollMs = options.pollMs ?? 250;
+  const maxClaims = options.maxClaims ?? 5;
   const active = new Set<Promise<void>>();
   let running = false;
   let wake: (() => void) | undefined;
@@ -55,6 +60,7 @@ export function createJobRunner(options: JobRunnerOptions) {
   }
 
   async function run(job: { executionId: string; claims: number }) {
+    if (job.claims > maxClaims) return abandon(job);
     const renew = setInterval(() => {
       sql`UPDATE job_leases SET expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE execution_id = ${job.executionId} AND owner = ${worker}`
         .execute(db)
@@ -77,6 +83,14 @@ export function createJobRunner(options: JobRunnerOptions) {
     } finally {
       clearInterval(renew);
     }
+    await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
+  }
+
+  /** Every earlier claim died or failed outside the run's steps: end it, so it is not claimed forever. */
+  async function abandon(job: { executionId: string; claims: number }) {
+    const message = `the job was claimed ${job.claims - 1} times without finishing (limit SEQFLOW_JOB_MAX_CLAIMS=${maxClaims}); see the worker logs for why`;
+    const failed = await failRun(engine, job.executionId, { code: 'JOB_ABANDONED', message, principal: { kind: 'system', id: `job-runner:${worker}` } });
+    logger.error({ executionId: job.executionId, claims: job.claims, failed }, 'job abandoned after too many claims');
     await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
   }
 
@@ -114,9 +128,11 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   return {
     worker,
-    start() {
+    /** Claims and runs jobs until stopped: a task for the supervisor. */
+    start(): SupervisedTask {
       running = true;
       loop = mainLoop();
+      return { done: loop, stop: () => this.stop() };
     },
     /** Looks for work now (a job was just accepted in this process). */
     poke: () => wake?.(),

@@ -11,6 +11,7 @@ import type { AttemptResult } from '../domain/webhooks/retryPolicy.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { SupervisedTask } from '../runtime/supervisor.ts';
 
 const EXCERPT_BYTES = 512;
 
@@ -45,6 +46,7 @@ export function createWebhookDispatcher(options: {
   let sweeping: Promise<void> | undefined;
   let again = false;
   let stopped = false;
+  let ended: (() => void) | undefined;
   const attempts = new Set<Promise<void>>();
   const concurrency = options.concurrency ?? 32;
 
@@ -173,12 +175,16 @@ export function createWebhookDispatcher(options: {
 
   return {
     worker,
-    start() {
+    /** Sweeps every second until stopped: a task for the supervisor (it ends only when stopped). */
+    start(): SupervisedTask {
+      stopped = false;
       task = cron.schedule('* * * * * *', () => void poke());
+      return { done: new Promise<void>((resolve) => (ended = resolve)), stop: () => this.stop() };
     },
     poke,
     async stop() {
       stopped = true;
+      ended?.();
       await task?.stop();
       await sweeping;
       await Promise.allSettled([...attempts]);

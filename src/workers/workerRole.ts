@@ -9,6 +9,7 @@ import { createWebhookDispatcher } from './webhookDispatcher.ts';
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
+  const { supervisor } = runtime;
   const jobs = createJobRunner({
     db: runtime.db,
     engine: runtime.execution,
@@ -16,6 +17,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     leaseMs: runtime.config.jobs.leaseMs,
     concurrency: runtime.config.jobs.concurrency,
     workerId: runtime.config.jobs.workerId,
+    maxClaims: runtime.config.jobs.maxClaims,
   });
   const dispatcher = createWebhookDispatcher({
     db: runtime.db,
@@ -33,17 +35,17 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     db: runtime.db,
     eventStore: runtime.eventStore,
     commands: runtime.commands,
-    logger: runtime.logger,
     onCreated: () => setTimeout(() => void dispatcher.poke(), 50).unref(),
   });
-  jobs.start();
-  dispatcher.start();
-  await creator.start();
+  // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
+  const tasks = [
+    supervisor.supervise('job-runner', () => jobs.start()),
+    supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
+    supervisor.supervise('delivery-creator', () => creator.start()),
+  ];
   return {
     async stop() {
-      await creator.stop();
-      await jobs.stop();
-      await dispatcher.stop();
+      for (const task of tasks.reverse()) await task.stop();
       await runtime.projections.stop();
     },
   };

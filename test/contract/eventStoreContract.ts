@@ -85,8 +85,20 @@ export function eventStoreContract(name: string, setup: (() => Promise<ContractH
       expect(last.nextExpectedRevision).toBe(2);
     });
 
+    it('reads a stream from a revision, at most a count, and tells whether it exists', async () => {
+      const stream = streamName('window');
+      const appended = [event('E0'), event('E1'), event('E2'), event('E3'), event('E4')];
+      await store.append(stream, appended, 'no_stream');
+      expect((await store.readStream(stream, { fromRevision: 2 })).map((e) => [e.type, e.revision])).toEqual([['E2', 2], ['E3', 3], ['E4', 4]]);
+      expect((await store.readStream(stream, { maxCount: 1 })).map((e) => e.type)).toEqual(['E0']);
+      expect((await store.readStream(stream, { fromRevision: 1, maxCount: 2 })).map((e) => e.type)).toEqual(['E1', 'E2']);
+      expect(await store.readStream(stream, { fromRevision: 5 })).toEqual([]);
+      expect(await store.streamExists(stream)).toBe(true);
+    });
+
     it('reads an unknown stream as empty', async () => {
       expect(await store.readStream(streamName('missing'))).toEqual([]);
+      expect(await store.streamExists(streamName('missing'))).toBe(false);
     });
 
     it('refuses an append whose expected revision does not match, with the actual revision', async () => {

@@ -143,4 +143,40 @@ describe('/step: step-through execution over server-sent events', () => {
     const frames = eventsOnly(await (await step('three', { message: 'q' })).rest());
     expect(frames.at(-1)).toMatchObject({ event: 'failed', data: { code: 'PROVIDER_ERROR', failureReason: 'error', step_name: 'answer' } });
   });
+
+  describe('when the log itself fails', () => {
+    /** The runtime's engine writing through a store that refuses appends of the given event types. */
+    function failAppendsOf(...types: string[]) {
+      const real = t.runtime.execution.eventStore;
+      t.runtime.execution.eventStore = {
+        ...real,
+        append: (streamId, events, expected, options) =>
+          events.some((e) => types.includes(e.type)) ? Promise.reject(new Error('disk full (injected)')) : real.append(streamId, events, expected, options),
+      };
+      return () => (t.runtime.execution.eventStore = real);
+    }
+
+    it('answers JSON (500 with an error id), not an endless stream, when the run cannot record its first event', async () => {
+      const restore = failAppendsOf('ExecutionRequested');
+      try {
+        const answer = await step('three', { message: 'q' });
+        expect(answer.status).toBe(500);
+        expect(answer.json).toEqual({ detail: { code: 'INTERNAL', message: 'internal error', errorId: expect.any(String) } });
+      } finally {
+        restore();
+      }
+    });
+
+    it('ends the stream with a failed event when the run dies without recording its end', async () => {
+      server.respond = () => ({ content: 'never recorded' });
+      const restore = failAppendsOf('ExecutionCompleted', 'ExecutionFailed');
+      try {
+        const frames = eventsOnly(await (await step('three', { message: 'q' })).rest());
+        expect(frames.map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', 'step_started', 'step_completed', 'failed']);
+        expect(frames.at(-1)!.data).toMatchObject({ code: 'INTERNAL', failureReason: 'error' });
+      } finally {
+        restore();
+      }
+    });
+  });
 });

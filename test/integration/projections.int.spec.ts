@@ -8,6 +8,7 @@ import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
 import { type ReadModels, readModelTables } from '../../src/projections/readModelSchema.ts';
+import { createSupervisor } from '../../src/runtime/supervisor.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = (slug: string, blocks: number) => ({
@@ -104,7 +105,7 @@ describe('projections', () => {
   });
 
   it('keeps the rows right when two runners (two processes) project the same log at once', async () => {
-    const second = createProjectionRunner({ db: t.runtime.db, eventStore: t.runtime.eventStore, projections: allProjections, logger: t.runtime.logger });
+    const second = createProjectionRunner({ db: t.runtime.db, eventStore: t.runtime.eventStore, projections: allProjections, logger: t.runtime.logger, supervisor: createSupervisor({ logger: t.runtime.logger }) });
     await t.runtime.projections.start();
     await second.start();
     try {

@@ -1,7 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RecordedEvent } from '../../eventstore/eventStore.ts';
+import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
 import { setOwn } from '../../domain/ownProperty.ts';
+import { decodeRecorded } from '../../eventstore/decodeRecorded.ts';
 import { executionUpdates } from '../../execution/executionUpdates.ts';
 import type { PauseData } from '../../execution/flowEngine.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
@@ -10,7 +11,8 @@ import type { Runtime } from '../../runtime/runtime.ts';
  * Server-sent events of one run, read from its stream in the log: each SSE `id` is the event's
  * revision in `execution-<id>`, so a client reconnects with Last-Event-ID and misses nothing. The
  * stream ends after `completed`, `failed` or `step_paused_for_tool_calls`. A client that goes away
- * stops only its stream, never the run.
+ * stops only its stream, never the run. After the first read, only events newer than the last one
+ * seen are read.
  */
 interface SseEvent {
   event: string;
@@ -20,42 +22,41 @@ interface SseEvent {
 const TERMINAL = new Set(['ExecutionCompleted', 'ExecutionFailed', 'ExecutionPausedForToolCalls']);
 const POLL_MS = 250;
 
-function toSse(recorded: RecordedEvent, context: { flowId: string; blockCount: number }, pause: PauseData | undefined, accumulated: Record<string, unknown>): SseEvent | undefined {
-  const d = recorded.data as Record<string, unknown>;
-  switch (recorded.type) {
-    case 'ExecutionRequested':
+function toSse(event: ExecutionEvent, context: { flowId: string; blockCount: number }, pause: PauseData | undefined, accumulated: Record<string, unknown>): SseEvent | undefined {
+  switch (event.type) {
+    case 'ExecutionRequested': {
+      const d = event.data;
       return { event: 'started', data: { executionId: d.executionId, flowId: d.flowId, versionId: d.versionId, versionNumber: d.versionNumber, blockCount: d.blockCount } };
+    }
     case 'ExecutionResumed':
-      return { event: 'resumed', data: { executionId: d.executionId, pausedAtStep: d.blockName, iterationsUsed: d.iterationsUsed } };
-    case 'ExecutionStepStarted':
+      return { event: 'resumed', data: { executionId: event.data.executionId, pausedAtStep: event.data.blockName, iterationsUsed: event.data.iterationsUsed } };
+    case 'ExecutionStepStarted': {
+      const d = event.data;
       return { event: 'step_started', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, processorType: d.processorType } };
-    case 'ExecutionStepCompleted':
-      return {
-        event: 'step_completed',
-        data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, output: d.output, model: d.model, usage: d.usage, durationMs: d.durationMs },
-      };
+    }
+    case 'ExecutionStepCompleted': {
+      const d = event.data;
+      return { event: 'step_completed', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, output: d.output, model: d.model, usage: d.usage, durationMs: d.durationMs } };
+    }
     case 'ExecutionPausedForToolCalls': {
-      const toolCalls = (d.toolCalls as { id: string; name: string; arguments: string }[]).map((c) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } }));
+      const d = event.data;
+      const toolCalls = d.toolCalls.map((c) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } }));
       return {
         event: 'step_paused_for_tool_calls',
-        data: pause ?? {
-          status: 'tool_calls_required',
-          executionId: d.executionId,
-          pausedAtStep: d.blockName,
-          iterationsUsed: d.iterationsUsed,
-          // The log keeps only the conversation's digest; a reader in another process gets no messages.
-          toolCallMessages: null,
-          toolCalls,
-          accumulatedOutputs: accumulated,
-        },
+        data: pause
+          ? { status: 'tool_calls_required', ...pause }
+          : // The log keeps only the conversation's digest; a reader in another process gets no messages.
+            { status: 'tool_calls_required', executionId: d.executionId, pausedAtStep: d.blockName, iterationsUsed: d.iterationsUsed, toolCallMessages: null, toolCalls, accumulatedOutputs: accumulated },
       };
     }
     case 'ExecutionCompleted':
-      return { event: 'completed', data: { status: 'completed', executionId: d.executionId, result: d.result, flowId: context.flowId, blockCount: context.blockCount } };
-    case 'ExecutionFailed':
+      return { event: 'completed', data: { status: 'completed', executionId: event.data.executionId, result: event.data.result, flowId: context.flowId, blockCount: context.blockCount } };
+    case 'ExecutionFailed': {
+      const d = event.data;
       return { event: 'failed', data: { executionId: d.executionId, code: d.code, message: d.message, failureReason: d.reason, step_name: d.blockName } };
+    }
     default:
-      return undefined; // CreditsConsumed: an accounting fact, not progress
+      return undefined; // CreditsConsumed, JobClaimed: accounting facts, not progress
   }
 }
 
@@ -63,7 +64,14 @@ export async function streamExecution(
   runtime: Runtime,
   request: FastifyRequest,
   reply: FastifyReply,
-  run: { executionId: string; afterRevision: number; flowId: string; blockCount: number },
+  run: {
+    executionId: string;
+    afterRevision: number;
+    flowId: string;
+    blockCount: number;
+    /** The run in this process, when this stream started it: if it dies without a terminal event, the stream says so and ends. */
+    outcome?: Promise<unknown>;
+  },
 ): Promise<void> {
   reply.hijack();
   const response = reply.raw;
@@ -76,32 +84,55 @@ export async function streamExecution(
   const closed = new AbortController();
   request.raw.on('close', () => closed.abort());
   response.on('close', () => closed.abort());
-  const write = (text: string) => {
-    if (!closed.signal.aborted) response.write(text);
+  let crashed: { code: string; message: string } | undefined;
+  run.outcome?.catch((error: unknown) => {
+    crashed = { code: 'INTERNAL', message: (error as { code?: string }).code === 'INTERNAL' ? (error as Error).message : 'internal error' };
+    executionUpdates.notify(run.executionId);
+  });
+  // Backpressure: a client that reads slowly holds this loop, not an ever-growing buffer.
+  const write = async (text: string) => {
+    if (closed.signal.aborted) return;
+    if (!response.write(text)) await new Promise<void>((resolve) => {
+      const done = () => {
+        response.off('drain', done);
+        closed.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      response.once('drain', done);
+      closed.signal.addEventListener('abort', done, { once: true });
+    });
   };
-  const keepAlive = setInterval(() => write(': keep-alive\n\n'), runtime.config.execution.sseKeepAliveMs);
-  write('retry: 2000\n\n');
+  const keepAlive = setInterval(() => {
+    if (!closed.signal.aborted && response.writableLength === 0) response.write(': keep-alive\n\n');
+  }, runtime.config.execution.sseKeepAliveMs);
+  await write('retry: 2000\n\n');
 
   let after = run.afterRevision;
+  // The first read starts at the beginning: a replayed pause carries the outputs of earlier blocks.
+  let readFrom = 0;
   const accumulated: Record<string, unknown> = {};
+  let ended = false;
   try {
     while (!closed.signal.aborted) {
-      const events = await runtime.eventStore.readStream(executionStream(run.executionId));
+      const events = await runtime.eventStore.readStream(executionStream(run.executionId), { fromRevision: readFrom });
       for (const recorded of events) {
-        if (recorded.type === 'ExecutionStepCompleted') {
-          const d = recorded.data as { blockName: string; iteration: number | null; output: unknown };
-          if (d.iteration === null) setOwn(accumulated, d.blockName, d.output);
-        }
+        readFrom = recorded.revision + 1;
+        ended = TERMINAL.has(recorded.type);
+        const event = decodeRecorded(recorded) as ExecutionEvent;
+        if (event.type === 'ExecutionStepCompleted' && event.data.iteration === null) setOwn(accumulated, event.data.blockName, event.data.output);
         if (recorded.revision <= after) continue;
-        const pause = recorded.type === 'ExecutionPausedForToolCalls' ? executionUpdates.pause(run.executionId) : undefined;
-        const sse = toSse(recorded, run, pause && { status: 'tool_calls_required', ...pause } as PauseData, { ...accumulated });
-        if (sse) write(`id: ${recorded.revision}\nevent: ${sse.event}\ndata: ${JSON.stringify(sse.data)}\n\n`);
+        const pause = event.type === 'ExecutionPausedForToolCalls' ? executionUpdates.pause(run.executionId) : undefined;
+        const sse = toSse(event, run, pause, { ...accumulated });
+        if (sse) await write(`id: ${recorded.revision}\nevent: ${sse.event}\ndata: ${JSON.stringify(sse.data)}\n\n`);
         after = recorded.revision;
         if (TERMINAL.has(recorded.type)) return;
       }
-      // Reconnected after the run's last event: nothing more will come.
-      const last = events.at(-1);
-      if (last && TERMINAL.has(last.type) && last.revision <= after) return;
+      if (ended) return; // reconnected after the run's last event: nothing more will come
+      if (crashed && events.length === 0) {
+        // The run died without recording its end (the log itself failed): say so rather than keep the client waiting.
+        await write(`event: failed\ndata: ${JSON.stringify({ executionId: run.executionId, code: crashed.code, message: crashed.message, failureReason: 'error', step_name: null })}\n\n`);
+        return;
+      }
       await executionUpdates.wait(run.executionId, POLL_MS, closed.signal);
     }
   } finally {

@@ -68,6 +68,8 @@ export type ErrorCode =
   | 'PROVIDER_ERROR'
   | 'PROVIDER_TIMEOUT'
   | 'PROVIDER_NOT_CONFIGURED'
+  | 'JOB_ABANDONED'
+  | 'RUN_INTERRUPTED'
   | 'INTERNAL';
 
 export class ApiError extends Error {

@@ -84,10 +84,12 @@ export function createKurrentDbEventStore(connectionString: string): EventStore 
       }
     },
 
-    async readStream(streamId) {
+    async readStream(streamId, options = {}) {
       const out: RecordedEvent[] = [];
+      if (options.maxCount === 0) return out;
       try {
-        for await (const resolved of client.readStream(streamId, { fromRevision: START, direction: FORWARDS })) {
+        const fromRevision = options.fromRevision ? BigInt(options.fromRevision) : START;
+        for await (const resolved of client.readStream(streamId, { fromRevision, direction: FORWARDS, ...(options.maxCount ? { maxCount: options.maxCount } : {}) })) {
           if (resolved.event) out.push(toRecorded(resolved));
         }
       } catch (error) {
@@ -95,6 +97,16 @@ export function createKurrentDbEventStore(connectionString: string): EventStore 
         throw error;
       }
       return out;
+    },
+
+    async streamExists(streamId) {
+      try {
+        for await (const resolved of client.readStream(streamId, { fromRevision: START, direction: FORWARDS, maxCount: 1 })) if (resolved.event) return true;
+      } catch (error) {
+        if (error instanceof StreamNotFoundError) return false;
+        throw error;
+      }
+      return false;
     },
 
     async readAll(from, limit) {

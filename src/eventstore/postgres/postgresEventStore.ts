@@ -3,7 +3,7 @@ import type { EventStore } from '../eventStore.ts';
 import { appendToStream } from './appendToStream.ts';
 import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
 import { migrateEventLog } from './migrateEventLog.ts';
-import { headPosition, readAfter, readStream, cursorAt } from './readEvents.ts';
+import { headPosition, readAfter, readStream, cursorAt, streamExists } from './readEvents.ts';
 import { Wakeups } from './wakeups.ts';
 
 export interface PostgresEventStoreOptions {
@@ -26,7 +26,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (appended) wakeups.committed();
       return result;
     },
-    readStream: (streamId) => readStream(pool, streamId),
+    readStream: (streamId, readOptions) => readStream(pool, streamId, readOptions),
+    streamExists: (streamId) => streamExists(pool, streamId),
     async readAll(from, limit) {
       const cursor = await cursorAt(pool, from);
       return (await readAfter(pool, cursor, limit)).events;

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
-import type { RecordedEvent } from '../eventStore.ts';
+import type { ReadStreamOptions, RecordedEvent } from '../eventStore.ts';
 
 interface EventRow {
   global_position: string;
@@ -39,12 +39,17 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   recordedAt: row.recorded_at,
 });
 
-export async function readStream(pool: pg.Pool, streamId: string): Promise<RecordedEvent[]> {
+export async function readStream(pool: pg.Pool, streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
   const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM seqflow_events WHERE stream_id = $1 ORDER BY stream_revision`,
-    [streamId],
+    `SELECT ${COLUMNS} FROM seqflow_events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
+    [streamId, options.fromRevision ?? 0, options.maxCount ?? null],
   );
   return rows.map(toRecorded);
+}
+
+export async function streamExists(pool: pg.Pool, streamId: string): Promise<boolean> {
+  const { rows } = await pool.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM seqflow_streams WHERE stream_id = $1) AS found', [streamId]);
+  return rows[0]!.found;
 }
 
 /**

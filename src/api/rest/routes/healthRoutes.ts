@@ -11,18 +11,25 @@ const check = async (probe: () => Promise<unknown>) => {
   }
 };
 
-/** Database and event-log reachability and how far each projection is behind the log. 503 when something is down. */
+/**
+ * Database and event-log reachability (503 when either is down), how far each projection is behind
+ * the log and whether one is stalled, and the state of this process's supervised background tasks.
+ */
 export function healthRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.get('/health', async (_request, reply) => {
       const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(runtime.db)), check(() => runtime.eventStore.ping())]);
       const projections = database.ok && eventLog.ok ? await runtime.projections.status().catch(() => []) : [];
       const healthy = database.ok && eventLog.ok;
+      const tasks = runtime.supervisor.status();
+      // Serving, but something in the background needs attention: a task restarting, a projection stalled.
+      const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled);
       return reply.status(healthy ? 200 : 503).send({
-        status: healthy ? 'ok' : 'unavailable',
+        status: !healthy ? 'unavailable' : degraded ? 'degraded' : 'ok',
         database,
         eventLog: { ...eventLog, kind: runtime.eventStore.kind },
         projections: { maxBehind: Math.max(0, ...projections.map((p) => p.behind)), detail: projections },
+        tasks,
       });
     });
   };

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { executionStream } from '../../../domain/execution/executionEvents.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
+import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import { findExecutableFlow } from '../../../queries/flowQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { streamExecution } from '../executionEventStream.ts';
@@ -23,20 +24,23 @@ export function stepRoutes(runtime: Runtime) {
       const body = parseExecuteBody(request.body);
       const { flow, run } = await prepareCall(runtime, request.apiKey!, flowPath.parse(request.params), body, 'step');
       // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
-      run.start().catch((error: unknown) => request.log.error({ err: error, executionId: run.executionId }, 'step-through run failed'));
-      await streamExecution(runtime, request, reply, { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps) });
+      const outcome = run.start();
+      outcome.catch((error: unknown) => request.log.error({ err: error, executionId: run.executionId }, 'step-through run failed'));
+      // Nothing is streamed until the run has its first event: a run that cannot even start answers JSON.
+      await run.started;
+      await streamExecution(runtime, request, reply, { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps), outcome });
     });
 
     app.get('/seq/:org/:project/:flow/step/:executionId', async (request, reply) => {
       const params = executionPath.parse(request.params);
       const flow = await findExecutableFlow(runtime.db, params, request.apiKey!.projectId);
-      const [first] = await runtime.eventStore.readStream(executionStream(params.executionId));
-      const data = first?.data as { flowId?: string; blockCount?: number } | undefined;
-      if (!first || data?.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${params.executionId} of flow '${params.flow}'`);
+      const [first] = await runtime.eventStore.readStream(executionStream(params.executionId), { maxCount: 1 });
+      const requested = first ? decodeRecorded(first) : undefined;
+      if (requested?.type !== 'ExecutionRequested' || requested.data.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${params.executionId} of flow '${params.flow}'`);
       const lastEventId = request.headers['last-event-id'] ?? (request.query as { lastEventId?: string }).lastEventId;
       const afterRevision = lastEventId === undefined ? -1 : Number(lastEventId);
       if (!Number.isInteger(afterRevision) || afterRevision < -1) throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
-      await streamExecution(runtime, request, reply, { executionId: params.executionId, afterRevision, flowId: flow.flowId, blockCount: data.blockCount ?? countBlocks(flow.steps) });
+      await streamExecution(runtime, request, reply, { executionId: params.executionId, afterRevision, flowId: flow.flowId, blockCount: requested.data.blockCount });
     });
   };
 }

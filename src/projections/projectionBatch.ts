@@ -1,0 +1,97 @@
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { DomainEvent } from '../domain/events/domainEvent.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
+import type { RecordedEvent } from '../eventstore/eventStore.ts';
+import type { Projection } from './projection.ts';
+import type { ReadModels } from './readModelSchema.ts';
+
+/** A stored checkpoint is behind where the reader read from: a rebuild reset it, or a stalled projection is due for a retry. */
+export class CheckpointMoved extends Error {
+  constructor(readonly stored: number) {
+    super(`checkpoint moved to ${stored}`);
+  }
+}
+
+export interface Stall {
+  position: number;
+  eventType: string;
+  error: string;
+  /** Consecutive failures, for the retry backoff. */
+  failures: number;
+  /** Not retried before this time (ms since the epoch). */
+  retryAt: number;
+}
+
+/**
+ * Applies one batch to every projection in one transaction, each from its own checkpoint and inside
+ * a savepoint of its own: a projection that cannot apply an event is rolled back alone, marked as
+ * stalled (in memory for its retry time, and in its checkpoint row for every process and /health),
+ * and the others move on. `from` is where the reader stood before this batch: an active projection
+ * whose checkpoint is behind it would miss events, so the reader must go back (CheckpointMoved).
+ * Returns the batch's last position.
+ */
+export async function applyBatch(
+  db: Kysely<ReadModels>,
+  projections: readonly Projection[],
+  stalls: Map<string, Stall>,
+  logger: Logger,
+  from: number,
+  events: RecordedEvent[],
+  now: number,
+): Promise<number> {
+  const last = events.at(-1)!.position;
+  const held = (name: string) => (stalls.get(name)?.retryAt ?? 0) > now;
+  const active = projections.filter((p) => !held(p.name));
+  const settled: { advanced: string[]; stalled: Map<string, Stall> } = { advanced: [], stalled: new Map() };
+  await db.transaction().execute(async (trx) => {
+    // Read models are derived: if a crash loses this commit, it loses the checkpoints with it and the
+    // batch is replayed. So the commit need not wait for the disk (the log's appends always do).
+    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
+    const rows = await trx.selectFrom('projection_checkpoints').select(['name', 'position']).where('name', 'in', projections.map((p) => p.name)).orderBy('name').forUpdate().execute();
+    const stored = new Map(rows.map((r) => [r.name, Number(r.position)]));
+    const behind = Math.min(...active.map((p) => stored.get(p.name) ?? 0));
+    if (active.length > 0 && behind < from) throw new CheckpointMoved(behind);
+
+    const decoded = new Map<string, DomainEvent>();
+    for (const projection of active) {
+      const checkpoint = stored.get(projection.name) ?? 0;
+      if (checkpoint >= last) continue; // another runner got here first
+      let current: RecordedEvent | undefined;
+      await sql`SAVEPOINT projection`.execute(trx);
+      try {
+        for (const recorded of events) {
+          if (recorded.position <= checkpoint || !(projection.handles as readonly string[]).includes(recorded.type)) continue;
+          current = recorded;
+          let event = decoded.get(recorded.id);
+          if (!event) decoded.set(recorded.id, (event = decodeRecorded(recorded)));
+          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
+        }
+        await sql`RELEASE SAVEPOINT projection`.execute(trx);
+        settled.advanced.push(projection.name);
+      } catch (error) {
+        await sql`ROLLBACK TO SAVEPOINT projection`.execute(trx);
+        const failures = (stalls.get(projection.name)?.failures ?? 0) + 1;
+        const stall = { position: current?.position ?? checkpoint + 1, eventType: current?.type ?? '?', error: (error as Error).message, failures, retryAt: now + Math.min(60_000, 1000 * 2 ** (failures - 1)) };
+        settled.stalled.set(projection.name, stall);
+        logger.error({ err: error, projection: projection.name, position: stall.position, eventType: stall.eventType }, 'projection stalled on an event; the others go on');
+        await trx
+          .updateTable('projection_checkpoints')
+          .set({ stalled_at_position: stall.position, stalled_event_type: stall.eventType, stalled_error: stall.error.slice(0, 2000), stalled_since: sql<Date>`coalesce(stalled_since, now())` })
+          .where('name', '=', projection.name)
+          .execute();
+      }
+    }
+    if (settled.advanced.length > 0) {
+      await trx
+        .updateTable('projection_checkpoints')
+        .set({ position: last, updated_at: sql<Date>`now()`, stalled_at_position: null, stalled_event_type: null, stalled_error: null, stalled_since: null })
+        .where('name', 'in', settled.advanced)
+        .where('position', '<', String(last))
+        .execute();
+    }
+  });
+  for (const name of settled.advanced) stalls.delete(name);
+  for (const [name, stall] of settled.stalled) stalls.set(name, stall);
+  return last;
+}

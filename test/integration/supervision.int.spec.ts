@@ -1,0 +1,133 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { deliveryIdFor } from '../../src/commands/deliveryCommands.ts';
+import type { EventStore } from '../../src/eventstore/eventStore.ts';
+import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
+import { allProjections } from '../../src/projections/allProjections.ts';
+import type { Projection } from '../../src/projections/projection.ts';
+import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
+import { findExecutableFlow, findVersionSteps } from '../../src/queries/flowQueries.ts';
+import { createDeliveryCreator } from '../../src/workers/deliveryCreator.ts';
+import { createJobRunner } from '../../src/workers/jobRunner.ts';
+import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const waitFor = async <T>(probe: () => Promise<T>, ok: (value: T) => boolean, tries = 400): Promise<T> => {
+  let value = await probe();
+  for (let i = 0; i < tries && !ok(value); i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    value = await probe();
+  }
+  expect(ok(value)).toBe(true);
+  return value;
+};
+
+describe('background tasks never stall silently', () => {
+  let t: TestRuntime;
+  let flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  let projectId: string;
+  const principal = { kind: 'system' as const, id: 'test' };
+
+  /** A /jobs run accepted with a callback, as POST /jobs would record it; `versionId` may be made up. */
+  const job = async (versionId = flow.versionId) => {
+    const executionId = randomUUID();
+    await acceptJob(t.runtime.execution, {
+      executionId, flowId: flow.flowId, versionId, versionNumber: 1, organizationId: flow.organizationId, projectId, steps: flow.steps, message: 'm', parameters: {}, attachments: [],
+      tools: undefined, mode: 'async', apiKeyId: null, principal, callback: { url: 'https://93.184.216.34/hook', events: ['flow.completed', 'flow.failed'] },
+    });
+    return executionId;
+  };
+
+  beforeAll(async () => {
+    t = await createTestRuntime('supervision', { SEQFLOW_RESTART_DELAY_MS: '20' });
+    await seedProject(t.runtime, { echo: [{ block: { name: 'echo', processor_type: 'code', code: 'return { ok: true };' } }] });
+    await t.runtime.projections.catchUp();
+    const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
+    projectId = project.id;
+    flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'echo' }, projectId);
+  });
+  afterAll(async () => t?.close());
+
+  it('restarts the delivery creator after the store fails once: the delivery is still created', async () => {
+    let failures = 0;
+    const flaky: EventStore = {
+      ...t.runtime.eventStore,
+      readStream: (streamId, options) => (streamId.startsWith('execution-') && failures++ === 0 ? Promise.reject(new Error('connection lost (injected)')) : t.runtime.eventStore.readStream(streamId, options)),
+    };
+    const creator = createDeliveryCreator({ db: t.runtime.db, eventStore: flaky, commands: t.runtime.commands, onCreated: () => undefined });
+    const task = t.runtime.supervisor.supervise('delivery-creator', () => creator.start());
+    try {
+      const executionId = await job();
+      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+      const created = await waitFor(() => t.runtime.eventStore.readStream(deliveryStream(deliveryIdFor(executionId, 'flow.completed'))), (events) => events.length > 0);
+      expect(created[0]!.type).toBe('DeliveryCreated');
+      expect(failures).toBeGreaterThan(1);
+      expect(t.runtime.supervisor.status().find((s) => s.name === 'delivery-creator')).toMatchObject({ state: 'running', restarts: 1, lastError: 'connection lost (injected)' });
+    } finally {
+      await task.stop();
+    }
+  });
+
+  it('fails a job that keeps failing outside its steps after SEQFLOW_JOB_MAX_CLAIMS claims, instead of claiming it forever', async () => {
+    await t.runtime.projections.start();
+    const runner = createJobRunner({ db: t.runtime.db, engine: t.runtime.execution, logger: t.runtime.logger, leaseMs: 150, concurrency: 1, workerId: 'w-cap', pollMs: 20, maxClaims: 2 });
+    const task = t.runtime.supervisor.supervise('job-runner', () => runner.start());
+    try {
+      // Its version row does not exist: every claim fails before the first step.
+      const executionId = await job(randomUUID());
+      const events = await waitFor(() => t.runtime.eventStore.readStream(`execution-${executionId}`), (list) => list.at(-1)?.type === 'ExecutionFailed');
+      expect(events.filter((e) => e.type === 'JobClaimed')).toHaveLength(2);
+      expect(events.at(-1)!.data).toMatchObject({ reason: 'error', code: 'JOB_ABANDONED', message: expect.stringContaining('claimed 2 times') });
+    } finally {
+      await task.stop();
+      await t.runtime.projections.stop();
+    }
+  });
+
+  it('stalls only the projection that cannot apply an event (shown in its status), and the others go on', async () => {
+    let poisoned = true;
+    const fragile: Projection = {
+      name: 'fragile',
+      handles: ['OrganizationCreated'],
+      tables: [],
+      apply: async (_trx, event) => {
+        if (poisoned && event.type === 'OrganizationCreated' && event.data.slug === 'poison') throw new Error('cannot apply (injected)');
+      },
+    };
+    const runner = createProjectionRunner({ db: t.runtime.db, eventStore: t.runtime.eventStore, projections: [...allProjections, fragile], logger: t.runtime.logger, supervisor: t.runtime.supervisor });
+    await runner.catchUp();
+    const poison = await createOrganization(t.runtime.commands, { slug: 'poison', name: 'Poison' }, testPrincipal);
+    const after = await createOrganization(t.runtime.commands, { slug: 'after', name: 'After' }, testPrincipal);
+    await runner.catchUp();
+    const status = await runner.status();
+    expect(status.find((s) => s.name === 'fragile')!.stalled).toMatchObject({ eventType: 'OrganizationCreated', error: 'cannot apply (injected)', since: expect.any(String) });
+    expect(status.find((s) => s.name === 'fragile')!.position).toBeLessThan(poison.position);
+    expect(status.find((s) => s.name === 'organizations')).toMatchObject({ stalled: null, position: expect.any(Number) });
+    expect(status.find((s) => s.name === 'organizations')!.position).toBeGreaterThanOrEqual(after.position);
+    expect(await t.runtime.db.selectFrom('organizations').select('slug').where('slug', 'in', ['poison', 'after']).execute()).toHaveLength(2);
+    // Read-your-writes does not wait for the stalled projection.
+    await runner.waitForPosition(after.position, 1000);
+
+    // Once the event can be applied, the running reader retries it (after its backoff) and the stall clears.
+    poisoned = false;
+    await runner.start();
+    try {
+      const healed = await waitFor(() => runner.status(), (list) => list.find((s) => s.name === 'fragile')!.stalled === null);
+      expect(healed.find((s) => s.name === 'fragile')!.position).toBeGreaterThanOrEqual(after.position);
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('refuses loudly an event written by a newer version of the code: that projection stalls on it, never reads it with an older schema', async () => {
+    const future = { id: randomUUID(), type: 'OrganizationCreated', schemaVersion: 99, data: { organizationId: randomUUID(), slug: 'future', name: 'Future', region: 'mars' }, metadata: { correlationId: randomUUID(), causationId: null, principal, occurredAt: new Date().toISOString() } };
+    await t.runtime.eventStore.append(`org-${future.data.organizationId}`, [future], 'no_stream');
+    const later = await createOrganization(t.runtime.commands, { slug: 'later', name: 'Later' }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const status = await t.runtime.projections.status();
+    expect(status.find((s) => s.name === 'organizations')!.stalled).toMatchObject({ eventType: 'OrganizationCreated', error: expect.stringContaining('version 99 is newer than this code knows') });
+    expect(status.find((s) => s.name === 'credit_ledger')).toMatchObject({ stalled: null });
+    expect(status.find((s) => s.name === 'credit_ledger')!.position).toBeGreaterThanOrEqual(later.position);
+  });
+});
