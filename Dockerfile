@@ -1,13 +1,23 @@
-# Seqflow service image (used by docker-compose.yml).
+# Seqflow service image (used by docker-compose.yml). The build stage compiles TypeScript to dist/;
+# the runtime stage has production dependencies only and runs the compiled JavaScript.
+FROM node:24-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts ./scripts
+COPY src ./src
+# `npm ci` runs `prepare`, which builds dist/ (the compiler is a development dependency here).
+RUN npm ci
+
 FROM node:24-slim
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
+COPY scripts ./scripts
 RUN npm ci --omit=dev
+COPY --from=build /app/dist ./dist
 COPY bin ./bin
-COPY src ./src
+COPY lib ./lib
 COPY examples ./examples
-COPY tsconfig.json ./
 USER node
 EXPOSE 8080
 ENTRYPOINT ["node", "bin/seqflow.js"]

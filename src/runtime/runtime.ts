@@ -7,7 +7,6 @@ import type { Config } from '../config/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../database/embeddedPostgres.ts';
 import { resolveMasterKey } from '../database/masterKey.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import { createKurrentDbEventStore } from '../eventstore/kurrentdb/kurrentDbEventStore.ts';
 import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
@@ -19,6 +18,7 @@ import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
+import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
 import { type Supervisor, createSupervisor } from './supervisor.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
@@ -31,6 +31,8 @@ export interface Runtime {
   projections: ProjectionRunner;
   /** Keeps the process's background tasks running; their states are in /health. */
   supervisor: Supervisor;
+  /** The sync runs this process runs for callers, for a clean shutdown. */
+  runs: RunLifecycle;
   commands: CommandDependencies;
   masterKey: Buffer;
   /** The engine and what the API checks before a run. */
@@ -80,6 +82,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       eventStore,
       projections,
       supervisor,
+      runs: createRunLifecycle(),
       commands,
       masterKey,
       execution,
@@ -101,7 +104,11 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
 }
 
 async function openEventStore(config: Config, pool: pg.Pool, databaseUrl: string): Promise<EventStore> {
-  if (config.kurrentDbConnectionString) return createKurrentDbEventStore(config.kurrentDbConnectionString);
+  if (config.kurrentDbConnectionString) {
+    // Loaded only when configured: its gRPC client is large, and most processes never need it.
+    const { createKurrentDbEventStore } = await import('../eventstore/kurrentdb/kurrentDbEventStore.ts');
+    return createKurrentDbEventStore(config.kurrentDbConnectionString);
+  }
   const store = createPostgresEventStore({ pool, connectionString: databaseUrl });
   await store.migrate();
   return store;

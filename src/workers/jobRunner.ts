@@ -6,6 +6,7 @@ import { type EngineDependencies, continueExecution } from '../execution/flowEng
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { findVersionSteps } from '../queries/flowQueries.ts';
 import type { SupervisedTask } from '../runtime/supervisor.ts';
+import { withinGrace } from './withinGrace.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -25,6 +26,8 @@ export interface JobRunnerOptions {
   pollMs?: number;
   /** A job claimed more often than this without finishing is failed (JOB_ABANDONED) by its next claimant. */
   maxClaims?: number;
+  /** How long `stop` waits for the runs in hand before releasing their leases. */
+  graceMs?: number;
 }
 
 export function createJobRunner(options: JobRunnerOptions) {
@@ -32,6 +35,7 @@ export function createJobRunner(options: JobRunnerOptions) {
   const worker = options.workerId ?? `${hostname()}-${process.pid}`;
   const pollMs = options.pollMs ?? 250;
   const maxClaims = options.maxClaims ?? 5;
+  const graceMs = options.graceMs ?? 30_000;
   const active = new Set<Promise<void>>();
   let running = false;
   let wake: (() => void) | undefined;
@@ -136,12 +140,17 @@ export function createJobRunner(options: JobRunnerOptions) {
     },
     /** Looks for work now (a job was just accepted in this process). */
     poke: () => wake?.(),
-    /** Stops claiming and waits for the runs in hand to finish. */
+    /**
+     * Stops claiming and waits for the runs in hand to finish, at most `graceMs`; then gives their
+     * leases up, so another worker takes them over at once instead of after the lease runs out.
+     */
     async stop() {
       running = false;
       wake?.();
       await loop;
-      await Promise.allSettled([...active]);
+      if (await withinGrace(Promise.allSettled([...active]), graceMs)) return;
+      const { numAffectedRows } = await sql`UPDATE job_leases SET expires_at = now() WHERE owner = ${worker} AND done_at IS NULL AND expires_at > now()`.execute(db);
+      logger.warn({ released: Number(numAffectedRows ?? 0) }, 'jobs still running at shutdown: their leases are released for another worker');
     },
   };
 }

@@ -12,6 +12,7 @@ import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../runtime/supervisor.ts';
+import { withinGrace } from './withinGrace.ts';
 
 const EXCERPT_BYTES = 512;
 
@@ -36,7 +37,10 @@ export function createWebhookDispatcher(options: {
   leaseMs?: number;
   /** Attempts in flight at once in this process. */
   concurrency?: number;
+  /** How long `stop` waits for attempts in flight before releasing their leases. */
+  graceMs?: number;
 }) {
+  const graceMs = options.graceMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 20_000;
   const leaseMs = options.leaseMs ?? 60_000;
   const { db, commands, guard, masterKey, logger } = options;
@@ -182,12 +186,15 @@ export function createWebhookDispatcher(options: {
       return { done: new Promise<void>((resolve) => (ended = resolve)), stop: () => this.stop() };
     },
     poke,
+    /** Stops sweeping and waits for attempts in flight, at most `graceMs`; then releases their leases for another dispatcher. */
     async stop() {
       stopped = true;
       ended?.();
       await task?.stop();
       await sweeping;
-      await Promise.allSettled([...attempts]);
+      if (await withinGrace(Promise.allSettled([...attempts]), graceMs)) return;
+      await sql`UPDATE delivery_leases SET expires_at = now() WHERE owner = ${worker} AND expires_at > now()`.execute(db);
+      logger.warn({ inFlight: attempts.size }, 'delivery attempts still in flight at shutdown: their leases are released for another dispatcher');
     },
     /** For operators and tests: the delivery's state as its stream tells it. */
     state: async (deliveryId: string) => (await loadStream(commands.eventStore, deliveryStream(deliveryId), delivery)).state,

@@ -18,6 +18,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     concurrency: runtime.config.jobs.concurrency,
     workerId: runtime.config.jobs.workerId,
     maxClaims: runtime.config.jobs.maxClaims,
+    graceMs: runtime.config.shutdownGraceMs,
   });
   const dispatcher = createWebhookDispatcher({
     db: runtime.db,
@@ -29,6 +30,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     timeoutMs: runtime.config.webhooks.timeoutMs,
     leaseMs: runtime.config.webhooks.leaseMs,
     worker: runtime.config.jobs.workerId,
+    graceMs: runtime.config.shutdownGraceMs,
   });
   // A new delivery is attempted at once, without waiting for the next sweep (it waits for its read-model row).
   const creator = createDeliveryCreator({

@@ -11,8 +11,9 @@ describe('the seqflow CLI', () => {
   let env: Record<string, string>;
   let dir: string;
 
-  const cli = async (...args: string[]) => {
-    const result = await runCli(args, env);
+  const cli = async (...args: string[]) => cliWith({}, undefined, ...args);
+  const cliWith = async (extraEnv: Record<string, string>, input: string | undefined, ...args: string[]) => {
+    const result = await runCli(args, { ...env, ...extraEnv }, input);
     return { ...result, json: result.code === 0 && result.stdout.trim() ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
   };
 
@@ -58,6 +59,50 @@ describe('the seqflow CLI', () => {
     expect(lines[2]).toMatchObject({ revision: 2, data: { number: 1, note: 'first' }, metadata: { principal: { kind: 'cli' } } });
   });
 
+  it('lists versions and promotes an existing one without publishing again', async () => {
+    const file = path.join(dir, 'flow2.json');
+    await writeFile(file, JSON.stringify({ slug: 'hello', name: 'Hello', steps: [{ block: { name: 'greet', processor_type: 'code', code: 'return 2;' } }] }));
+    expect((await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', file, '--publish')).code).toBe(0);
+    const listed = await cli('flow', 'versions', '--org', 'acme', '--project', 'web', '--flow', 'hello');
+    expect(listed.json.versions).toEqual([
+      { versionId: expect.any(String), number: 1, note: 'first', blockCount: 1, production: true },
+      { versionId: expect.any(String), number: 2, note: null, blockCount: 1, production: false },
+    ]);
+    const promoted = await cli('flow', 'promote', '--org', 'acme', '--project', 'web', '--flow', 'hello', '--version', '2');
+    expect(promoted.json).toEqual({ flowId: listed.json.flowId, versionId: listed.json.versions[1].versionId, number: 2 });
+    const after = await cli('flow', 'versions', '--org', 'acme', '--project', 'web', '--flow', 'hello');
+    expect(after.json.versions.map((v: { production: boolean }) => v.production)).toEqual([false, true]);
+    const missing = await cli('flow', 'promote', '--org', 'acme', '--project', 'web', '--flow', 'hello', '--version', '9');
+    expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('VERSION_NOT_FOUND')]);
+  });
+
+  it('leaves the draft unchanged when an import with --publish cannot be published', async () => {
+    const draftBefore = (await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json;
+    const before = await countEventRows(database.url);
+    const file = path.join(dir, 'unpublishable.json');
+    await writeFile(file, JSON.stringify({ slug: 'hello', name: 'Hello', steps: [{ block: { name: 'ask', processor_type: 'llm' } }] }));
+    const refused = await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', file, '--publish');
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('FLOW_INVALID')]);
+    expect(refused.stderr).toContain('steps[0].block.prompt: llm blocks need a prompt');
+    expect(await countEventRows(database.url)).toBe(before);
+    expect((await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json).toEqual(draftBefore);
+  });
+
+  it('prints the full webhook signing secret for receivers, and rotates it', async () => {
+    const first = await cli('webhooks', 'secret', '--org', 'acme');
+    expect(first.json).toEqual({ organizationId: expect.any(String), secret: expect.stringMatching(/^whsec_/), previousSecret: null, version: 1, createdAt: expect.any(String), rotatedAt: null, graceUntil: null });
+    expect((await cli('webhooks', 'secret', '--org', 'acme')).json.secret).toBe(first.json.secret);
+    const rotated = await cli('webhooks', 'secret', '--org', 'acme', '--rotate');
+    expect(rotated.json).toMatchObject({ version: 2, previousSecret: first.json.secret, graceUntil: expect.any(String) });
+    expect(rotated.json.secret).not.toBe(first.json.secret);
+    expect(await allEventText(database.url)).not.toContain(rotated.json.secret);
+  });
+
+  it('answers --version', async () => {
+    const version = await runCli(['--version'], env);
+    expect([version.code, version.stdout.trim()]).toEqual([0, '0.1.0']);
+  });
+
   it('prints the whole log as JSON lines in position order, from a position', async () => {
     // Wait until every committed event is below the visibility horizon (other tests' open transactions hold it back).
     const rows = await countEventRows(database.url);
@@ -88,10 +133,18 @@ describe('the seqflow CLI', () => {
     const neither = await cli('org', 'credits', '--org', 'acme');
     expect(neither.code).toBe(1);
 
-    const set = await cli('org', 'provider-key', '--org', 'acme', '--key', 'sk-secret-provider-key-9876', '--base-url', 'https://llm.example.com/v1');
+    // The key comes from standard input or SEQFLOW_PROVIDER_KEY, never from the command line (where `ps` shows it).
+    const set = await cliWith({}, 'sk-secret-provider-key-9876\n', 'org', 'provider-key', '--org', 'acme', '--base-url', 'https://llm.example.com/v1');
     expect(set.json).toEqual({ organizationId: expect.any(String), keyHint: '…9876', baseUrl: 'https://llm.example.com/v1' });
+    const fromEnv = await cliWith({ SEQFLOW_PROVIDER_KEY: 'sk-secret-provider-key-5432' }, undefined, 'org', 'provider-key', '--org', 'acme');
+    expect(fromEnv.json).toMatchObject({ keyHint: '…5432' });
     expect(await allEventText(database.url)).not.toContain('sk-secret-provider-key');
-    const bad = await cli('org', 'provider-key', '--org', 'acme', '--key', 'k', '--base-url', 'ftp://x');
+    const inArgv = await cli('org', 'provider-key', '--org', 'acme', '--key', 'sk-visible-in-ps');
+    expect(inArgv.code).toBe(1);
+    expect(inArgv.stderr).toContain("unknown option '--key'");
+    const none = await cliWith({}, '', 'org', 'provider-key', '--org', 'acme');
+    expect([none.code, none.stderr]).toEqual([1, expect.stringContaining('SEQFLOW_PROVIDER_KEY')]);
+    const bad = await cliWith({}, 'k', 'org', 'provider-key', '--org', 'acme', '--base-url', 'ftp://x');
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('VALIDATION_FAILED');
   });

@@ -44,10 +44,19 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
 
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
       expect(health.status).toBe(200);
+      expect(stderr).toContain(`Data folder: ${dataDir}`);
+
+      // A second server on the same data folder refuses to start, naming the running one.
+      const second = await runCli(['serve'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });
+      expect(second.code).toBe(1);
+      expect(second.stderr).toContain(`Another seqflow serve (pid `);
+      expect(second.stderr).toContain(`is using the data folder ${dataDir}`);
+      expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(200);
 
       // The CLI finds the running embedded server through the data dir.
       const cli = await runCli(['org', 'create', '--slug', 'second', '--name', 'Second'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
       expect(cli.code).toBe(0);
+      expect(cli.stderr).toContain(`embedded database in ${dataDir}`);
       const events = await runCli(['events', '--all'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
       expect(events.stdout).toContain('"slug":"demo"');
       expect(events.stdout).toContain('"slug":"second"');

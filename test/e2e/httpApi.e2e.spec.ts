@@ -91,14 +91,21 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     }
   });
 
-  it('answers 401 once a key is revoked', async () => {
+  it('refuses a revoked key from the moment the revocation is written, before the read model knows', async () => {
     const doomed = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
-    expect((await get('/seq/acme/web/hello', `Bearer ${doomed.key}`)).status).toBe(200);
-    const revoked = await revokeApiKey(t.runtime.commands, { keyId: doomed.keyId }, testPrincipal);
-    await t.runtime.projections.waitForPosition(revoked.position);
-    const { status, body } = await get('/seq/acme/web/hello', `Bearer ${doomed.key}`);
-    expect(status).toBe(401);
-    expect((body.detail as { code: string }).code).toBe('API_KEY_REVOKED');
+    const created = await t.runtime.projections.waitForPosition(doomed.position).then(() => get('/seq/acme/web/hello', `Bearer ${doomed.key}`));
+    expect(created.status).toBe(200);
+    await t.runtime.projections.stop();
+    try {
+      await revokeApiKey(t.runtime.commands, { keyId: doomed.keyId }, testPrincipal);
+      const row = await t.runtime.db.selectFrom('api_keys').select('revoked_at').where('key_id', '=', doomed.keyId).executeTakeFirstOrThrow();
+      expect(row.revoked_at).toBeNull(); // the read model still says active
+      const { status, body } = await get('/seq/acme/web/hello', `Bearer ${doomed.key}`);
+      expect(status).toBe(401);
+      expect((body.detail as { code: string }).code).toBe('API_KEY_REVOKED');
+    } finally {
+      await t.runtime.projections.start();
+    }
   });
 
   it('fails a run that needs a model with 503 PROVIDER_NOT_CONFIGURED when no provider is configured', async () => {

@@ -55,15 +55,14 @@ describe('commands', () => {
     await expect(exportFlow(t.runtime.commands, { ...slugs, version: 7 })).rejects.toMatchObject({ code: 'VERSION_NOT_FOUND' });
   });
 
-  it('refuses to publish an invalid draft and leaves no version behind', async () => {
+  it('refuses to import-and-publish an invalid flow before writing anything: no flow, no draft, no version', async () => {
     const bad = { slug: 'broken', name: 'Broken', steps: [{ block: { name: 'c', processor_type: 'code' } }] };
+    const before = await t.runtime.eventStore.headPosition();
     await expect(importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: bad, publish: true }, testPrincipal)).rejects.toMatchObject({
       code: 'FLOW_INVALID',
       extra: { problems: ['steps[0].block.code: code blocks need code'] },
     });
-    await t.runtime.projections.catchUp();
-    const flow = await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'broken').executeTakeFirstOrThrow();
-    expect(await t.runtime.db.selectFrom('flow_versions').where('flow_id', '=', flow.id).selectAll().execute()).toEqual([]);
+    expect(await t.runtime.eventStore.headPosition()).toBe(before);
   });
 
   it('points production at a published version and records the previous one', async () => {

@@ -10,14 +10,15 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs `seqflow ARGS` as a separate process, as a user would. */
-export function runCli(args: string[], env: Record<string, string | undefined>): Promise<ProcessResult> {
+/** Runs `seqflow ARGS` as a separate process, as a user would (from the sources), with `input` on its standard input. */
+export function runCli(args: string[], env: Record<string, string | undefined>, input?: string): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
@@ -31,4 +32,19 @@ export function spawnWorker(env: Record<string, string>): ChildProcess {
     stdio: 'ignore',
     env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
   });
+}
+
+/** `seqflow serve` (API and workers) as its own process group, its output collected. */
+export function spawnServe(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(TSX, ['src/cli/main.ts', 'serve'], {
+    cwd: ROOT,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  return { child, output: () => output, exited };
 }

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/config.ts';
 
@@ -17,7 +18,8 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       databaseUrl: undefined,
-      dataDir: './.seqflow',
+      // The checkout's own .seqflow, whatever the working directory inside it.
+      dataDir: fileURLToPath(new URL('../../.seqflow', import.meta.url)),
       kurrentDbConnectionString: undefined,
       host: '127.0.0.1',
       port: 8080,

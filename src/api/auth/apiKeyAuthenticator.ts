@@ -21,6 +21,9 @@ const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', mes
 /**
  * Verifies `Authorization: Bearer <key>`. The read model answers; a key created a moment ago that
  * the projection has not reached yet is found by folding its own stream, so a fresh key works at once.
+ * A revocation is final the moment it is written: a key the read model still calls active is checked
+ * against its own stream (one indexed read of at most one event: a key's stream is created, then
+ * revoked, nothing else).
  */
 export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore) {
   async function lookup(keyId: string) {
@@ -30,7 +33,8 @@ export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: Ev
       .where('key_id', '=', keyId)
       .executeTakeFirst();
     if (row) {
-      return { projectId: row.project_id, organizationId: row.organization_id, environment: row.environment, secretHash: row.secret_hash, revoked: row.revoked_at !== null };
+      const revoked = row.revoked_at !== null || (await eventStore.readStream(apiKeyStream(keyId), { fromRevision: 1, maxCount: 1 })).some((e) => e.type === 'ApiKeyRevoked');
+      return { projectId: row.project_id, organizationId: row.organization_id, environment: row.environment, secretHash: row.secret_hash, revoked };
     }
     const { state } = await loadStream(eventStore, apiKeyStream(keyId), apiKey);
     if (state.status === 'none') return undefined;

@@ -67,7 +67,7 @@ export async function executeCall(
   mode: 'sync' | 'step',
 ): Promise<ExecutionCall> {
   const { flow, run } = await prepareCall(runtime, apiKey, slugs, body, mode);
-  return { flow, outcome: await run.start() };
+  return { flow, outcome: await runtime.runs.track(run.executionId, run.start) };
 }
 
 /** Every check of a call; what it returns is ready to start. */

@@ -40,7 +40,9 @@ interface Slot {
   timer: NodeJS.Timeout | undefined;
 }
 
-const WORKER_FILE = new URL('./codeSandboxWorkerEntry.mjs', import.meta.url);
+// Compiled (dist/), the worker is plain JavaScript; from the TypeScript sources, a small entry first
+// gives the worker thread a TypeScript loader where the runtime has none.
+const WORKER_FILE = import.meta.url.endsWith('.ts') ? new URL('./codeSandboxWorkerEntry.mjs', import.meta.url) : new URL('./codeSandboxWorker.js', import.meta.url);
 
 export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSandboxOptions = {}) {
   const size = options.size ?? 2;

@@ -95,7 +95,12 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
     }
     if (error instanceof OpenAI.APIConnectionError) {
       const blocked = findBlocked(error);
-      return new BlockFailure('PROVIDER_ERROR', blocked ? `the model provider's address is not allowed: ${blocked.message}` : `cannot reach the model provider: ${error.message}`);
+      return new BlockFailure(
+        'PROVIDER_ERROR',
+        blocked
+          ? `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`
+          : `cannot reach the model provider: ${error.message}`,
+      );
     }
     if (error instanceof OpenAI.APIError) {
       const detail = (error.error as { message?: string } | undefined)?.message ?? error.message;

@@ -25,6 +25,7 @@ export function stepRoutes(runtime: Runtime) {
       const { flow, run } = await prepareCall(runtime, request.apiKey!, flowPath.parse(request.params), body, 'step');
       // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
       const outcome = run.start();
+      runtime.runs.follow(run.executionId, outcome);
       outcome.catch((error: unknown) => request.log.error({ err: error, executionId: run.executionId }, 'step-through run failed'));
       // Nothing is streamed until the run has its first event: a run that cannot even start answers JSON.
       await run.started;

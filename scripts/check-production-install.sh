@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Proves that a production install starts, as the Docker image runs it: a clean copy of the
+# committed files plus the build output (dist/), `npm ci --omit=dev` (no TypeScript, no tsx), then
+# `seqflow --version` and a `serve` on the embedded PostgreSQL that answers /api/v1/health.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -f dist/cli/main.js ] || { echo "no dist/: run npm run build first" >&2; exit 1; }
+
+copy=$(mktemp -d /tmp/seqflow-prod-XXXXXX)
+chmod 755 "$copy"
+server=""
+cleanup() {
+  [ -n "$server" ] && kill -TERM "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+  rm -rf "$copy"
+}
+trap cleanup EXIT
+
+git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -x -C "$copy"
+cp -r dist "$copy/dist"
+cd "$copy"
+npm ci --omit=dev --no-audit --no-fund
+if [ -e node_modules/typescript ] || [ -e node_modules/tsx ]; then echo "the production install has development dependencies" >&2; exit 1; fi
+
+version=$(node bin/seqflow.js --version)
+echo "seqflow --version: $version"
+
+port=$(node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})")
+env -u DATABASE_URL SEQFLOW_DATA_DIR="$copy/data" PORT="$port" SEQFLOW_DEMO=false LOG_LEVEL=warn node bin/seqflow.js serve > "$copy/serve.log" 2>&1 &
+server=$!
+for _ in $(seq 1 120); do
+  if curl -fsS "http://127.0.0.1:$port/api/v1/health" > "$copy/health.json" 2>/dev/null; then
+    echo "production install serves /api/v1/health: $(cat "$copy/health.json")"
+    exit 0
+  fi
+  kill -0 "$server" 2>/dev/null || break
+  sleep 1
+done
+echo "the production install did not answer /api/v1/health; its log:" >&2
+cat "$copy/serve.log" >&2
+exit 1

@@ -1,0 +1,63 @@
+import { type Command, Option } from 'commander';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { cliPrincipal, positiveInt, readSecret, withRuntime, withoutPosition } from './cliSupport.ts';
+
+/** `seqflow org ...` and `seqflow member add`. */
+export function registerOrganizationCommands(program: Command) {
+  const org = program.command('org').description('organizations');
+  org
+    .command('create')
+    .requiredOption('--slug <slug>')
+    .requiredOption('--name <name>')
+    .action((o: { slug: string; name: string }) =>
+      withRuntime(async (rt) => {
+        const { createOrganization } = await import('../commands/organizationCommands.ts');
+        const { id, slug } = await createOrganization(rt.commands, o, cliPrincipal);
+        return { id, slug };
+      }),
+    );
+
+  org
+    .command('credits')
+    .description('grant credits (tokens) to an organization, or show its balance')
+    .requiredOption('--org <slug>')
+    .option('--grant <tokens>', 'tokens to add', positiveInt)
+    .option('--show', 'print the balance')
+    .action((o: { org: string; grant?: number; show?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (o.grant === undefined && !o.show) throw new ApiError('VALIDATION_FAILED', 'give --grant N or --show');
+        const [{ findOrganizationId, grantCredits }, { creditBalance }] = await Promise.all([import('../commands/organizationCommands.ts'), import('../queries/creditQueries.ts')]);
+        const organizationId = await findOrganizationId(rt.commands, o.org);
+        if (o.grant !== undefined) await grantCredits(rt.commands, { organizationSlug: o.org, tokens: o.grant }, cliPrincipal);
+        await rt.projections.catchUp();
+        return { organizationId, balance: await creditBalance(rt.db, organizationId) };
+      }),
+    );
+
+  org
+    .command('provider-key')
+    .description("set the organization's own model-provider key (stored encrypted), read from SEQFLOW_PROVIDER_KEY or standard input")
+    .requiredOption('--org <slug>')
+    .option('--base-url <url>', 'OpenAI-compatible base URL for this key (default: OPENAI_BASE_URL)')
+    .action((o: { org: string; baseUrl?: string }) =>
+      withRuntime(async (rt) => {
+        const key = await readSecret('SEQFLOW_PROVIDER_KEY', 'provider API key');
+        const { setProviderKey } = await import('../commands/organizationCommands.ts');
+        return withoutPosition(await setProviderKey(rt.commands, { organizationSlug: o.org, key, baseUrl: o.baseUrl ?? null }, rt.masterKey, cliPrincipal));
+      }),
+    );
+
+  program
+    .command('member')
+    .description('organization members')
+    .command('add')
+    .requiredOption('--org <slug>')
+    .requiredOption('--user <subject>', "the member's user subject (the `sub` of their JWT)")
+    .addOption(new Option('--role <role>').choices(['owner', 'admin', 'member']).makeOptionMandatory())
+    .action((o: { org: string; user: string; role: string }) =>
+      withRuntime(async (rt) => {
+        const { addMember } = await import('../commands/organizationCommands.ts');
+        return withoutPosition(await addMember(rt.commands, { organizationSlug: o.org, userSubject: o.user, role: o.role }, cliPrincipal));
+      }),
+    );
+}

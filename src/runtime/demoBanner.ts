@@ -1,0 +1,35 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config/config.ts';
+import type { Runtime } from './runtime.ts';
+import { seedDemo } from './demoSeed.ts';
+
+/**
+ * What `npm start` prints: on the first start, the demo key (shown only then) and a call that runs
+ * the demo flow; on later starts, how to make a new key and the same call.
+ */
+export async function printDemo(runtime: Runtime, app: FastifyInstance, config: Config) {
+  const demo = await seedDemo(runtime);
+  const address = app.server.address();
+  const base = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
+  const call = (key: string, flow: string, body: string) => `  curl -X POST -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '${body}' ${base}/api/v1/seq/demo/demo/${flow}/execute`;
+  const lines = demo
+    ? [
+        'Seqflow is running with a demo organization, project, API key and flow.',
+        `The demo API key (shown only now): ${demo.apiKey}`,
+        'Run the demo flow:',
+        call(demo.apiKey, demo.flow, '{"message":"world"}'),
+      ]
+    : [
+        'Seqflow is running. The demo organization exists already; its first key was shown on the first start.',
+        'Make a new key for it (printed once):',
+        '  npx seqflow apikey create --org demo --project demo --env test',
+        'then run the demo flow with it:',
+        call('<key>', 'hello', '{"message":"world"}'),
+      ];
+  lines.push(
+    'The essay-feedback example (needs OPENAI_API_KEY or OPENAI_BASE_URL):',
+    call(demo?.apiKey ?? '<key>', 'essay-feedback', '{"message":"Yesterday he go to school.","parameters":{"native_language":"Spanish"}}'),
+    `Health: curl ${base}/api/v1/health`,
+  );
+  process.stderr.write(`\n${lines.join('\n')}\n\n`);
+}
