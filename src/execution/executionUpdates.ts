@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { LRUCache } from 'lru-cache';
 import type { PauseData } from './flowEngine.ts';
 
 /**
@@ -9,8 +10,8 @@ import type { PauseData } from './flowEngine.ts';
 const appended = new EventEmitter();
 appended.setMaxListeners(0);
 
-const PAUSE_CACHE_LIMIT = 1000;
-const pauses = new Map<string, PauseData>();
+// Bounded by size: a pause carries its whole conversation (up to the 1 MB the spec allows).
+const pauses = new LRUCache<string, PauseData>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (pause) => Math.max(1, JSON.stringify(pause).length) });
 
 export const executionUpdates = {
   notify: (executionId: string) => appended.emit(executionId),
@@ -29,8 +30,6 @@ export const executionUpdates = {
     });
   },
   rememberPause(pause: PauseData) {
-    pauses.delete(pause.executionId);
-    if (pauses.size >= PAUSE_CACHE_LIMIT) pauses.delete(pauses.keys().next().value!);
     pauses.set(pause.executionId, pause);
   },
   pause: (executionId: string) => pauses.get(executionId),

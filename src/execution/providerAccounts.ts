@@ -13,9 +13,9 @@ export function providerAccountResolver(eventStore: EventStore, masterKey: Buffe
   return async (organizationId: string): Promise<ProviderAccount | undefined> => {
     const { state } = await loadStream(eventStore, organizationStream(organizationId), organization);
     if (state.status === 'created' && state.providerKey) {
-      return { apiKey: decryptSecret(state.providerKey.encryptedKey, masterKey), baseUrl: state.providerKey.baseUrl ?? service.baseUrl, organizationKey: true };
+      return { owner: organizationId, apiKey: decryptSecret(state.providerKey.encryptedKey, masterKey), baseUrl: state.providerKey.baseUrl ?? service.baseUrl, organizationKey: true };
     }
-    if (service.apiKey || service.baseUrl) return { apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
+    if (service.apiKey || service.baseUrl) return { owner: 'service', apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
     return undefined;
   };
 }

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
 import { type StoredStep, storedStepSchema } from '../domain/flows/flowDefinition.ts';
@@ -44,9 +45,12 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: { org: st
   };
 }
 
-// Versions are immutable, so their parsed steps can be kept for as long as the process lives.
-const versionCache = new Map<string, { organizationId: string; projectId: string; versionNumber: number; steps: StoredStep[] }>();
-const VERSION_CACHE_LIMIT = 1000;
+// Versions are immutable, so their parsed steps can be kept; the cache is bounded by size (a
+// version's JSON length), least recently used first out.
+const versionCache = new LRUCache<string, { organizationId: string; projectId: string; versionNumber: number; steps: StoredStep[] }>({
+  maxSize: 64 * 1024 * 1024,
+  sizeCalculation: (version) => Math.max(1, JSON.stringify(version.steps).length),
+});
 
 async function loadVersion(db: Kysely<ReadModels>, versionId: string) {
   let version = versionCache.get(versionId);
@@ -58,7 +62,6 @@ async function loadVersion(db: Kysely<ReadModels>, versionId: string) {
       .where('flow_versions.id', '=', versionId)
       .executeTakeFirstOrThrow();
     version = { organizationId: row.organization_id, projectId: row.project_id, versionNumber: row.number, steps: z.array(storedStepSchema).parse(row.steps) as StoredStep[] };
-    if (versionCache.size >= VERSION_CACHE_LIMIT) versionCache.delete(versionCache.keys().next().value!);
     versionCache.set(versionId, version);
   }
   return version;

@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { deliveryIdFor } from '../commands/deliveryCommands.ts';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
@@ -20,7 +21,7 @@ const CREATE_CONCURRENCY = 16;
  */
 export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: () => void }) {
   const { db, eventStore, commands } = options;
-  const flowPaths = new Map<string, string>();
+  const flowPaths = new LRUCache<string, string>({ max: 10_000 });
 
   async function jobPath(flowId: string, executionId: string) {
     const known = flowPaths.get(flowId);

@@ -9,7 +9,10 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../lib/index.mjs';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { redeliver } from '../../src/commands/deliveryCommands.ts';
+import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
@@ -238,5 +241,32 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     expect(second.items.map((d) => d.id)).toEqual(all.slice(3, 6).map((d) => d.id));
     const bad = await fetch(`${base}/organizations/${orgId}/webhooks/deliveries?limit=500`, { headers: { authorization: `Bearer ${key}` } });
     expect(bad.status).toBe(422);
+  });
+
+  it('pages through deliveries created in the same instant one by one, skipping and repeating none', async () => {
+    // 23 deliveries whose events share one timestamp (a clock that stands still), long before the others.
+    const stillClock = { ...t.runtime.commands, now: () => new Date('2001-01-01T00:00:00.000Z') };
+    const tied: string[] = [];
+    for (let i = 0; i < 23; i++) {
+      const deliveryId = randomUUID();
+      tied.push(deliveryId);
+      await handleCommand(stillClock, deliveryStream(deliveryId), delivery, {
+        type: 'CreateDelivery',
+        event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: orgId, executionId: randomUUID(), flowId: randomUUID(), event: 'flow.completed', url: `${hook}/ok`, body: '{}', truncated: false } },
+      }, testPrincipal);
+    }
+    await t.runtime.projections.catchUp();
+    const everything = (await deliveries('?limit=200')).items.map((d) => d.id);
+    const paged: string[] = [];
+    for (let cursor: string | null = '', i = 0; cursor !== null && i < 500; i++) {
+      const page = await deliveries(`?limit=1${cursor ? `&before=${encodeURIComponent(cursor)}` : ''}`);
+      paged.push(...page.items.map((d) => d.id));
+      cursor = page.nextCursor;
+    }
+    expect(paged).toEqual(everything);
+    expect(new Set(paged).size).toBe(paged.length);
+    expect(paged.filter((id) => tied.includes(id)).sort()).toEqual([...tied].sort());
+    // The spec's form of `before` still works: deliveries created strictly before a timestamp.
+    expect((await deliveries('?limit=200&before=2001-01-01T00:00:00.001Z')).items.map((d) => d.id).sort()).toEqual([...tied].sort());
   });
 });

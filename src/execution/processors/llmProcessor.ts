@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Attachment } from '../../domain/execution/attachment.ts';
@@ -12,6 +13,8 @@ import { BlockFailure } from './blockFailure.ts';
 
 /** Where llm calls go: the service's provider, or the organization's own key ("byok"). */
 export interface ProviderAccount {
+  /** Whose account: an organization id (its own key) or `service`. */
+  owner: string;
   apiKey: string;
   baseUrl: string | undefined;
   organizationKey: boolean;
@@ -47,11 +50,16 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
 });
 
 export function createLlmProcessor(options: LlmProcessorOptions) {
-  const clients = new Map<string, OpenAI>();
+  // One client per account, bounded; an owner whose key or base URL changed drops its previous client at once.
+  const clients = new LRUCache<string, OpenAI>({ max: 500 });
+  const keyOfOwner = new LRUCache<string, string>({ max: 500 });
   const validators = createSchemaValidators({ max: 1000 });
 
   const clientFor = (account: ProviderAccount) => {
     const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
+    const previous = keyOfOwner.get(account.owner);
+    if (previous !== undefined && previous !== key) clients.delete(previous);
+    keyOfOwner.set(account.owner, key);
     let client = clients.get(key);
     if (!client) {
       client = new OpenAI({
