@@ -61,6 +61,7 @@ const urlFor = (settings: EmbeddedSettings, database: string) =>
 
 async function canConnect(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  client.on('error', () => undefined); // a probe: failing to connect is its answer
   try {
     await client.connect();
     await client.end();
@@ -131,6 +132,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     throw new Error(`Could not start embedded PostgreSQL in ${databaseDir}: ${String(error ?? 'it exited during start-up')}`, { cause: error });
   }
   const admin = new pg.Client({ connectionString: urlFor(settings, 'postgres') });
+  admin.on('error', (error) => logger.warn({ err: error }, 'embedded PostgreSQL admin connection failed'));
   await admin.connect();
   const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
   if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);

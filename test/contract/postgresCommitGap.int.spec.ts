@@ -11,10 +11,25 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
   let database: TestDatabase;
   let pool: pg.Pool;
   let store: ReturnType<typeof createPostgresEventStore>;
+  /** How many times subscribers have read the log (each `readAfter` query): the positive fact that they looked. */
+  let logReads = 0;
+
+  /** Resolves once subscribers have read the log `n` more times. */
+  const afterLogReads = async (n: number) => {
+    const target = logReads + n;
+    for (let i = 0; i < 1000 && logReads < target; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(logReads).toBeGreaterThanOrEqual(target);
+  };
 
   beforeAll(async () => {
     database = await createTestDatabase('gap');
     pool = new pg.Pool({ connectionString: database.url });
+    pool.on('error', () => undefined);
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
+    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      if (typeof args[0] === 'string' && args[0].includes('pg_snapshot_xmin')) logReads++;
+      return query(...args);
+    };
     store = createPostgresEventStore({ pool, connectionString: database.url, timing: { pollIntervalMs: 50 } });
     await store.migrate();
   });
@@ -42,8 +57,9 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     const fast = await store.append('fast', [{ id: randomUUID(), type: 'Fast', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
     expect(fast.position).toBeGreaterThan(slowPosition);
 
-    // The committed later event is in the table, but the subscriber must not pass the open gap.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The committed later event is in the table, but the subscriber must not pass the open gap:
+    // it reads the log several times after that commit and delivers nothing.
+    await afterLogReads(3);
     expect(seen).toEqual([]);
     expect(await store.readAll(0, 100)).toEqual([]);
 
@@ -70,7 +86,7 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
       [[randomUUID()], metadata()],
     );
     const kept = await store.append('kept', [{ id: randomUUID(), type: 'Kept', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await afterLogReads(3);
     expect(seen).toEqual([]);
 
     await aborted.query('ROLLBACK');

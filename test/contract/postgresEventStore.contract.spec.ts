@@ -6,6 +6,7 @@ import { eventStoreContract } from './eventStoreContract.ts';
 eventStoreContract('PostgreSQL', async () => {
   const database = await createTestDatabase('contract');
   const pool = new pg.Pool({ connectionString: database.url, max: 20 });
+  pool.on('error', () => undefined); // idle connections ended by the database's drop at teardown
   const store = createPostgresEventStore({ pool, connectionString: database.url });
   await store.migrate();
   return {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -96,6 +97,20 @@ describe('the seqflow CLI', () => {
     expect(rotated.json).toMatchObject({ version: 2, previousSecret: first.json.secret, graceUntil: expect.any(String) });
     expect(rotated.json.secret).not.toBe(first.json.secret);
     expect(await allEventText(database.url)).not.toContain(rotated.json.secret);
+  });
+
+  it('says which variable to set when the port is taken, and warns about a model server the guard refuses', async () => {
+    const taken = createServer().listen(0, '127.0.0.1');
+    await new Promise((r) => taken.once('listening', r));
+    try {
+      const port = (taken.address() as { port: number }).port;
+      const refused = await runCli(['serve', '--role', 'api'], { ...env, PORT: String(port), SEQFLOW_DEMO: 'false', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use: set PORT to a free port`);
+      expect(refused.stderr).not.toContain('    at '); // a message, not a stack trace
+    } finally {
+      taken.close();
+    }
   });
 
   it('answers --version', async () => {

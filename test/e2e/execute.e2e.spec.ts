@@ -286,6 +286,7 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       const { status, body } = await post('structured', { message: 'q' }, brokeKey, 'broke/web');
       expect(status).toBe(402);
       expect(body.detail).toMatchObject({ code: 'CREDITS_EXHAUSTED', failureReason: 'credits_exhausted' });
+      expect(body.detail.message).toContain('seqflow org credits --org <slug> --grant <tokens>');
       expect(server.requests).toHaveLength(0);
       expect(types(await events(body.detail.executionId))).toEqual(['ExecutionRequested', 'ExecutionFailed']);
       // Runs without llm blocks cost no tokens and still work.

@@ -65,6 +65,14 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     await server?.close();
   });
 
+  it('warns at start, naming SEQFLOW_OUTBOUND_ALLOW_CIDRS, when OPENAI_BASE_URL is an address the guard refuses', async () => {
+    const proc = await startServer({ SEQFLOW_OUTBOUND_ALLOW_CIDRS: '' });
+    await until(() => proc.output().includes('Warning: OPENAI_BASE_URL'), 'the warning');
+    expect(proc.output()).toContain('allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS (e.g. 127.0.0.0/8)');
+    proc.child.kill('SIGTERM');
+    expect(await proc.exited).toBe(0);
+  });
+
   it('stops accepting at once, lets a slow /execute finish and answer, then exits 0', async () => {
     server.reset();
     server.respond = () => ({ content: 'worth the wait', delayMs: 2500 });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../lib/index.mjs';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
-import { redeliver } from '../../src/commands/deliveryCommands.ts';
+import { deliveryIdFor, redeliver } from '../../src/commands/deliveryCommands.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
@@ -143,7 +143,11 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     expect(JSON.parse(receivedFor(failed.executionId)[0]!.body)).toMatchObject({ event: 'flow.failed', failureReason: 'error', errorMessage: expect.stringContaining('nope') });
     const quiet = await submit('ok', { message: 'x', callbackUrl: `${hook}/ok`, callbackEvents: ['flow.failed'] });
     await until(async () => ((await fetch(`${base}/seq/acme/web/ok/jobs/${quiet.executionId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { status: string }).status === 'completed' || undefined);
-    await new Promise((r) => setTimeout(r, 1500));
+    // The delivery creator has read past the run's end, and created nothing for it.
+    const end = (await t.runtime.eventStore.readStream(`execution-${quiet.executionId}`)).at(-1)!;
+    expect(end.type).toBe('ExecutionCompleted');
+    await until(async () => Number((await t.runtime.db.selectFrom('reactor_checkpoints').select('position').where('name', '=', 'delivery_creator').executeTakeFirst())?.position ?? 0) >= end.position || undefined);
+    expect(await t.runtime.eventStore.streamExists(deliveryStream(deliveryIdFor(quiet.executionId, 'flow.completed')))).toBe(false);
     expect(receivedFor(quiet.executionId)).toEqual([]);
   });
 

@@ -1,14 +1,21 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { importFlow, publishVersion } from '../../src/commands/flowCommands.ts';
-import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
+import { addMember, createOrganization, grantCredits } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
+import { findVersionSteps } from '../../src/queries/flowQueries.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
 import { type ReadModels, readModelTables } from '../../src/projections/readModelSchema.ts';
 import { createSupervisor } from '../../src/runtime/supervisor.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = (slug: string, blocks: number) => ({
@@ -31,13 +38,45 @@ async function snapshot(t: TestRuntime) {
   return out;
 }
 
+/** Tables that are not read models: the log itself, migrations, checkpoints and claim leases (state of workers, not of the log). */
+const NOT_READ_MODELS = ['seqflow_events', 'seqflow_streams', 'seqflow_eventlog_migration', 'seqflow_eventlog_migration_lock', 'seqflow_readmodel_migration', 'seqflow_readmodel_migration_lock', 'projection_checkpoints', 'reactor_checkpoints', 'job_leases', 'delivery_leases'];
+
 describe('projections', () => {
   let t: TestRuntime;
+  let model: ScriptedModelServer;
 
   beforeAll(async () => {
-    t = await createTestRuntime('projections');
+    model = await startScriptedModelServer();
+    t = await createTestRuntime('projections', { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await model?.close();
+  });
+
+  /** Jobs that completed (paying for a model call) and failed, and a delivery with a finished attempt: the rows of jobs, credits and deliveries. */
+  async function runJobsAndDeliveries(org: string) {
+    const deps = t.runtime.commands;
+    await grantCredits(deps, { organizationSlug: org, tokens: 10_000 }, testPrincipal);
+    const steps = [{ block: { name: 'ask', processor_type: 'llm', prompt: '{{message}}' } }];
+    const imported = await importFlow(deps, { organizationSlug: org, projectSlug: 'web', file: { slug: 'asker', name: 'Asker', steps }, production: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const version = await t.runtime.db.selectFrom('flows').innerJoin('flow_versions', 'flow_versions.flow_id', 'flows.id').select(['flows.organization_id', 'flows.project_id', 'flow_versions.id as version_id']).where('flows.id', '=', imported.flowId).executeTakeFirstOrThrow();
+    for (const answer of [{ content: 'fine' }, { status: 401 }]) {
+      model.script(answer);
+      const executionId = randomUUID();
+      const principal = { kind: 'system' as const, id: 'test' };
+      await acceptJob(t.runtime.execution, {
+        executionId, flowId: imported.flowId, versionId: version.version_id, versionNumber: 1, organizationId: version.organization_id, projectId: version.project_id, steps: steps as never, message: 'hi', parameters: {}, attachments: [],
+        tools: undefined, mode: 'async', apiKeyId: null, principal, callback: { url: 'https://hooks.example/in', events: ['flow.completed', 'flow.failed'] },
+      });
+      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+      const deliveryId = randomUUID();
+      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: version.organization_id, executionId, flowId: imported.flowId, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
+      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date().toISOString() } }, testPrincipal);
+      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date().toISOString(), durationMs: 5 } }, testPrincipal);
+    }
+  }
 
   it('rebuilds every read model from the log into exactly the rows it had', async () => {
     const deps = t.runtime.commands;
@@ -57,15 +96,22 @@ describe('projections', () => {
         await importFlow(deps, { organizationSlug: org, projectSlug: project, file: flowFile('summary', 2), publish: true }, testPrincipal);
       }
     }
+    await runJobsAndDeliveries('alpha');
     await t.runtime.projections.catchUp();
     const before = await snapshot(t);
+    // Every read model has rows to compare, and every table of the database that is a read model is in the comparison.
+    for (const table of readModelTables) expect(before[table]!.length, table).toBeGreaterThan(0);
+    const { rows: tables } = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(t.runtime.db);
+    expect(tables.map((r) => r.table_name).filter((name) => !NOT_READ_MODELS.includes(name)).sort()).toEqual([...readModelTables].sort());
+    expect(before.jobs!.map((j) => (j as { status: string }).status).sort()).toEqual(['completed', 'failed']);
+    expect(before.credit_ledger!.length).toBeGreaterThan(1);
     expect(before.organizations).toHaveLength(3);
     expect(before.members).toHaveLength(6);
     expect(before.projects).toHaveLength(6);
     expect(before.api_keys).toHaveLength(12);
     expect(before.api_keys!.filter((k) => (k as { revoked_at: Date | null }).revoked_at !== null)).toHaveLength(6);
-    expect(before.flows).toHaveLength(12);
-    expect(before.flow_versions).toHaveLength(18);
+    expect(before.flows).toHaveLength(13); // and the job runs' flow
+    expect(before.flow_versions).toHaveLength(19);
     expect(before.flow_blocks!.length).toBeGreaterThan(0);
 
     await t.runtime.projections.rebuild();

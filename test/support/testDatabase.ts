@@ -14,6 +14,7 @@ export interface TestDatabase {
 export async function createTestDatabase(label: string): Promise<TestDatabase> {
   const name = `seqflow_test_${label.replace(/[^a-z0-9]/g, '_')}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl() });
+  admin.on('error', () => undefined); // its query fails the test; a dropped connection afterwards is not news
   await admin.connect();
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.end();
@@ -24,6 +25,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
     name,
     async drop() {
       const client = new pg.Client({ connectionString: adminUrl() });
+      client.on('error', () => undefined);
       await client.connect();
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await client.end();
@@ -33,6 +35,7 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
 
 async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await work(client);

@@ -42,8 +42,17 @@ describe('configuration', () => {
     [{ KURRENTDB_CONNECTION_STRING: 'http://x' }, 'KURRENTDB_CONNECTION_STRING'],
     [{ OAUTH_AUDIENCE: 'seqflow' }, 'OAUTH_ISSUER'],
     [{ SEQFLOW_DEMO: 'maybe' }, 'SEQFLOW_DEMO'],
+    [{ OPENAI_BASE_URL: 'localhost:11434/v1' }, 'OPENAI_BASE_URL'],
+    [{ OPENAI_BASE_URL: 'api.openai.com/v1' }, 'OPENAI_BASE_URL'],
+    [{ OPENAI_BASE_URL: 'ftp://models.example/v1' }, 'OPENAI_BASE_URL'],
+    [{ SEQFLOW_SHUTDOWN_GRACE_MS: '-1' }, 'SEQFLOW_SHUTDOWN_GRACE_MS'],
+    [{ SEQFLOW_CODE_MAX_OUTPUT_BYTES: '10' }, 'SEQFLOW_CODE_MAX_OUTPUT_BYTES'],
   ])('names the variable of a bad value: %o', (env, variable) => {
     expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
+  });
+
+  it('says what an OPENAI_BASE_URL must look like', () => {
+    expect(problems({ OPENAI_BASE_URL: 'localhost:11434/v1' })).toEqual(['OPENAI_BASE_URL must be an absolute http(s) URL, e.g. https://api.openai.com/v1']);
   });
 
   it('parses the optional settings', () => {
