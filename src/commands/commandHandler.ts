@@ -52,6 +52,8 @@ export async function loadStream<Event extends DomainEvent, State>(
     revision: recorded.length === 0 ? -1 : recorded.at(-1)!.revision,
     position: recorded.at(-1)?.position ?? 0,
     recorded,
+    /** The stream's events decoded (through the upcasters), in order. */
+    events,
   };
 }
 

@@ -184,7 +184,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
  * the same revision: one wins, the other gets EXECUTION_ID_INVALID.
  */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
-  const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const { state, revision, events } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   if (state.status === 'none' || state.flowId !== input.flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
   const steps = await input.loadSteps(state.versionId);
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
@@ -198,10 +198,10 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
     throw error;
   }
 
-  const requested = recorded.find((e) => e.type === 'ExecutionRequested')!.data as { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] };
+  const requested = requestOf(events);
   const pause = state.status === 'paused' && state.pause ? state.pause : undefined;
   const stepIndex = pause!.stepIndex;
-  const { accumulated, outputOfStep } = outputsFromEvents(recorded, steps);
+  const { accumulated, outputOfStep } = outputsFromEvents(events, steps);
   executionUpdates.forgetPause(input.executionId);
   return {
     executionId: input.executionId,
@@ -228,19 +228,14 @@ export async function continueExecution(
   deps: EngineDependencies,
   input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
 ): Promise<ExecutionOutcome | undefined> {
-  const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const { state, revision, events } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   if (state.status !== 'running') return undefined;
   const recorder = createExecutionRecorder(deps.eventStore, input.executionId, input.principal, deps.now, { state, revision });
   await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
 
   const steps = await input.loadSteps(state.versionId);
-  const requested = recorded.find((e) => e.type === 'ExecutionRequested')!.data as { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] };
-  const completed = new Map(
-    recorded
-      .filter((e) => e.type === 'ExecutionStepCompleted')
-      .map((e) => e.data as { stepIndex: number; blockName: string; iteration: number | null; output: unknown })
-      .map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const),
-  );
+  const requested = requestOf(events);
+  const completed = new Map(completedSteps(events).map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
   return runSteps(
     deps,
     { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: undefined, recorder, accumulated: {}, completed },
@@ -250,11 +245,18 @@ export async function continueExecution(
   );
 }
 
+/** The run's input, from its ExecutionRequested (decoded). */
+function requestOf(events: ExecutionEvent[]) {
+  const requested = events.find((e) => e.type === 'ExecutionRequested');
+  if (requested?.type !== 'ExecutionRequested') throw new Error('the run has no ExecutionRequested');
+  return requested.data;
+}
+
+const completedSteps = (events: ExecutionEvent[]) => events.flatMap((e) => (e.type === 'ExecutionStepCompleted' ? [e.data] : []));
+
 /** Earlier blocks' outputs, rebuilt from the run's ExecutionStepCompleted events. */
-function outputsFromEvents(recorded: { type: string; data: unknown }[], steps: StoredStep[]) {
-  const completed = recorded
-    .filter((e) => e.type === 'ExecutionStepCompleted')
-    .map((e) => e.data as { stepIndex: number; blockName: string; iteration: number | null; output: unknown });
+function outputsFromEvents(events: ExecutionEvent[], steps: StoredStep[]) {
+  const completed = completedSteps(events);
   const accumulated = Object.fromEntries(completed.filter((c) => c.iteration === null).map((c) => [c.blockName, c.output]));
   const outputOfStep = (index: number): unknown => {
     const step = steps[index]!;
