@@ -44,6 +44,7 @@ describe('webhook payload', () => {
     expect(webhookPayload(base, { event: 'flow.failed', errorMessage: 'boom', failureReason: 'error' }, '/jobs/e1').payload).toEqual({
       event: 'flow.failed',
       ...base,
+      result: null, // the spec: `result` is an object or null
       errorMessage: 'boom',
       failureReason: 'error',
       truncated: false,

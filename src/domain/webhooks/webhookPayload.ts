@@ -34,7 +34,7 @@ export function webhookPayload(
   const full: WebhookPayload =
     ending.event === 'flow.completed'
       ? { event: ending.event, ...base, result: ending.result ?? null, truncated: false }
-      : { event: ending.event, ...base, errorMessage: ending.errorMessage, failureReason: ending.failureReason, truncated: false };
+      : { event: ending.event, ...base, result: null, errorMessage: ending.errorMessage, failureReason: ending.failureReason, truncated: false };
   const body = JSON.stringify(full);
   const size = Buffer.byteLength(body, 'utf8');
   if (size <= MAX_WEBHOOK_BODY_BYTES || ending.event !== 'flow.completed') return { payload: full, body };
