@@ -24,7 +24,7 @@ import { allProjections } from '../src/projections/allProjections.ts';
 import { migrateReadModels } from '../src/projections/migrateReadModels.ts';
 import { createProjectionRunner } from '../src/projections/projectionRunner.ts';
 import type { ReadModels } from '../src/projections/readModelSchema.ts';
-import { createSupervisor } from '../src/runtime/supervisor.ts';
+import { createSupervisor } from '../src/supervision/supervisor.ts';
 import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
 

@@ -11,7 +11,7 @@ import { printDemo } from '../runtime/demoBanner.ts';
 import { createLogger } from '../runtime/logger.ts';
 import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../workers/workerRole.ts';
-import { withinGrace } from '../workers/withinGrace.ts';
+import { withinGrace } from '../supervision/withinGrace.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 

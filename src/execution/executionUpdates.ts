@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
-import type { PauseData } from './flowEngine.ts';
+import type { PauseData } from './pauseData.ts';
 
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then

@@ -20,6 +20,7 @@ import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
 import { type ExecutionRecorder, createExecutionRecorder } from './executionRecorder.ts';
+import type { PauseData } from './pauseData.ts';
 import { executionUpdates } from './executionUpdates.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
@@ -73,15 +74,6 @@ export interface ResumeInput {
   loadSteps: (versionId: string) => Promise<StoredStep[]>;
 }
 
-/** The spec's tool-pause response body, without its status field. */
-export interface PauseData {
-  executionId: string;
-  pausedAtStep: string;
-  iterationsUsed: number;
-  toolCallMessages: unknown[];
-  toolCalls: { id: string; function: { name: string; arguments: string } }[];
-  accumulatedOutputs: Record<string, unknown>;
-}
 
 export type ExecutionOutcome =
   | { status: 'completed'; executionId: string; result: ResultObject; position: number }

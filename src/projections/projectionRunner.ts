@@ -3,7 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
-import type { SupervisedTask, Supervisor } from '../runtime/supervisor.ts';
+import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
 import type { ReadModels } from './readModelSchema.ts';

@@ -19,7 +19,7 @@ import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
-import { type Supervisor, createSupervisor } from './supervisor.ts';
+import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {

@@ -8,7 +8,7 @@ import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayload.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
-import type { SupervisedTask } from '../runtime/supervisor.ts';
+import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
 const REACTOR = 'delivery_creator';

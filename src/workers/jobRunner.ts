@@ -5,8 +5,8 @@ import { failRun } from '../execution/failRun.ts';
 import { type EngineDependencies, continueExecution } from '../execution/flowEngine.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { findVersionSteps } from '../queries/flowQueries.ts';
-import type { SupervisedTask } from '../runtime/supervisor.ts';
-import { withinGrace } from './withinGrace.ts';
+import type { SupervisedTask } from '../supervision/supervisor.ts';
+import { withinGrace } from '../supervision/withinGrace.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is

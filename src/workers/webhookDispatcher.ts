@@ -11,8 +11,8 @@ import type { AttemptResult } from '../domain/webhooks/retryPolicy.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import type { SupervisedTask } from '../runtime/supervisor.ts';
-import { withinGrace } from './withinGrace.ts';
+import type { SupervisedTask } from '../supervision/supervisor.ts';
+import { withinGrace } from '../supervision/withinGrace.ts';
 
 const EXCERPT_BYTES = 512;
 

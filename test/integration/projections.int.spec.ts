@@ -14,7 +14,7 @@ import { allProjections } from '../../src/projections/allProjections.ts';
 import { findVersionSteps } from '../../src/queries/flowQueries.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
 import { type ReadModels, readModelTables } from '../../src/projections/readModelSchema.ts';
-import { createSupervisor } from '../../src/runtime/supervisor.ts';
+import { createSupervisor } from '../../src/supervision/supervisor.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 

@@ -1,6 +1,6 @@
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { type SupervisedTask, createSupervisor } from '../../src/runtime/supervisor.ts';
+import { type SupervisedTask, createSupervisor } from '../../src/supervision/supervisor.ts';
 
 const logger = pino({ level: 'silent' });
 

@@ -4,7 +4,7 @@ import { executionStream } from '../../domain/execution/executionEvents.ts';
 import { setOwn } from '../../domain/ownProperty.ts';
 import { decodeRecorded } from '../../eventstore/decodeRecorded.ts';
 import { executionUpdates } from '../../execution/executionUpdates.ts';
-import type { PauseData } from '../../execution/flowEngine.ts';
+import type { PauseData } from '../../execution/pauseData.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 
 /**

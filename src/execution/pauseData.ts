@@ -1,0 +1,9 @@
+/** The spec's tool-pause response body, without its status field: what a paused run hands its caller. */
+export interface PauseData {
+  executionId: string;
+  pausedAtStep: string;
+  iterationsUsed: number;
+  toolCallMessages: unknown[];
+  toolCalls: { id: string; function: { name: string; arguments: string } }[];
+  accumulatedOutputs: Record<string, unknown>;
+}
