@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { z } from 'zod';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
@@ -14,12 +15,13 @@ export interface DeliveryPage {
 }
 
 const CURSOR_PREFIX = 'dc1.';
+const ISO_TIMESTAMP = z.iso.datetime({ offset: true });
 
 const encodeCursor = (createdAt: string, id: string) => `${CURSOR_PREFIX}${Buffer.from(JSON.stringify([createdAt, id])).toString('base64url')}`;
 
 function decodeBefore(before: string): { createdAt: string; id: string | null } {
   if (!before.startsWith(CURSOR_PREFIX)) {
-    if (Number.isNaN(Date.parse(before))) throw new ApiError('VALIDATION_FAILED', 'before: an ISO 8601 timestamp, or the nextCursor of a previous page');
+    if (!ISO_TIMESTAMP.safeParse(before).success) throw new ApiError('VALIDATION_FAILED', 'before: an ISO 8601 timestamp, or the nextCursor of a previous page');
     return { createdAt: new Date(before).toISOString(), id: null };
   }
   try {

@@ -68,5 +68,21 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(pidFile)).toBe(false);
+
+    // A second start finds the demo seeded and says how to make a new key and call it.
+    const again = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let againErr = '';
+    again.stderr.on('data', (chunk) => (againErr += chunk));
+    again.stdout.on('data', () => undefined);
+    const againExited = new Promise<string>((resolve) => again.on('close', () => resolve('closed')));
+    try {
+      for (let i = 0; i < 240 && !againErr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
+      expect(againErr).toContain('The demo organization exists already');
+      expect(againErr).toContain('npx seqflow apikey create --org demo --project demo --env test');
+      expect(againErr).toMatch(/curl -X POST -H 'Authorization: Bearer <key>' .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/seq\/demo\/demo\/hello\/execute/);
+    } finally {
+      process.kill(-again.pid!, 'SIGTERM');
+    }
+    expect(await againExited).toBe('closed');
   });
 });

@@ -28,9 +28,6 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
       await authorize(request.headers.authorization, org_id, 'member');
       const parsed = listingQuery.safeParse(request.query);
       if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid query: ${describeIssues(parsed.error.issues).join('; ')}`);
-      if (parsed.data.before !== undefined && !parsed.data.before.startsWith('dc1.') && !z.iso.datetime({ offset: true }).safeParse(parsed.data.before).success) {
-        throw new ApiError('VALIDATION_FAILED', 'before: an ISO 8601 timestamp, or the nextCursor of a previous page');
-      }
       return listDeliveries(runtime.db, org_id, parsed.data);
     });
 
