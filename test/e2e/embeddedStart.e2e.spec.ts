@@ -15,6 +15,17 @@ const freePort = () =>
     });
   });
 
+/** `npm start` as its own process group; resolves once it has printed its banner (or gave up waiting). */
+async function npmStart(env: NodeJS.ProcessEnv) {
+  const server = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  server.stderr.on('data', (chunk) => (stderr += chunk));
+  server.stdout.on('data', () => undefined);
+  const exited = new Promise<string>((resolve) => server.on('close', () => resolve('closed')));
+  for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
+  return { stderr: () => stderr, exited, stop: () => process.kill(-server.pid!, 'SIGTERM') };
+}
+
 describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset)', () => {
   let dataDir: string;
   afterAll(async () => dataDir && rm(dataDir, { recursive: true, force: true }));
@@ -24,14 +35,9 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
     const port = await freePort();
     const env = { ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
-    const server = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stderr = '';
-    server.stderr.on('data', (chunk) => (stderr += chunk));
-    server.stdout.on('data', () => undefined);
-    const exited = new Promise<string>((resolve) => server.on('close', () => resolve('closed')));
-
+    const server = await npmStart(env);
+    const stderr = server.stderr();
     try {
-      for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
       expect(stderr).toContain('demo API key');
 
       // The printed call works as printed.
@@ -61,28 +67,24 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       expect(events.stdout).toContain('"slug":"demo"');
       expect(events.stdout).toContain('"slug":"second"');
     } finally {
-      process.kill(-server.pid!, 'SIGTERM');
+      server.stop();
     }
-    expect(await exited).toBe('closed');
+    expect(await server.exited).toBe('closed');
     // The embedded PostgreSQL went down with it: no server left behind on the data dir.
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(pidFile)).toBe(false);
 
     // A second start finds the demo seeded and says how to make a new key and call it.
-    const again = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let againErr = '';
-    again.stderr.on('data', (chunk) => (againErr += chunk));
-    again.stdout.on('data', () => undefined);
-    const againExited = new Promise<string>((resolve) => again.on('close', () => resolve('closed')));
+    const again = await npmStart(env);
+    const againErr = again.stderr();
     try {
-      for (let i = 0; i < 240 && !againErr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
       expect(againErr).toContain('The demo organization exists already');
       expect(againErr).toContain('npx seqflow apikey create --org demo --project demo --env test');
       expect(againErr).toMatch(/curl -X POST -H 'Authorization: Bearer <key>' .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/seq\/demo\/demo\/hello\/execute/);
     } finally {
-      process.kill(-again.pid!, 'SIGTERM');
+      again.stop();
     }
-    expect(await againExited).toBe('closed');
+    expect(await again.exited).toBe('closed');
   });
 });
