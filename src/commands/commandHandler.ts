@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
-import { type DomainEvent, decodeEvent, encodeEvent } from '../domain/events/domainEvent.ts';
+import { type DomainEvent, encodeEvent } from '../domain/events/domainEvent.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
-import { type AppendOptions, type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
+import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
+import { appendWithRetry, loadStream } from '../eventstore/streams.ts';
 
 export interface CommandDependencies {
   eventStore: EventStore;
@@ -34,28 +35,6 @@ export const withCorrelation = (metadata: CommandMetadata): CommandMetadata & { 
 });
 
 const MAX_CONFLICT_RETRIES = 5;
-const MAX_TRANSIENT_RETRIES = 2;
-
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', '57P01', '08000', '08003', '08006']);
-const isTransient = (error: unknown) =>
-  TRANSIENT_CODES.has((error as { code?: string }).code ?? '') || /Connection terminated/i.test((error as Error).message ?? '');
-
-export async function loadStream<Event extends DomainEvent, State>(
-  eventStore: EventStore,
-  streamId: string,
-  decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
-) {
-  const recorded = await eventStore.readStream(streamId);
-  const events = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as Event);
-  return {
-    state: events.reduce(decider.evolve, decider.initialState()),
-    revision: recorded.length === 0 ? -1 : recorded.at(-1)!.revision,
-    position: recorded.at(-1)?.position ?? 0,
-    recorded,
-    /** The stream's events decoded (through the upcasters), in order. */
-    events,
-  };
-}
 
 /**
  * Runs a command against one stream: fold its events, decide, append with the revision that was
@@ -90,18 +69,6 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         throw new ApiError('CONFLICT', `${streamId} changed concurrently; try again`);
       }
       if (error instanceof WrongExpectedRevision && attempt < MAX_CONFLICT_RETRIES) continue;
-      throw error;
-    }
-  }
-}
-
-/** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
-export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream', options?: AppendOptions) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await eventStore.append(streamId, events, expected, options);
-    } catch (error) {
-      if (attempt < MAX_TRANSIENT_RETRIES && isTransient(error)) continue;
       throw error;
     }
   }

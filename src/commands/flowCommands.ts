@@ -5,7 +5,8 @@ import { type FlowFile, assignBlockIds, countBlocks, flowFileSchema, toFileSteps
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
-import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation, loadStream } from './commandHandler.ts';
+import { loadStream } from '../eventstore/streams.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from './commandHandler.ts';
 import { findProject } from './projectCommands.ts';
 import { ownerOfSlug, requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';

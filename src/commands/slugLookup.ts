@@ -1,7 +1,7 @@
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type SlugScope, slugReservation, slugReservationStream } from '../domain/slugs/slugReservation.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import { loadStream } from './commandHandler.ts';
+import { loadStream } from '../eventstore/streams.ts';
 
 /** The id that owns a slug, read from its reservation stream (strongly consistent), or null. */
 export async function ownerOfSlug(eventStore: EventStore, scope: SlugScope, parentId: string | null, slug: string): Promise<string | null> {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { appendWithRetry } from '../commands/commandHandler.ts';
+import { appendWithRetry } from '../eventstore/streams.ts';
 import { encodeEvent } from '../domain/events/domainEvent.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import { executionUpdates } from './executionUpdates.ts';
+import type { ExecutionUpdates } from './executionUpdates.ts';
 
 /**
  * Writes one run's events to `execution-<id>`. The engine is that stream's only writer while it
@@ -18,10 +18,9 @@ import { executionUpdates } from './executionUpdates.ts';
  * records what must survive: money spent on models, and the run's end.
  */
 export function createExecutionRecorder(
-  eventStore: EventStore,
+  deps: { eventStore: EventStore; now: () => Date; /** Told of every append (in-process /step readers). */ updates?: ExecutionUpdates },
   executionId: string,
   principal: Principal,
-  now: () => Date,
   /** Where an existing run's stream stands, for a resume. */
   from: { state: ExecutionState; revision: number } = { state: execution.initialState(), revision: -1 },
 ) {
@@ -39,9 +38,9 @@ export function createExecutionRecorder(
         next = out.reduce(execution.evolve, next);
         return out;
       });
-      const occurredAt = now().toISOString();
+      const occurredAt = deps.now().toISOString();
       const result = await appendWithRetry(
-        eventStore,
+        deps.eventStore,
         streamId,
         decided.map((event) => ({
           id: randomUUID(),
@@ -54,7 +53,7 @@ export function createExecutionRecorder(
       revision = result.nextExpectedRevision;
       position = result.position;
       state = next;
-      executionUpdates.notify(executionId);
+      deps.updates?.notify(executionId);
       return position;
     });
     queue = appended.catch(() => undefined);

@@ -5,33 +5,35 @@ import type { PauseData } from './pauseData.ts';
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
  * read the log itself), and the latest pause's full data, which the log does not keep (it records
- * the conversation's digest only). Readers in other processes poll the log instead.
+ * the conversation's digest only). Readers in other processes poll the log instead. One per
+ * runtime, passed to the engine and the API.
  */
-const appended = new EventEmitter();
-appended.setMaxListeners(0);
+export function createExecutionUpdates() {
+  const appended = new EventEmitter();
+  appended.setMaxListeners(0);
+  // Bounded by size: a pause carries its whole conversation (up to the 1 MB the spec allows).
+  const pauses = new LRUCache<string, PauseData>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (pause) => Math.max(1, JSON.stringify(pause).length) });
 
-// Bounded by size: a pause carries its whole conversation (up to the 1 MB the spec allows).
-const pauses = new LRUCache<string, PauseData>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (pause) => Math.max(1, JSON.stringify(pause).length) });
+  return {
+    notify: (executionId: string) => appended.emit(executionId),
+    /** Resolves at the next append to the run's stream, or after `ms`. */
+    wait(executionId: string, ms: number, signal?: AbortSignal): Promise<void> {
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          appended.off(executionId, done);
+          signal?.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        appended.once(executionId, done);
+        signal?.addEventListener('abort', done, { once: true });
+      });
+    },
+    rememberPause: (pause: PauseData) => void pauses.set(pause.executionId, pause),
+    pause: (executionId: string) => pauses.get(executionId),
+    forgetPause: (executionId: string) => void pauses.delete(executionId),
+  };
+}
 
-export const executionUpdates = {
-  notify: (executionId: string) => appended.emit(executionId),
-  /** Resolves at the next append to the run's stream, or after `ms`. */
-  wait(executionId: string, ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        appended.off(executionId, done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      appended.once(executionId, done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
-  },
-  rememberPause(pause: PauseData) {
-    pauses.set(pause.executionId, pause);
-  },
-  pause: (executionId: string) => pauses.get(executionId),
-  forgetPause: (executionId: string) => pauses.delete(executionId),
-};
+export type ExecutionUpdates = ReturnType<typeof createExecutionUpdates>;

@@ -1,4 +1,4 @@
-import { loadStream } from '../commands/commandHandler.ts';
+import { loadStream } from '../eventstore/streams.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
@@ -18,7 +18,7 @@ export async function failRun(
   const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(executionId), execution);
   if (state.status !== 'running') return false;
   const requestedAt = Date.parse(recorded[0]!.metadata.occurredAt);
-  const recorder = createExecutionRecorder(deps.eventStore, executionId, failure.principal, deps.now, { state, revision });
+  const recorder = createExecutionRecorder(deps, executionId, failure.principal, { state, revision });
   try {
     await recorder.record({
       type: 'ExecutionFailed',

@@ -7,3 +7,10 @@ export interface PauseData {
   toolCalls: { id: string; function: { name: string; arguments: string } }[];
   accumulatedOutputs: Record<string, unknown>;
 }
+
+/** Ends the run's steps for now: a tools-enabled block waits for the caller's tool results. */
+export class PausedForTools extends Error {
+  constructor(readonly pause: PauseData) {
+    super('paused for tool calls');
+  }
+}

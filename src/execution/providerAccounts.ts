@@ -1,4 +1,4 @@
-import { loadStream } from '../commands/commandHandler.ts';
+import { loadStream } from '../eventstore/streams.ts';
 import { organization } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';

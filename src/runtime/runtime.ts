@@ -12,8 +12,9 @@ import { allProjections } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
 import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import type { EngineDependencies } from '../execution/flowEngine.ts';
+import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
+import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
@@ -64,6 +65,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const execution = {
       eventStore,
       logger,
+      updates: createExecutionUpdates(),
       db,
       now: commands.now,
       llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),

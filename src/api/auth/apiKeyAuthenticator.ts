@@ -3,7 +3,7 @@ import { apiKey } from '../../domain/apiKeys/apiKey.ts';
 import { apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.ts';
 import { parseApiKey, verifyApiKeySecret } from '../../domain/apiKeys/apiKeyFormat.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
-import { loadStream } from '../../commands/commandHandler.ts';
+import { loadStream } from '../../eventstore/streams.ts';
 import type { EventStore } from '../../eventstore/eventStore.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 

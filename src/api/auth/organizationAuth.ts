@@ -1,4 +1,4 @@
-import { loadStream } from '../../commands/commandHandler.ts';
+import { loadStream } from '../../eventstore/streams.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { parseApiKey } from '../../domain/apiKeys/apiKeyFormat.ts';
 import { type MemberRole, isAdminRole } from '../../domain/organizations/memberRole.ts';

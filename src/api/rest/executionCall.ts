@@ -6,7 +6,9 @@ import { checkToolMessagesSize, checkTools, checkToolsAllowedIn } from '../../do
 import { describeIssues } from '../../domain/validation/issuePath.ts';
 import type { ApiKeyPrincipal } from '../auth/apiKeyAuthenticator.ts';
 import { checkAttachments } from '../../execution/attachmentGate.ts';
-import { type ExecutionOutcome, type PreparedRun, type ToolRequest, prepareExecution, prepareResume } from '../../execution/flowEngine.ts';
+import type { ToolRequest } from '../../execution/engineDependencies.ts';
+import { type PreparedRun, prepareExecution, prepareResume } from '../../execution/flowEngine.ts';
+import type { ExecutionOutcome } from '../../execution/runSteps.ts';
 import { findExecutableFlow, findVersionSteps } from '../../queries/flowQueries.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 

@@ -3,7 +3,6 @@ import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
 import { setOwn } from '../../domain/ownProperty.ts';
 import { decodeRecorded } from '../../eventstore/decodeRecorded.ts';
-import { executionUpdates } from '../../execution/executionUpdates.ts';
 import type { PauseData } from '../../execution/pauseData.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 
@@ -87,7 +86,7 @@ export async function streamExecution(
   let crashed: { code: string; message: string } | undefined;
   run.outcome?.catch((error: unknown) => {
     crashed = { code: 'INTERNAL', message: (error as { code?: string }).code === 'INTERNAL' ? (error as Error).message : 'internal error' };
-    executionUpdates.notify(run.executionId);
+    runtime.execution.updates.notify(run.executionId);
   });
   // Backpressure: a client that reads slowly holds this loop, not an ever-growing buffer.
   const write = async (text: string) => {
@@ -121,7 +120,7 @@ export async function streamExecution(
         const event = decodeRecorded(recorded) as ExecutionEvent;
         if (event.type === 'ExecutionStepCompleted' && event.data.iteration === null) setOwn(accumulated, event.data.blockName, event.data.output);
         if (recorded.revision <= after) continue;
-        const pause = event.type === 'ExecutionPausedForToolCalls' ? executionUpdates.pause(run.executionId) : undefined;
+        const pause = event.type === 'ExecutionPausedForToolCalls' ? runtime.execution.updates.pause(run.executionId) : undefined;
         const sse = toSse(event, run, pause, { ...accumulated });
         if (sse) await write(`id: ${recorded.revision}\nevent: ${sse.event}\ndata: ${JSON.stringify(sse.data)}\n\n`);
         after = recorded.revision;
@@ -133,7 +132,7 @@ export async function streamExecution(
         await write(`event: failed\ndata: ${JSON.stringify({ executionId: run.executionId, code: crashed.code, message: crashed.message, failureReason: 'error', step_name: null })}\n\n`);
         return;
       }
-      await executionUpdates.wait(run.executionId, POLL_MS, closed.signal);
+      await runtime.execution.updates.wait(run.executionId, POLL_MS, closed.signal);
     }
   } finally {
     clearInterval(keepAlive);

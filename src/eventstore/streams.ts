@@ -1,0 +1,42 @@
+import type { Decider } from '../domain/decider.ts';
+import { type DomainEvent, decodeEvent } from '../domain/events/domainEvent.ts';
+import type { AppendOptions, EventStore, EventToAppend } from './eventStore.ts';
+
+/**
+ * What every layer does with one stream: read and fold it through the upcasters, and append with a
+ * retry of transient failures. They sit beside the port, below the commands, the engine and the API.
+ */
+const MAX_TRANSIENT_RETRIES = 2;
+
+const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', '57P01', '08000', '08003', '08006']);
+const isTransient = (error: unknown) =>
+  TRANSIENT_CODES.has((error as { code?: string }).code ?? '') || /Connection terminated/i.test((error as Error).message ?? '');
+
+export async function loadStream<Event extends DomainEvent, State>(
+  eventStore: EventStore,
+  streamId: string,
+  decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
+) {
+  const recorded = await eventStore.readStream(streamId);
+  const events = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as Event);
+  return {
+    state: events.reduce(decider.evolve, decider.initialState()),
+    revision: recorded.length === 0 ? -1 : recorded.at(-1)!.revision,
+    position: recorded.at(-1)?.position ?? 0,
+    recorded,
+    /** The stream's events decoded (through the upcasters), in order. */
+    events,
+  };
+}
+
+/** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
+export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream', options?: AppendOptions) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await eventStore.append(streamId, events, expected, options);
+    } catch (error) {
+      if (attempt < MAX_TRANSIENT_RETRIES && isTransient(error)) continue;
+      throw error;
+    }
+  }
+}

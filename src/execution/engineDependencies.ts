@@ -1,0 +1,30 @@
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { Config } from '../config/config.ts';
+import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { ExecutionUpdates } from './executionUpdates.ts';
+import type { CodeSandbox } from './processors/codeSandboxPool.ts';
+import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
+
+/** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
+export interface EngineDependencies {
+  eventStore: EventStore;
+  /** Where internal errors are logged in full (the run records only their error id). */
+  logger: Logger;
+  /** In-process news of runs, for /step readers. */
+  updates: ExecutionUpdates;
+  db: Kysely<ReadModels>;
+  now: () => Date;
+  llm: LlmProcessor;
+  sandbox: CodeSandbox;
+  settings: Config['execution'];
+  /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
+  providerFor: (organizationId: string) => Promise<ProviderAccount | undefined>;
+}
+
+export interface ToolRequest {
+  tools: Tool[];
+  toolChoice: ToolChoice;
+}

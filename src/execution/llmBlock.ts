@@ -1,0 +1,87 @@
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
+import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
+import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/flowDefinition.ts';
+import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
+import { conversationDigest } from '../domain/tools/conversationDigest.ts';
+import { creditBalance } from '../queries/creditQueries.ts';
+import { type PauseData, PausedForTools } from './pauseData.ts';
+import { BlockFailure } from './processors/blockFailure.ts';
+import type { RunSession } from './runContext.ts';
+
+/**
+ * One llm block: credits checked (the balance less what this call spent), the prompt rendered, the
+ * step's start noted, the model called, and its tokens charged whatever happens next. A model that
+ * asks for tools pauses the run (PausedForTools) unless the block reached its iteration cap.
+ */
+export async function runLlmBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
+  const { deps, run } = session;
+  const { executionId, organizationId, recorder } = run;
+  const model = block.model ?? deps.settings.defaultModel;
+  const balance = (await creditBalance(deps.db, organizationId)) - session.spent;
+  if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
+  const account = await (session.provider ??= deps.providerFor(organizationId));
+  if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');
+
+  const { text, missing } = renderTemplate(block.prompt ?? '', context);
+  const attachments = block.processor_config?.receive_attachments === false ? [] : run.attachments;
+  const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
+  const output = block.output_schema ? { schema: block.output_schema, plan: planStructuredOutput(block.output_schema) } : undefined;
+  if (!conversation) {
+    await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output) }, missingPlaceholders: missing } });
+  }
+  const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
+  const blockStarted = performance.now();
+  const charge = (usage: TokenUsage) => {
+    session.spent += usage.totalTokens;
+    return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens } }] : [];
+  };
+  let result;
+  try {
+    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, tools }, account);
+  } catch (error) {
+    const usage = (error as { usage?: TokenUsage }).usage;
+    if (usage) await recorder.record(...charge(usage));
+    throw error;
+  }
+  if (result.kind === 'tool_calls') {
+    const state = recorder.state();
+    const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0)) + 1;
+    const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
+    if (iterationsUsed > limit) {
+      if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage));
+      throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
+    }
+    const pause: PauseData = {
+      executionId,
+      pausedAtStep: block.name,
+      iterationsUsed,
+      toolCallMessages: result.conversation,
+      toolCalls: result.toolCalls.map((c: RequestedToolCall) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } })),
+      accumulatedOutputs: { ...run.accumulated },
+    };
+    // Known to /step readers before the pause event is visible in the log.
+    deps.updates.rememberPause(pause);
+    try {
+      await recorder.record(...charge(result.usage), {
+        type: 'ExecutionPausedForToolCalls',
+        data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
+      });
+    } catch (error) {
+      deps.updates.forgetPause(executionId);
+      throw error;
+    }
+    throw new PausedForTools(pause);
+  }
+  await recorder.record(
+    { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts } },
+    ...charge(result.usage),
+  );
+  return result.output;
+}
+
+/** What the step event records of how the reply's shape was asked for. */
+function responseFormatOf(output: { plan: StructuredOutputPlan } | undefined) {
+  if (!output) return { type: 'text' };
+  return output.plan.strict ? { type: 'json_schema', strict: true } : { type: 'json_schema', strict: false, reason: output.plan.reason };
+}

@@ -1,0 +1,34 @@
+import type { Attachment } from '../domain/execution/attachment.ts';
+import type { StoredStep } from '../domain/flows/flowDefinition.ts';
+import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
+import type { ExecutionRecorder } from './executionRecorder.ts';
+import type { ProviderAccount } from './processors/llmProcessor.ts';
+
+/** One run as its steps see it: its input, its recorder, and what it has produced so far. */
+export interface RunContext {
+  executionId: string;
+  organizationId: string;
+  steps: StoredStep[];
+  message: string | null;
+  parameters: Record<string, unknown>;
+  attachments: Attachment[];
+  tools: ToolRequest | undefined;
+  recorder: ExecutionRecorder;
+  /** Outputs of completed blocks by name (for pause responses). */
+  accumulated: Record<string, unknown>;
+  /** Blocks a taken-over run already completed, by `stepIndex|blockName|iteration`: not run (or paid for) again. */
+  completed?: Map<string, unknown>;
+}
+
+/** The state one call of the step runner shares with the blocks it runs. */
+export interface RunSession {
+  deps: EngineDependencies;
+  run: RunContext;
+  /** Tokens spent in this call so far: the projected balance has not seen them yet. */
+  spent: number;
+  /** The organization's provider account, looked up once per call. */
+  provider?: Promise<ProviderAccount | undefined>;
+}
+
+/** Identifies one block execution within a run. */
+export const blockKey = (stepIndex: number, blockName: string, iteration: number | null) => `${stepIndex}|${blockName}|${iteration ?? ''}`;

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Logger } from 'pino';
+import type { FailureReason } from '../domain/execution/executionEvents.ts';
+import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
+import type { StoredBlock } from '../domain/flows/flowDefinition.ts';
+import { setOwn } from '../domain/ownProperty.ts';
+import { type TemplateContext, lookupPath } from '../domain/templating/template.ts';
+import type { EngineDependencies } from './engineDependencies.ts';
+import { runLlmBlock } from './llmBlock.ts';
+import { runLocalBlock } from './localBlock.ts';
+import { type PauseData, PausedForTools } from './pauseData.ts';
+import { BlockFailure } from './processors/blockFailure.ts';
+import { type RunContext, type RunSession, blockKey } from './runContext.ts';
+
+export type ExecutionOutcome =
+  | { status: 'completed'; executionId: string; result: ResultObject; position: number }
+  | ({ status: 'paused'; position: number } & PauseData)
+  | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
+
+/** Items of a loop step run this many at a time; their results keep the items' order. */
+const LOOP_CONCURRENCY = 4;
+
+/**
+ * Runs a version's steps in order from `fromStep` and records every fact in the run's stream: each
+ * block started and completed (input, output, model, tokens, duration), credits consumed, tool
+ * pauses, and one terminal event. Block failures end the run as `failed` with a reason; a tool
+ * pause ends the call with the pause data, and a resume goes on from there.
+ */
+export async function runSteps(
+  deps: EngineDependencies,
+  run: RunContext,
+  fromStep: number,
+  initialPrevious: unknown,
+  resumeConversation: ChatCompletionMessageParam[] | undefined,
+): Promise<ExecutionOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const { executionId, recorder } = run;
+  const session: RunSession = { deps, run, spent: 0 };
+
+  let previous: unknown = initialPrevious;
+  try {
+    for (let stepIndex = fromStep; stepIndex < run.steps.length; stepIndex++) {
+      const step = run.steps[stepIndex]!;
+      const context: TemplateContext = { message: run.message ?? undefined, previous_output: previous, parameters: run.parameters };
+      if ('parallel' in step) {
+        // Every sibling finishes (and records) before a failure ends the run.
+        const outputs = await settleAll(step.parallel.map((block) => runBlock(session, block, context, stepIndex, null)));
+        previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
+      } else if ('loop' in step) {
+        previous = await runLoop(session, step.loop, context, stepIndex);
+      } else {
+        previous = await runBlock(session, step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined);
+      }
+    }
+    const result = resultObject(previous);
+    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result, durationMs: elapsed() } });
+    return { status: 'completed', executionId, result, position };
+  } catch (error) {
+    if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
+    const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
+    const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
+    const data = { executionId, reason: failure.reason, code: failure.code, message: failure.message, stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
+    // If the log itself failed, this record fails too and the error reaches the caller as a 500.
+    const position = await recorder.record({ type: 'ExecutionFailed', data });
+    return { status: 'failed', ...data, position };
+  }
+}
+
+/** One block of a step: skipped with its recorded output when a taken-over run already completed it. */
+async function runBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
+  const { run } = session;
+  const key = blockKey(stepIndex, block.name, iteration);
+  if (run.completed?.has(key)) {
+    const output = run.completed.get(key);
+    if (iteration === null) setOwn(run.accumulated, block.name, output);
+    return output;
+  }
+  try {
+    const output = block.processor_type === 'llm' ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation) : await runLocalBlock(session, block, context, stepIndex, iteration);
+    if (iteration === null) setOwn(run.accumulated, block.name, output);
+    return output;
+  } catch (error) {
+    throw error instanceof BlockFailure ? Object.assign(error, { stepIndex, blockName: block.name }) : error;
+  }
+}
+
+/** A loop step: the block once per item of the array at `over`, a few at a time, results in the items' order. */
+async function runLoop(session: RunSession, loop: { over: string; block: StoredBlock }, context: TemplateContext, stepIndex: number) {
+  const { loopMaxItems } = session.deps.settings;
+  const [root, ...path] = loop.over.split('.');
+  const items = lookupPath(root === 'parameters' ? context.parameters : context.previous_output, path);
+  if (!Array.isArray(items)) {
+    throw Object.assign(new BlockFailure('LOOP_INPUT_INVALID', `loop over ${loop.over}: expected an array, found ${items === undefined ? 'nothing' : typeof items}`), { stepIndex, blockName: loop.block.name });
+  }
+  if (items.length > loopMaxItems) {
+    throw Object.assign(new BlockFailure('LOOP_LIMIT_EXCEEDED', `loop over ${loop.over}: ${items.length} items, at most ${loopMaxItems}`), { stepIndex, blockName: loop.block.name });
+  }
+  const results: unknown[] = new Array(items.length);
+  let next = 0;
+  let failed = false;
+  await settleAll(
+    Array.from({ length: Math.min(LOOP_CONCURRENCY, items.length) }, async () => {
+      while (next < items.length && !failed) {
+        const index = next++;
+        try {
+          results[index] = await runBlock(session, loop.block, { ...context, previous_output: items[index] }, stepIndex, index);
+        } catch (error) {
+          failed = true; // no new items start; those in flight finish
+          throw error;
+        }
+      }
+    }),
+  );
+  return results;
+}
+
+/** Like Promise.all, but waits for every promise before throwing the first failure. */
+async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(promises);
+  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (rejected) throw rejected.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
+/**
+ * An error that is not the block's fault: its text stays in the server log (under an error id) and
+ * never reaches the caller or the event log, which get the id only.
+ */
+function internalFailure(logger: Logger, error: unknown, executionId: string): BlockFailure {
+  const errorId = randomUUID();
+  const cause = error instanceof BlockFailure && error.cause !== undefined ? error.cause : error;
+  logger.error({ err: cause, errorId, executionId }, 'run failed with an internal error');
+  const failure = new BlockFailure('INTERNAL', `internal error (error id ${errorId})`);
+  if (error instanceof BlockFailure) Object.assign(failure, { stepIndex: (error as { stepIndex?: number }).stepIndex, blockName: (error as { blockName?: string }).blockName });
+  return failure;
+}
