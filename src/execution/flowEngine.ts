@@ -3,12 +3,14 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
+import { outputOfStep } from '../domain/execution/runHistory.ts';
 import { type ExecutionEvent, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
 import { type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import { createExecutionRecorder } from './executionRecorder.ts';
+import { runHistoryOf } from './runHistoryOf.ts';
 import { blockKey } from './runContext.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
@@ -115,7 +117,8 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
  * the same revision: one wins, the other gets EXECUTION_ID_INVALID.
  */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
-  const { state, revision, events } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const { state, revision } = loaded;
   if (state.status === 'none' || state.flowId !== input.flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
   const steps = await input.loadSteps(state.versionId);
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
@@ -129,10 +132,11 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
     throw error;
   }
 
-  const requested = requestOf(events);
+  const history = runHistoryOf(loaded);
+  const requested = history.requested!;
   const pause = state.status === 'paused' && state.pause ? state.pause : undefined;
   const stepIndex = pause!.stepIndex;
-  const { accumulated, outputOfStep } = outputsFromEvents(events, steps);
+  const accumulated = { ...history.outputs };
   deps.updates.forgetPause(input.executionId);
   return {
     executionId: input.executionId,
@@ -143,7 +147,7 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
         deps,
         { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: input.tools, recorder, accumulated },
         stepIndex,
-        stepIndex === 0 ? undefined : outputOfStep(stepIndex - 1),
+        stepIndex === 0 ? undefined : outputOfStep(history, steps[stepIndex - 1]!, stepIndex - 1),
         input.toolCallMessages as ChatCompletionMessageParam[],
       ),
   };
@@ -159,14 +163,16 @@ export async function continueExecution(
   deps: EngineDependencies,
   input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
 ): Promise<ExecutionOutcome | undefined> {
-  const { state, revision, events } = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  const { state, revision } = loaded;
   if (state.status !== 'running') return undefined;
   const recorder = createExecutionRecorder(deps, input.executionId, input.principal, { state, revision });
   await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
 
   const steps = await input.loadSteps(state.versionId);
-  const requested = requestOf(events);
-  const completed = new Map(completedSteps(events).map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
+  const history = runHistoryOf(loaded);
+  const requested = history.requested!;
+  const completed = new Map(history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
   return runSteps(
     deps,
     { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: undefined, recorder, accumulated: {}, completed },
@@ -174,27 +180,4 @@ export async function continueExecution(
     undefined,
     undefined,
   );
-}
-
-/** The run's input, from its ExecutionRequested (decoded). */
-function requestOf(events: ExecutionEvent[]) {
-  const requested = events.find((e) => e.type === 'ExecutionRequested');
-  if (requested?.type !== 'ExecutionRequested') throw new Error('the run has no ExecutionRequested');
-  return requested.data;
-}
-
-const completedSteps = (events: ExecutionEvent[]) => events.flatMap((e) => (e.type === 'ExecutionStepCompleted' ? [e.data] : []));
-
-/** Earlier blocks' outputs, rebuilt from the run's ExecutionStepCompleted events. */
-function outputsFromEvents(events: ExecutionEvent[], steps: StoredStep[]) {
-  const completed = completedSteps(events);
-  const accumulated = Object.fromEntries(completed.filter((c) => c.iteration === null).map((c) => [c.blockName, c.output]));
-  const outputOfStep = (index: number): unknown => {
-    const step = steps[index]!;
-    const ofStep = completed.filter((c) => c.stepIndex === index);
-    if ('parallel' in step) return Object.fromEntries(step.parallel.map((b) => [b.name, ofStep.find((c) => c.blockName === b.name)?.output]));
-    if ('loop' in step) return [...ofStep].sort((a, b) => (a.iteration ?? 0) - (b.iteration ?? 0)).map((c) => c.output);
-    return ofStep[0]?.output;
-  };
-  return { accumulated, outputOfStep };
 }

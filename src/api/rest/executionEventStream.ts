@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
-import { setOwn } from '../../domain/ownProperty.ts';
+import { emptyRunHistory, evolveRunHistory } from '../../domain/execution/runHistory.ts';
 import { decodeRecorded } from '../../eventstore/decodeRecorded.ts';
 import type { PauseData } from '../../execution/pauseData.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
@@ -109,7 +109,8 @@ export async function streamExecution(
   let after = run.afterRevision;
   // The first read starts at the beginning: a replayed pause carries the outputs of earlier blocks.
   let readFrom = 0;
-  const accumulated: Record<string, unknown> = {};
+  // The run's history, folded as events arrive: a replayed pause carries the outputs of earlier blocks.
+  let history = emptyRunHistory();
   let ended = false;
   try {
     while (!closed.signal.aborted) {
@@ -118,10 +119,10 @@ export async function streamExecution(
         readFrom = recorded.revision + 1;
         ended = TERMINAL.has(recorded.type);
         const event = decodeRecorded(recorded) as ExecutionEvent;
-        if (event.type === 'ExecutionStepCompleted' && event.data.iteration === null) setOwn(accumulated, event.data.blockName, event.data.output);
+        history = evolveRunHistory(history, { event, occurredAt: recorded.metadata.occurredAt });
         if (recorded.revision <= after) continue;
         const pause = event.type === 'ExecutionPausedForToolCalls' ? runtime.execution.updates.pause(run.executionId) : undefined;
-        const sse = toSse(event, run, pause, { ...accumulated });
+        const sse = toSse(event, run, pause, { ...history.outputs });
         if (sse) await write(`id: ${recorded.revision}\nevent: ${sse.event}\ndata: ${JSON.stringify(sse.data)}\n\n`);
         after = recorded.revision;
         if (TERMINAL.has(recorded.type)) return;

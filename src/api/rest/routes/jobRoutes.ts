@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
-import { decodeEvent } from '../../../domain/events/domainEvent.ts';
 import { type ExecutionEvent, type WebhookEventName, executionStream, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import { checkAttachments } from '../../../execution/attachmentGate.ts';
+import { runHistoryOf } from '../../../execution/runHistoryOf.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
@@ -38,37 +39,24 @@ async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url
   return { url, events: events as WebhookEventName[] };
 }
 
-interface JobView {
-  executionId: string;
-  flowId: string;
-  status: 'started' | 'running' | 'completed' | 'failed';
-  createdAt: string;
-  startedAt: string | null;
-  completedAt: string | null;
-  durationMs: number | null;
-  result?: unknown;
-  failureReason?: string;
-  errorCode?: string;
-  errorMessage?: string;
-}
-
-/** A job's state folded from its own stream: the answer while the read model has not caught up. */
-async function jobFromStream(runtime: Runtime, executionId: string, flowId: string): Promise<JobView | undefined> {
+/** A job's state from its own stream (folded through the run history): the answer while the read model has not caught up. */
+async function jobFromStream(runtime: Runtime, executionId: string, flowId: string) {
   const recorded = await runtime.eventStore.readStream(executionStream(executionId));
-  const first = recorded[0];
-  if (!first) return undefined;
-  const requested = decodeEvent(first.type, first.schemaVersion, first.data) as ExecutionEvent;
-  if (requested.type !== 'ExecutionRequested' || requested.data.mode !== 'async' || requested.data.flowId !== flowId) return undefined;
-  const view: JobView = { executionId, flowId, status: 'started', createdAt: first.metadata.occurredAt, startedAt: null, completedAt: null, durationMs: null };
-  for (const r of recorded.slice(1)) {
-    const event = decodeEvent(r.type, r.schemaVersion, r.data) as ExecutionEvent;
-    if (event.type === 'JobClaimed') Object.assign(view, { status: 'running', startedAt: view.startedAt ?? r.metadata.occurredAt });
-    if (event.type === 'ExecutionCompleted') Object.assign(view, { status: 'completed', result: event.data.result, completedAt: r.metadata.occurredAt, durationMs: event.data.durationMs });
-    if (event.type === 'ExecutionFailed') {
-      Object.assign(view, { status: 'failed', failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, completedAt: r.metadata.occurredAt, durationMs: event.data.durationMs });
-    }
-  }
-  return view;
+  const history = runHistoryOf({ recorded, events: recorded.map((r) => decodeRecorded(r) as ExecutionEvent) });
+  const requested = history.requested;
+  if (!requested || requested.mode !== 'async' || requested.flowId !== flowId) return undefined;
+  const ending = history.ending;
+  return {
+    executionId,
+    flowId,
+    status: ending?.status ?? (history.claims > 0 ? 'running' : 'started'),
+    createdAt: history.requestedAt,
+    startedAt: history.claimedAt,
+    completedAt: ending?.at ?? null,
+    durationMs: ending?.status === 'completed' ? ending.durationMs : ending?.status === 'failed' ? ending.failure.durationMs : null,
+    ...(ending?.status === 'completed' ? { result: ending.result } : {}),
+    ...(ending?.status === 'failed' ? { failureReason: ending.failure.reason, errorCode: ending.failure.code, errorMessage: ending.failure.message } : {}),
+  };
 }
 
 export function jobRoutes(runtime: Runtime) {

@@ -1,0 +1,75 @@
+import type { StoredStep } from '../flows/flowDefinition.ts';
+import { setOwn } from '../ownProperty.ts';
+import type { EventOf } from '../events/eventDefinition.ts';
+import type { ExecutionEvent, ExecutionFailed, ExecutionRequested, ExecutionStepCompleted } from './executionEvents.ts';
+import type { ResultObject } from './outputShape.ts';
+
+/**
+ * A run's history as every reader needs it, folded once from the run's events (decoded through the
+ * upcasters): what was asked, who claimed it, each completed block with its output, the latest
+ * pause, and how it ended, with the times the log recorded. The engine resumes and takes over from
+ * it, /step streams replay from it, and a job poll answers from it while the read model catches up.
+ */
+export type RequestedRun = EventOf<typeof ExecutionRequested>['data'];
+export type CompletedStep = EventOf<typeof ExecutionStepCompleted>['data'];
+export type RunFailure = EventOf<typeof ExecutionFailed>['data'];
+
+export interface RunHistory {
+  requested: RequestedRun | null;
+  requestedAt: string | null;
+  /** Job claims so far, and when the first one was made. */
+  claims: number;
+  claimedAt: string | null;
+  status: 'none' | 'running' | 'paused' | 'completed' | 'failed';
+  /** Every completed block, in the order the log recorded them. */
+  completedSteps: CompletedStep[];
+  /** Outputs of completed top-level blocks (not loop items), by block name. */
+  outputs: Record<string, unknown>;
+  ending: { status: 'completed'; result: ResultObject; durationMs: number; at: string } | { status: 'failed'; failure: RunFailure; at: string } | null;
+}
+
+export interface HistoryEntry {
+  event: ExecutionEvent;
+  /** When the event's command happened (its metadata). */
+  occurredAt: string;
+}
+
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, ending: null });
+
+export function evolveRunHistory(history: RunHistory, { event, occurredAt }: HistoryEntry): RunHistory {
+  switch (event.type) {
+    case 'ExecutionRequested':
+      return { ...history, requested: event.data, requestedAt: occurredAt, status: 'running' };
+    case 'JobClaimed':
+      return { ...history, claims: event.data.claim, claimedAt: history.claimedAt ?? occurredAt };
+    case 'ExecutionStepCompleted': {
+      const outputs = { ...history.outputs };
+      if (event.data.iteration === null) setOwn(outputs, event.data.blockName, event.data.output);
+      return { ...history, completedSteps: [...history.completedSteps, event.data], outputs };
+    }
+    case 'ExecutionPausedForToolCalls':
+      return { ...history, status: 'paused' };
+    case 'ExecutionResumed':
+      return { ...history, status: 'running' };
+    case 'ExecutionCompleted':
+      return { ...history, status: 'completed', ending: { status: 'completed', result: event.data.result, durationMs: event.data.durationMs, at: occurredAt } };
+    case 'ExecutionFailed':
+      return { ...history, status: 'failed', ending: { status: 'failed', failure: event.data, at: occurredAt } };
+    default:
+      return history;
+  }
+}
+
+export const foldRunHistory = (entries: Iterable<HistoryEntry>): RunHistory => {
+  let history = emptyRunHistory();
+  for (const entry of entries) history = evolveRunHistory(history, entry);
+  return history;
+};
+
+/** What a step's successors saw as `previous_output`: a block's output, a parallel step's by name, a loop's in item order. */
+export function outputOfStep(history: RunHistory, step: StoredStep, stepIndex: number): unknown {
+  const ofStep = history.completedSteps.filter((c) => c.stepIndex === stepIndex);
+  if ('parallel' in step) return Object.fromEntries(step.parallel.map((b) => [b.name, ofStep.find((c) => c.blockName === b.name)?.output]));
+  if ('loop' in step) return [...ofStep].sort((a, b) => (a.iteration ?? 0) - (b.iteration ?? 0)).map((c) => c.output);
+  return ofStep[0]?.output;
+}
