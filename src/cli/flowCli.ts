@@ -11,8 +11,8 @@ interface FlowOptions {
 const flowRef = (o: FlowOptions) => ({ organizationSlug: o.org, projectSlug: o.project, flowSlug: o.flow });
 const withFlowOptions = (command: Command) => command.requiredOption('--org <slug>').requiredOption('--project <slug>').requiredOption('--flow <slug>');
 
-/** `seqflow flow import|export|versions|promote`. */
-export function registerFlowCommands(program: Command) {
+/** `seqflow flow import|export|versions|promote`; returns the `flow` command for the authoring commands. */
+export function registerFlowCommands(program: Command): Command {
   const flow = program.command('flow').description('flows');
   flow
     .command('import')
@@ -58,6 +58,7 @@ export function registerFlowCommands(program: Command) {
         return withoutPosition(await promoteVersion(rt.commands, { ...flowRef(o), version: o.version }, cliPrincipal));
       }),
     );
+  return flow;
 }
 
 async function readFlowFile(path: string): Promise<unknown> {

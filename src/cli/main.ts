@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
+import { registerAuthoringCommands } from './authoringCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
@@ -32,7 +33,7 @@ export function buildCli(): Command {
 
   registerOrganizationCommands(program);
   registerProjectCommands(program);
-  registerFlowCommands(program);
+  registerAuthoringCommands(program, registerFlowCommands(program));
   registerWebhookCommands(program);
   registerLogCommands(program);
   return program;

@@ -77,6 +77,31 @@ describe('the seqflow CLI', () => {
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('VERSION_NOT_FOUND')]);
   });
 
+  it('edits a flow block by block: create, add right and bottom, schema, update, show, publish, diff', async () => {
+    const projectId = (await cli('project', 'create', '--org', 'acme', '--slug', 'authoring', '--name', 'Authoring')).json.id;
+    const created = await cli('flow', 'create', '--project-id', projectId, '--name', 'Built', '--slug', 'built');
+    expect(created.json).toEqual({ flowId: expect.any(String), slug: 'built' });
+    const flow = created.json.flowId;
+    const first = (await cli('block', 'add', '--flow', flow, '--name', 'ask', '--type', 'llm', '--prompt', 'Answer {{message}}')).json;
+    expect(first).toEqual({ flowId: flow, blockId: expect.any(String) });
+    const side = (await cli('block', 'add', '--flow', flow, '--name', 'count', '--type', 'code', '--code', 'return 1;', '--target', first.blockId, '--direction', 'bottom')).json;
+    await cli('block', 'add', '--flow', flow, '--name', 'relay', '--type', 'passthrough', '--target', first.blockId, '--direction', 'right');
+    const schema = path.join(dir, 'schema.json');
+    await writeFile(schema, JSON.stringify({ type: 'object', properties: { answer: { type: 'string' } } }));
+    expect((await cli('block', 'schema', '--flow', flow, '--block', first.blockId, '--file', schema)).code).toBe(0);
+    expect((await cli('block', 'update', '--flow', flow, '--block', first.blockId, '--model', 'gpt-4o', '--config', '{"receive_attachments": false}')).code).toBe(0);
+    const shown = (await cli('flow', 'show', '--flow', flow)).json;
+    expect(shown.blocks.map((b: { name: string; position: { stepKind: string } }) => [b.name, b.position.stepKind])).toEqual([['ask', 'parallel'], ['count', 'parallel'], ['relay', 'block']]);
+    expect(shown.blocks[0]).toMatchObject({ step_id: first.blockId, model: 'gpt-4o', output_schema: { type: 'object' }, processor_config: { receive_attachments: false } });
+    expect((await cli('flow', 'publish', '--flow', flow, '--note', 'v1')).json).toMatchObject({ versionId: expect.any(String), number: 1 });
+    expect((await cli('block', 'remove', '--flow', flow, '--block', side.blockId)).code).toBe(0);
+    const diff = (await cli('flow', 'diff', '--flow', flow, '--from', '1', '--to', 'draft')).json;
+    expect(diff).toMatchObject({ removed: [{ blockId: side.blockId, name: 'count' }], changed: [{ name: 'ask', fields: { position: expect.any(Object) } }] });
+    const taken = await cli('block', 'add', '--flow', flow, '--name', 'relay', '--type', 'passthrough', '--target', first.blockId);
+    expect([taken.code, taken.stderr]).toEqual([1, expect.stringContaining('BLOCK_NAME_TAKEN')]);
+    expect((await cli('flow', 'list', '--project-id', projectId)).json).toEqual([expect.objectContaining({ flowId: flow, slug: 'built', draftBlockCount: 2 })]);
+  });
+
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {
     const draftBefore = (await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json;
     const before = await countEventRows(database.url);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { addBlock, createFlow, removeBlock, setBlockLoop, setBlockOutputSchema, updateBlock } from '../../src/authoring/flowAuthoring.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { importFlow, publishVersion } from '../../src/commands/flowCommands.ts';
 import { addMember, createOrganization, grantCredits } from '../../src/commands/organizationCommands.ts';
@@ -97,6 +98,16 @@ describe('projections', () => {
       }
     }
     await runJobsAndDeliveries('alpha');
+    // A flow edited block by block: every kind of draft edit reaches the read models.
+    const web = (await createProject(deps, { organizationSlug: 'alpha', slug: 'edits', name: 'Edits' }, testPrincipal)).id;
+    const built = await createFlow(deps, {}, { projectId: web, name: 'Built', slug: 'built' }, testPrincipal);
+    const a = await addBlock(deps, {}, { flowId: built.flowId, name: 'a', processor_type: 'llm', prompt: 'A' }, testPrincipal);
+    const b = await addBlock(deps, {}, { flowId: built.flowId, name: 'b', processor_type: 'passthrough', targetId: a.blockId, direction: 'bottom' }, testPrincipal);
+    const c = await addBlock(deps, {}, { flowId: built.flowId, name: 'c', processor_type: 'passthrough', targetId: a.blockId, direction: 'right' }, testPrincipal);
+    await updateBlock(deps, {}, { flowId: built.flowId, blockId: a.blockId, changes: { model: 'gpt-4o' } }, testPrincipal);
+    await setBlockOutputSchema(deps, {}, { flowId: built.flowId, blockId: a.blockId, schema: { type: 'object', properties: { x: { type: 'string' } } } }, testPrincipal);
+    await setBlockLoop(deps, {}, { flowId: built.flowId, blockId: c.blockId, over: 'previous_output.a' }, testPrincipal);
+    await removeBlock(deps, {}, { flowId: built.flowId, blockId: b.blockId }, testPrincipal);
     await t.runtime.projections.catchUp();
     const before = await snapshot(t);
     // Every read model has rows to compare, and every table of the database that is a read model is in the comparison.
@@ -107,11 +118,12 @@ describe('projections', () => {
     expect(before.credit_ledger!.length).toBeGreaterThan(1);
     expect(before.organizations).toHaveLength(3);
     expect(before.members).toHaveLength(6);
-    expect(before.projects).toHaveLength(6);
+    expect(before.projects).toHaveLength(7);
     expect(before.api_keys).toHaveLength(12);
     expect(before.api_keys!.filter((k) => (k as { revoked_at: Date | null }).revoked_at !== null)).toHaveLength(6);
-    expect(before.flows).toHaveLength(13); // and the job runs' flow
+    expect(before.flows).toHaveLength(14); // and the job runs' flow, and the one edited block by block
     expect(before.flow_versions).toHaveLength(19);
+    expect(before.flow_blocks!.filter((row) => (row as { flow_id: string }).flow_id === built.flowId).map((row) => [(row as { name: string }).name, (row as { step_kind: string }).step_kind]).sort()).toEqual([['a', 'block'], ['c', 'loop']]);
     expect(before.flow_blocks!.length).toBeGreaterThan(0);
 
     await t.runtime.projections.rebuild();

@@ -1,6 +1,16 @@
 import type { z } from 'zod';
 import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
-import { FlowCreated, FlowDraftReplaced, FlowProductionVersionSet, FlowVersionPublished } from '../flows/flowEvents.ts';
+import {
+  FlowBlockAdded,
+  FlowBlockLoopSet,
+  FlowBlockOutputSchemaSet,
+  FlowBlockRemoved,
+  FlowBlockUpdated,
+  FlowCreated,
+  FlowDraftReplaced,
+  FlowProductionVersionSet,
+  FlowVersionPublished,
+} from '../flows/flowEvents.ts';
 import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from '../organizations/organizationEvents.ts';
 import {
   CreditsConsumed,
@@ -30,6 +40,11 @@ export const eventDefinitions = [
   ApiKeyRevoked,
   FlowCreated,
   FlowDraftReplaced,
+  FlowBlockAdded,
+  FlowBlockUpdated,
+  FlowBlockOutputSchemaSet,
+  FlowBlockRemoved,
+  FlowBlockLoopSet,
   FlowVersionPublished,
   FlowProductionVersionSet,
   CreditsGranted,

@@ -2,6 +2,7 @@ import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { StoredStep } from './flowDefinition.ts';
 import type { FlowEvent } from './flowEvents.ts';
+import { type BlockChanges, type BlockContent, type Direction, addBlock, removeBlock, setLoop, setOutputSchema, updateBlock } from './draftEdits.ts';
 import { validateFlowForPublish } from './flowValidation.ts';
 
 export interface FlowVersionSummary {
@@ -32,6 +33,11 @@ export type FlowCommand =
       data: { flowId: string; projectId: string; organizationId: string; slug: string; name: string; steps: StoredStep[] };
     }
   | { type: 'ReplaceDraft'; data: { name: string; steps: StoredStep[] } }
+  | { type: 'AddBlock'; data: { block: BlockContent & { id: string }; targetId?: string; direction?: Direction } }
+  | { type: 'UpdateBlock'; data: { blockId: string; changes: BlockChanges } }
+  | { type: 'SetBlockOutputSchema'; data: { blockId: string; schema: Record<string, unknown> | null } }
+  | { type: 'RemoveBlock'; data: { blockId: string } }
+  | { type: 'SetBlockLoop'; data: { blockId: string; over: string | null } }
   | { type: 'PublishVersion'; data: { versionId: string; note: string | null } }
   | { type: 'SetProductionVersion'; data: { versionId: string } };
 
@@ -51,6 +57,12 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
     switch (event.type) {
       case 'FlowDraftReplaced':
         return { ...state, name: event.data.name, draft: event.data.steps };
+      case 'FlowBlockAdded':
+      case 'FlowBlockUpdated':
+      case 'FlowBlockOutputSchemaSet':
+      case 'FlowBlockRemoved':
+      case 'FlowBlockLoopSet':
+        return { ...state, draft: event.data.steps };
       case 'FlowVersionPublished': {
         const { versionId, number, note, name, steps } = event.data;
         return { ...state, versions: [...state.versions, { versionId, number, note, name, steps }] };
@@ -74,6 +86,12 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         const current = requireFlow(state);
         return [{ type: 'FlowDraftReplaced', data: { flowId: current.flowId, ...command.data } }];
       }
+      case 'AddBlock':
+      case 'UpdateBlock':
+      case 'SetBlockOutputSchema':
+      case 'RemoveBlock':
+      case 'SetBlockLoop':
+        return [decideDraftEdit(command, requireFlow(state))];
       case 'PublishVersion': {
         const current = requireFlow(state);
         const problems = validateFlowForPublish(current.draft);
@@ -109,3 +127,26 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
     }
   },
 };
+
+type DraftEdit = Extract<FlowCommand, { type: 'AddBlock' | 'UpdateBlock' | 'SetBlockOutputSchema' | 'RemoveBlock' | 'SetBlockLoop' }>;
+
+/** One block edit of the draft: the pure edit decides (or refuses with its code), the event carries the change and the draft after it. */
+function decideDraftEdit(command: DraftEdit, flow: { flowId: string; draft: StoredStep[] }): FlowEvent {
+  const { flowId, draft } = flow;
+  switch (command.type) {
+    case 'AddBlock': {
+      const { block, targetId, direction } = command.data;
+      const steps = addBlock(draft, block, { targetId, direction });
+      const added = steps.flatMap((s) => ('parallel' in s ? s.parallel : 'loop' in s ? [s.loop.block] : [s.block])).find((b) => b.id === block.id)!;
+      return { type: 'FlowBlockAdded', data: { flowId, steps, block: added, targetId: targetId ?? null, direction: targetId === undefined ? null : (direction ?? 'right') } };
+    }
+    case 'UpdateBlock':
+      return { type: 'FlowBlockUpdated', data: { flowId, steps: updateBlock(draft, command.data.blockId, command.data.changes), blockId: command.data.blockId, changes: { ...command.data.changes } } };
+    case 'SetBlockOutputSchema':
+      return { type: 'FlowBlockOutputSchemaSet', data: { flowId, steps: setOutputSchema(draft, command.data.blockId, command.data.schema), ...command.data } };
+    case 'RemoveBlock':
+      return { type: 'FlowBlockRemoved', data: { flowId, steps: removeBlock(draft, command.data.blockId), blockId: command.data.blockId } };
+    case 'SetBlockLoop':
+      return { type: 'FlowBlockLoopSet', data: { flowId, steps: setLoop(draft, command.data.blockId, command.data.over), ...command.data } };
+  }
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
-import { storedStepSchema } from './flowDefinition.ts';
+import { storedBlockSchema, storedStepSchema } from './flowDefinition.ts';
 
 export const FlowCreated = defineEvent(
   'FlowCreated',
@@ -32,9 +32,32 @@ export const FlowProductionVersionSet = defineEvent(
   z.object({ flowId: z.string(), versionId: z.string(), number: z.number().int().min(1), previousVersionId: z.string().nullable() }),
 );
 
+/*
+ * Block-by-block edits of the draft. Each says what changed and carries the draft as it is after the
+ * change, so projections and audits read the result without re-running the edit.
+ */
+const draftAfter = { flowId: z.string(), steps: z.array(storedStepSchema) };
+export const FlowBlockAdded = defineEvent(
+  'FlowBlockAdded',
+  1,
+  z.object({ ...draftAfter, block: storedBlockSchema, targetId: z.string().nullable(), direction: z.enum(['right', 'bottom']).nullable() }),
+);
+export const FlowBlockUpdated = defineEvent('FlowBlockUpdated', 1, z.object({ ...draftAfter, blockId: z.string(), changes: z.record(z.string(), z.unknown()) }));
+export const FlowBlockOutputSchemaSet = defineEvent('FlowBlockOutputSchemaSet', 1, z.object({ ...draftAfter, blockId: z.string(), schema: z.record(z.string(), z.unknown()).nullable() }));
+export const FlowBlockRemoved = defineEvent('FlowBlockRemoved', 1, z.object({ ...draftAfter, blockId: z.string() }));
+/** A block wrapped in a loop over `over`, or (null) unwrapped. */
+export const FlowBlockLoopSet = defineEvent('FlowBlockLoopSet', 1, z.object({ ...draftAfter, blockId: z.string(), over: z.string().nullable() }));
+
+export const draftEditTypes = ['FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet'] as const;
+
 export type FlowEvent =
   | EventOf<typeof FlowCreated>
   | EventOf<typeof FlowDraftReplaced>
+  | EventOf<typeof FlowBlockAdded>
+  | EventOf<typeof FlowBlockUpdated>
+  | EventOf<typeof FlowBlockOutputSchemaSet>
+  | EventOf<typeof FlowBlockRemoved>
+  | EventOf<typeof FlowBlockLoopSet>
   | EventOf<typeof FlowVersionPublished>
   | EventOf<typeof FlowProductionVersionSet>;
 

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import { type StoredStep, blocksOfStep, countBlocks, stepKind } from '../../domain/flows/flowDefinition.ts';
+import { draftEditTypes } from '../../domain/flows/flowEvents.ts';
 import type { Projection } from '../projection.ts';
 import type { ReadModels } from '../readModelSchema.ts';
 
@@ -29,7 +30,7 @@ async function replaceDraftBlocks(trx: Transaction<ReadModels>, flowId: string, 
 
 export const flowsProjection: Projection = {
   name: 'flows',
-  handles: ['FlowCreated', 'FlowDraftReplaced', 'FlowVersionPublished', 'FlowProductionVersionSet'],
+  handles: ['FlowCreated', 'FlowDraftReplaced', ...draftEditTypes, 'FlowVersionPublished', 'FlowProductionVersionSet'],
   tables: ['flows', 'flow_blocks', 'flow_versions'],
   async apply(trx, event, { occurredAt }) {
     switch (event.type) {
@@ -62,6 +63,17 @@ export const flowsProjection: Projection = {
           .set({ name, draft: JSON.stringify(steps), block_count: countBlocks(steps), updated_at: occurredAt })
           .where('id', '=', flowId)
           .execute();
+        await replaceDraftBlocks(trx, flowId, steps);
+        return;
+      }
+      case 'FlowBlockAdded':
+      case 'FlowBlockUpdated':
+      case 'FlowBlockOutputSchemaSet':
+      case 'FlowBlockRemoved':
+      case 'FlowBlockLoopSet': {
+        // Every block edit carries the draft after it.
+        const { flowId, steps } = event.data;
+        await trx.updateTable('flows').set({ draft: JSON.stringify(steps), block_count: countBlocks(steps), updated_at: occurredAt }).where('id', '=', flowId).execute();
         await replaceDraftBlocks(trx, flowId, steps);
         return;
       }

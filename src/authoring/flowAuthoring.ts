@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from '../commands/commandHandler.ts';
+import { publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
+import { reserveSlug } from '../commands/slugReservationCommands.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import type { BlockChanges, BlockContent, Direction } from '../domain/flows/draftEdits.ts';
+import { type FlowCommand, type FlowState, flow } from '../domain/flows/flow.ts';
+import { flowStream } from '../domain/flows/flowEvents.ts';
+import { project } from '../domain/projects/project.ts';
+import { projectStream } from '../domain/projects/projectEvents.ts';
+import { loadStream } from '../eventstore/streams.ts';
+
+/**
+ * Block-by-block authoring of flows, as commands on the flow's stream: what the CLI, the assistant
+ * endpoint and the console call. `scope` is the caller's organization (assistants and operators of
+ * one organization): a flow of another organization is refused exactly as a flow that does not
+ * exist. Every edit is an event carrying the principal in its metadata.
+ */
+export interface AuthoringScope {
+  /** Only flows of this organization; unset for the CLI, which works on the whole database. */
+  organizationId?: string;
+}
+
+type CreatedFlow = Extract<FlowState, { status: 'created' }>;
+
+/** The flow, or FLOW_NOT_FOUND for a missing flow and for another organization's alike. */
+export async function requireFlow(deps: CommandDependencies, scope: AuthoringScope, flowId: string): Promise<CreatedFlow> {
+  const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
+  if (state.status !== 'created' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) {
+    throw new ApiError('FLOW_NOT_FOUND', `No flow ${flowId}`);
+  }
+  return state;
+}
+
+/** A new flow with an empty draft, in a project (by id). */
+export async function createFlow(deps: CommandDependencies, scope: AuthoringScope, input: { projectId: string; name: string; slug: string }, callerMetadata: CommandMetadata) {
+  const metadata = withCorrelation(callerMetadata);
+  const { state } = await loadStream(deps.eventStore, projectStream(input.projectId), project);
+  if (state.status !== 'created' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) {
+    throw new ApiError('PROJECT_NOT_FOUND', `No project ${input.projectId}`);
+  }
+  const flowId = await reserveSlug(deps, 'flow', input.projectId, input.slug, randomUUID(), flowStream, metadata);
+  const result = await handleCommand(deps, flowStream(flowId), flow, { type: 'CreateFlow', data: { flowId, projectId: input.projectId, organizationId: state.organizationId, slug: input.slug, name: input.name, steps: [] } }, metadata);
+  return { flowId, slug: input.slug, position: result.position };
+}
+
+async function edit(deps: CommandDependencies, scope: AuthoringScope, flowId: string, command: FlowCommand, metadata: CommandMetadata) {
+  await requireFlow(deps, scope, flowId);
+  const result = await handleCommand(deps, flowStream(flowId), flow, command, metadata);
+  return { flowId, position: result.position };
+}
+
+/** Adds a block: the first one needs no target; then `right` (a new step after the target's) or `bottom` (a parallel sibling). */
+export async function addBlock(
+  deps: CommandDependencies,
+  scope: AuthoringScope,
+  input: BlockContent & { flowId: string; targetId?: string; direction?: Direction },
+  metadata: CommandMetadata,
+) {
+  const { flowId, targetId, direction, ...content } = input;
+  const blockId = randomUUID();
+  const done = await edit(deps, scope, flowId, { type: 'AddBlock', data: { block: { ...content, id: blockId }, targetId, direction } }, metadata);
+  return { ...done, blockId };
+}
+
+export const updateBlock = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; changes: BlockChanges }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'UpdateBlock', data: { blockId: input.blockId, changes: input.changes } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+export const setBlockOutputSchema = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; schema: Record<string, unknown> | null }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'SetBlockOutputSchema', data: { blockId: input.blockId, schema: input.schema } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+export const removeBlock = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'RemoveBlock', data: { blockId: input.blockId } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+/** Wraps a block in a loop over `over`, or unwraps it (null). */
+export const setBlockLoop = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; over: string | null }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'SetBlockLoop', data: { blockId: input.blockId, over: input.over } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+/** Publishes the draft as the next version (refused with every problem when it is not publishable). */
+export async function publishDraft(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {
+  await requireFlow(deps, scope, input.flowId);
+  return publishVersion(deps, input, metadata);
+}
+
+/** Makes an existing version production (a rollback is the same move to an older one). */
+export async function setProduction(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; versionId: string }, metadata: CommandMetadata) {
+  await requireFlow(deps, scope, input.flowId);
+  return setProductionVersion(deps, input, metadata);
+}

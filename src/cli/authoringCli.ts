@@ -1,0 +1,166 @@
+import { readFile } from 'node:fs/promises';
+import { type Command, Option } from 'commander';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
+
+/** The operator works on the whole database: no organization scope. */
+const cliScope = {};
+
+async function textOf(inline: string | undefined, file: string | undefined, what: string): Promise<string | undefined> {
+  if (inline !== undefined && file !== undefined) throw new ApiError('VALIDATION_FAILED', `give --${what} or --${what}-file, not both`);
+  if (file === undefined) return inline;
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ApiError('VALIDATION_FAILED', `cannot read ${file}: ${(error as Error).message}`);
+  }
+}
+
+async function jsonFile(file: string): Promise<unknown> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new ApiError('VALIDATION_FAILED', `${file}: ${(error as Error).message}`);
+  }
+}
+
+const versionRef = (value: string): number | 'draft' => {
+  if (value === 'draft') return 'draft';
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new ApiError('VALIDATION_FAILED', `a version number, or "draft": got ${value}`);
+  return n;
+};
+
+/** `seqflow flow create|show|list|diff|publish` and `seqflow block add|update|remove|schema|loop`: editing a flow block by block. */
+export function registerAuthoringCommands(program: Command, flow: Command) {
+  flow
+    .command('create')
+    .description('a new flow with an empty draft')
+    .requiredOption('--project-id <id>')
+    .requiredOption('--name <name>')
+    .requiredOption('--slug <slug>')
+    .action((o: { projectId: string; name: string; slug: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).createFlow(rt.commands, cliScope, { projectId: o.projectId, name: o.name, slug: o.slug }, cliPrincipal))),
+    );
+  flow
+    .command('show')
+    .description("the flow's draft: every block with its step_id and position")
+    .requiredOption('--flow <id>')
+    .action((o: { flow: string }) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).showDraft(rt.commands, cliScope, o.flow), { catchUp: false }));
+  flow
+    .command('list')
+    .description("a project's flows")
+    .requiredOption('--project-id <id>')
+    .action((o: { projectId: string }) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).listFlows(rt.db, cliScope, o.projectId)));
+  flow
+    .command('diff')
+    .description('what changed between two versions, or a version and the draft')
+    .requiredOption('--flow <id>')
+    .requiredOption('--from <n|draft>', 'a version number, or draft', versionRef)
+    .requiredOption('--to <n|draft>', 'a version number, or draft', versionRef)
+    .action((o: { flow: string; from: number | 'draft'; to: number | 'draft' }) =>
+      withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).diffFlow(rt.commands, cliScope, { flowId: o.flow, from: o.from, to: o.to }), { catchUp: false }),
+    );
+  flow
+    .command('publish')
+    .description('publish the draft as the next version (refused, with every problem, when it is not valid)')
+    .requiredOption('--flow <id>')
+    .option('--note <text>')
+    .action((o: { flow: string; note?: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).publishDraft(rt.commands, cliScope, { flowId: o.flow, note: o.note ?? null }, cliPrincipal))),
+    );
+
+  const block = program.command('block').description("editing a flow's draft block by block");
+  block
+    .command('add')
+    .requiredOption('--flow <id>')
+    .requiredOption('--name <name>')
+    .addOption(new Option('--type <processor_type>').choices(['llm', 'passthrough', 'code']).makeOptionMandatory())
+    .option('--prompt <text>')
+    .option('--prompt-file <path>')
+    .option('--code <text>')
+    .option('--code-file <path>')
+    .option('--model <model>')
+    .option('--target <step_id>', 'the block to place it by (not needed for the first block)')
+    .addOption(new Option('--direction <direction>', 'right: a new step after the target; bottom: a parallel sibling').choices(['right', 'bottom']))
+    .action((o: { flow: string; name: string; type: 'llm' | 'passthrough' | 'code'; prompt?: string; promptFile?: string; code?: string; codeFile?: string; model?: string; target?: string; direction?: 'right' | 'bottom' }) =>
+      withRuntime(async (rt) => {
+        const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
+        const code = await textOf(o.code, o.codeFile, 'code');
+        const { addBlock } = await import('../authoring/flowAuthoring.ts');
+        const added = await addBlock(rt.commands, cliScope, { flowId: o.flow, name: o.name, processor_type: o.type, ...(prompt !== undefined ? { prompt } : {}), ...(code !== undefined ? { code } : {}), ...(o.model ? { model: o.model } : {}), targetId: o.target, direction: o.direction }, cliPrincipal);
+        return withoutPosition(added);
+      }),
+    );
+  block
+    .command('update')
+    .requiredOption('--flow <id>')
+    .requiredOption('--block <step_id>')
+    .option('--name <name>')
+    .option('--model <model>', 'a model, or "default" to use SEQFLOW_DEFAULT_MODEL')
+    .option('--prompt <text>')
+    .option('--prompt-file <path>')
+    .option('--code <text>')
+    .option('--code-file <path>')
+    .option('--config <json>', 'processor_config, e.g. {"tools_enabled": true}')
+    .action((o: { flow: string; block: string; name?: string; model?: string; prompt?: string; promptFile?: string; code?: string; codeFile?: string; config?: string }) =>
+      withRuntime(async (rt) => {
+        const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
+        const code = await textOf(o.code, o.codeFile, 'code');
+        let config: unknown;
+        if (o.config !== undefined) {
+          try {
+            config = JSON.parse(o.config);
+          } catch {
+            throw new ApiError('VALIDATION_FAILED', '--config: not JSON');
+          }
+        }
+        const changes = {
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.model !== undefined ? { model: o.model === 'default' ? null : o.model } : {}),
+          ...(prompt !== undefined ? { prompt } : {}),
+          ...(code !== undefined ? { code } : {}),
+          ...(config !== undefined ? { processor_config: config as never } : {}),
+        };
+        if (Object.keys(changes).length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to change: give --name, --model, --prompt, --code or --config');
+        const { updateBlock } = await import('../authoring/flowAuthoring.ts');
+        return withoutPosition(await updateBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, changes }, cliPrincipal));
+      }),
+    );
+  block
+    .command('remove')
+    .requiredOption('--flow <id>')
+    .requiredOption('--block <step_id>')
+    .action((o: { flow: string; block: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).removeBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block }, cliPrincipal))),
+    );
+  block
+    .command('schema')
+    .description("set (--file, a JSON Schema object) or clear (--clear) an llm block's output schema")
+    .requiredOption('--flow <id>')
+    .requiredOption('--block <step_id>')
+    .option('--file <path>')
+    .option('--clear')
+    .action((o: { flow: string; block: string; file?: string; clear?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (!o.file === !o.clear) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --file PATH or --clear');
+        const schema = o.file ? ((await jsonFile(o.file)) as Record<string, unknown>) : null;
+        const { setBlockOutputSchema } = await import('../authoring/flowAuthoring.ts');
+        return withoutPosition(await setBlockOutputSchema(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, schema }, cliPrincipal));
+      }),
+    );
+  block
+    .command('loop')
+    .description('run a block once per item of an array (--over previous_output.items or parameters.list), or --unwrap it')
+    .requiredOption('--flow <id>')
+    .requiredOption('--block <step_id>')
+    .option('--over <path>')
+    .option('--unwrap')
+    .action((o: { flow: string; block: string; over?: string; unwrap?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (!o.over === !o.unwrap) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --over PATH or --unwrap');
+        const { setBlockLoop } = await import('../authoring/flowAuthoring.ts');
+        return withoutPosition(await setBlockLoop(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, over: o.over ?? null }, cliPrincipal));
+      }),
+    );
+}

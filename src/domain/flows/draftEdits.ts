@@ -1,0 +1,147 @@
+import { Ajv } from 'ajv';
+import { ApiError } from '../errors/apiError.ts';
+import { isPlainObject } from '../execution/outputShape.ts';
+import { BLOCK_NAME_PATTERN, LOOP_OVER_PATTERN, type StoredBlock, type StoredStep, blocksOfStep, processorConfigSchema, processorTypes } from './flowDefinition.ts';
+
+/**
+ * Block-by-block edits of a flow's draft, pure: each takes the draft's steps and returns the new
+ * steps, or throws a coded error. The editing model:
+ * - a step holds one block, several blocks in parallel, or a loop over one block;
+ * - `right` of a target puts the new block in a new step after the target's step; `bottom` makes it
+ *   a parallel sibling of the target (a one-block step becomes a parallel step);
+ * - removing a block removes its step when the step empties; a parallel step left with one block
+ *   becomes a plain step;
+ * - a plain step's block can be wrapped in a loop (`over` a path) and unwrapped again.
+ */
+export type Direction = 'right' | 'bottom';
+
+export interface BlockContent {
+  name: string;
+  processor_type: (typeof processorTypes)[number];
+  prompt?: string;
+  code?: string;
+  model?: string;
+}
+
+export interface BlockChanges {
+  name?: string;
+  model?: string | null;
+  prompt?: string;
+  code?: string;
+  processor_config?: StoredBlock['processor_config'];
+}
+
+interface Location {
+  stepIndex: number;
+  indexInStep: number;
+  block: StoredBlock;
+}
+
+export function locateBlock(steps: StoredStep[], blockId: string): Location {
+  for (const [stepIndex, step] of steps.entries()) {
+    const indexInStep = blocksOfStep(step).findIndex((b) => b.id === blockId);
+    if (indexInStep >= 0) return { stepIndex, indexInStep, block: blocksOfStep(step)[indexInStep]! };
+  }
+  throw new ApiError('BLOCK_NOT_FOUND', `No block ${blockId} in this flow's draft`);
+}
+
+function assertNameFree(steps: StoredStep[], name: string, exceptId?: string) {
+  if (!BLOCK_NAME_PATTERN.test(name)) throw new ApiError('BLOCK_INVALID', `name: '${name}' must match ${BLOCK_NAME_PATTERN.source}`);
+  const taken = steps.flatMap((s) => blocksOfStep(s)).find((b) => b.name === name && b.id !== exceptId);
+  if (taken) throw new ApiError('BLOCK_NAME_TAKEN', `A block named '${name}' already exists in this flow (${taken.id})`);
+}
+
+/** Content fields only where they mean something: a prompt for llm blocks, code for code blocks. */
+function assertContentFits(block: StoredBlock) {
+  if (block.prompt !== undefined && block.processor_type !== 'llm') throw new ApiError('BLOCK_INVALID', `prompt: only llm blocks have a prompt ('${block.name}' is ${block.processor_type})`);
+  if (block.code !== undefined && block.processor_type !== 'code') throw new ApiError('BLOCK_INVALID', `code: only code blocks have code ('${block.name}' is ${block.processor_type})`);
+  if (block.output_schema !== undefined && block.processor_type !== 'llm') throw new ApiError('BLOCK_INVALID', `output_schema: only llm blocks have an output schema`);
+}
+
+const replaceBlock = (step: StoredStep, indexInStep: number, block: StoredBlock): StoredStep => {
+  if ('parallel' in step) return { parallel: step.parallel.map((b, i) => (i === indexInStep ? block : b)) };
+  if ('loop' in step) return { loop: { over: step.loop.over, block } };
+  return { block };
+};
+
+export function addBlock(steps: StoredStep[], content: BlockContent & { id: string }, placement: { targetId?: string; direction?: Direction }): StoredStep[] {
+  if (!(processorTypes as readonly string[]).includes(content.processor_type)) throw new ApiError('BLOCK_INVALID', `processor_type: one of ${processorTypes.join(', ')}`);
+  const block: StoredBlock = { id: content.id, name: content.name, processor_type: content.processor_type, ...(content.prompt !== undefined ? { prompt: content.prompt } : {}), ...(content.code !== undefined ? { code: content.code } : {}), ...(content.model !== undefined ? { model: content.model } : {}) };
+  assertNameFree(steps, block.name);
+  assertContentFits(block);
+  if (placement.targetId === undefined) {
+    if (steps.length > 0) throw new ApiError('PLACEMENT_INVALID', 'target_id: required once the flow has blocks (with direction right or bottom)');
+    return [{ block }];
+  }
+  const direction = placement.direction ?? 'right';
+  if (direction !== 'right' && direction !== 'bottom') throw new ApiError('PLACEMENT_INVALID', "direction: 'right' (a new step after the target's) or 'bottom' (a parallel sibling of the target)");
+  const target = locateBlock(steps, placement.targetId);
+  if (direction === 'right') return [...steps.slice(0, target.stepIndex + 1), { block }, ...steps.slice(target.stepIndex + 1)];
+  const step = steps[target.stepIndex]!;
+  if ('loop' in step) throw new ApiError('PLACEMENT_INVALID', 'a loop runs one block: unwrap it before adding a parallel sibling');
+  const siblings = 'parallel' in step ? step.parallel : [step.block];
+  return steps.map((s, i) => (i === target.stepIndex ? { parallel: [...siblings.slice(0, target.indexInStep + 1), block, ...siblings.slice(target.indexInStep + 1)] } : s));
+}
+
+export function updateBlock(steps: StoredStep[], blockId: string, changes: BlockChanges): StoredStep[] {
+  const { stepIndex, indexInStep, block } = locateBlock(steps, blockId);
+  const known = ['name', 'model', 'prompt', 'code', 'processor_config'];
+  const unknown = Object.keys(changes).filter((k) => !known.includes(k));
+  if (unknown.length > 0) throw new ApiError('BLOCK_INVALID', `${unknown[0]}: not a field an update can change (${known.join(', ')})`);
+  if (changes.name !== undefined) assertNameFree(steps, changes.name, blockId);
+  if (changes.processor_config !== undefined) {
+    const parsed = processorConfigSchema.safeParse(changes.processor_config);
+    if (!parsed.success) throw new ApiError('BLOCK_INVALID', `processor_config: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(object)'} ${i.message}`).join('; ')}`);
+  }
+  const { model, ...rest } = changes;
+  const updated: StoredBlock = { ...block, ...rest };
+  if (model === null) delete updated.model;
+  else if (model !== undefined) updated.model = model;
+  assertContentFits(updated);
+  return steps.map((s, i) => (i === stepIndex ? replaceBlock(s, indexInStep, updated) : s));
+}
+
+/** Sets (or, with null, clears) an llm block's output schema; a schema that does not compile names the JSON pointer. */
+export function setOutputSchema(steps: StoredStep[], blockId: string, schema: Record<string, unknown> | null): StoredStep[] {
+  const { stepIndex, indexInStep, block } = locateBlock(steps, blockId);
+  const updated: StoredBlock = { ...block };
+  if (schema === null) delete updated.output_schema;
+  else {
+    if (!isPlainObject(schema) || schema.type !== 'object') throw new ApiError('OUTPUT_SCHEMA_INVALID', 'the output schema must be a JSON Schema object with "type": "object"');
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    if (!ajv.validateSchema(schema)) {
+      const first = ajv.errors?.[0];
+      throw new ApiError('OUTPUT_SCHEMA_INVALID', `the output schema is not valid JSON Schema at ${first?.instancePath || '/'}: ${first?.message ?? 'invalid'}`, { pointer: first?.instancePath || '/' });
+    }
+    try {
+      ajv.compile(schema);
+    } catch (error) {
+      throw new ApiError('OUTPUT_SCHEMA_INVALID', `the output schema does not compile: ${(error as Error).message}`, { pointer: '/' });
+    }
+    updated.output_schema = schema;
+  }
+  assertContentFits(updated);
+  return steps.map((s, i) => (i === stepIndex ? replaceBlock(s, indexInStep, updated) : s));
+}
+
+export function removeBlock(steps: StoredStep[], blockId: string): StoredStep[] {
+  const { stepIndex } = locateBlock(steps, blockId);
+  const step = steps[stepIndex]!;
+  if (!('parallel' in step)) return steps.filter((_s, i) => i !== stepIndex);
+  const left = step.parallel.filter((b) => b.id !== blockId);
+  return steps.map((s, i) => (i === stepIndex ? (left.length === 1 ? { block: left[0]! } : { parallel: left }) : s));
+}
+
+/** Wraps a plain step's block in a loop over `over`, or (with null) unwraps a loop back to a plain step. */
+export function setLoop(steps: StoredStep[], blockId: string, over: string | null): StoredStep[] {
+  const { stepIndex, block } = locateBlock(steps, blockId);
+  const step = steps[stepIndex]!;
+  if (over === null) {
+    if (!('loop' in step)) throw new ApiError('PLACEMENT_INVALID', `block '${block.name}' is not in a loop`);
+    return steps.map((s, i) => (i === stepIndex ? { block } : s));
+  }
+  if (!LOOP_OVER_PATTERN.test(over)) throw new ApiError('PLACEMENT_INVALID', 'over: a path such as previous_output.items or parameters.list');
+  if ('parallel' in step) throw new ApiError('PLACEMENT_INVALID', 'a block in a parallel step cannot loop: move it to a step of its own first');
+  if (block.processor_config?.tools_enabled) throw new ApiError('PLACEMENT_INVALID', 'a tools-enabled block cannot run in a loop');
+  return steps.map((s, i) => (i === stepIndex ? { loop: { over, block } } : s));
+}
