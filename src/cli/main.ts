@@ -6,6 +6,7 @@ import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
+import { registerTestCommands } from './testCli.ts';
 import { registerWebhookCommands } from './webhookCli.ts';
 
 /**
@@ -34,6 +35,7 @@ export function buildCli(): Command {
   registerOrganizationCommands(program);
   registerProjectCommands(program);
   registerAuthoringCommands(program, registerFlowCommands(program));
+  registerTestCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);
   return program;

@@ -6,5 +6,6 @@ import { flowsProjection } from './readModels/flowsProjection.ts';
 import { jobsProjection } from './readModels/jobsProjection.ts';
 import { organizationsProjection } from './readModels/organizationsProjection.ts';
 import { projectsProjection } from './readModels/projectsProjection.ts';
+import { testCasesProjection } from './readModels/testCasesProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection];

@@ -132,6 +132,17 @@ export interface WebhookDeliveriesTable {
   updated_at: Timestamp;
 }
 
+export interface TestCasesTable {
+  id: string;
+  flow_id: string;
+  organization_id: string;
+  project_id: string;
+  name: string;
+  definition: ColumnType<unknown, string, string>;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface DeliveryLeasesTable {
   delivery_id: string;
   owner: string;
@@ -170,7 +181,8 @@ export interface ReadModels {
   delivery_leases: DeliveryLeasesTable;
   reactor_checkpoints: ReactorCheckpointsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
+  test_cases: TestCasesTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases'] as const;

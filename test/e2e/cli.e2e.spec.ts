@@ -100,6 +100,20 @@ describe('the seqflow CLI', () => {
     const taken = await cli('block', 'add', '--flow', flow, '--name', 'relay', '--type', 'passthrough', '--target', first.blockId);
     expect([taken.code, taken.stderr]).toEqual([1, expect.stringContaining('BLOCK_NAME_TAKEN')]);
     expect((await cli('flow', 'list', '--project-id', projectId)).json).toEqual([expect.objectContaining({ flowId: flow, slug: 'built', draftBlockCount: 2 })]);
+
+    // Test cases of that flow: added from a file, listed, updated, removed; an invalid one names its path.
+    const file = path.join(dir, 'case.json');
+    await writeFile(file, JSON.stringify({ name: 'answers', input: { message: 'q' }, assertions: [{ type: 'json_schema', schema: { type: 'object' } }, { type: 'max_tokens', value: 1000 }] }));
+    const added = (await cli('test', 'add', '--flow', flow, '--file', file)).json;
+    expect(added).toEqual({ testCaseId: expect.any(String), flowId: flow, name: 'answers' });
+    expect((await cli('test', 'list', '--flow', flow)).json).toEqual([{ testCaseId: added.testCaseId, name: 'answers', definition: expect.objectContaining({ assertions: expect.any(Array) }), updatedAt: expect.any(String) }]);
+    await writeFile(file, JSON.stringify({ name: 'renamed', input: { message: 'q' }, assertions: [{ type: 'contains', value: 'x' }] }));
+    expect((await cli('test', 'update', '--case', added.testCaseId, '--file', file)).json).toEqual({ testCaseId: added.testCaseId, name: 'renamed' });
+    await writeFile(file, JSON.stringify({ name: 'bad', input: { message: 'q' }, assertions: [{ type: 'number_range' }] }));
+    const bad = await cli('test', 'add', '--flow', flow, '--file', file);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('assertions[0].path')]);
+    expect((await cli('test', 'remove', '--case', added.testCaseId)).json).toEqual({ testCaseId: added.testCaseId, removed: true });
+    expect((await cli('test', 'list', '--flow', flow)).json).toEqual([]);
   });
 
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {

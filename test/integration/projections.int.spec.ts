@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { addBlock, createFlow, removeBlock, setBlockLoop, setBlockOutputSchema, updateBlock } from '../../src/authoring/flowAuthoring.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { addTestCase, removeTestCase, updateTestCase } from '../../src/testing/testCases.ts';
 import { importFlow, publishVersion } from '../../src/commands/flowCommands.ts';
 import { addMember, createOrganization, grantCredits } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
@@ -108,12 +109,17 @@ describe('projections', () => {
     await setBlockOutputSchema(deps, {}, { flowId: built.flowId, blockId: a.blockId, schema: { type: 'object', properties: { x: { type: 'string' } } } }, testPrincipal);
     await setBlockLoop(deps, {}, { flowId: built.flowId, blockId: c.blockId, over: 'previous_output.a' }, testPrincipal);
     await removeBlock(deps, {}, { flowId: built.flowId, blockId: b.blockId }, testPrincipal);
+    const kept = await addTestCase(deps, {}, { flowId: built.flowId, definition: { name: 'kept', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 10 }] } }, testPrincipal);
+    await updateTestCase(deps, {}, { testCaseId: kept.testCaseId, definition: { name: 'kept, renamed', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 20 }] } }, testPrincipal);
+    const dropped = await addTestCase(deps, {}, { flowId: built.flowId, definition: { name: 'dropped', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 10 }] } }, testPrincipal);
+    await removeTestCase(deps, {}, { testCaseId: dropped.testCaseId }, testPrincipal);
     await t.runtime.projections.catchUp();
     const before = await snapshot(t);
     // Every read model has rows to compare, and every table of the database that is a read model is in the comparison.
     for (const table of readModelTables) expect(before[table]!.length, table).toBeGreaterThan(0);
     const { rows: tables } = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(t.runtime.db);
     expect(tables.map((r) => r.table_name).filter((name) => !NOT_READ_MODELS.includes(name)).sort()).toEqual([...readModelTables].sort());
+    expect(before.test_cases!.map((row) => (row as { name: string }).name)).toEqual(['kept, renamed']);
     expect(before.jobs!.map((j) => (j as { status: string }).status).sort()).toEqual(['completed', 'failed']);
     expect(before.credit_ledger!.length).toBeGreaterThan(1);
     expect(before.organizations).toHaveLength(3);

@@ -25,6 +25,7 @@ import {
 } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
+import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
 import { resultObject } from '../execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
@@ -63,6 +64,9 @@ export const eventDefinitions = [
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
   DeliveryRedeliveryRequested,
+  TestCaseCreated,
+  TestCaseUpdated,
+  TestCaseDeleted,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import type { Kysely } from 'kysely';
+import { requireFlow, type AuthoringScope } from '../authoring/flowAuthoring.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { testCase } from '../domain/testing/testCase.ts';
+import { type TestCaseDefinition, testCaseSchema } from '../domain/testing/testCaseDefinition.ts';
+import { testCaseStream } from '../domain/testing/testCaseEvents.ts';
+import { describeIssues } from '../domain/validation/issuePath.ts';
+import { loadStream } from '../eventstore/streams.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+/**
+ * Test cases of a flow, as commands on `testcase-<id>` streams (each change an event with its
+ * principal). A definition is validated first, every problem named by its path.
+ */
+export function parseTestCase(input: unknown): TestCaseDefinition {
+  const parsed = testCaseSchema.safeParse(input);
+  if (!parsed.success) {
+    const problems = describeIssues(parsed.error.issues);
+    throw new ApiError('TEST_CASE_INVALID', `Invalid test case:\n${problems.join('\n')}`, { problems });
+  }
+  return parsed.data;
+}
+
+async function requireTestCase(deps: CommandDependencies, scope: AuthoringScope, testCaseId: string) {
+  const { state } = await loadStream(deps.eventStore, testCaseStream(testCaseId), testCase);
+  if (state.status !== 'active' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) throw new ApiError('TEST_CASE_NOT_FOUND', `No test case ${testCaseId}`);
+  return state;
+}
+
+export async function addTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definition: unknown }, metadata: CommandMetadata) {
+  const definition = parseTestCase(input.definition);
+  const flow = await requireFlow(deps, scope, input.flowId);
+  const testCaseId = randomUUID();
+  const result = await handleCommand(
+    deps,
+    testCaseStream(testCaseId),
+    testCase,
+    { type: 'CreateTestCase', data: { testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, projectId: flow.projectId, definition } },
+    metadata,
+  );
+  return { testCaseId, flowId: flow.flowId, name: definition.name, position: result.position };
+}
+
+export async function updateTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { testCaseId: string; definition: unknown }, metadata: CommandMetadata) {
+  const definition = parseTestCase(input.definition);
+  await requireTestCase(deps, scope, input.testCaseId);
+  const result = await handleCommand(deps, testCaseStream(input.testCaseId), testCase, { type: 'UpdateTestCase', data: { definition } }, metadata);
+  return { testCaseId: input.testCaseId, name: definition.name, position: result.position };
+}
+
+export async function removeTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { testCaseId: string }, metadata: CommandMetadata) {
+  await requireTestCase(deps, scope, input.testCaseId);
+  const result = await handleCommand(deps, testCaseStream(input.testCaseId), testCase, { type: 'DeleteTestCase' }, metadata);
+  return { testCaseId: input.testCaseId, removed: true, position: result.position };
+}
+
+/** A flow's test cases (read model), by name. */
+export async function listTestCases(db: Kysely<ReadModels>, scope: AuthoringScope, flowId: string) {
+  let query = db.selectFrom('test_cases').select(['id', 'name', 'definition', 'updated_at']).where('flow_id', '=', flowId);
+  if (scope.organizationId !== undefined) query = query.where('organization_id', '=', scope.organizationId);
+  const rows = await query.orderBy('name').orderBy('id').execute();
+  return rows.map((r) => ({ testCaseId: r.id, name: r.name, definition: r.definition as TestCaseDefinition, updatedAt: r.updated_at.toISOString() }));
+}
