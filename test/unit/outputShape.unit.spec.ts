@@ -40,3 +40,11 @@ describe('ExecutionCompleted version 1 in the log', () => {
     expect(() => decodeEvent('ExecutionCompleted', 3, { executionId: 'e', result: {}, durationMs: 3 })).toThrow(/version 3 is newer than this code knows/);
   });
 });
+
+describe('ExecutionRequested version 2 in the log', () => {
+  it('is read as version 3, a run that belongs to no test run', () => {
+    const v2 = { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [] };
+    expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null });
+    expect(decodeEvent('ExecutionRequested', 1, { ...v2, callbackUrl: undefined, callbackEvents: undefined }).data).toMatchObject({ callbackUrl: null, callbackEvents: [], testRunId: null });
+  });
+});

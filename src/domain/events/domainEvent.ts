@@ -26,6 +26,7 @@ import {
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
+import { TestRunFinished, TestRunStarted } from '../testing/testRunEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
 import { resultObject } from '../execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
@@ -67,6 +68,8 @@ export const eventDefinitions = [
   TestCaseCreated,
   TestCaseUpdated,
   TestCaseDeleted,
+  TestRunStarted,
+  TestRunFinished,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;
@@ -76,6 +79,8 @@ export type DomainEventType = DomainEvent['type'];
 const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 added the /jobs webhook subscription: earlier runs had none.
   'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
+  // v3 added test runs: earlier runs were none.
+  'ExecutionRequested@2': (data) => ({ ...(data as object), testRunId: null }),
   // v2: `result` is always an object; v1 kept the last output as it was.
   'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
 };

@@ -13,11 +13,13 @@ export type WebhookEventName = (typeof webhookEvents)[number];
 
 /**
  * A run was asked for: which version it runs and with what input. Version 2 added the webhook
- * subscription of /jobs runs; version 1 events are upcast with none (see domainEvent.ts).
+ * subscription of /jobs runs (version 1 events are upcast with none); version 3 added test runs
+ * (mode `test`, and the test run it belongs to; version 2 events are upcast with none). A test run
+ * of a flow's draft has versionNumber 0 and a versionId naming its snapshot (`draft:<testRunId>`).
  */
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  2,
+  3,
   z.object({
     executionId: z.string(),
     flowId: z.string(),
@@ -25,7 +27,7 @@ export const ExecutionRequested = defineEvent(
     versionNumber: z.number().int(),
     organizationId: z.string(),
     projectId: z.string(),
-    mode: z.enum(['sync', 'async', 'step']),
+    mode: z.enum(['sync', 'async', 'step', 'test']),
     message: z.string().nullable(),
     parameters: z.record(z.string(), z.unknown()),
     attachments: z.array(attachmentSchema),
@@ -33,6 +35,7 @@ export const ExecutionRequested = defineEvent(
     blockCount: z.number().int(),
     callbackUrl: z.string().nullable(),
     callbackEvents: z.array(z.enum(webhookEvents)),
+    testRunId: z.string().nullable(),
   }),
 );
 

@@ -1,0 +1,47 @@
+import { z } from 'zod';
+import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
+import { storedStepSchema } from '../flows/flowDefinition.ts';
+
+/**
+ * A test run's stream `testrun-<id>`: started against a target (a published version, or a snapshot
+ * of the draft, so the run can be reproduced), then finished with every assertion's result.
+ */
+export const testTargetSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('version'), versionId: z.string(), number: z.number().int().min(1) }),
+  z.object({ kind: z.literal('draft'), steps: z.array(storedStepSchema) }),
+]);
+export type TestTarget = z.infer<typeof testTargetSchema>;
+
+export const assertionResultSchema = z.object({
+  type: z.string(),
+  passed: z.boolean(),
+  score: z.number().min(0).max(1),
+  reason: z.string(),
+  /** llm_judge only: which model judged, the hash of the prompt it was given, and its rationale. */
+  judge: z.object({ model: z.string(), promptHash: z.string(), rationale: z.string() }).optional(),
+});
+export type RecordedAssertionResult = z.infer<typeof assertionResultSchema>;
+
+export const TestRunStarted = defineEvent(
+  'TestRunStarted',
+  1,
+  z.object({ testRunId: z.string(), testCaseId: z.string(), flowId: z.string(), organizationId: z.string(), executionId: z.string(), target: testTargetSchema }),
+);
+export const TestRunFinished = defineEvent(
+  'TestRunFinished',
+  1,
+  z.object({
+    testRunId: z.string(),
+    testCaseId: z.string(),
+    executionId: z.string(),
+    runStatus: z.enum(['completed', 'failed', 'paused']),
+    passed: z.boolean(),
+    results: z.array(assertionResultSchema),
+    latencyMs: z.number().int(),
+    tokens: z.number().int(),
+  }),
+);
+
+export type TestRunEvent = EventOf<typeof TestRunStarted> | EventOf<typeof TestRunFinished>;
+
+export const testRunStream = (testRunId: string) => `testrun-${testRunId}`;

@@ -1,0 +1,31 @@
+import { ApiError } from '../domain/errors/apiError.ts';
+import type { FlowState } from '../domain/flows/flow.ts';
+import type { StoredStep } from '../domain/flows/flowDefinition.ts';
+import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
+import type { TestTarget } from '../domain/testing/testRunEvents.ts';
+
+/** What a test run runs: a published version (by number; default production, else the latest), or a snapshot of the draft. */
+export interface ResolvedTarget {
+  target: TestTarget;
+  steps: StoredStep[];
+  versionId: string;
+  versionNumber: number;
+}
+
+export const draftVersionId = (testRunId: string) => `draft:${testRunId}`;
+
+export function resolveTarget(flow: Extract<FlowState, { status: 'created' }>, wanted: { version?: number; draft?: boolean }, testRunId: string): ResolvedTarget {
+  if (wanted.draft) {
+    const problems = validateFlowForPublish(flow.draft);
+    if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The draft cannot run:\n${problems.join('\n')}`, { problems });
+    return { target: { kind: 'draft', steps: flow.draft }, steps: flow.draft, versionId: draftVersionId(testRunId), versionNumber: 0 };
+  }
+  const version =
+    wanted.version !== undefined
+      ? flow.versions.find((v) => v.number === wanted.version)
+      : (flow.versions.find((v) => v.versionId === flow.productionVersionId) ?? flow.versions.at(-1));
+  if (!version) {
+    throw new ApiError('VERSION_NOT_FOUND', wanted.version !== undefined ? `Flow '${flow.slug}' has no version ${wanted.version}` : `Flow '${flow.slug}' has no published version: publish one, or run against the draft`);
+  }
+  return { target: { kind: 'version', versionId: version.versionId, number: version.number }, steps: version.steps, versionId: version.versionId, versionNumber: version.number };
+}

@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { addBlock, createFlow, publishDraft, setBlockOutputSchema, setProduction, updateBlock } from '../../src/authoring/flowAuthoring.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { addTestCase } from '../../src/testing/testCases.ts';
+import { runTestCase } from '../../src/testing/testRunner.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const gradeSchema = { type: 'object', properties: { overall_score: { type: 'integer' }, summary: { type: 'string' } }, required: ['overall_score', 'summary'] };
+
+describe('running test cases (ordinary runs, pinned to a target, assertions recorded)', () => {
+  let server: ScriptedModelServer;
+  let t: TestRuntime;
+  let flowId: string;
+  let gradeId: string;
+  let toolsFlowId: string;
+  const scope = {};
+
+  const add = async (flow: string, definition: Record<string, unknown>) => (await addTestCase(t.runtime.commands, scope, { flowId: flow, definition }, testPrincipal)).testCaseId;
+  const streamOf = async (id: string) => (await t.runtime.eventStore.readStream(id)).map((e) => ({ type: e.type, data: e.data as Record<string, unknown> }));
+
+  beforeAll(async () => {
+    server = await startScriptedModelServer();
+    t = await createTestRuntime('testruns', { OPENAI_BASE_URL: server.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000' });
+    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    const projectId = (await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
+    const deps = t.runtime.commands;
+    flowId = (await createFlow(deps, scope, { projectId, name: 'Grader', slug: 'grader' }, testPrincipal)).flowId;
+    const prep = await addBlock(deps, scope, { flowId, name: 'prep', processor_type: 'code', code: 'return { text: input.message.trim() };' }, testPrincipal);
+    gradeId = (await addBlock(deps, scope, { flowId, name: 'grade', processor_type: 'llm', prompt: 'Grade: {{previous_output.text}}', targetId: prep.blockId }, testPrincipal)).blockId;
+    await setBlockOutputSchema(deps, scope, { flowId, blockId: gradeId, schema: gradeSchema }, testPrincipal);
+    const v1 = await publishDraft(deps, scope, { flowId, note: null }, testPrincipal);
+    await setProduction(deps, scope, { flowId, versionId: v1.versionId }, testPrincipal);
+
+    toolsFlowId = (await createFlow(deps, scope, { projectId, name: 'Agent', slug: 'agent' }, testPrincipal)).flowId;
+    const agent = await addBlock(deps, scope, { flowId: toolsFlowId, name: 'agent', processor_type: 'llm', prompt: '{{message}}' }, testPrincipal);
+    await updateBlock(deps, scope, { flowId: toolsFlowId, blockId: agent.blockId, changes: { processor_config: { tools_enabled: true } } }, testPrincipal);
+    await publishDraft(deps, scope, { flowId: toolsFlowId, note: null }, testPrincipal);
+    await t.runtime.projections.catchUp();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await server?.close();
+  });
+  beforeEach(() => server.reset());
+
+  it('passes a case whose assertions all hold, against the production version, and records the run as a test', async () => {
+    const testCaseId = await add(flowId, {
+      name: 'grades',
+      input: { message: '  he go  ' },
+      assertions: [
+        { type: 'path_equals', path: 'overall_score', value: 72 },
+        { type: 'number_range', path: 'overall_score', min: 0, max: 100 },
+        { type: 'json_schema', schema: gradeSchema },
+        { type: 'contains', path: 'summary', value: 'grammar' },
+        { type: 'regex', path: 'summary', pattern: '^One grammar' },
+        { type: 'max_tokens', value: 100 },
+        { type: 'max_latency_ms', value: 60_000 },
+      ],
+    });
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(summary).toMatchObject({ passed: true, runStatus: 'completed', target: { kind: 'version', number: 1 }, tokens: 15 });
+    expect(summary.results.map((r) => [r.type, r.passed])).toEqual([['path_equals', true], ['number_range', true], ['json_schema', true], ['contains', true], ['regex', true], ['max_tokens', true], ['max_latency_ms', true]]);
+    expect(server.requests[0]!.body.messages[0]!.content).toBe('Grade: he go');
+
+    const run = await streamOf(`execution-${summary.executionId}`);
+    expect(run[0]).toMatchObject({ type: 'ExecutionRequested', data: { mode: 'test', testRunId: summary.testRunId, versionNumber: 1 } });
+    const recorded = await streamOf(`testrun-${summary.testRunId}`);
+    expect(recorded.map((e) => e.type)).toEqual(['TestRunStarted', 'TestRunFinished']);
+    expect(recorded[0]!.data).toMatchObject({ testCaseId, executionId: summary.executionId, target: { kind: 'version', number: 1 } });
+    expect(recorded[1]!.data).toMatchObject({ passed: true, results: summary.results });
+  });
+
+  it('fails a case with the reason of each failing assertion', async () => {
+    const testCaseId = await add(flowId, { name: 'strict', input: { message: 'x' }, assertions: [{ type: 'path_equals', path: 'overall_score', value: 90 }, { type: 'not_contains', value: 'grammar' }, { type: 'max_tokens', value: 1000 }] });
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(summary.passed).toBe(false);
+    expect(summary.results).toEqual([
+      { type: 'path_equals', passed: false, score: 0, reason: 'result.overall_score is 72, expected 90' },
+      { type: 'not_contains', passed: false, score: 0, reason: expect.stringContaining('contains "grammar"') },
+      { type: 'max_tokens', passed: true, score: 1, reason: expect.any(String) },
+    ]);
+  });
+
+  it('asks an llm judge, records its model, prompt hash and rationale, and charges its tokens', async () => {
+    const testCaseId = await add(flowId, { name: 'judged', input: { message: 'x' }, assertions: [{ type: 'llm_judge', rubric: 'The summary names the issue.', model: 'gpt-4o', threshold: 0.8 }] });
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } }, { content: { score: 0.9, rationale: 'It names grammar.' }, usage: { prompt_tokens: 40, completion_tokens: 10 } });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(summary.results).toEqual([{ type: 'llm_judge', passed: true, score: 0.9, reason: expect.any(String), judge: { model: 'gpt-4o', promptHash: expect.stringMatching(/^[0-9a-f]{64}$/), rationale: 'It names grammar.' } }]);
+    expect(server.requests[1]!.body).toMatchObject({ model: 'gpt-4o', response_format: { json_schema: { strict: true } } });
+    expect(summary.tokens).toBe(15 + 50);
+    expect((await streamOf(`testrun-${summary.testRunId}`)).map((e) => e.type)).toEqual(['TestRunStarted', 'CreditsConsumed', 'TestRunFinished']);
+  });
+
+  it('runs against the draft, snapshotted in the test run, while production stays as it was', async () => {
+    await updateBlock(t.runtime.commands, scope, { flowId, blockId: gradeId, changes: { prompt: 'Grade strictly: {{previous_output.text}}' } }, testPrincipal);
+    const testCaseId = await add(flowId, { name: 'draft', input: { message: 'y' }, assertions: [{ type: 'number_range', path: 'overall_score', min: 0 }] });
+    server.script({ content: { overall_score: 10, summary: 'ok' } }, { content: { overall_score: 10, summary: 'ok' } });
+    const draft = await runTestCase(t.runtime.execution, scope, { testCaseId, draft: true }, testPrincipal);
+    expect(draft).toMatchObject({ passed: true, target: { kind: 'draft' } });
+    expect(server.requests[0]!.body.messages[0]!.content).toBe('Grade strictly: y');
+    expect((await streamOf(`testrun-${draft.testRunId}`))[0]!.data).toMatchObject({ target: { kind: 'draft', steps: expect.any(Array) } });
+    const version = await runTestCase(t.runtime.execution, scope, { testCaseId, version: 1 }, testPrincipal);
+    expect(server.requests[1]!.body.messages[0]!.content).toBe('Grade: y');
+    expect(version.target).toEqual({ kind: 'version', number: 1 });
+    await expect(runTestCase(t.runtime.execution, scope, { testCaseId, version: 7 }, testPrincipal)).rejects.toMatchObject({ code: 'VERSION_NOT_FOUND' });
+  });
+
+  it('answers a tools-enabled block from the case\'s scripted tool results, without a caller', async () => {
+    const testCaseId = await add(toolsFlowId, {
+      name: 'looks up',
+      input: { message: 'what is the answer?' },
+      tool_results: { lookup: '42' },
+      assertions: [{ type: 'tool_called', name: 'lookup', arguments: { q: 'answer' } }, { type: 'equals', path: 'text', value: 'The answer is 42.' }],
+    });
+    server.script({ toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{"q":"answer"}' }] }, { content: 'The answer is 42.' });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(summary).toMatchObject({ passed: true, runStatus: 'completed' });
+    expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: '42' });
+  });
+});
