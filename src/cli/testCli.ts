@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
@@ -42,17 +42,27 @@ export function registerTestCommands(program: Command) {
     .action((o: { flow: string }) => withRuntime(async (rt) => (await import('../testing/testCases.ts')).listTestCases(rt.db, {}, o.flow)));
   test
     .command('run')
-    .description('run a test case against a version (default: production, else the latest) or the draft; exit code 0 only when it passed')
-    .requiredOption('--case <id>')
+    .description('run one test case (--case) or all of a flow (--flow) against a version (default: production, else the latest) or the draft; exit code 0 only when all passed')
+    .option('--case <id>')
+    .option('--flow <id>')
     .option('--version <n>', 'a published version number', positiveInt)
     .option('--draft', "the flow's current draft (snapshotted for the run)")
-    .action((o: { case: string; version?: number; draft?: boolean }) =>
+    .option('--junit <path>', 'with --flow: also write a JUnit XML report there')
+    .action((o: { case?: string; flow?: string; version?: number; draft?: boolean; junit?: string }) =>
       withRuntime(async (rt) => {
+        if (!o.case === !o.flow) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --case ID or --flow ID');
         if (o.version !== undefined && o.draft) throw new ApiError('VALIDATION_FAILED', 'give --version N or --draft, not both');
-        const { runTestCase } = await import('../testing/testRunner.ts');
-        const summary = await runTestCase(rt.execution, {}, { testCaseId: o.case, version: o.version, draft: o.draft }, cliPrincipal);
-        if (!summary.passed) process.exitCode = 1;
-        return summary;
+        if (o.case) {
+          const { runTestCase } = await import('../testing/testRunner.ts');
+          const summary = await runTestCase(rt.execution, {}, { testCaseId: o.case, version: o.version, draft: o.draft }, cliPrincipal);
+          if (!summary.passed) process.exitCode = 1;
+          return summary;
+        }
+        const [{ runSuite }, { junitReport }] = await Promise.all([import('../testing/testSuite.ts'), import('../testing/junitReport.ts')]);
+        const suite = await runSuite(rt.execution, {}, { flowId: o.flow!, version: o.version, draft: o.draft }, cliPrincipal);
+        if (o.junit) await writeFile(o.junit, junitReport({ flowSlug: suite.flowSlug, target: suite.target.kind === 'draft' ? 'draft' : `version ${suite.target.number}`, runs: suite.runs }));
+        if (suite.totals.failed > 0) process.exitCode = 1;
+        return suite;
       }),
     );
   test

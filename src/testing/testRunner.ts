@@ -19,7 +19,7 @@ import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import { findVersionSteps } from '../queries/flowQueries.ts';
 import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
-import { draftVersionId, resolveTarget } from './testTarget.ts';
+import { type ResolvedTarget, resolveTarget } from './testTarget.ts';
 
 /** At most this many tool rounds are answered from a test case's scripted results before the run counts as stuck. */
 const MAX_SCRIPTED_ROUNDS = 50;
@@ -46,7 +46,7 @@ export interface TestRunSummary {
 export async function runTestCase(
   engine: EngineDependencies,
   scope: AuthoringScope,
-  input: { testCaseId: string; version?: number; draft?: boolean },
+  input: { testCaseId: string; version?: number; draft?: boolean; /** A suite resolves its target once, for every case. */ resolved?: ResolvedTarget },
   metadata: CommandMetadata,
 ): Promise<TestRunSummary> {
   const { state: testCaseState } = await loadStream(engine.eventStore, testCaseStream(input.testCaseId), testCase);
@@ -57,7 +57,7 @@ export async function runTestCase(
   const definition = testCaseState.definition;
   const testRunId = randomUUID();
   const executionId = randomUUID();
-  const resolved = resolveTarget(flow, input, testRunId);
+  const resolved = input.resolved ?? resolveTarget(flow, input, testRunId);
   const deps = { eventStore: engine.eventStore, now: engine.now };
   const stream = testRunStream(testRunId);
   await handleCommand(
@@ -97,7 +97,7 @@ export async function runTestCase(
       toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers],
       tools,
       principal,
-      loadSteps: async (versionId) => (versionId === draftVersionId(testRunId) ? resolved.steps : findVersionSteps(engine.db, versionId)),
+      loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : findVersionSteps(engine.db, versionId)),
     });
     outcome = await run.start();
   }

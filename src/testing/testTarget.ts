@@ -12,13 +12,13 @@ export interface ResolvedTarget {
   versionNumber: number;
 }
 
-export const draftVersionId = (testRunId: string) => `draft:${testRunId}`;
 
-export function resolveTarget(flow: Extract<FlowState, { status: 'created' }>, wanted: { version?: number; draft?: boolean }, testRunId: string): ResolvedTarget {
+/** `runId` (a test run's or a suite run's) names a draft snapshot: `draft:<runId>`. */
+export function resolveTarget(flow: Extract<FlowState, { status: 'created' }>, wanted: { version?: number; draft?: boolean }, runId: string): ResolvedTarget {
   if (wanted.draft) {
     const problems = validateFlowForPublish(flow.draft);
     if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The draft cannot run:\n${problems.join('\n')}`, { problems });
-    return { target: { kind: 'draft', steps: flow.draft }, steps: flow.draft, versionId: draftVersionId(testRunId), versionNumber: 0 };
+    return { target: { kind: 'draft', steps: flow.draft }, steps: flow.draft, versionId: `draft:${runId}`, versionNumber: 0 };
   }
   const version =
     wanted.version !== undefined

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -129,6 +129,14 @@ describe('the seqflow CLI', () => {
     expect(JSON.parse(red.stdout.trim())).toMatchObject({ passed: false, results: [{ type: 'path_equals', passed: false, reason: 'result.n is 4, expected 5' }] });
     const unpublished = await cli('test', 'run', '--case', passing);
     expect([unpublished.code, unpublished.stderr]).toEqual([1, expect.stringContaining('has no published version')]);
+    // The whole flow as a suite, with a JUnit report for CI systems.
+    const junit = path.join(dir, 'junit.xml');
+    const suite = await runCli(['test', 'run', '--flow', counter, '--draft', '--junit', junit], env);
+    expect(suite.code).toBe(1);
+    expect(JSON.parse(suite.stdout.trim())).toMatchObject({ totals: { total: 2, passed: 1, failed: 1 }, target: { kind: 'draft' } });
+    const xml = await readFile(junit, 'utf8');
+    expect(xml).toContain('<testsuite name="counter (draft)" tests="2" failures="1"');
+    expect(xml).toMatch(/<testcase classname="counter" name="miscounts" time="[\d.]+">\s*<failure message="path_equals: result.n is 4, expected 5">/);
   });
 
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {

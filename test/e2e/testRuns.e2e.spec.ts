@@ -4,6 +4,7 @@ import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
+import { runSuite } from '../../src/testing/testSuite.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -107,6 +108,25 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     expect(server.requests[1]!.body.messages[0]!.content).toBe('Grade: y');
     expect(version.target).toEqual({ kind: 'version', number: 1 });
     await expect(runTestCase(t.runtime.execution, scope, { testCaseId, version: 7 }, testPrincipal)).rejects.toMatchObject({ code: 'VERSION_NOT_FOUND' });
+  });
+
+  it('runs every case of a flow as one suite against one target, with totals, recorded as one event', async () => {
+    server.respond = () => ({ content: { overall_score: 72, summary: 'One grammar issue.' } });
+    await t.runtime.projections.catchUp(); // a suite lists the flow's cases from the read model
+    const suite = await runSuite(t.runtime.execution, scope, { flowId, version: 1 }, testPrincipal);
+    expect(suite.target).toEqual({ kind: 'version', number: 1 });
+    expect(suite.totals.total).toBe(suite.runs.length);
+    expect(suite.totals.total).toBeGreaterThanOrEqual(4);
+    expect(suite.totals.failed).toBe(suite.runs.filter((r) => !r.passed).length);
+    expect(suite.runs.find((r) => r.name === 'strict')!.passed).toBe(false);
+    expect(suite.runs.find((r) => r.name === 'grades')!.passed).toBe(true);
+    const recorded = await streamOf(`testsuite-${suite.suiteRunId}`);
+    expect(recorded).toEqual([{ type: 'TestSuiteRunFinished', data: expect.objectContaining({ flowId, totals: suite.totals, target: expect.objectContaining({ kind: 'version', number: 1 }) }) }]);
+    const onDraft = await runSuite(t.runtime.execution, scope, { flowId, draft: true }, testPrincipal);
+    expect(onDraft.target).toEqual({ kind: 'draft' });
+    // One snapshot for the whole suite: every case ran the same draft.
+    const versions = await Promise.all(onDraft.runs.map(async (r) => (await streamOf(`execution-${r.executionId}`))[0]!.data.versionId));
+    expect(new Set(versions)).toEqual(new Set([`draft:${onDraft.suiteRunId}`]));
   });
 
   it('answers a tools-enabled block from the case\'s scripted tool results, without a caller', async () => {

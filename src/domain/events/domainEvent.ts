@@ -27,6 +27,7 @@ import { ProjectCreated } from '../projects/projectEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
 import { TestRunFinished, TestRunStarted } from '../testing/testRunEvents.ts';
+import { TestSuiteRunFinished } from '../testing/testSuiteEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
 import { resultObject } from '../execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './eventDefinition.ts';
@@ -70,6 +71,7 @@ export const eventDefinitions = [
   TestCaseDeleted,
   TestRunStarted,
   TestRunFinished,
+  TestSuiteRunFinished,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

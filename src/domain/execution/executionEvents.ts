@@ -15,7 +15,7 @@ export type WebhookEventName = (typeof webhookEvents)[number];
  * A run was asked for: which version it runs and with what input. Version 2 added the webhook
  * subscription of /jobs runs (version 1 events are upcast with none); version 3 added test runs
  * (mode `test`, and the test run it belongs to; version 2 events are upcast with none). A test run
- * of a flow's draft has versionNumber 0 and a versionId naming its snapshot (`draft:<testRunId>`).
+ * of a flow's draft has versionNumber 0 and a versionId naming its snapshot (`draft:<id of the test or suite run>`).
  */
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
