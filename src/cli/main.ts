@@ -6,6 +6,7 @@ import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
+import { registerRunCommands } from './runsCli.ts';
 import { registerTestCommands } from './testCli.ts';
 import { registerWebhookCommands } from './webhookCli.ts';
 
@@ -36,6 +37,7 @@ export function buildCli(): Command {
   registerProjectCommands(program);
   registerAuthoringCommands(program, registerFlowCommands(program));
   registerTestCommands(program);
+  registerRunCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);
   return program;

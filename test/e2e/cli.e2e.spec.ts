@@ -117,13 +117,17 @@ describe('the seqflow CLI', () => {
 
     // A test run from the CLI: exit code 0 only when the case passed.
     const counter = (await cli('flow', 'create', '--project-id', projectId, '--name', 'Counter', '--slug', 'counter')).json.flowId;
-    await cli('block', 'add', '--flow', counter, '--name', 'count', '--type', 'code', '--code', 'return { n: input.message.length };');
+    const countBlock = (await cli('block', 'add', '--flow', counter, '--name', 'count', '--type', 'code', '--code', 'return { n: input.message.length };')).json.blockId;
     await writeFile(file, JSON.stringify({ name: 'counts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 4 }] }));
     const passing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
     await writeFile(file, JSON.stringify({ name: 'miscounts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 5 }] }));
     const failing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
     const green = await cli('test', 'run', '--case', passing, '--draft');
     expect([green.code, green.json]).toEqual([0, expect.objectContaining({ passed: true, target: { kind: 'draft' } })]);
+    const trace = (await cli('runs', 'trace', '--execution', green.json.executionId)).json;
+    expect(trace).toMatchObject({ mode: 'test', target: { kind: 'draft' }, status: 'completed', result: { n: 4 }, steps: [{ name: 'count', status: 'completed', output: { n: 4 } }] });
+    const step = (await cli('runs', 'step', '--execution', green.json.executionId, '--step', countBlock)).json;
+    expect(step).toMatchObject({ name: 'count', processorType: 'code', executions: [{ input: { message: 'four' }, output: { n: 4 } }] });
     const red = await runCli(['test', 'run', '--case', failing, '--draft'], env);
     expect(red.code).toBe(1);
     expect(JSON.parse(red.stdout.trim())).toMatchObject({ passed: false, results: [{ type: 'path_equals', passed: false, reason: 'result.n is 4, expected 5' }] });

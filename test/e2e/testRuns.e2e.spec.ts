@@ -5,6 +5,7 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
 import { runSuite } from '../../src/testing/testSuite.ts';
+import { runTrace, stepTrace } from '../../src/testing/runTrace.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -140,5 +141,25 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
     expect(summary).toMatchObject({ passed: true, runStatus: 'completed' });
     expect(server.requests[1]!.body.messages.at(-1)).toEqual({ role: 'tool', tool_call_id: 'c1', content: '42' });
+
+    const trace = await runTrace(t.runtime.eventStore, scope, summary.executionId);
+    expect(trace.toolRounds.map((r) => r.kind)).toEqual(['paused', 'resumed']);
+    expect(trace).toMatchObject({ mode: 'test', status: 'completed', result: { text: 'The answer is 42.' } });
+  });
+
+  it('traces a test run from the log: target, steps with outputs, tokens, assertions; and one step in detail', async () => {
+    const testCaseId = await add(flowId, { name: 'traced', input: { message: 'z' }, assertions: [{ type: 'max_tokens', value: 100 }] });
+    server.script({ content: { overall_score: 5, summary: 'x'.repeat(3000) } });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId, version: 1 }, testPrincipal);
+    const trace = await runTrace(t.runtime.eventStore, scope, summary.executionId);
+    expect(trace).toMatchObject({ executionId: summary.executionId, flowId, mode: 'test', version: { number: 1 }, target: { kind: 'version', number: 1 }, status: 'completed', tokens: 15, assertions: [{ type: 'max_tokens', passed: true }] });
+    expect(trace.steps.map((s) => [s.name, s.status])).toEqual([['prep', 'completed'], ['grade', 'completed']]);
+    expect((trace.result as { summary: string }).summary).toMatch(/^x{2000}… \[truncated: 3000 characters\]$/);
+    const step = await stepTrace(t.runtime.eventStore, scope, summary.executionId, gradeId);
+    expect(step.executions).toEqual([
+      expect.objectContaining({ prompt: 'Grade: z', missingPlaceholders: [], model: 'gpt-4o-mini', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, attempts: 1, toolRounds: 0, error: null }),
+    ]);
+    await expect(runTrace(t.runtime.eventStore, { organizationId: 'someone-else' }, summary.executionId)).rejects.toMatchObject({ code: 'EXECUTION_NOT_FOUND' });
+    await expect(stepTrace(t.runtime.eventStore, scope, summary.executionId, 'nope')).rejects.toMatchObject({ code: 'BLOCK_NOT_FOUND' });
   });
 });

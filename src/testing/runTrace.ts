@@ -1,0 +1,108 @@
+import { ApiError } from '../domain/errors/apiError.ts';
+import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
+import { runHistoryOf } from '../execution/runHistoryOf.ts';
+import { truncateStrings } from '../domain/execution/truncate.ts';
+import { testRunStream } from '../domain/testing/testRunEvents.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { AuthoringScope } from '../authoring/flowAuthoring.ts';
+
+/**
+ * Traces of any run (test or not), read from the log alone: the run's own stream, and for a test
+ * run its test run's stream. Long strings are cut with a marker saying their full length.
+ */
+async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
+  const recorded = await eventStore.readStream(`execution-${executionId}`);
+  const events = recorded.map((r) => decodeRecorded(r) as ExecutionEvent);
+  const history = runHistoryOf({ recorded, events });
+  if (!history.requested || (scope.organizationId !== undefined && history.requested.organizationId !== scope.organizationId)) {
+    throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
+  }
+  return { recorded, events, history, requested: history.requested };
+}
+
+const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
+
+export async function runTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
+  const { recorded, events, history, requested } = await loadRun(eventStore, scope, executionId);
+  const steps: Record<string, unknown>[] = [];
+  const toolRounds: Record<string, unknown>[] = [];
+  let tokens = 0;
+  events.forEach((event, i) => {
+    if (event.type === 'CreditsConsumed') tokens += event.data.tokens;
+    if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started' });
+    if (event.type === 'ExecutionStepCompleted') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
+      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: truncateStrings(event.data.output) });
+    }
+    if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: truncateStrings(event.data.toolCalls), at: at(recorded, i) });
+    if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
+  });
+  const testRun = requested.testRunId ? await testRunOf(eventStore, requested.testRunId) : null;
+  const ending = history.ending;
+  return {
+    executionId,
+    flowId: requested.flowId,
+    mode: requested.mode,
+    version: { versionId: requested.versionId, number: requested.versionNumber },
+    target: testRun?.target ?? null,
+    status: history.status,
+    requestedAt: history.requestedAt,
+    endedAt: ending?.at ?? null,
+    durationMs: ending?.status === 'completed' ? ending.durationMs : ending?.status === 'failed' ? ending.failure.durationMs : null,
+    tokens,
+    steps,
+    toolRounds,
+    result: ending?.status === 'completed' ? truncateStrings(ending.result) : null,
+    failure: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message, reason: ending.failure.reason, step: ending.failure.blockName } : null,
+    assertions: testRun?.results ?? null,
+  };
+}
+
+/** Every execution of one block in a run (one per loop item): prompt, input, output, model, usage, latency, attempts, tool rounds, error. */
+export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, stepId: string) {
+  const { recorded, events, history } = await loadRun(eventStore, scope, executionId);
+  const started = events.flatMap((event, i) => (event.type === 'ExecutionStepStarted' && event.data.blockId === stepId ? [{ event, i }] : []));
+  if (started.length === 0) throw new ApiError('BLOCK_NOT_FOUND', `Block ${stepId} did not run in ${executionId}`);
+  const name = started[0]!.event.data.blockName;
+  const failure = history.ending?.status === 'failed' && history.ending.failure.blockName === name ? history.ending.failure : null;
+  return {
+    executionId,
+    stepId,
+    name,
+    processorType: started[0]!.event.data.processorType,
+    executions: started.map(({ event, i }) => {
+      const input = event.data.input as { prompt?: string; model?: string; responseFormat?: unknown } | unknown;
+      const completed = events.find((e) => e.type === 'ExecutionStepCompleted' && e.data.blockId === stepId && e.data.iteration === event.data.iteration);
+      const done = completed?.type === 'ExecutionStepCompleted' ? completed.data : null;
+      const llm = event.data.processorType === 'llm' ? (input as { prompt?: string; responseFormat?: unknown }) : null;
+      return {
+        iteration: event.data.iteration,
+        startedAt: at(recorded, i),
+        prompt: llm ? truncateStrings(llm.prompt ?? null) : null,
+        missingPlaceholders: event.data.missingPlaceholders,
+        responseFormat: llm?.responseFormat ?? null,
+        input: llm ? null : truncateStrings(input),
+        output: done ? truncateStrings(done.output) : null,
+        model: done?.model ?? null,
+        usage: done?.usage ?? null,
+        latencyMs: done?.durationMs ?? null,
+        attempts: done?.attempts ?? null,
+        toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
+        error: !done && failure ? { code: failure.code, message: truncateStrings(failure.message) } : null,
+      };
+    }),
+  };
+}
+
+async function testRunOf(eventStore: EventStore, testRunId: string) {
+  const recorded = await eventStore.readStream(testRunStream(testRunId));
+  let target: unknown = null;
+  let results: unknown = null;
+  for (const r of recorded) {
+    const event = decodeRecorded(r);
+    if (event.type === 'TestRunStarted') target = event.data.target.kind === 'version' ? { kind: 'version', number: event.data.target.number, versionId: event.data.target.versionId } : { kind: 'draft' };
+    if (event.type === 'TestRunFinished') results = event.data.results;
+  }
+  return { target, results };
+}
