@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from '../commands/commandHandler.ts';
-import { publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
+import type { Kysely } from 'kysely';
+import { findFlow, publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
 import { reserveSlug } from '../commands/slugReservationCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { BlockChanges, BlockContent, Direction } from '../domain/flows/draftEdits.ts';
@@ -9,6 +10,8 @@ import { flowStream } from '../domain/flows/flowEvents.ts';
 import { project } from '../domain/projects/project.ts';
 import { projectStream } from '../domain/projects/projectEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import { gateStatusOf } from '../queries/testRunQueries.ts';
 
 /**
  * Block-by-block authoring of flows, as commands on the flow's stream: what the CLI, the assistant
@@ -82,8 +85,35 @@ export async function publishDraft(deps: CommandDependencies, scope: AuthoringSc
   return publishVersion(deps, input, metadata);
 }
 
-/** Makes an existing version production (a rollback is the same move to an older one). */
-export async function setProduction(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; versionId: string }, metadata: CommandMetadata) {
-  await requireFlow(deps, scope, input.flowId);
-  return setProductionVersion(deps, input, metadata);
+/**
+ * Makes an existing version production (a rollback is the same move to an older one). With the
+ * flow's promotion gate on, every test case must have passed on that version (TESTS_NOT_RUN,
+ * TESTS_FAILING), unless `force` is given, which is recorded as its own event.
+ */
+export async function setProduction(
+  deps: CommandDependencies & { db: Kysely<ReadModels> },
+  scope: AuthoringScope,
+  input: { flowId: string; versionId: string; force?: { reason: string | null } },
+  metadata: CommandMetadata,
+) {
+  const state = await requireFlow(deps, scope, input.flowId);
+  const gate = state.promotionGate ? await gateStatusOf(deps.db, input.flowId, input.versionId) : undefined;
+  return setProductionVersion(deps, { ...input, gate }, metadata);
 }
+
+/** `setProduction` by the flow's slugs and a version number (the CLI's `flow promote`). */
+export async function promoteVersionNumber(
+  deps: CommandDependencies & { db: Kysely<ReadModels> },
+  input: { organizationSlug: string; projectSlug: string; flowSlug: string; version: number; force?: { reason: string | null } },
+  metadata: CommandMetadata,
+) {
+  const state = await findFlow(deps, input.organizationSlug, input.projectSlug, input.flowSlug);
+  const version = state.versions.find((v) => v.number === input.version);
+  if (!version) throw new ApiError('VERSION_NOT_FOUND', `Flow '${state.slug}' has no version ${input.version} (it has ${state.versions.map((v) => v.number).join(', ') || 'none'})`);
+  const result = await setProduction(deps, {}, { flowId: state.flowId, versionId: version.versionId, force: input.force }, metadata);
+  return { ...result, number: version.number };
+}
+
+/** Turns the flow's promotion gate on or off. */
+export const setPromotionGate = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; enabled: boolean }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'SetPromotionGate', data: { enabled: input.enabled } }, metadata).then((r) => ({ ...r, promotionGate: input.enabled }));

@@ -62,6 +62,19 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
       withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).diffFlow(rt.commands, cliScope, { flowId: o.flow, from: o.from, to: o.to }), { catchUp: false }),
     );
   flow
+    .command('gate')
+    .description('turn the promotion gate on (production only for versions whose test cases all passed) or off')
+    .requiredOption('--flow <id>')
+    .option('--on')
+    .option('--off')
+    .action((o: { flow: string; on?: boolean; off?: boolean }) =>
+      withRuntime(async (rt) => {
+        if (!o.on === !o.off) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --on or --off');
+        const { setPromotionGate } = await import('../authoring/flowAuthoring.ts');
+        return withoutPosition(await setPromotionGate(rt.commands, cliScope, { flowId: o.flow, enabled: Boolean(o.on) }, cliPrincipal));
+      }),
+    );
+  flow
     .command('publish')
     .description('publish the draft as the next version (refused, with every problem, when it is not valid)')
     .requiredOption('--flow <id>')

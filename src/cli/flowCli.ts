@@ -50,12 +50,15 @@ export function registerFlowCommands(program: Command): Command {
     );
 
   withFlowOptions(flow.command('promote'))
-    .description('make an existing published version the production version (nothing is published again)')
+    .description('make an existing published version the production version (nothing is published again); with the promotion gate on, its tests must have passed, or --force')
     .requiredOption('--version <n>', 'the version number', positiveInt)
-    .action((o: FlowOptions & { version: number }) =>
+    .option('--force', 'past the promotion gate (recorded as its own event)')
+    .option('--reason <text>', 'why, with --force')
+    .action((o: FlowOptions & { version: number; force?: boolean; reason?: string }) =>
       withRuntime(async (rt) => {
-        const { promoteVersion } = await import('../commands/flowCommands.ts');
-        return withoutPosition(await promoteVersion(rt.commands, { ...flowRef(o), version: o.version }, cliPrincipal));
+        const { promoteVersionNumber } = await import('../authoring/flowAuthoring.ts');
+        const force = o.force ? { reason: o.reason ?? null } : undefined;
+        return withoutPosition(await promoteVersionNumber({ ...rt.commands, db: rt.db }, { ...flowRef(o), version: o.version, force }, cliPrincipal));
       }),
     );
   return flow;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { flow, type FlowState } from '../domain/flows/flow.ts';
+import { type GateStatus, flow, type FlowState } from '../domain/flows/flow.ts';
 import { type FlowFile, assignBlockIds, countBlocks, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
@@ -76,8 +76,10 @@ export async function publishVersion(deps: CommandDependencies, input: { flowId:
   return { versionId, number: version?.type === 'FlowVersionPublished' ? version.data.number : null, position: result.position };
 }
 
-export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string }, metadata: CommandMetadata) {
-  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data: { versionId: input.versionId } }, metadata);
+/** Points production at a version; with the flow's promotion gate on, `gate` (the test results) must say passed, or `force` be given. */
+export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
+  const { flowId: _flowId, ...data } = input;
+  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data }, metadata);
   return { flowId: input.flowId, versionId: input.versionId, position: result.position };
 }
 
@@ -108,17 +110,4 @@ export async function listVersions(deps: CommandDependencies, input: { organizat
     productionVersionId: state.productionVersionId,
     versions: state.versions.map((v) => ({ versionId: v.versionId, number: v.number, note: v.note, blockCount: countBlocks(v.steps), production: v.versionId === state.productionVersionId })),
   };
-}
-
-/** Makes published version `version` (by number) the one the API executes; nothing is published again. */
-export async function promoteVersion(
-  deps: CommandDependencies,
-  input: { organizationSlug: string; projectSlug: string; flowSlug: string; version: number },
-  metadata: CommandMetadata,
-) {
-  const state = await findFlow(deps, input.organizationSlug, input.projectSlug, input.flowSlug);
-  const version = state.versions.find((v) => v.number === input.version);
-  if (!version) throw new ApiError('VERSION_NOT_FOUND', `Flow '${state.slug}' has no version ${input.version} (it has ${state.versions.map((v) => v.number).join(', ') || 'none'})`);
-  const result = await setProductionVersion(deps, { flowId: state.flowId, versionId: version.versionId }, metadata);
-  return { ...result, number: version.number };
 }

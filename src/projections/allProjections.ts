@@ -7,5 +7,6 @@ import { jobsProjection } from './readModels/jobsProjection.ts';
 import { organizationsProjection } from './readModels/organizationsProjection.ts';
 import { projectsProjection } from './readModels/projectsProjection.ts';
 import { testCasesProjection } from './readModels/testCasesProjection.ts';
+import { testRunsProjection } from './readModels/testRunsProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection];

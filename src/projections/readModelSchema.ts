@@ -143,6 +143,19 @@ export interface TestCasesTable {
   updated_at: Timestamp;
 }
 
+export interface TestRunsTable {
+  id: string;
+  test_case_id: string;
+  flow_id: string;
+  organization_id: string;
+  execution_id: string;
+  target_kind: string;
+  target_version_id: string | null;
+  passed: boolean | null;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
 export interface DeliveryLeasesTable {
   delivery_id: string;
   owner: string;
@@ -182,7 +195,8 @@ export interface ReadModels {
   reactor_checkpoints: ReactorCheckpointsTable;
   projection_checkpoints: ProjectionCheckpointsTable;
   test_cases: TestCasesTable;
+  test_runs: TestRunsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs'] as const;

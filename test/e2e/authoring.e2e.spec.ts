@@ -66,7 +66,7 @@ describe('authoring a flow block by block (services over the log), then running 
     expect((await showDraft(deps, scope, flowId)).blocks.map((b) => [b.name, b.position.stepKind])).toEqual([['detect', 'block'], ['grade', 'block'], ['translate', 'block']]);
 
     const v1 = await publishDraft(deps, scope, { flowId, note: 'first' }, alice);
-    await setProduction(deps, scope, { flowId, versionId: v1.versionId }, alice);
+    await setProduction({ ...deps, db: t.runtime.db }, scope, { flowId, versionId: v1.versionId }, alice);
     await t.runtime.projections.waitForPosition((await t.runtime.eventStore.headPosition()), 10_000);
 
     const grading = { overall_score: 72, issues: [{ category: 'grammar', excerpt: 'he go' }] };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { addBlock, createFlow, publishDraft, setBlockOutputSchema, setProduction, updateBlock } from '../../src/authoring/flowAuthoring.ts';
+import { addBlock, createFlow, publishDraft, setBlockOutputSchema, setProduction, setPromotionGate, updateBlock } from '../../src/authoring/flowAuthoring.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
@@ -33,7 +33,7 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     gradeId = (await addBlock(deps, scope, { flowId, name: 'grade', processor_type: 'llm', prompt: 'Grade: {{previous_output.text}}', targetId: prep.blockId }, testPrincipal)).blockId;
     await setBlockOutputSchema(deps, scope, { flowId, blockId: gradeId, schema: gradeSchema }, testPrincipal);
     const v1 = await publishDraft(deps, scope, { flowId, note: null }, testPrincipal);
-    await setProduction(deps, scope, { flowId, versionId: v1.versionId }, testPrincipal);
+    await setProduction({ ...deps, db: t.runtime.db }, scope, { flowId, versionId: v1.versionId }, testPrincipal);
 
     toolsFlowId = (await createFlow(deps, scope, { projectId, name: 'Agent', slug: 'agent' }, testPrincipal)).flowId;
     const agent = await addBlock(deps, scope, { flowId: toolsFlowId, name: 'agent', processor_type: 'llm', prompt: '{{message}}' }, testPrincipal);
@@ -145,6 +145,34 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     const trace = await runTrace(t.runtime.eventStore, scope, summary.executionId);
     expect(trace.toolRounds.map((r) => r.kind)).toEqual(['paused', 'resumed']);
     expect(trace).toMatchObject({ mode: 'test', status: 'completed', result: { text: 'The answer is 42.' } });
+  });
+
+  it('with the promotion gate on, sets production only for a version whose test cases all passed, or when forced', async () => {
+    const deps = { ...t.runtime.commands, db: t.runtime.db };
+    const projectId = (await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow()).id;
+    const counter = (await createFlow(deps, scope, { projectId, name: 'Counter', slug: 'counter' }, testPrincipal)).flowId;
+    const count = await addBlock(deps, scope, { flowId: counter, name: 'count', processor_type: 'code', code: 'return { n: input.message.length };' }, testPrincipal);
+    await add(counter, { name: 'four', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 4 }] });
+    const v1 = await publishDraft(deps, scope, { flowId: counter, note: null }, testPrincipal);
+    await setPromotionGate(deps, scope, { flowId: counter, enabled: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    await expect(setProduction(deps, scope, { flowId: counter, versionId: v1.versionId }, testPrincipal)).rejects.toMatchObject({ code: 'TESTS_NOT_RUN', message: expect.stringContaining('four') });
+    expect((await runSuite(t.runtime.execution, scope, { flowId: counter, version: 1 }, testPrincipal)).totals).toEqual({ total: 1, passed: 1, failed: 0 });
+    await t.runtime.projections.catchUp();
+    await setProduction(deps, scope, { flowId: counter, versionId: v1.versionId }, testPrincipal);
+
+    // A version that breaks the case: refused, then forced on purpose, which the log records.
+    await updateBlock(deps, scope, { flowId: counter, blockId: count.blockId, changes: { code: 'return { n: 0 };' } }, testPrincipal);
+    const v2 = await publishDraft(deps, scope, { flowId: counter, note: null }, testPrincipal);
+    expect((await runSuite(t.runtime.execution, scope, { flowId: counter, version: 2 }, testPrincipal)).totals.failed).toBe(1);
+    await t.runtime.projections.catchUp();
+    await expect(setProduction(deps, scope, { flowId: counter, versionId: v2.versionId }, testPrincipal)).rejects.toMatchObject({ code: 'TESTS_FAILING' });
+    await setProduction(deps, scope, { flowId: counter, versionId: v2.versionId, force: { reason: 'known regression' } }, testPrincipal);
+    const tail = (await streamOf(`flow-${counter}`)).slice(-2);
+    expect(tail).toEqual([
+      { type: 'FlowPromotionForced', data: { flowId: counter, versionId: v2.versionId, gate: 'failing', testCases: ['four'], reason: 'known regression' } },
+      { type: 'FlowProductionVersionSet', data: expect.objectContaining({ versionId: v2.versionId, number: 2 }) },
+    ]);
   });
 
   it('traces a test run from the log: target, steps with outputs, tokens, assertions; and one step in detail', async () => {

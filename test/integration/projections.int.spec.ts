@@ -5,6 +5,7 @@ import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts
 import { addBlock, createFlow, removeBlock, setBlockLoop, setBlockOutputSchema, updateBlock } from '../../src/authoring/flowAuthoring.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { addTestCase, removeTestCase, updateTestCase } from '../../src/testing/testCases.ts';
+import { runTestCase } from '../../src/testing/testRunner.ts';
 import { importFlow, publishVersion } from '../../src/commands/flowCommands.ts';
 import { addMember, createOrganization, grantCredits } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
@@ -113,13 +114,19 @@ describe('projections', () => {
     await updateTestCase(deps, {}, { testCaseId: kept.testCaseId, definition: { name: 'kept, renamed', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 20 }] } }, testPrincipal);
     const dropped = await addTestCase(deps, {}, { flowId: built.flowId, definition: { name: 'dropped', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 10 }] } }, testPrincipal);
     await removeTestCase(deps, {}, { testCaseId: dropped.testCaseId }, testPrincipal);
+    // A test run (its own run, and its test run's stream).
+    const tiny = await createFlow(deps, {}, { projectId: web, name: 'Tiny', slug: 'tiny' }, testPrincipal);
+    await addBlock(deps, {}, { flowId: tiny.flowId, name: 'one', processor_type: 'code', code: 'return { one: 1 };' }, testPrincipal);
+    const tinyCase = await addTestCase(deps, {}, { flowId: tiny.flowId, definition: { name: 'one', input: { message: 'm' }, assertions: [{ type: 'path_equals', path: 'one', value: 1 }] } }, testPrincipal);
+    expect((await runTestCase(t.runtime.execution, {}, { testCaseId: tinyCase.testCaseId, draft: true }, testPrincipal)).passed).toBe(true);
     await t.runtime.projections.catchUp();
     const before = await snapshot(t);
     // Every read model has rows to compare, and every table of the database that is a read model is in the comparison.
     for (const table of readModelTables) expect(before[table]!.length, table).toBeGreaterThan(0);
     const { rows: tables } = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(t.runtime.db);
     expect(tables.map((r) => r.table_name).filter((name) => !NOT_READ_MODELS.includes(name)).sort()).toEqual([...readModelTables].sort());
-    expect(before.test_cases!.map((row) => (row as { name: string }).name)).toEqual(['kept, renamed']);
+    expect(before.test_cases!.map((row) => (row as { name: string }).name).sort()).toEqual(['kept, renamed', 'one']);
+    expect(before.test_runs!.map((row) => (row as { passed: boolean }).passed)).toEqual([true]);
     expect(before.jobs!.map((j) => (j as { status: string }).status).sort()).toEqual(['completed', 'failed']);
     expect(before.credit_ledger!.length).toBeGreaterThan(1);
     expect(before.organizations).toHaveLength(3);
@@ -127,7 +134,7 @@ describe('projections', () => {
     expect(before.projects).toHaveLength(7);
     expect(before.api_keys).toHaveLength(12);
     expect(before.api_keys!.filter((k) => (k as { revoked_at: Date | null }).revoked_at !== null)).toHaveLength(6);
-    expect(before.flows).toHaveLength(14); // and the job runs' flow, and the one edited block by block
+    expect(before.flows).toHaveLength(15); // and the job runs' flow, the one edited block by block, the tested one
     expect(before.flow_versions).toHaveLength(19);
     expect(before.flow_blocks!.filter((row) => (row as { flow_id: string }).flow_id === built.flowId).map((row) => [(row as { name: string }).name, (row as { step_kind: string }).step_kind]).sort()).toEqual([['a', 'block'], ['c', 'loop']]);
     expect(before.flow_blocks!.length).toBeGreaterThan(0);

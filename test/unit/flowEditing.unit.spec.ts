@@ -54,3 +54,28 @@ describe('the flow decider, block by block', () => {
     spec.given(given as FlowEvent[]).when(command).thenRefuses(code);
   });
 });
+
+describe('the promotion gate', () => {
+  const published: FlowEvent = { type: 'FlowVersionPublished', data: { flowId: 'f', versionId: 'v1', number: 1, note: null, name: 'Essay', steps: [{ block: detect }] } };
+  const gateOn: FlowEvent = { type: 'FlowPromotionGateSet', data: { flowId: 'f', enabled: true } };
+  const set: FlowEvent = { type: 'FlowProductionVersionSet', data: { flowId: 'f', versionId: 'v1', number: 1, previousVersionId: null } };
+
+  it('given the gate off, sets production whatever the tests say', () => {
+    spec.given([...created, added, published]).when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'failing', testCases: ['a'] } } }).then([set]);
+  });
+
+  it('given the gate on, refuses a version whose tests did not run or fail, and sets one whose tests passed', () => {
+    const given = [...created, added, published, gateOn];
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).thenRefuses('TESTS_NOT_RUN');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'not_run', testCases: ['a'] } } }).thenRefuses('TESTS_NOT_RUN');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'failing', testCases: ['a'] } } }).thenRefuses('TESTS_FAILING');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'passed' } } }).then([set]);
+  });
+
+  it('given the gate on, records a forced promotion as its own event before setting production', () => {
+    spec
+      .given([...created, added, published, gateOn])
+      .when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'failing', testCases: ['a'] }, force: { reason: 'hotfix' } } })
+      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v1', gate: 'failing', testCases: ['a'], reason: 'hotfix' } }, set]);
+  });
+});

@@ -9,6 +9,8 @@ import {
   FlowCreated,
   FlowDraftReplaced,
   FlowProductionVersionSet,
+  FlowPromotionForced,
+  FlowPromotionGateSet,
   FlowVersionPublished,
 } from '../flows/flowEvents.ts';
 import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from '../organizations/organizationEvents.ts';
@@ -50,6 +52,8 @@ export const eventDefinitions = [
   FlowBlockLoopSet,
   FlowVersionPublished,
   FlowProductionVersionSet,
+  FlowPromotionGateSet,
+  FlowPromotionForced,
   CreditsGranted,
   ProviderKeySet,
   WebhookSecretIssued,

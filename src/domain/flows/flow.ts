@@ -25,7 +25,12 @@ export type FlowState =
       draft: StoredStep[];
       versions: FlowVersionSummary[];
       productionVersionId: string | null;
+      /** When on, a version becomes production only once every test case passed on it. */
+      promotionGate: boolean;
     };
+
+/** What the test results say of a version, for the promotion gate (the service reads them; the decider rules). */
+export type GateStatus = { status: 'passed' } | { status: 'not_run' | 'failing'; testCases: string[] };
 
 export type FlowCommand =
   | {
@@ -39,7 +44,8 @@ export type FlowCommand =
   | { type: 'RemoveBlock'; data: { blockId: string } }
   | { type: 'SetBlockLoop'; data: { blockId: string; over: string | null } }
   | { type: 'PublishVersion'; data: { versionId: string; note: string | null } }
-  | { type: 'SetProductionVersion'; data: { versionId: string } };
+  | { type: 'SetProductionVersion'; data: { versionId: string; gate?: GateStatus; force?: { reason: string | null } } }
+  | { type: 'SetPromotionGate'; data: { enabled: boolean } };
 
 const requireFlow = (state: FlowState) => {
   if (state.status !== 'created') throw new ApiError('FLOW_NOT_FOUND', 'Flow not found');
@@ -51,7 +57,7 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
 
   evolve: (state, event) => {
     if (event.type === 'FlowCreated') {
-      return { status: 'created', ...event.data, draft: [], versions: [], productionVersionId: null };
+      return { status: 'created', ...event.data, draft: [], versions: [], productionVersionId: null, promotionGate: false };
     }
     if (state.status !== 'created') return state;
     switch (event.type) {
@@ -69,6 +75,10 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
       }
       case 'FlowProductionVersionSet':
         return { ...state, productionVersionId: event.data.versionId };
+      case 'FlowPromotionGateSet':
+        return { ...state, promotionGate: event.data.enabled };
+      case 'FlowPromotionForced':
+        return state;
     }
   },
 
@@ -117,12 +127,22 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         const version = current.versions.find((v) => v.versionId === command.data.versionId);
         if (!version) throw new ApiError('VERSION_NOT_FOUND', `Version ${command.data.versionId} does not belong to this flow`);
         if (current.productionVersionId === version.versionId) return [];
-        return [
-          {
-            type: 'FlowProductionVersionSet',
-            data: { flowId: current.flowId, versionId: version.versionId, number: version.number, previousVersionId: current.productionVersionId },
-          },
-        ];
+        const set: FlowEvent = { type: 'FlowProductionVersionSet', data: { flowId: current.flowId, versionId: version.versionId, number: version.number, previousVersionId: current.productionVersionId } };
+        // Without test results given, the gate counts the version as untested.
+        const gate = command.data.gate ?? { status: 'not_run', testCases: [] };
+        if (!current.promotionGate || gate.status === 'passed') return [set];
+        if (command.data.force) {
+          return [{ type: 'FlowPromotionForced', data: { flowId: current.flowId, versionId: version.versionId, gate: gate.status, testCases: gate.testCases, reason: command.data.force.reason } }, set];
+        }
+        const which = gate.testCases.length > 0 ? `: ${gate.testCases.join(', ')}` : '';
+        throw gate.status === 'not_run'
+          ? new ApiError('TESTS_NOT_RUN', `The promotion gate is on: not every test case has run on version ${version.number}${which}. Run them (seqflow test run --flow ... --version ${version.number}), or force the promotion`)
+          : new ApiError('TESTS_FAILING', `The promotion gate is on: test cases failing on version ${version.number}${which}`);
+      }
+      case 'SetPromotionGate': {
+        const current = requireFlow(state);
+        if (current.promotionGate === command.data.enabled) return [];
+        return [{ type: 'FlowPromotionGateSet', data: { flowId: current.flowId, enabled: command.data.enabled } }];
       }
     }
   },

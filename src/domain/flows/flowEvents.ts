@@ -48,6 +48,15 @@ export const FlowBlockRemoved = defineEvent('FlowBlockRemoved', 1, z.object({ ..
 /** A block wrapped in a loop over `over`, or (null) unwrapped. */
 export const FlowBlockLoopSet = defineEvent('FlowBlockLoopSet', 1, z.object({ ...draftAfter, blockId: z.string(), over: z.string().nullable() }));
 
+/** The promotion gate: when on, a version becomes production only once every test case passed on it. */
+export const FlowPromotionGateSet = defineEvent('FlowPromotionGateSet', 1, z.object({ flowId: z.string(), enabled: z.boolean() }));
+/** A version set as production past the gate, on purpose: who did it is in the metadata. */
+export const FlowPromotionForced = defineEvent(
+  'FlowPromotionForced',
+  1,
+  z.object({ flowId: z.string(), versionId: z.string(), gate: z.enum(['not_run', 'failing']), testCases: z.array(z.string()), reason: z.string().nullable() }),
+);
+
 export const draftEditTypes = ['FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet'] as const;
 
 export type FlowEvent =
@@ -58,6 +67,8 @@ export type FlowEvent =
   | EventOf<typeof FlowBlockOutputSchemaSet>
   | EventOf<typeof FlowBlockRemoved>
   | EventOf<typeof FlowBlockLoopSet>
+  | EventOf<typeof FlowPromotionGateSet>
+  | EventOf<typeof FlowPromotionForced>
   | EventOf<typeof FlowVersionPublished>
   | EventOf<typeof FlowProductionVersionSet>;
 
