@@ -27,6 +27,7 @@ import type { ReadModels } from '../src/projections/readModelSchema.ts';
 import { createSupervisor } from '../src/supervision/supervisor.ts';
 import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
+import { benchTestSuite } from './testSuiteBench.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
 const logger = pino({ level: 'silent' });
@@ -245,10 +246,15 @@ try {
   let deliveries: unknown;
   const deliveryDatabase = executeDatabase.replace('_exec', '_hooks');
   await admin.query(`CREATE DATABASE ${new URL(deliveryDatabase).pathname.slice(1)}`);
+  let testSuite: unknown;
+  const suiteDatabase = executeDatabase.replace('_exec', '_suite');
+  await admin.query(`CREATE DATABASE ${new URL(suiteDatabase).pathname.slice(1)}`);
   try {
     execute = await benchExecute(executeDatabase);
     deliveries = await benchDeliveries(deliveryDatabase);
+    testSuite = await benchTestSuite(suiteDatabase);
   } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(suiteDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(deliveryDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(executeDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.end();
@@ -268,6 +274,7 @@ try {
         postgres: { ...postgres, subscriberCatchUp: { events: catchUp.count, eventsPerSecond: catchUp.perSecond }, projectionLagUnderLoad: lag },
         execute,
         webhookDeliveries: deliveries,
+        testSuite,
         kurrentdb,
       },
       null,
