@@ -52,30 +52,32 @@ describe('authoring a flow block by block (services over the log), then running 
     await setBlockOutputSchema(deps, scope, { flowId, blockId: grade.blockId, schema: gradeSchema }, alice);
     await setBlockOutputSchema(deps, scope, { flowId, blockId: translate.blockId, schema: gradeSchema }, alice);
     await updateBlock(deps, scope, { flowId, blockId: grade.blockId, changes: { model: 'gpt-4o' } }, alice);
-    // A parallel sibling of the detector, and a loop over the grader's issues; then both removed again.
+    // A parallel sibling of the detector (the grader then reads the detector's output by name), and a
+    // loop over the translated issues at the end; a block added and removed again leaves no trace.
     const sibling = await addBlock(deps, scope, { flowId, name: 'length', processor_type: 'code', code: 'return { chars: input.message.length };', targetId: detect.blockId, direction: 'bottom' }, alice);
-    const each = await addBlock(deps, scope, { flowId, name: 'each_issue', processor_type: 'passthrough', targetId: grade.blockId, direction: 'right' }, alice);
+    await updateBlock(deps, scope, { flowId, blockId: grade.blockId, changes: { prompt: 'Grade ({{previous_output.detect.language_name}}, {{previous_output.length.chars}} chars): {{message}}' } }, alice);
+    const each = await addBlock(deps, scope, { flowId, name: 'each_issue', processor_type: 'code', code: 'return input.previous_output.category;', targetId: translate.blockId, direction: 'right' }, alice);
     await setBlockLoop(deps, scope, { flowId, blockId: each.blockId, over: 'previous_output.issues' }, alice);
+    const scratch = await addBlock(deps, scope, { flowId, name: 'scratch', processor_type: 'passthrough', targetId: grade.blockId, direction: 'right' }, alice);
+    await removeBlock(deps, scope, { flowId, blockId: scratch.blockId }, alice);
     const draft = await showDraft(deps, scope, flowId);
     expect(draft.blocks.map((b) => [b.name, b.position.stepIndex, b.position.stepKind])).toEqual([
-      ['detect', 0, 'parallel'], ['length', 0, 'parallel'], ['grade', 1, 'block'], ['each_issue', 2, 'loop'], ['translate', 3, 'block'],
+      ['detect', 0, 'parallel'], ['length', 0, 'parallel'], ['grade', 1, 'block'], ['translate', 2, 'block'], ['each_issue', 3, 'loop'],
     ]);
     expect(draft.blocks[0]!.step_id).toBe(detect.blockId);
-    await removeBlock(deps, scope, { flowId, blockId: sibling.blockId }, alice);
-    await removeBlock(deps, scope, { flowId, blockId: each.blockId }, alice);
-    expect((await showDraft(deps, scope, flowId)).blocks.map((b) => [b.name, b.position.stepKind])).toEqual([['detect', 'block'], ['grade', 'block'], ['translate', 'block']]);
+    expect(draft.blocks[1]!.step_id).toBe(sibling.blockId);
 
     const v1 = await publishDraft(deps, scope, { flowId, note: 'first' }, alice);
     await setProduction({ ...deps, db: t.runtime.db }, scope, { flowId, versionId: v1.versionId }, alice);
     await t.runtime.projections.waitForPosition((await t.runtime.eventStore.headPosition()), 10_000);
 
-    const grading = { overall_score: 72, issues: [{ category: 'grammar', excerpt: 'he go' }] };
+    const grading = { overall_score: 72, issues: [{ category: 'grammar', excerpt: 'he go' }, { category: 'clarity', excerpt: 'Yesterday' }] };
     server.script({ content: { language_code: 'en', language_name: 'English' } }, { content: grading }, { content: grading });
     const response = await fetch(`${base}/seq/acme/web/essay/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Yesterday he go.', parameters: { native_language: 'Spanish' } }) });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ status: 'completed', result: grading, blockCount: 3 });
+    expect(await response.json()).toMatchObject({ status: 'completed', result: { value: ['grammar', 'clarity'] }, blockCount: 5 });
     expect(server.requests.map((r) => r.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o', 'gpt-4o-mini']);
-    expect(server.requests[1]!.body.messages[0]!.content).toBe('Grade (English): Yesterday he go.');
+    expect(server.requests[1]!.body.messages[0]!.content).toBe('Grade (English, 16 chars): Yesterday he go.');
 
     // Versions say who published them and when; a diff names what changed since.
     await updateBlock(deps, scope, { flowId, blockId: translate.blockId, changes: { prompt: 'Translate carefully: {{previous_output}}' } }, alice);
