@@ -74,7 +74,7 @@ export async function runLlmBlock(session: RunSession, block: StoredBlock, conte
     throw new PausedForTools(pause);
   }
   await recorder.record(
-    { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts } },
+    { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors } },
     ...charge(result.usage),
   );
   return result.output;

@@ -14,6 +14,6 @@ export async function runLocalBlock(session: RunSession, block: StoredBlock, con
   await run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
   const blockStarted = performance.now();
   const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input, run.organizationId) : input;
-  await run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1 } });
+  await run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
   return output;
 }

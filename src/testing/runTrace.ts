@@ -88,6 +88,7 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
         usage: done?.usage ?? null,
         latencyMs: done?.durationMs ?? null,
         attempts: done?.attempts ?? null,
+        validationErrors: done?.validationErrors ?? [],
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
         error: !done && failure ? { code: failure.code, message: truncateStrings(failure.message) } : null,
       };

@@ -188,6 +188,12 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
       expect.objectContaining({ prompt: 'Grade: z', missingPlaceholders: [], model: 'gpt-4o-mini', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, attempts: 1, toolRounds: 0, error: null }),
     ]);
     await expect(runTrace(t.runtime.eventStore, { organizationId: 'someone-else' }, summary.executionId)).rejects.toMatchObject({ code: 'EXECUTION_NOT_FOUND' });
+
+    // A reply the schema refused, then repaired: the step trace says why it was refused.
+    server.script({ content: { overall_score: 'high' } }, { content: { overall_score: 50, summary: 'ok' } });
+    const repaired = await runTestCase(t.runtime.execution, scope, { testCaseId, version: 1 }, testPrincipal);
+    const detail = await stepTrace(t.runtime.eventStore, scope, repaired.executionId, gradeId);
+    expect(detail.executions[0]).toMatchObject({ attempts: 2, validationErrors: [expect.stringContaining('overall_score must be integer')] });
     await expect(stepTrace(t.runtime.eventStore, scope, summary.executionId, 'nope')).rejects.toMatchObject({ code: 'BLOCK_NOT_FOUND' });
   });
 });

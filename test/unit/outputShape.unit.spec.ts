@@ -41,6 +41,13 @@ describe('ExecutionCompleted version 1 in the log', () => {
   });
 });
 
+describe('ExecutionStepCompleted version 1 in the log', () => {
+  it('is read as version 2, with no validation errors recorded', () => {
+    const v1 = { executionId: 'e', stepIndex: 0, blockId: 'b', blockName: 'b', iteration: null, output: 1, model: null, usage: null, durationMs: 1, attempts: 1 };
+    expect(decodeEvent('ExecutionStepCompleted', 1, v1).data).toEqual({ ...v1, validationErrors: [] });
+  });
+});
+
 describe('ExecutionRequested version 2 in the log', () => {
   it('is read as version 3, a run that belongs to no test run', () => {
     const v2 = { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [] };

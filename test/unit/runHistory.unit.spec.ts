@@ -9,7 +9,7 @@ const requested: ExecutionEvent = {
 };
 const completed = (stepIndex: number, blockName: string, iteration: number | null, output: unknown): ExecutionEvent => ({
   type: 'ExecutionStepCompleted',
-  data: { executionId: 'e', stepIndex, blockId: blockName, blockName, iteration, output, model: null, usage: null, durationMs: 1, attempts: 1 },
+  data: { executionId: 'e', stepIndex, blockId: blockName, blockName, iteration, output, model: null, usage: null, durationMs: 1, attempts: 1, validationErrors: [] },
 });
 const at = (minute: number) => `2026-01-01T00:0${minute}:00.000Z`;
 const steps = [

@@ -87,6 +87,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
   // v3 added test runs: earlier runs were none.
   'ExecutionRequested@2': (data) => ({ ...(data as object), testRunId: null }),
+  // v2 added the validation errors of repaired replies: earlier steps had none recorded.
+  'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
   // v2: `result` is always an object; v1 kept the last output as it was.
   'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
 };

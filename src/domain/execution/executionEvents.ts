@@ -64,10 +64,14 @@ export const ExecutionStepStarted = defineEvent(
   }),
 );
 
+/**
+ * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
+ * were refused by its output schema before a repair succeeded (version 1 events are upcast with none).
+ */
 export const ExecutionStepCompleted = defineEvent(
   'ExecutionStepCompleted',
-  1,
-  z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usageSchema.nullable(), durationMs: z.number().int(), attempts: z.number().int() }),
+  2,
+  z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usageSchema.nullable(), durationMs: z.number().int(), attempts: z.number().int(), validationErrors: z.array(z.string()) }),
 );
 
 /** Tokens one llm call used, charged to the organization's credits. */

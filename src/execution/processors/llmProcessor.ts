@@ -32,7 +32,8 @@ export interface LlmCall {
 }
 
 export type LlmResult =
-  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number }
+  /** `validationErrors`: why earlier attempts' replies were refused (each then repaired). */
+  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number; validationErrors: string[] }
   /** The model asked for tool calls: `conversation` is every message so far, its request included. */
   | { kind: 'tool_calls'; toolCalls: RequestedToolCall[]; conversation: ChatCompletionMessageParam[]; usage: TokenUsage };
 
@@ -151,6 +152,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
   /** One model turn, or two when a structured reply needs its repair attempt; `spent` counts the tokens as they are used. */
   async function converse(call: LlmCall, messages: ChatCompletionMessageParam[], create: () => Promise<OpenAI.ChatCompletion>, spent: { usage: TokenUsage }): Promise<LlmResult> {
     // With a schema, a reply that ignores it gets one repair attempt.
+    const validationErrors: string[] = [];
     for (let attempt = 1; attempt <= (call.output ? 2 : 1); attempt++) {
       const completion = await create();
       const usage = (spent.usage = addUsage(spent.usage, completion.usage));
@@ -172,13 +174,14 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const output = replyOutput(reply ?? '');
         const unstorable = unstorableJson(output, 'reply');
         if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
-        return { kind: 'output', output, usage, attempts: attempt };
+        return { kind: 'output', output, usage, attempts: attempt, validationErrors };
       }
       const parsed = parseStructured(reply, call.output);
-      if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt };
+      if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt, validationErrors };
       if (attempt === 2) {
         throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
       }
+      validationErrors.push(parsed.problem);
       messages.push(
         { role: 'assistant', content: reply ?? '' },
         { role: 'user', content: `Your reply was refused: ${parsed.problem}. Reply again with only a JSON object that matches the JSON Schema.` },
