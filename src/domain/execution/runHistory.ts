@@ -1,7 +1,9 @@
 import type { StoredStep } from '../flows/flowDefinition.ts';
 import { setOwn } from '../ownProperty.ts';
 import type { EventOf } from '../events/eventDefinition.ts';
-import type { ExecutionEvent, ExecutionFailed, ExecutionRequested, ExecutionStepCompleted } from './executionEvents.ts';
+import type { ExecutionFailed, ExecutionRequested, ExecutionStepCompleted } from './executionEvents.ts';
+import type { HistoryEntry } from './historyEntry.ts';
+import { type JobView, evolveJobView } from './jobView.ts';
 import type { ResultObject } from './outputShape.ts';
 
 /**
@@ -13,6 +15,7 @@ import type { ResultObject } from './outputShape.ts';
 export type RequestedRun = EventOf<typeof ExecutionRequested>['data'];
 export type CompletedStep = EventOf<typeof ExecutionStepCompleted>['data'];
 export type RunFailure = EventOf<typeof ExecutionFailed>['data'];
+export type { HistoryEntry } from './historyEntry.ts';
 
 export interface RunHistory {
   requested: RequestedRun | null;
@@ -26,17 +29,18 @@ export interface RunHistory {
   /** Outputs of completed top-level blocks (not loop items), by block name. */
   outputs: Record<string, unknown>;
   ending: { status: 'completed'; result: ResultObject; durationMs: number; at: string } | { status: 'failed'; failure: RunFailure; at: string } | null;
+  /** A /jobs run as its poll shows it (null for other runs): the jobs projection evolves its rows with the same function. */
+  job: JobView | null;
 }
 
-export interface HistoryEntry {
-  event: ExecutionEvent;
-  /** When the event's command happened (its metadata). */
-  occurredAt: string;
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, ending: null, job: null });
+
+export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
+  const job = evolveJobView(history.job, entry);
+  return job === history.job ? evolveRun(history, entry) : { ...evolveRun(history, entry), job };
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, ending: null });
-
-export function evolveRunHistory(history: RunHistory, { event, occurredAt }: HistoryEntry): RunHistory {
+function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): RunHistory {
   switch (event.type) {
     case 'ExecutionRequested':
       return { ...history, requested: event.data, requestedAt: occurredAt, status: 'running' };

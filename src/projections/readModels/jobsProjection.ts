@@ -1,46 +1,60 @@
-import { sql } from 'kysely';
+import type { Transaction } from 'kysely';
+import type { DomainEvent } from '../../domain/events/domainEvent.ts';
+import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
+import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
 import type { Projection } from '../projection.ts';
+import type { ReadModels } from '../readModelSchema.ts';
 
-/** /jobs runs: accepted (started), claimed by a worker (running), and how they ended. Sync runs have no row. */
+/** /jobs runs, one row each, evolved by the same function a poll folds the run's events with (jobView.ts). */
 export const jobsProjection: Projection = {
   name: 'jobs',
   handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed'],
   tables: ['jobs'],
   async apply(trx, event, { occurredAt }) {
-    switch (event.type) {
-      case 'ExecutionRequested': {
-        if (event.data.mode !== 'async') return;
-        const { executionId, flowId, projectId, organizationId } = event.data;
-        await trx
-          .insertInto('jobs')
-          .values({ execution_id: executionId, flow_id: flowId, project_id: projectId, organization_id: organizationId, status: 'started', result: null, failure_reason: null, error_code: null, error_message: null, created_at: occurredAt, started_at: null, completed_at: null, duration_ms: null })
-          .onConflict((oc) => oc.column('execution_id').doNothing())
-          .execute();
-        return;
-      }
-      case 'JobClaimed':
-        // Only an open job moves to running; the first claim sets started_at, the count is the claim number.
-        await trx
-          .updateTable('jobs')
-          .set({ status: 'running', claims: event.data.claim, started_at: sql<string>`coalesce(started_at, ${occurredAt}::timestamptz)` })
-          .where('execution_id', '=', event.data.executionId)
-          .where('status', 'in', ['started', 'running'])
-          .execute();
-        return;
-      case 'ExecutionCompleted':
-        await trx
-          .updateTable('jobs')
-          .set({ status: 'completed', result: JSON.stringify(event.data.result), completed_at: occurredAt, duration_ms: event.data.durationMs })
-          .where('execution_id', '=', event.data.executionId)
-          .execute();
-        return;
-      case 'ExecutionFailed':
-        await trx
-          .updateTable('jobs')
-          .set({ status: 'failed', failure_reason: event.data.reason, error_code: event.data.code, error_message: event.data.message, completed_at: occurredAt, duration_ms: event.data.durationMs })
-          .where('execution_id', '=', event.data.executionId)
-          .execute();
-        return;
+    const executionId = (event.data as { executionId: string }).executionId;
+    const before = event.type === 'ExecutionRequested' ? null : await current(trx, executionId);
+    const after = evolveJobView(before, { event: event as DomainEvent as ExecutionEvent, occurredAt });
+    if (!after || after === before) return;
+    const row = {
+      status: after.status,
+      claims: after.claims,
+      result: after.result === null ? null : JSON.stringify(after.result),
+      failure_reason: after.failureReason,
+      error_code: after.errorCode,
+      error_message: after.errorMessage,
+      started_at: after.startedAt,
+      completed_at: after.completedAt,
+      duration_ms: after.durationMs,
+    };
+    if (before === null) {
+      const { projectId, organizationId } = event.data as { projectId: string; organizationId: string };
+      await trx
+        .insertInto('jobs')
+        .values({ execution_id: after.executionId, flow_id: after.flowId, project_id: projectId, organization_id: organizationId, created_at: after.createdAt, ...row })
+        .onConflict((oc) => oc.column('execution_id').doNothing())
+        .execute();
+    } else {
+      await trx.updateTable('jobs').set(row).where('execution_id', '=', executionId).execute();
     }
   },
 };
+
+async function current(trx: Transaction<ReadModels>, executionId: string): Promise<JobView | null> {
+  const row = await trx.selectFrom('jobs').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
+  if (!row) return null;
+  const iso = (d: Date | null) => (d ? d.toISOString() : null);
+  return {
+    executionId: row.execution_id,
+    flowId: row.flow_id,
+    status: row.status,
+    claims: row.claims,
+    createdAt: row.created_at.toISOString(),
+    startedAt: iso(row.started_at),
+    completedAt: iso(row.completed_at),
+    durationMs: row.duration_ms,
+    result: row.result as JobView['result'],
+    failureReason: row.failure_reason as JobView['failureReason'],
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+  };
+}

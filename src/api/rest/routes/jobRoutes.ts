@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { type ExecutionEvent, type WebhookEventName, executionStream, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import type { JobView } from '../../../domain/execution/jobView.ts';
 import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import { checkAttachments } from '../../../execution/attachmentGate.ts';
 import { runHistoryOf } from '../../../execution/runHistoryOf.ts';
@@ -39,23 +40,27 @@ async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url
   return { url, events: events as WebhookEventName[] };
 }
 
-/** A job's state from its own stream (folded through the run history): the answer while the read model has not caught up. */
+/** A job's state from its own stream (the run history's job view, which the projection evolves its rows with): the answer while the read model has not caught up. */
 async function jobFromStream(runtime: Runtime, executionId: string, flowId: string) {
   const recorded = await runtime.eventStore.readStream(executionStream(executionId));
-  const history = runHistoryOf({ recorded, events: recorded.map((r) => decodeRecorded(r) as ExecutionEvent) });
-  const requested = history.requested;
-  if (!requested || requested.mode !== 'async' || requested.flowId !== flowId) return undefined;
-  const ending = history.ending;
+  const view = runHistoryOf({ recorded, events: recorded.map((r) => decodeRecorded(r) as ExecutionEvent) }).job;
+  if (!view || view.flowId !== flowId) return undefined;
+  return presentJob(view);
+}
+
+/** The poll's answer: `result` only when completed, the failure's fields only when failed. */
+function presentJob(view: JobView) {
+  const { executionId, flowId, status, createdAt, startedAt, completedAt, durationMs } = view;
   return {
     executionId,
     flowId,
-    status: ending?.status ?? (history.claims > 0 ? 'running' : 'started'),
-    createdAt: history.requestedAt,
-    startedAt: history.claimedAt,
-    completedAt: ending?.at ?? null,
-    durationMs: ending?.status === 'completed' ? ending.durationMs : ending?.status === 'failed' ? ending.failure.durationMs : null,
-    ...(ending?.status === 'completed' ? { result: ending.result } : {}),
-    ...(ending?.status === 'failed' ? { failureReason: ending.failure.reason, errorCode: ending.failure.code, errorMessage: ending.failure.message } : {}),
+    status,
+    createdAt,
+    startedAt,
+    completedAt,
+    durationMs,
+    ...(status === 'completed' ? { result: view.result } : {}),
+    ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: view.errorMessage } : {}),
   };
 }
 
@@ -102,17 +107,20 @@ export function jobRoutes(runtime: Runtime) {
         return view;
       }
       const iso = (d: Date | null) => (d ? d.toISOString() : null);
-      return {
+      return presentJob({
         executionId: row.execution_id,
         flowId: row.flow_id,
         status: row.status,
-        createdAt: iso(row.created_at),
+        claims: row.claims,
+        createdAt: row.created_at.toISOString(),
         startedAt: iso(row.started_at),
         completedAt: iso(row.completed_at),
         durationMs: row.duration_ms,
-        ...(row.status === 'completed' ? { result: row.result } : {}),
-        ...(row.status === 'failed' ? { failureReason: row.failure_reason, errorCode: row.error_code, errorMessage: row.error_message } : {}),
-      };
+        result: row.result as JobView['result'],
+        failureReason: row.failure_reason as JobView['failureReason'],
+        errorCode: row.error_code,
+        errorMessage: row.error_message,
+      });
     });
   };
 }
