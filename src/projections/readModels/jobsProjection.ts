@@ -1,9 +1,9 @@
-import type { Transaction } from 'kysely';
+import type { Selectable, Transaction } from 'kysely';
 import type { DomainEvent } from '../../domain/events/domainEvent.ts';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
 import type { Projection } from '../projection.ts';
-import type { ReadModels } from '../readModelSchema.ts';
+import type { JobsTable, ReadModels } from '../readModelSchema.ts';
 
 /** /jobs runs, one row each, evolved by the same function a poll folds the run's events with (jobView.ts). */
 export const jobsProjection: Projection = {
@@ -41,7 +41,11 @@ export const jobsProjection: Projection = {
 
 async function current(trx: Transaction<ReadModels>, executionId: string): Promise<JobView | null> {
   const row = await trx.selectFrom('jobs').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
-  if (!row) return null;
+  return row ? jobViewOfRow(row) : null;
+}
+
+/** A jobs row as the job view it stores. */
+export function jobViewOfRow(row: Selectable<JobsTable>): JobView {
   const iso = (d: Date | null) => (d ? d.toISOString() : null);
   return {
     executionId: row.execution_id,

@@ -7,6 +7,7 @@ import type { JobView } from '../../../domain/execution/jobView.ts';
 import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import { checkAttachments } from '../../../execution/attachmentGate.ts';
 import { runHistoryOf } from '../../../execution/runHistoryOf.ts';
+import { jobViewOfRow } from '../../../projections/readModels/jobsProjection.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
@@ -106,21 +107,7 @@ export function jobRoutes(runtime: Runtime) {
         if (!view) throw new ApiError('EXECUTION_NOT_FOUND', `No job ${params.executionId} of flow '${params.flow}'`);
         return view;
       }
-      const iso = (d: Date | null) => (d ? d.toISOString() : null);
-      return presentJob({
-        executionId: row.execution_id,
-        flowId: row.flow_id,
-        status: row.status,
-        claims: row.claims,
-        createdAt: row.created_at.toISOString(),
-        startedAt: iso(row.started_at),
-        completedAt: iso(row.completed_at),
-        durationMs: row.duration_ms,
-        result: row.result as JobView['result'],
-        failureReason: row.failure_reason as JobView['failureReason'],
-        errorCode: row.error_code,
-        errorMessage: row.error_message,
-      });
+      return presentJob(jobViewOfRow(row));
     });
   };
 }
