@@ -97,6 +97,20 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     expect((await streamOf(`testrun-${summary.testRunId}`)).map((e) => e.type)).toEqual(['TestRunStarted', 'CreditsConsumed', 'TestRunFinished']);
   });
 
+  it('fails a judged case when the judge scores under the threshold, or cannot answer, with the reason recorded', async () => {
+    const testCaseId = await add(flowId, { name: 'judged strictly', input: { message: 'x' }, assertions: [{ type: 'llm_judge', rubric: 'The summary quotes the sentence.', threshold: 0.8 }] });
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } }, { content: { score: 0.3, rationale: 'No quote.' } });
+    const low = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(low).toMatchObject({ passed: false, runStatus: 'completed' });
+    expect(low.results).toEqual([{ type: 'llm_judge', passed: false, score: 0.3, reason: 'the judge scored 0.3 (below 0.8)', judge: expect.objectContaining({ rationale: 'No quote.' }) }]);
+
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } }, { status: 400, errorBody: { error: { message: 'model overloaded', type: 'invalid_request_error' } } });
+    const unanswered = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(unanswered.passed).toBe(false);
+    expect(unanswered.results).toEqual([expect.objectContaining({ type: 'llm_judge', passed: false, score: 0, reason: expect.stringContaining('the judge could not answer') })]);
+    expect((await streamOf(`testrun-${unanswered.testRunId}`)).at(-1)).toMatchObject({ type: 'TestRunFinished', data: { passed: false } });
+  });
+
   it('runs against the draft, snapshotted in the test run, while production stays as it was', async () => {
     await updateBlock(t.runtime.commands, scope, { flowId, blockId: gradeId, changes: { prompt: 'Grade strictly: {{previous_output.text}}' } }, testPrincipal);
     const testCaseId = await add(flowId, { name: 'draft', input: { message: 'y' }, assertions: [{ type: 'number_range', path: 'overall_score', min: 0 }] });
