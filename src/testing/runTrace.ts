@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
-import { runHistoryOf } from '../execution/runHistoryOf.ts';
+import { durationOf } from '../domain/execution/runHistory.ts';
+import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
@@ -12,9 +12,7 @@ import type { AuthoringScope } from '../authoring/flowAuthoring.ts';
  * run its test run's stream. Long strings are cut with a marker saying their full length.
  */
 async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
-  const recorded = await eventStore.readStream(`execution-${executionId}`);
-  const events = recorded.map((r) => decodeRecorded(r) as ExecutionEvent);
-  const history = runHistoryOf({ recorded, events });
+  const { recorded, events, history } = await readRunHistory(eventStore, executionId);
   if (!history.requested || (scope.organizationId !== undefined && history.requested.organizationId !== scope.organizationId)) {
     throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
   }
@@ -27,9 +25,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   const { recorded, events, history, requested } = await loadRun(eventStore, scope, executionId);
   const steps: Record<string, unknown>[] = [];
   const toolRounds: Record<string, unknown>[] = [];
-  let tokens = 0;
   events.forEach((event, i) => {
-    if (event.type === 'CreditsConsumed') tokens += event.data.tokens;
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started' });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
@@ -49,8 +45,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     status: history.status,
     requestedAt: history.requestedAt,
     endedAt: ending?.at ?? null,
-    durationMs: ending?.status === 'completed' ? ending.durationMs : ending?.status === 'failed' ? ending.failure.durationMs : null,
-    tokens,
+    durationMs: durationOf(ending),
+    tokens: history.tokens,
     steps,
     toolRounds,
     result: ending?.status === 'completed' ? truncateStrings(ending.result) : null,

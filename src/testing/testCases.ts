@@ -23,7 +23,8 @@ export function parseTestCase(input: unknown): TestCaseDefinition {
   return parsed.data;
 }
 
-async function requireTestCase(deps: CommandDependencies, scope: AuthoringScope, testCaseId: string) {
+/** A test case that exists, is not deleted, and belongs to the scope. */
+export async function requireTestCase(deps: CommandDependencies, scope: AuthoringScope, testCaseId: string) {
   const { state } = await loadStream(deps.eventStore, testCaseStream(testCaseId), testCase);
   if (state.status !== 'active' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) throw new ApiError('TEST_CASE_NOT_FOUND', `No test case ${testCaseId}`);
   return state;

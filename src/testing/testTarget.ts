@@ -12,7 +12,6 @@ export interface ResolvedTarget {
   versionNumber: number;
 }
 
-
 /** `runId` (a test run's or a suite run's) names a draft snapshot: `draft:<runId>`. */
 export function resolveTarget(flow: Extract<FlowState, { status: 'created' }>, wanted: { version?: number; draft?: boolean }, runId: string): ResolvedTarget {
   if (wanted.draft) {

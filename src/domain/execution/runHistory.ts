@@ -28,12 +28,14 @@ export interface RunHistory {
   completedSteps: CompletedStep[];
   /** Outputs of completed top-level blocks (not loop items), by block name. */
   outputs: Record<string, unknown>;
+  /** Model tokens the run was charged for, all blocks and tool rounds together. */
+  tokens: number;
   ending: { status: 'completed'; result: ResultObject; durationMs: number; at: string } | { status: 'failed'; failure: RunFailure; at: string } | null;
   /** A /jobs run as its poll shows it (null for other runs): the jobs projection evolves its rows with the same function. */
   job: JobView | null;
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, ending: null, job: null });
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
 
 export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
   const job = evolveJobView(history.job, entry);
@@ -51,6 +53,8 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
       if (event.data.iteration === null) setOwn(outputs, event.data.blockName, event.data.output);
       return { ...history, completedSteps: [...history.completedSteps, event.data], outputs };
     }
+    case 'CreditsConsumed':
+      return { ...history, tokens: history.tokens + event.data.tokens };
     case 'ExecutionPausedForToolCalls':
       return { ...history, status: 'paused' };
     case 'ExecutionResumed':
@@ -63,6 +67,10 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
       return history;
   }
 }
+
+/** How long an ended run took, as its ending event recorded (null while it has not ended). */
+export const durationOf = (ending: RunHistory['ending']): number | null =>
+  ending === null ? null : ending.status === 'completed' ? ending.durationMs : ending.failure.durationMs;
 
 export const foldRunHistory = (entries: Iterable<HistoryEntry>): RunHistory => {
   let history = emptyRunHistory();

@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
-import { type ExecutionEvent, type WebhookEventName, executionStream, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import { type WebhookEventName, webhookEvents } from '../../../domain/execution/executionEvents.ts';
 import type { JobView } from '../../../domain/execution/jobView.ts';
-import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import { checkAttachments } from '../../../execution/attachmentGate.ts';
-import { runHistoryOf } from '../../../execution/runHistoryOf.ts';
+import { readRunHistory } from '../../../execution/runHistoryOf.ts';
 import { jobViewOfRow } from '../../../projections/readModels/jobsProjection.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
@@ -43,8 +42,7 @@ async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url
 
 /** A job's state from its own stream (the run history's job view, which the projection evolves its rows with): the answer while the read model has not caught up. */
 async function jobFromStream(runtime: Runtime, executionId: string, flowId: string) {
-  const recorded = await runtime.eventStore.readStream(executionStream(executionId));
-  const view = runHistoryOf({ recorded, events: recorded.map((r) => decodeRecorded(r) as ExecutionEvent) }).job;
+  const view = (await readRunHistory(runtime.eventStore, executionId)).history.job;
   if (!view || view.flowId !== flowId) return undefined;
   return presentJob(view);
 }
