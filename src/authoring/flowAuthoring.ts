@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { findFlow, publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
 import { reserveSlug } from '../commands/slugReservationCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { BlockChanges, BlockContent, Direction } from '../domain/flows/draftEdits.ts';
+import { type BlockChanges, type BlockContent, type Direction, locateBlock } from '../domain/flows/draftEdits.ts';
 import { type FlowCommand, type FlowState, flow } from '../domain/flows/flow.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { project } from '../domain/projects/project.ts';
@@ -12,24 +12,22 @@ import { projectStream } from '../domain/projects/projectEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { gateStatusOf } from '../queries/testRunQueries.ts';
+import { type AuthoringScope, inScope } from './authoringScope.ts';
 
 /**
  * Block-by-block authoring of flows, as commands on the flow's stream: what the CLI, the assistant
- * endpoint and the console call. `scope` is the caller's organization (assistants and operators of
- * one organization): a flow of another organization is refused exactly as a flow that does not
- * exist. Every edit is an event carrying the principal in its metadata.
+ * endpoint and the console call. `scope` holds the caller's organizations: a flow of another
+ * organization is refused exactly as a flow that does not exist. Every edit is an event carrying
+ * the principal in its metadata.
  */
-export interface AuthoringScope {
-  /** Only flows of this organization; unset for the CLI, which works on the whole database. */
-  organizationId?: string;
-}
+export type { AuthoringScope };
 
 type CreatedFlow = Extract<FlowState, { status: 'created' }>;
 
 /** The flow, or FLOW_NOT_FOUND for a missing flow and for another organization's alike. */
 export async function requireFlow(deps: CommandDependencies, scope: AuthoringScope, flowId: string): Promise<CreatedFlow> {
   const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
-  if (state.status !== 'created' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) {
+  if (state.status !== 'created' || !inScope(scope, state.organizationId)) {
     throw new ApiError('FLOW_NOT_FOUND', `No flow ${flowId}`);
   }
   return state;
@@ -39,7 +37,7 @@ export async function requireFlow(deps: CommandDependencies, scope: AuthoringSco
 export async function createFlow(deps: CommandDependencies, scope: AuthoringScope, input: { projectId: string; name: string; slug: string }, callerMetadata: CommandMetadata) {
   const metadata = withCorrelation(callerMetadata);
   const { state } = await loadStream(deps.eventStore, projectStream(input.projectId), project);
-  if (state.status !== 'created' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) {
+  if (state.status !== 'created' || !inScope(scope, state.organizationId)) {
     throw new ApiError('PROJECT_NOT_FOUND', `No project ${input.projectId}`);
   }
   const flowId = await reserveSlug(deps, 'flow', input.projectId, input.slug, randomUUID(), flowStream, metadata);
@@ -74,6 +72,18 @@ export const setBlockOutputSchema = (deps: CommandDependencies, scope: Authoring
 
 export const removeBlock = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string }, metadata: CommandMetadata) =>
   edit(deps, scope, input.flowId, { type: 'RemoveBlock', data: { blockId: input.blockId } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+/**
+ * Replaces a block's draft text: the prompt of an llm block, the code of a code block (a passthrough
+ * block has none). What an assistant edits most, without having to know which field it is.
+ */
+export async function updateBlockDraft(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; content: string }, metadata: CommandMetadata) {
+  const state = await requireFlow(deps, scope, input.flowId);
+  const { block } = locateBlock(state.draft, input.blockId);
+  if (block.processor_type === 'passthrough') throw new ApiError('BLOCK_INVALID', `Block '${block.name}' is a passthrough block: it has no prompt or code to edit`);
+  const changes: BlockChanges = block.processor_type === 'llm' ? { prompt: input.content } : { code: input.content };
+  return updateBlock(deps, scope, { flowId: input.flowId, blockId: input.blockId, changes }, metadata).then((r) => ({ ...r, field: block.processor_type === 'llm' ? ('prompt' as const) : ('code' as const) }));
+}
 
 /** Wraps a block in a loop over `over`, or unwraps it (null). */
 export const setBlockLoop = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; over: string | null }, metadata: CommandMetadata) =>

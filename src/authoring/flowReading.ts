@@ -58,7 +58,10 @@ export async function diffFlow(deps: CommandDependencies, scope: AuthoringScope,
 /** The flows of a project (read model), with their production version. */
 export async function listFlows(db: Kysely<ReadModels>, scope: AuthoringScope, projectId: string) {
   let query = db.selectFrom('flows').select(['id', 'slug', 'name', 'block_count', 'production_version_id', 'production_version_number', 'updated_at']).where('project_id', '=', projectId);
-  if (scope.organizationId !== undefined) query = query.where('organization_id', '=', scope.organizationId);
+  if (scope.organizationIds !== undefined) {
+    if (scope.organizationIds.length === 0) return [];
+    query = query.where('organization_id', 'in', scope.organizationIds);
+  }
   const rows = await query.orderBy('slug').execute();
   return rows.map((r) => ({ flowId: r.id, slug: r.slug, name: r.name, draftBlockCount: r.block_count, productionVersion: r.production_version_number, productionVersionId: r.production_version_id, updatedAt: r.updated_at.toISOString() }));
 }

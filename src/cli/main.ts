@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../config/packageVersion.ts';
 import { Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { registerAuthoringCommands } from './authoringCli.ts';
@@ -16,8 +16,6 @@ import { registerWebhookCommands } from './webhookCli.ts';
  * the data dir), whether the server runs or not, and brings the read models up to date before it exits.
  */
 
-/** The package's version (package.json sits two folders up from src/cli and from dist/cli alike). */
-const packageVersion = () => (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export function buildCli(): Command {
   const program = new Command('seqflow').description('Seqflow: auditable, replayable LLM flow execution').version(packageVersion(), '-v, --version').showHelpAfterError();

@@ -80,7 +80,8 @@ export async function publishVersion(deps: CommandDependencies, input: { flowId:
 export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
   const { flowId: _flowId, ...data } = input;
   const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data }, metadata);
-  return { flowId: input.flowId, versionId: input.versionId, position: result.position };
+  const number = result.state.status === 'created' ? result.state.versions.find((v) => v.versionId === input.versionId)?.number : undefined;
+  return { flowId: input.flowId, versionId: input.versionId, number: number ?? null, position: result.position };
 }
 
 export async function findFlow(deps: CommandDependencies, organizationSlug: string, projectSlug: string, flowSlug: string) {

@@ -45,6 +45,12 @@ const envSchema = z
     SEQFLOW_MASTER_KEY: masterKey,
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalHttpUrl,
+    SEQFLOW_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, message: 'must be the absolute http(s) URL callers reach the service at, e.g. https://seqflow.example.com' }).optional()),
+    SEQFLOW_MCP_ALLOWED_ORIGINS: z.preprocess(
+      (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined),
+      z.array(z.url({ message: 'must be a comma-separated list of origins such as https://app.example.com' })).optional(),
+    ),
+    SEQFLOW_MCP_RUNS_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
     OAUTH_ISSUER: optionalUrl,
     OAUTH_AUDIENCE: optionalString,
     OAUTH_JWKS_URL: optionalUrl,
@@ -115,6 +121,18 @@ export interface Config {
   masterKey: Buffer | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined } | undefined;
+  /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://localhost:PORT), without a trailing slash. */
+  publicUrl: string;
+  mcp: {
+    /** The MCP endpoint's canonical URL: its OAuth resource identifier and the audience its tokens must carry. */
+    resource: string;
+    /** Its protected-resource metadata document (RFC 9728), named in every 401. */
+    resourceMetadataUrl: string;
+    /** Browser origins allowed to call it (the public URL's own origin unless set). */
+    allowedOrigins: string[];
+    /** `run_test_case` / `run_all_tests` calls per subject per minute. */
+    runsPerMinute: number;
+  };
   outboundAllowCidrs: string[];
   logLevel: string;
   demo: boolean;
@@ -166,6 +184,12 @@ export class ConfigError extends Error {
   }
 }
 
+/** The MCP endpoint's one canonical URL and where its metadata lives (RFC 9728: the well-known segment goes between host and path). */
+export function mcpResourceOf(publicUrl: string) {
+  const url = new URL(`${publicUrl}/api/v1/mcp/`);
+  return { resource: url.href, resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname}` };
+}
+
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
@@ -178,6 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     );
   }
   const e = parsed.data;
+  const publicUrl = (e.SEQFLOW_PUBLIC_URL ?? `http://${['127.0.0.1', '0.0.0.0', '::', '::1'].includes(e.HOST) ? 'localhost' : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.SEQFLOW_DATA_DIR ? path.resolve(cwd, e.SEQFLOW_DATA_DIR) : defaultDataFolder(cwd),
@@ -187,6 +212,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     masterKey: e.SEQFLOW_MASTER_KEY ? Buffer.from(e.SEQFLOW_MASTER_KEY, 'base64') : undefined,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
+    publicUrl,
+    mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,
     demo: e.SEQFLOW_DEMO === 'true',

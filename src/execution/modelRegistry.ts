@@ -32,6 +32,8 @@ export function createModelRegistry(overrides: Record<string, ModelCapabilities>
   return {
     imageMimeTypes: (model: string): string[] => models.get(model)?.imageMimeTypes ?? [],
     accepts: (model: string, mimeType: string) => (models.get(model)?.imageMimeTypes ?? []).includes(mimeType),
+    /** Every known model and whether it takes images at all. */
+    list: () => [...models].map(([id, capabilities]) => ({ id, vision: capabilities.imageMimeTypes.length > 0 })).sort((a, b) => a.id.localeCompare(b.id)),
   };
 }
 

@@ -49,6 +49,8 @@ export interface FlowsTable {
   production_version_id: string | null;
   production_version_number: number | null;
   production_set_at: Timestamp | null;
+  /** Some run of the flow carried attachments (images). */
+  receives_images: Generated<boolean>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

@@ -5,7 +5,7 @@ import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
-import type { AuthoringScope } from '../authoring/flowAuthoring.ts';
+import { type AuthoringScope, inScope } from '../authoring/authoringScope.ts';
 
 /**
  * Traces of any run (test or not), read from the log alone: the run's own stream, and for a test
@@ -13,7 +13,7 @@ import type { AuthoringScope } from '../authoring/flowAuthoring.ts';
  */
 async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
   const { recorded, events, history } = await readRunHistory(eventStore, executionId);
-  if (!history.requested || (scope.organizationId !== undefined && history.requested.organizationId !== scope.organizationId)) {
+  if (!history.requested || !inScope(scope, history.requested.organizationId)) {
     throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
   }
   return { recorded, events, history, requested: history.requested };
@@ -21,7 +21,13 @@ async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionI
 
 const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
 
-export async function runTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
+export interface TraceOptions {
+  /** Strings longer than this are cut with a marker (default 2000). */
+  maxStringLength?: number;
+}
+
+export async function runTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, options: TraceOptions = {}) {
+  const cut = (value: unknown) => truncateStrings(value, options.maxStringLength);
   const { recorded, events, history, requested } = await loadRun(eventStore, scope, executionId);
   const steps: Record<string, unknown>[] = [];
   const toolRounds: Record<string, unknown>[] = [];
@@ -29,9 +35,9 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started' });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: truncateStrings(event.data.output) });
+      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output) });
     }
-    if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: truncateStrings(event.data.toolCalls), at: at(recorded, i) });
+    if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
   });
   const testRun = requested.testRunId ? await testRunOf(eventStore, requested.testRunId) : null;
@@ -49,14 +55,15 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     tokens: history.tokens,
     steps,
     toolRounds,
-    result: ending?.status === 'completed' ? truncateStrings(ending.result) : null,
+    result: ending?.status === 'completed' ? cut(ending.result) : null,
     failure: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message, reason: ending.failure.reason, step: ending.failure.blockName } : null,
     assertions: testRun?.results ?? null,
   };
 }
 
 /** Every execution of one block in a run (one per loop item): prompt, input, output, model, usage, latency, attempts, tool rounds, error. */
-export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, stepId: string) {
+export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, stepId: string, options: TraceOptions = {}) {
+  const cut = (value: unknown) => truncateStrings(value, options.maxStringLength);
   const { recorded, events, history } = await loadRun(eventStore, scope, executionId);
   const started = events.flatMap((event, i) => (event.type === 'ExecutionStepStarted' && event.data.blockId === stepId ? [{ event, i }] : []));
   if (started.length === 0) throw new ApiError('BLOCK_NOT_FOUND', `Block ${stepId} did not run in ${executionId}`);
@@ -75,18 +82,18 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
       return {
         iteration: event.data.iteration,
         startedAt: at(recorded, i),
-        prompt: llm ? truncateStrings(llm.prompt ?? null) : null,
+        prompt: llm ? cut(llm.prompt ?? null) : null,
         missingPlaceholders: event.data.missingPlaceholders,
         responseFormat: llm?.responseFormat ?? null,
-        input: llm ? null : truncateStrings(input),
-        output: done ? truncateStrings(done.output) : null,
+        input: llm ? null : cut(input),
+        output: done ? cut(done.output) : null,
         model: done?.model ?? null,
         usage: done?.usage ?? null,
         latencyMs: done?.durationMs ?? null,
         attempts: done?.attempts ?? null,
         validationErrors: done?.validationErrors ?? [],
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
-        error: !done && failure ? { code: failure.code, message: truncateStrings(failure.message) } : null,
+        error: !done && failure ? { code: failure.code, message: cut(failure.message) } : null,
       };
     }),
   };

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { requireFlow, type AuthoringScope } from '../authoring/flowAuthoring.ts';
+import { requireFlow } from '../authoring/flowAuthoring.ts';
+import { type AuthoringScope, inScope } from '../authoring/authoringScope.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { testCase } from '../domain/testing/testCase.ts';
@@ -26,7 +27,7 @@ export function parseTestCase(input: unknown): TestCaseDefinition {
 /** A test case that exists, is not deleted, and belongs to the scope. */
 export async function requireTestCase(deps: CommandDependencies, scope: AuthoringScope, testCaseId: string) {
   const { state } = await loadStream(deps.eventStore, testCaseStream(testCaseId), testCase);
-  if (state.status !== 'active' || (scope.organizationId !== undefined && state.organizationId !== scope.organizationId)) throw new ApiError('TEST_CASE_NOT_FOUND', `No test case ${testCaseId}`);
+  if (state.status !== 'active' || !inScope(scope, state.organizationId)) throw new ApiError('TEST_CASE_NOT_FOUND', `No test case ${testCaseId}`);
   return state;
 }
 
@@ -60,7 +61,10 @@ export async function removeTestCase(deps: CommandDependencies, scope: Authoring
 /** A flow's test cases (read model), by name. */
 export async function listTestCases(db: Kysely<ReadModels>, scope: AuthoringScope, flowId: string) {
   let query = db.selectFrom('test_cases').select(['id', 'name', 'definition', 'updated_at']).where('flow_id', '=', flowId);
-  if (scope.organizationId !== undefined) query = query.where('organization_id', '=', scope.organizationId);
+  if (scope.organizationIds !== undefined) {
+    if (scope.organizationIds.length === 0) return [];
+    query = query.where('organization_id', 'in', scope.organizationIds);
+  }
   const rows = await query.orderBy('name').orderBy('id').execute();
   return rows.map((r) => ({ testCaseId: r.id, name: r.name, definition: r.definition as TestCaseDefinition, updatedAt: r.updated_at.toISOString() }));
 }

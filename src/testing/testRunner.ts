@@ -22,6 +22,13 @@ import { type ResolvedTarget, resolveTarget } from './testTarget.ts';
 /** At most this many tool rounds are answered from a test case's scripted results before the run counts as stuck. */
 const MAX_SCRIPTED_ROUNDS = 50;
 
+export interface StartedTestRun {
+  testRunId: string;
+  testCaseId: string;
+  executionId: string;
+  name: string;
+}
+
 export interface TestRunSummary {
   testRunId: string;
   testCaseId: string;
@@ -33,6 +40,8 @@ export interface TestRunSummary {
   results: RecordedAssertionResult[];
   latencyMs: number;
   tokens: number;
+  /** The run's result (null unless it completed). */
+  output: unknown;
 }
 
 /**
@@ -44,7 +53,15 @@ export interface TestRunSummary {
 export async function runTestCase(
   engine: EngineDependencies,
   scope: AuthoringScope,
-  input: { testCaseId: string; version?: number; draft?: boolean; /** A suite resolves its target once, for every case. */ resolved?: ResolvedTarget },
+  input: {
+    testCaseId: string;
+    version?: number;
+    draft?: boolean;
+    /** A suite resolves its target once, for every case. */
+    resolved?: ResolvedTarget;
+    /** Told the run's ids once it is recorded as started: a caller that stops waiting can still name it. */
+    onStarted?: (run: StartedTestRun) => void;
+  },
   metadata: CommandMetadata,
 ): Promise<TestRunSummary> {
   const { definition, flowId } = await requireTestCase(engine, scope, input.testCaseId);
@@ -54,6 +71,8 @@ export async function runTestCase(
   const resolved = input.resolved ?? resolveTarget(flow, input, testRunId);
   const record = (command: TestRunCommand) => handleCommand(engine, testRunStream(testRunId), testRun, command, { ...metadata, correlationId: testRunId });
   await record({ type: 'Start', event: { type: 'TestRunStarted', data: { testRunId, testCaseId: input.testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, executionId, target: resolved.target } } });
+
+  input.onStarted?.({ testRunId, testCaseId: input.testCaseId, executionId, name: definition.name });
 
   await runWithScriptedTools(engine, { executionId, testRunId, flow, resolved, definition, principal: metadata.principal });
 
@@ -76,7 +95,7 @@ export async function runTestCase(
   const passed = observed.status === 'completed' && results.every((r) => r.passed);
   const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens };
   await record({ type: 'Finish', event: { type: 'TestRunFinished', data: finished } });
-  return { ...finished, name: definition.name, target: resolved.target.kind === 'version' ? { kind: 'version', number: resolved.target.number } : { kind: 'draft' } };
+  return { ...finished, output: observed.result, name: definition.name, target: resolved.target.kind === 'version' ? { kind: 'version', number: resolved.target.number } : { kind: 'draft' } };
 }
 
 /**

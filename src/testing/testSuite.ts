@@ -6,7 +6,7 @@ import { encodeEvent } from '../domain/events/domainEvent.ts';
 import { appendWithRetry } from '../eventstore/streams.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { listTestCases } from './testCases.ts';
-import { type TestRunSummary, runTestCase } from './testRunner.ts';
+import { type StartedTestRun, type TestRunSummary, runTestCase } from './testRunner.ts';
 import { resolveTarget } from './testTarget.ts';
 
 /** Test cases of one suite run at once. */
@@ -25,7 +25,7 @@ export interface SuiteRunSummary {
  * Runs every test case of a flow against one target (resolved once: the same version, or the same
  * draft snapshot, for all), a few at a time, and records the suite as one event with its results.
  */
-export async function runSuite(engine: EngineDependencies, scope: AuthoringScope, input: { flowId: string; version?: number; draft?: boolean }, metadata: CommandMetadata): Promise<SuiteRunSummary> {
+export async function runSuite(engine: EngineDependencies, scope: AuthoringScope, input: { flowId: string; version?: number; draft?: boolean; onStarted?: (run: StartedTestRun) => void; onFinished?: (run: TestRunSummary) => void }, metadata: CommandMetadata): Promise<SuiteRunSummary> {
   const flow = await requireFlow(engine, scope, input.flowId);
   const suiteRunId = randomUUID();
   const resolved = resolveTarget(flow, input, suiteRunId);
@@ -36,7 +36,8 @@ export async function runSuite(engine: EngineDependencies, scope: AuthoringScope
     Array.from({ length: Math.min(SUITE_CONCURRENCY, cases.length) }, async () => {
       while (next < cases.length) {
         const index = next++;
-        runs[index] = await runTestCase(engine, scope, { testCaseId: cases[index]!.testCaseId, resolved }, metadata);
+        runs[index] = await runTestCase(engine, scope, { testCaseId: cases[index]!.testCaseId, resolved, onStarted: input.onStarted }, metadata);
+        input.onFinished?.(runs[index]);
       }
     }),
   );

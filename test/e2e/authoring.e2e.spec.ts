@@ -43,7 +43,7 @@ describe('authoring a flow block by block (services over the log), then running 
 
   it("builds the spec's essay flow (detect -> grade -> translate) with a parallel sibling and a loop, publishes, promotes and executes it", async () => {
     const deps = t.runtime.commands;
-    const scope = { organizationId };
+    const scope = { organizationIds: [organizationId] };
     const { flowId } = await createFlow(deps, scope, { projectId, name: 'Essay feedback', slug: 'essay' }, alice);
     const detect = await addBlock(deps, scope, { flowId, name: 'detect', processor_type: 'llm', prompt: 'Language of: {{message}}' }, alice);
     const grade = await addBlock(deps, scope, { flowId, name: 'grade', processor_type: 'llm', prompt: 'Grade ({{previous_output.language_name}}): {{message}}', targetId: detect.blockId, direction: 'right' }, alice);
@@ -93,9 +93,9 @@ describe('authoring a flow block by block (services over the log), then running 
 
   it('refuses every edit of another organization\'s flow exactly as a flow that does not exist', async () => {
     const deps = t.runtime.commands;
-    const { flowId } = await createFlow(deps, { organizationId }, { projectId, name: 'Mine', slug: 'mine' }, alice);
+    const { flowId } = await createFlow(deps, { organizationIds: [organizationId] }, { projectId, name: 'Mine', slug: 'mine' }, alice);
     const other = (await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'other').executeTakeFirst())?.id ?? 'other-org';
-    const stranger = { organizationId: other };
+    const stranger = { organizationIds: [other] };
     for (const attempt of [
       () => addBlock(deps, stranger, { flowId, name: 'x', processor_type: 'passthrough' }, alice),
       () => showDraft(deps, stranger, flowId),
@@ -106,7 +106,7 @@ describe('authoring a flow block by block (services over the log), then running 
     }
     await expect(createFlow(deps, stranger, { projectId, name: 'Sneaky', slug: 'sneaky' }, alice)).rejects.toMatchObject({ code: 'PROJECT_NOT_FOUND' });
     // Publishing an invalid draft lists every problem with its path.
-    await addBlock(deps, { organizationId }, { flowId, name: 'ask', processor_type: 'llm' }, alice);
-    await expect(publishDraft(deps, { organizationId }, { flowId, note: null }, alice)).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: ['steps[0].block.prompt: llm blocks need a prompt'] } });
+    await addBlock(deps, { organizationIds: [organizationId] }, { flowId, name: 'ask', processor_type: 'llm' }, alice);
+    await expect(publishDraft(deps, { organizationIds: [organizationId] }, { flowId, note: null }, alice)).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: ['steps[0].block.prompt: llm blocks need a prompt'] } });
   });
 });

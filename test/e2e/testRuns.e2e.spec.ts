@@ -201,7 +201,7 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     expect(step.executions).toEqual([
       expect.objectContaining({ prompt: 'Grade: z', missingPlaceholders: [], model: 'gpt-4o-mini', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, attempts: 1, toolRounds: 0, error: null }),
     ]);
-    await expect(runTrace(t.runtime.eventStore, { organizationId: 'someone-else' }, summary.executionId)).rejects.toMatchObject({ code: 'EXECUTION_NOT_FOUND' });
+    await expect(runTrace(t.runtime.eventStore, { organizationIds: ['someone-else'] }, summary.executionId)).rejects.toMatchObject({ code: 'EXECUTION_NOT_FOUND' });
 
     // A reply the schema refused, then repaired: the step trace says why it was refused.
     server.script({ content: { overall_score: 'high' } }, { content: { overall_score: 50, summary: 'ok' } });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer as createNetServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -50,11 +51,20 @@ export async function createTestRuntime(label: string, env: Record<string, strin
 
 export const testPrincipal = { principal: { kind: 'cli' as const, id: 'test' } };
 
-/** The real HTTP API of a runtime on a loopback port; `base` ends in /api/v1. */
-export async function serveApi(runtime: Runtime): Promise<{ app: FastifyInstance; base: string }> {
+/** The real HTTP API of a runtime on a loopback port (any free one unless given); `base` ends in /api/v1. */
+export async function serveApi(runtime: Runtime, port = 0): Promise<{ app: FastifyInstance; base: string }> {
   const app = await buildServer(runtime);
-  await app.listen({ host: '127.0.0.1', port: 0 });
+  await app.listen({ host: '127.0.0.1', port });
   return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1` };
+}
+
+/** A loopback port free right now: for a server whose public URL (SEQFLOW_PUBLIC_URL) must be known before it starts. */
+export async function freePort(): Promise<number> {
+  const probe = createNetServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
 }
 
 /** Organization `acme`, project `web`, each flow imported and set to production, and a test API key of the project. */

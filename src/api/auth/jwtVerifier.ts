@@ -23,12 +23,18 @@ export function createJwtVerifier(oauth: { issuer: string; audience: string | un
     return (keySet = createRemoteJWKSet(new URL(jwksUrl)));
   }
 
-  return async function verify(token: string): Promise<{ subject: string }> {
+  /**
+   * `audience` overrides OAUTH_AUDIENCE: the MCP endpoint accepts only tokens minted for itself.
+   * `clientId` is the OAuth client the token was issued to (RFC 9068 `client_id`, else `azp`).
+   */
+  return async function verify(token: string, options: { audience?: string } = {}): Promise<{ subject: string; clientId: string | undefined }> {
+    const audience = options.audience ?? oauth.audience;
     try {
       // `exp` is required: a token without one would never expire.
-      const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(oauth.audience ? { audience: oauth.audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] });
+      const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(audience ? { audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] });
       if (!payload.sub) throw new Error('no sub claim');
-      return { subject: payload.sub };
+      const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
+      return { subject: payload.sub, clientId };
     } catch (error) {
       throw new ApiError('UNAUTHENTICATED', `Invalid token: ${(error as Error).message}`);
     }

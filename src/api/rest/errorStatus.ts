@@ -17,6 +17,7 @@ export const errorStatus: Record<ErrorCode, number> = {
   REQUEST_TIMEOUT: 408,
   SLUG_TAKEN: 409,
   CONFLICT: 409,
+  RATE_LIMITED: 429,
   ORGANIZATION_NOT_FOUND: 404,
   PROJECT_NOT_FOUND: 404,
   FLOW_NOT_FOUND: 404,

@@ -3,6 +3,8 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
+import { createMcpAuthenticator } from '../mcp/mcpAuth.ts';
+import { mcpRoutes } from '../mcp/mcpRoutes.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errorHandler.ts';
 import { installJsonParser, installRequestGuards } from './requestGuards.ts';
 import { trackRouteMethods } from './routeMethods.ts';
@@ -19,7 +21,7 @@ declare module 'fastify' {
   }
 }
 
-/** The public REST facade under /api/v1. */
+/** The public REST facade under /api/v1, and the assistant (MCP) endpoint at /api/v1/mcp/. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
   installErrorHandling(app, trackRouteMethods(app));
@@ -29,6 +31,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   await app.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)), { prefix: '/api/v1' });
+  await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, jwt, runtime.config.mcp.resource)));
   // Everything under /seq is API-key authenticated and scoped to the key's project.
   await app.register(
     async (seq) => {

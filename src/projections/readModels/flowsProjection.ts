@@ -30,7 +30,7 @@ async function replaceDraftBlocks(trx: Transaction<ReadModels>, flowId: string, 
 
 export const flowsProjection: Projection = {
   name: 'flows',
-  handles: ['FlowCreated', 'FlowDraftReplaced', ...draftEditTypes, 'FlowVersionPublished', 'FlowProductionVersionSet'],
+  handles: ['FlowCreated', 'FlowDraftReplaced', ...draftEditTypes, 'FlowVersionPublished', 'FlowProductionVersionSet', 'ExecutionRequested'],
   tables: ['flows', 'flow_blocks', 'flow_versions'],
   async apply(trx, event, { occurredAt }) {
     switch (event.type) {
@@ -93,6 +93,11 @@ export const flowsProjection: Projection = {
           .set({ production_version_id: versionId, production_version_number: number, production_set_at: occurredAt })
           .where('id', '=', flowId)
           .execute();
+        return;
+      }
+      case 'ExecutionRequested': {
+        if (event.data.attachments.length === 0) return;
+        await trx.updateTable('flows').set({ receives_images: true }).where('id', '=', event.data.flowId).where('receives_images', '=', false).execute();
         return;
       }
     }

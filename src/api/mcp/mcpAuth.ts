@@ -1,0 +1,36 @@
+import type { Kysely } from 'kysely';
+import { parseApiKey } from '../../domain/apiKeys/apiKeyFormat.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import type { Principal } from '../../domain/events/eventMetadata.ts';
+import type { ReadModels } from '../../projections/readModelSchema.ts';
+import { membershipsOf } from '../../queries/memberQueries.ts';
+import type { JwtVerifier } from '../auth/jwtVerifier.ts';
+
+export interface McpCaller {
+  principal: Principal;
+  /** The organizations the subject is a member of: all it may see. */
+  organizationIds: string[];
+}
+
+/**
+ * Who calls the assistant endpoint: an OAuth-issued JWT (asymmetric signature, issuer, `exp`) whose
+ * audience is this endpoint's canonical URL, and nothing else. API keys are refused: assistants
+ * sign in through their OAuth flow. The subject acts as the member it is, in every organization
+ * the members read model lists for it.
+ */
+export function createMcpAuthenticator(db: Kysely<ReadModels>, jwt: JwtVerifier | undefined, resource: string) {
+  return async function authenticate(authorization: string | undefined): Promise<McpCaller> {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1];
+    if (!token) throw new ApiError('UNAUTHENTICATED', 'Sign in: send the OAuth access token as `Authorization: Bearer <token>`');
+    if (parseApiKey(token)) throw new ApiError('UNAUTHENTICATED', 'API keys are not accepted here: assistants sign in through their OAuth flow');
+    if (!jwt) throw new ApiError('UNAUTHENTICATED', 'This server has no OAuth issuer configured (OAUTH_ISSUER)');
+    const { subject, clientId } = await jwt(token, { audience: resource });
+    const memberships = await membershipsOf(db, subject);
+    return {
+      principal: { kind: 'user', id: subject, via: 'mcp', ...(clientId ? { clientId } : {}) },
+      organizationIds: memberships.map((m) => m.organization_id),
+    };
+  };
+}
+
+export type McpAuthenticator = ReturnType<typeof createMcpAuthenticator>;

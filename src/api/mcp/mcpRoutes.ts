@@ -1,0 +1,90 @@
+import cors from '@fastify/cors';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { packageVersion } from '../../config/packageVersion.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { errorBody } from '../rest/errorHandler.ts';
+import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
+import { createMcpServer } from './mcpServer.ts';
+import { createRunRateLimiter } from './runRateLimiter.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    mcpCaller?: McpCaller;
+  }
+}
+
+/** The MCP request headers a browser-based client sends, and the response headers it must read. */
+const MCP_REQUEST_HEADERS = ['Authorization', 'Content-Type', 'Accept', 'Mcp-Protocol-Version', 'Mcp-Session-Id', 'Last-Event-ID'];
+const MCP_RESPONSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protocol-Version'];
+
+/**
+ * The assistant endpoint at exactly `/api/v1/mcp/` (Streamable HTTP, stateless: a fresh server and
+ * transport per POST, so any number of processes can serve it) and its OAuth protected-resource
+ * metadata (RFC 9728). Registered at the root: the metadata lives under `/.well-known`.
+ */
+export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
+  const { resource, resourceMetadataUrl, allowedOrigins, runsPerMinute } = runtime.config.mcp;
+  const runLimiter = createRunRateLimiter(runsPerMinute);
+  const version = packageVersion();
+  const metadata = {
+    resource,
+    ...(runtime.config.oauth ? { authorization_servers: [runtime.config.oauth.issuer] } : {}),
+    bearer_methods_supported: ['header'],
+    resource_name: 'Seqflow assistant endpoint',
+    resource_documentation: `${runtime.config.publicUrl}/api/v1/mcp/`,
+  };
+  // RFC 6750 §3: what a client needs to sign in again, named in every 401.
+  const challenge = (description: string) => `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${resourceMetadataUrl}"`;
+
+  return async (app: FastifyInstance) => {
+    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp/']) {
+      app.get(path, async (_request, reply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').send(metadata));
+    }
+
+    await app.register(async (mcp) => {
+      // Before CORS and auth: a browser page of an origin not allowed gets nothing but 403 (DNS-rebinding defence).
+      mcp.addHook('onRequest', async (request) => {
+        const origin = request.headers.origin;
+        if (origin !== undefined && !allowedOrigins.includes(origin)) throw new ApiError('FORBIDDEN', `Origin ${origin} may not call this endpoint (SEQFLOW_MCP_ALLOWED_ORIGINS)`);
+      });
+      await mcp.register(cors, { origin: allowedOrigins, methods: ['POST'], allowedHeaders: MCP_REQUEST_HEADERS, exposedHeaders: MCP_RESPONSE_HEADERS, maxAge: 600 });
+
+      // A stateless server keeps no stream for GET and no session for DELETE to end.
+      const postOnly = async (_request: unknown, reply: FastifyReply) =>
+        reply.status(405).header('allow', 'POST').send(errorBody(new ApiError('METHOD_NOT_ALLOWED', 'This endpoint is stateless: send JSON-RPC messages with POST')));
+      // Exactly `/api/v1/mcp/`: without the slash is another path (404, never a redirect).
+      const exact = { prefixTrailingSlash: 'slash' as const };
+      mcp.get('/', exact, postOnly);
+      mcp.delete('/', exact, postOnly);
+
+      mcp.post(
+        '/',
+        {
+          ...exact,
+          onRequest: async (request, reply) => {
+            try {
+              request.mcpCaller = await authenticate(request.headers.authorization);
+            } catch (error) {
+              if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', challenge(error.message));
+              throw error;
+            }
+          },
+        },
+        async (request, reply) => {
+          const caller = request.mcpCaller!;
+          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal }, runLimiter }, version);
+          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+          reply.hijack();
+          reply.raw.on('close', () => {
+            void transport.close();
+            void server.close();
+          });
+          await server.connect(transport);
+          await transport.handleRequest(request.raw, reply.raw, request.body);
+        },
+      );
+    }, { prefix: '/api/v1/mcp' });
+  };
+}

@@ -1,0 +1,56 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { AuthoringScope } from '../../authoring/authoringScope.ts';
+import type { CommandMetadata } from '../../commands/commandHandler.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import type { RunRateLimiter } from './runRateLimiter.ts';
+import { toolFailure, toolSuccess } from './toolResult.ts';
+
+/** What every tool of one MCP request works with: the caller (a member of `scope`'s organizations) and the services. */
+export interface ToolContext {
+  runtime: Runtime;
+  /** The caller's organizations: anything outside them is answered as not found. */
+  scope: AuthoringScope;
+  /** The principal every event the tools append carries: the subject, its OAuth client, `via: 'mcp'`. */
+  metadata: CommandMetadata;
+  runLimiter: RunRateLimiter;
+}
+
+/** Tools read their own writes: a change is answered once the read models show it. */
+export const settled = (ctx: ToolContext, position: number) => ctx.runtime.projections.waitForPosition(position, 10_000);
+
+/**
+ * Runs a tool's work and shapes its answer; a failure becomes a tool error, with the hint that
+ * `hintFor` finds for it (it may read the flow again, e.g. to list the valid step ids).
+ */
+export async function answer<T extends Record<string, unknown>>(
+  ctx: ToolContext,
+  work: () => Promise<T>,
+  hintFor?: (code: string) => Promise<string | undefined> | string | undefined,
+): Promise<CallToolResult> {
+  try {
+    return toolSuccess(await work());
+  } catch (error) {
+    if (!(error instanceof ApiError)) return toolFailure(error, ctx.runtime.logger);
+    // A hint is help, not part of the answer: if finding it fails, the error goes out without it.
+    const hint = (await Promise.resolve(hintFor?.(error.code)).catch(() => undefined)) ?? defaultHints.get(error.code);
+    return toolFailure(error, ctx.runtime.logger, hint);
+  }
+}
+
+/** What a model can do next after each error an assistant commonly meets. */
+const defaultHints = new Map<string, string>([
+  ['PROJECT_NOT_FOUND', 'Use the project_id of a project in one of your organizations.'],
+  ['FLOW_NOT_FOUND', 'Call hydrate_project to see the flow_ids of the project.'],
+  ['VERSION_NOT_FOUND', 'hydrate_project lists each flow\'s versions with their version_id and number; publish_version creates one.'],
+  ['TEST_CASE_NOT_FOUND', 'hydrate_project lists each flow\'s test cases with their test_case_id; create_test_case adds one.'],
+  ['EXECUTION_NOT_FOUND', 'Pass a flow_run_id returned by run_test_case or run_all_tests.'],
+  ['FLOW_INVALID', 'Fix each listed problem with update_block, update_block_draft or update_block_output_schema, then call publish_version again.'],
+  ['TESTS_NOT_RUN', 'Run run_all_tests with the version number you want to promote, then call set_production_version again.'],
+  ['TESTS_FAILING', 'Read the failing runs with get_test_run_trace, fix the draft, publish a new version and test it before promoting.'],
+  ['SLUG_TAKEN', 'Choose another slug: it must be unique within the project.'],
+  ['SLUG_INVALID', 'A slug is lowercase letters, digits and hyphens, starting with a letter.'],
+  ['BLOCK_NAME_TAKEN', 'Block names are unique within a flow: choose another name.'],
+  ['TEST_CASE_INVALID', 'Fix each listed problem; assertions need a type such as equals, contains, path_equals, json_schema or llm_judge.'],
+  ['CREDITS_EXHAUSTED', 'The organization has no credits left; an operator can add some.'],
+]);

@@ -1,0 +1,53 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { projectMap } from '../../../authoring/projectMap.ts';
+import { type ToolContext, answer } from '../toolContext.ts';
+
+const block = z.object({
+  step_id: z.string(),
+  name: z.string(),
+  processor_type: z.enum(['llm', 'passthrough', 'code']),
+  model: z.string().nullable(),
+  position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(['block', 'parallel', 'loop']), loop_over: z.string().optional() }),
+  prompt_excerpt: z.string().optional(),
+});
+const flow = z.object({
+  flow_id: z.string(),
+  slug: z.string(),
+  name: z.string(),
+  draft_status: z.enum(['empty', 'unpublished', 'changed', 'published']),
+  production_version_id: z.string().nullable(),
+  production_version_number: z.number().int().nullable(),
+  receives_images: z.boolean(),
+  blocks: z.array(block),
+  versions: z.array(z.object({ version_id: z.string(), number: z.number().int(), note: z.string().nullable(), published_at: z.string() })),
+  test_cases: z.array(z.object({ test_case_id: z.string(), name: z.string() })),
+});
+
+export function registerProjectTools(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    'hydrate_project',
+    {
+      title: 'Map a project',
+      description:
+        "Start here. The project, each flow with its draft blocks (step_id, name, type, model, position, prompt excerpt), draft status against the latest version, versions and production version, test cases, and the models the service knows (vision: takes images).",
+      inputSchema: { project_id: z.string().min(1) },
+      outputSchema: {
+        project_id: z.string(),
+        organization_id: z.string(),
+        slug: z.string(),
+        name: z.string(),
+        flows: z.array(flow),
+        models: z.array(z.object({ id: z.string(), vision: z.boolean() })),
+        default_model: z.string(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => ({
+        ...(await projectMap(ctx.runtime.db, ctx.scope, args.project_id)),
+        models: ctx.runtime.execution.registry.list(),
+        default_model: ctx.runtime.config.execution.defaultModel,
+      })),
+  );
+}

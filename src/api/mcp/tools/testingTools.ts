@@ -1,0 +1,121 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { addTestCase, listTestCases, requireTestCase } from '../../../testing/testCases.ts';
+import { type StartedTestRun, type TestRunSummary, runTestCase } from '../../../testing/testRunner.ts';
+import { runSuite } from '../../../testing/testSuite.ts';
+import { requireFlow } from '../../../authoring/flowAuthoring.ts';
+import { type ToolContext, answer, settled } from '../toolContext.ts';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
+
+const target = {
+  version: z.number().int().min(1).optional().describe('Run against this version number (default: production, else the latest version)'),
+  draft: z.boolean().optional().describe('Run against the current draft instead of a version'),
+  wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`How long to wait for the runs (default ${DEFAULT_WAIT_SECONDS}); after that the runs go on and their status so far is returned`),
+};
+const runEntry = z.object({
+  flow_run_id: z.string().nullable().describe('null while the run is queued'),
+  test_case_id: z.string(),
+  name: z.string(),
+  status: z.enum(['running', 'completed', 'failed', 'paused', 'queued']),
+  passed: z.boolean().nullable(),
+  assertions: z.array(z.object({ type: z.string(), passed: z.boolean(), score: z.number(), reason: z.string() })),
+  output_excerpt: z.string().nullable(),
+});
+
+/** Test cases and test runs: each run an ordinary engine run (mode `test`), so its trace is read like any other. */
+export function registerTestingTools(server: McpServer, ctx: ToolContext) {
+  const { runtime } = ctx;
+  const subject = ctx.metadata.principal.id;
+
+  server.registerTool(
+    'create_test_case',
+    {
+      title: 'Create a test case',
+      description:
+        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), assertions on the run ({type: equals|contains|not_contains|regex|json_schema|path_equals|number_range|max_latency_ms|max_tokens|tool_called|llm_judge, ...}) and, for flows with tools, scripted tool_results (tool name -> content).',
+      inputSchema: {
+        flow_id: z.string().min(1),
+        name: z.string().min(1).max(200),
+        input: z.record(z.string(), z.unknown()),
+        assertions: z.array(z.record(z.string(), z.unknown())).min(1).max(100),
+        tool_results: z.record(z.string(), z.string()).optional(),
+      },
+      outputSchema: { test_case_id: z.string(), flow_id: z.string(), name: z.string() },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
+        const added = await addTestCase(runtime.commands, ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
+        await settled(ctx, added.position);
+        return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
+      }),
+  );
+
+  server.registerTool(
+    'run_test_case',
+    {
+      title: 'Run one test case',
+      description: 'Runs a test case (calls models, spends credits) and evaluates its assertions. Read the run with get_test_run_trace(flow_run_id).',
+      inputSchema: { test_case_id: z.string().min(1), ...target },
+      outputSchema: runEntry.shape,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const testCase = await requireTestCase(runtime.commands, ctx.scope, args.test_case_id);
+        await ctx.runLimiter(subject);
+        let started: StartedTestRun | undefined;
+        const running = runTestCase(runtime.execution, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
+        const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+        if (outcome.done) return testRunEntry(started!, outcome.value);
+        keepRunning(ctx, running, started ? [started.executionId] : []);
+        return started ? testRunEntry(started, undefined) : queuedEntry(args.test_case_id, testCase.definition.name);
+      }),
+  );
+
+  server.registerTool(
+    'run_all_tests',
+    {
+      title: "Run a flow's test cases",
+      description: 'Runs every test case of a flow against one version (or the draft), a few at a time, and returns the totals and one entry per test case.',
+      inputSchema: { flow_id: z.string().min(1), ...target },
+      outputSchema: {
+        flow_id: z.string(),
+        complete: z.boolean().describe('false when wait_seconds ran out first: the runs go on; read them later with get_test_run_trace'),
+        totals: z.object({ total: z.number().int(), passed: z.number().int(), failed: z.number().int(), running: z.number().int() }),
+        runs: z.array(runEntry),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        await requireFlow(runtime.commands, ctx.scope, args.flow_id);
+        const cases = await listTestCases(runtime.db, ctx.scope, args.flow_id);
+        await ctx.runLimiter(subject);
+        const started = new Map<string, StartedTestRun>();
+        const finished = new Map<string, TestRunSummary>();
+        const suite = runSuite(
+          runtime.execution,
+          ctx.scope,
+          { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
+          ctx.metadata,
+        );
+        const outcome = await waitAtMost(suite, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+        if (!outcome.done) keepRunning(ctx, suite, [...started.values()].filter((run) => !finished.has(run.testCaseId)).map((run) => run.executionId));
+        const runs = cases.map((c) => {
+          const run = started.get(c.testCaseId);
+          return run ? testRunEntry(run, finished.get(c.testCaseId)) : queuedEntry(c.testCaseId, c.name);
+        });
+        const passed = runs.filter((r) => r.passed === true).length;
+        const failed = runs.filter((r) => r.passed === false).length;
+        return { flow_id: args.flow_id, complete: outcome.done, totals: { total: runs.length, passed, failed, running: runs.length - passed - failed }, runs };
+      }),
+  );
+}
+
+/** Runs the tool stopped waiting for go on in this process; the lifecycle tracks them for shutdown, and a failure is logged. */
+function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
+  for (const executionId of executionIds) ctx.runtime.runs.follow(executionId, running);
+  running.catch((error: unknown) => ctx.runtime.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
+}

@@ -1,0 +1,120 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { runTrace, stepTrace } from '../../../testing/runTrace.ts';
+import { type ToolContext, answer } from '../toolContext.ts';
+
+/** Assistants' contexts are small: strings in traces are cut at this length, with a marker saying the full one. */
+const TRACE_STRING_LIMIT = 500;
+const DEFAULT_PAGE = 20;
+
+const page = {
+  cursor: z.string().regex(/^\d+$/).optional().describe('next_cursor of the previous page'),
+  limit: z.number().int().min(1).max(100).optional().describe(`Entries per page (default ${DEFAULT_PAGE})`),
+};
+
+/** A page of `items` from the cursor on, and the cursor of the next page (null on the last). */
+function pageOf<T>(items: T[], cursor: string | undefined, limit = DEFAULT_PAGE) {
+  const from = cursor === undefined ? 0 : Number(cursor);
+  const to = from + limit;
+  return { items: items.slice(from, to), next_cursor: to < items.length ? String(to) : null, total: items.length };
+}
+
+/** camelCase keys of one level to the snake_case names the tools' arguments use (ids: `stepId` -> `step_id`). */
+const snakeKeys = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
+const snakeRecord = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? snakeKeys(value as Record<string, unknown>) : value);
+
+/** Traces of any run, read from the log: what an assistant reads to see why a test failed. */
+export function registerTraceTools(server: McpServer, ctx: ToolContext) {
+  const options = { maxStringLength: TRACE_STRING_LIMIT };
+
+  server.registerTool(
+    'get_test_run_trace',
+    {
+      title: 'Read a run',
+      description: "A run's header (flow, version, status, duration, tokens, result or failure, assertion results for a test run) and its steps, paginated. Long strings are cut with a marker.",
+      inputSchema: { flow_run_id: z.string().min(1), ...page },
+      outputSchema: {
+        flow_run_id: z.string(),
+        flow_id: z.string(),
+        mode: z.string(),
+        version: z.object({ version_id: z.string(), number: z.number().int() }),
+        status: z.string(),
+        duration_ms: z.number().nullable(),
+        tokens: z.number(),
+        result: z.unknown(),
+        failure: z.record(z.string(), z.unknown()).nullable(),
+        assertions: z.unknown(),
+        steps: z.array(z.record(z.string(), z.unknown())),
+        tool_rounds: z.array(z.record(z.string(), z.unknown())),
+        total_steps: z.number().int(),
+        next_cursor: z.string().nullable(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const trace = await runTrace(ctx.runtime.eventStore, ctx.scope, args.flow_run_id, options);
+        const steps = pageOf(trace.steps, args.cursor, args.limit);
+        return {
+          flow_run_id: trace.executionId,
+          flow_id: trace.flowId,
+          mode: trace.mode,
+          version: { version_id: trace.version.versionId, number: trace.version.number },
+          status: trace.status,
+          duration_ms: trace.durationMs,
+          tokens: trace.tokens,
+          result: trace.result,
+          failure: trace.failure,
+          assertions: trace.assertions,
+          steps: steps.items.map((s) => ({ ...snakeKeys(s), ...('usage' in s ? { usage: snakeRecord(s.usage) } : {}) })),
+          tool_rounds: trace.toolRounds.map(snakeKeys),
+          total_steps: steps.total,
+          next_cursor: steps.next_cursor,
+        };
+      }),
+  );
+
+  server.registerTool(
+    'get_step_trace',
+    {
+      title: 'Read one step of a run',
+      description: 'Every execution of one block in a run (one per loop item): the rendered prompt, input, output, model, token usage, latency, attempts, why a reply was refused, tool rounds, error. Paginated.',
+      inputSchema: { flow_run_id: z.string().min(1), step_id: z.string().min(1), ...page },
+      outputSchema: {
+        flow_run_id: z.string(),
+        step_id: z.string(),
+        name: z.string(),
+        processor_type: z.string(),
+        executions: z.array(z.record(z.string(), z.unknown())),
+        total_executions: z.number().int(),
+        next_cursor: z.string().nullable(),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      answer(
+        ctx,
+        async () => {
+          const trace = await stepTrace(ctx.runtime.eventStore, ctx.scope, args.flow_run_id, args.step_id, options);
+          const executions = pageOf(trace.executions, args.cursor, args.limit);
+          return {
+            flow_run_id: trace.executionId,
+            step_id: trace.stepId,
+            name: trace.name,
+            processor_type: trace.processorType,
+            executions: executions.items.map((e) => ({ ...snakeKeys(e), usage: snakeRecord(e.usage) })),
+            total_executions: executions.total,
+            next_cursor: executions.next_cursor,
+          };
+        },
+        async (code) => (code === 'BLOCK_NOT_FOUND' ? runStepsHint(ctx, args.flow_run_id) : undefined),
+      ),
+  );
+}
+
+/** The step ids that did run in a run: what get_step_trace accepts. */
+async function runStepsHint(ctx: ToolContext, flowRunId: string) {
+  const trace = await runTrace(ctx.runtime.eventStore, ctx.scope, flowRunId, { maxStringLength: 50 });
+  const ran = new Map(trace.steps.map((s) => [String(s.stepId), String(s.name)]));
+  return ran.size === 0 ? 'No block ran in this run.' : `Blocks that ran in this run: ${[...ran].map(([id, name]) => `${id} (${name})`).join(', ')}.`;
+}

@@ -1,0 +1,17 @@
+import { showDraft } from '../../../authoring/flowReading.ts';
+import { flowReceivesImages } from '../../../authoring/projectMap.ts';
+import type { ToolContext } from '../toolContext.ts';
+
+/**
+ * Warnings when a flow that receives images (some run or test case carried attachments) has an llm
+ * block whose model (or the default model) takes no images: such runs would be refused with
+ * MODEL_MIME_INCOMPATIBLE before any work.
+ */
+export async function visionWarnings(ctx: ToolContext, flowId: string): Promise<string[]> {
+  if (!(await flowReceivesImages(ctx.runtime.db, flowId))) return [];
+  const defaultModel = ctx.runtime.config.execution.defaultModel;
+  const draft = await showDraft(ctx.runtime.commands, ctx.scope, flowId);
+  return draft.blocks
+    .filter((b) => b.processor_type === 'llm' && ctx.runtime.execution.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
+    .map((b) => `This flow receives images, but block '${b.name}' (${b.step_id}) uses ${b.model ?? `the default model ${defaultModel}`}, which takes no images: set a vision-capable model with update_block.`);
+}

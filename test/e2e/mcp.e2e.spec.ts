@@ -1,0 +1,369 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const REST_AUDIENCE = 'seqflow';
+/** A tool's structured result, read as the JSON it is (its shape is checked by the output schema and the assertions). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests walk results of many shapes
+type Structured = Record<string, any>;
+const codeOf = async (response: Response) => ((await response.json()) as { detail: { code: string } }).detail.code;
+const languageSchema = { type: 'object', properties: { language_code: { type: 'string' } }, required: ['language_code'] };
+const gradeSchema = { type: 'object', properties: { overall_score: { type: 'integer' }, summary: { type: 'string' } }, required: ['overall_score', 'summary'] };
+
+describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)', () => {
+  let model: ScriptedModelServer;
+  let issuer: JwksIssuer;
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let origin: string;
+  let mcpUrl: string;
+  let projectId: string;
+  let otherProjectId: string;
+  let apiKey: string;
+  const clients: Client[] = [];
+
+  /** An assistant signed in as `sub`: the SDK's own client over Streamable HTTP. */
+  const connect = async (sub: string, clientId = 'claude-desktop') => {
+    const token = await issuer.sign({ sub, aud: mcpUrl, clientId });
+    const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+    clients.push(client);
+    return client;
+  };
+  const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+  /** A tool's structured result; a tool error fails the test with its text. */
+  const ok = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = await call(client, name, args);
+    if (result.isError) throw new Error(`${name} failed: ${JSON.stringify(result.content)}`);
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toEqual(result.structuredContent);
+    return result.structuredContent as Structured;
+  };
+  const errorText = async (client: Client, name: string, args: Record<string, unknown>) => {
+    const result = await call(client, name, args);
+    expect(result.isError).toBe(true);
+    return (result.content[0] as { text: string }).text;
+  };
+  const post = (token: string | undefined, body: unknown = { jsonrpc: '2.0', id: 1, method: 'tools/list' }, headers: Record<string, string> = {}) =>
+    fetch(mcpUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers },
+      body: JSON.stringify(body),
+    });
+
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+    issuer = await startJwksIssuer();
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    mcpUrl = `${origin}/api/v1/mcp/`;
+    t = await createTestRuntime('mcp', {
+      OAUTH_ISSUER: issuer.issuer,
+      OAUTH_AUDIENCE: REST_AUDIENCE,
+      OAUTH_JWKS_URL: issuer.jwksUrl,
+      SEQFLOW_PUBLIC_URL: origin,
+      SEQFLOW_MCP_ALLOWED_ORIGINS: 'https://claude.ai',
+      SEQFLOW_MCP_RUNS_PER_MINUTE: '8',
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'k',
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_DEFAULT_CREDITS: '1000000',
+    });
+    const deps = t.runtime.commands;
+    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    await createOrganization(deps, { slug: 'other', name: 'Other' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'rita', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'other', userSubject: 'eve', role: 'owner' }, testPrincipal);
+    projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
+    otherProjectId = (await createProject(deps, { organizationSlug: 'other', slug: 'secret', name: 'Secret' }, testPrincipal)).id;
+    apiKey = (await createApiKey(deps, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal)).key;
+    await t.runtime.projections.catchUp();
+    // As `npm start` runs them: the tools answer once the read models show their writes.
+    await t.runtime.projections.start();
+    ({ app } = await serveApi(t.runtime, port));
+  });
+  afterAll(async () => {
+    for (const client of clients) await client.close();
+    await app?.close();
+    await t?.close();
+    await issuer?.close();
+    await model?.close();
+  });
+  beforeEach(() => model.reset());
+
+  it('offers the spec\'s twelve tools and three more, each with schemas and annotations, and states the conventions', async () => {
+    const client = await connect('alice');
+    expect(client.getInstructions()).toMatch(/begin with hydrate_project/i);
+    expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
+    expect(client.getInstructions()).toMatch(/vision-capable model/);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      [
+        'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions',
+      ].sort(),
+    );
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const tool of tools) {
+      expect(tool.outputSchema, tool.name).toBeDefined();
+      expect(tool.annotations, tool.name).toBeDefined();
+    }
+    expect(Object.keys(byName.get('add_block')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['flow_id', 'name', 'processor_type', 'prompt', 'target_id', 'direction']));
+    expect(byName.get('update_block_draft')!.inputSchema.required).toEqual(['flow_id', 'step_id', 'content']);
+    expect(byName.get('set_production_version')!.annotations).toMatchObject({ destructiveHint: true });
+    expect(byName.get('hydrate_project')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('run_test_case')!.annotations).toMatchObject({ openWorldHint: true });
+    expect(byName.get('run_all_tests')!.annotations).toMatchObject({ openWorldHint: true });
+  });
+
+  it('lets an assistant build the essay flow from nothing, publish and promote it; the flow then answers /execute with an API key', async () => {
+    const client = await connect('alice');
+    expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows).toEqual([]);
+
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Essay feedback', slug: 'essay-feedback' });
+    const detect = await ok(client, 'add_block', { flow_id, name: 'detect', processor_type: 'llm', prompt: 'Detect the language of: {{message}}' });
+    const grade = await ok(client, 'add_block', { flow_id, name: 'grade', processor_type: 'llm', prompt: 'Grade this {{previous_output.language_code}} essay: {{message}}', target_id: detect.step_id, direction: 'right' });
+    const stats = await ok(client, 'add_block', { flow_id, name: 'stats', processor_type: 'code', code: 'return { words: 0 };', target_id: grade.step_id, direction: 'bottom' });
+    const report = await ok(client, 'add_block', { flow_id, name: 'report', processor_type: 'passthrough', target_id: grade.step_id, direction: 'right' });
+    expect(detect.warnings).toEqual([]);
+    await ok(client, 'update_block_output_schema', { flow_id, step_id: detect.step_id, content: languageSchema });
+    await ok(client, 'update_block_output_schema', { flow_id, step_id: grade.step_id, content: gradeSchema });
+    await ok(client, 'update_block', { flow_id, step_id: grade.step_id, model: 'gpt-4o' });
+    expect(await ok(client, 'update_block_draft', { flow_id, step_id: stats.step_id, content: 'return { words: input.message.split(/\\s+/).length };' })).toEqual({ flow_id, step_id: stats.step_id, field: 'code' });
+
+    const mapped = (await ok(client, 'hydrate_project', { project_id: projectId })).flows[0];
+    expect(mapped).toMatchObject({ flow_id, slug: 'essay-feedback', draft_status: 'unpublished', production_version_id: null, versions: [], test_cases: [] });
+    expect(mapped.blocks).toEqual([
+      { step_id: detect.step_id, name: 'detect', processor_type: 'llm', model: null, position: { step_index: 0, index_in_step: 0, step_kind: 'block' }, prompt_excerpt: 'Detect the language of: {{message}}' },
+      expect.objectContaining({ step_id: grade.step_id, name: 'grade', model: 'gpt-4o', position: { step_index: 1, index_in_step: 0, step_kind: 'parallel' } }),
+      expect.objectContaining({ step_id: stats.step_id, name: 'stats', processor_type: 'code', position: { step_index: 1, index_in_step: 1, step_kind: 'parallel' } }),
+      expect.objectContaining({ step_id: report.step_id, name: 'report', processor_type: 'passthrough', position: { step_index: 2, index_in_step: 0, step_kind: 'block' } }),
+    ]);
+
+    const version = await ok(client, 'publish_version', { flow_id, note: 'first cut' });
+    expect(version).toEqual({ flow_id, version_id: expect.any(String), number: 1 });
+    expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows[0].draft_status).toBe('published');
+    expect(await ok(client, 'set_production_version', { flow_id, version_id: version.version_id })).toEqual({ flow_id, version_id: version.version_id, number: 1 });
+
+    model.script({ content: { language_code: 'en' } }, { content: { overall_score: 81, summary: 'Clear.' } });
+    const executed = await fetch(`${origin}/api/v1/seq/acme/web/essay-feedback/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message: 'The essay has five words' }),
+    });
+    expect(executed.status).toBe(200);
+    expect(((await executed.json()) as { result: unknown }).result).toEqual({ grade: { overall_score: 81, summary: 'Clear.' }, stats: { words: 5 } });
+    expect(model.requests[1]!.body).toMatchObject({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Grade this en essay: The essay has five words' }] });
+
+    // Every change is an event whose principal is the subject, its OAuth client, over MCP.
+    const events = await t.runtime.eventStore.readStream(`flow-${flow_id}`);
+    expect(events.length).toBeGreaterThanOrEqual(10);
+    for (const event of events) expect(event.metadata.principal).toEqual({ kind: 'user', id: 'alice', via: 'mcp', clientId: 'claude-desktop' });
+
+    // A new draft is compared with the version it came from.
+    await ok(client, 'remove_block', { flow_id, step_id: stats.step_id });
+    expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows[0].draft_status).toBe('changed');
+    const diff = await ok(client, 'diff_versions', { flow_id, from: 1, to: 'draft' });
+    expect(diff).toMatchObject({ flow_id, from: 1, to: 'draft', added: [], removed: [{ step_id: stats.step_id, name: 'stats' }] });
+  });
+
+  it('creates test cases, runs one and all, and reads both traces with ids passed on unchanged', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Grader', slug: 'grader' });
+    const grade = await ok(client, 'add_block', { flow_id, name: 'grade', processor_type: 'llm', prompt: 'Grade: {{message}}' });
+    await ok(client, 'update_block_output_schema', { flow_id, step_id: grade.step_id, content: gradeSchema });
+    const version = await ok(client, 'publish_version', { flow_id });
+    await ok(client, 'set_production_version', { flow_id, version_id: version.version_id });
+
+    const good = await ok(client, 'create_test_case', { flow_id, name: 'good essay', input: { message: 'fine' }, assertions: [{ type: 'number_range', path: 'overall_score', min: 70 }] });
+    await ok(client, 'create_test_case', { flow_id, name: 'bad essay', input: { message: 'meh' }, assertions: [{ type: 'number_range', path: 'overall_score', max: 30 }] });
+    expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).test_cases).toEqual([
+      { test_case_id: expect.any(String), name: 'bad essay' },
+      { test_case_id: good.test_case_id, name: 'good essay' },
+    ]);
+
+    model.script({ content: { overall_score: 90, summary: 'x'.repeat(2000) } });
+    const one = await ok(client, 'run_test_case', { test_case_id: good.test_case_id });
+    expect(one).toMatchObject({ flow_run_id: expect.any(String), test_case_id: good.test_case_id, name: 'good essay', status: 'completed', passed: true });
+    expect(one.assertions).toEqual([{ type: 'number_range', passed: true, score: 1, reason: expect.any(String) }]);
+    // Every field shows, long strings cut.
+    expect(JSON.parse(one.output_excerpt)).toEqual({ overall_score: 90, summary: `${'x'.repeat(125)}… [truncated: 2000 characters]` });
+
+    model.respond = (request) => ({ content: { overall_score: String(request.body.messages[0]!.content).includes('fine') ? 88 : 55, summary: 'ok' } });
+    const all = await ok(client, 'run_all_tests', { flow_id, version: 1 });
+    expect(all).toMatchObject({ flow_id, complete: true, totals: { total: 2, passed: 1, failed: 1, running: 0 } });
+    const failing = all.runs.find((r: { name: string }) => r.name === 'bad essay');
+    expect(failing).toMatchObject({ status: 'completed', passed: false, assertions: [{ type: 'number_range', passed: false }] });
+
+    const trace = await ok(client, 'get_test_run_trace', { flow_run_id: one.flow_run_id });
+    expect(trace).toMatchObject({ flow_run_id: one.flow_run_id, flow_id, mode: 'test', version: { version_id: version.version_id, number: 1 }, status: 'completed', total_steps: 1, next_cursor: null });
+    expect(trace.steps[0]).toMatchObject({ step_id: grade.step_id, name: 'grade', status: 'completed', usage: expect.objectContaining({ total_tokens: expect.any(Number) }) });
+    // Long strings are cut for the assistant's small context, with a marker.
+    expect(trace.result.summary).toMatch(/^x{500}… \[truncated: 2000 characters\]$/);
+    const step = await ok(client, 'get_step_trace', { flow_run_id: failing.flow_run_id, step_id: grade.step_id });
+    expect(step).toMatchObject({ flow_run_id: failing.flow_run_id, step_id: grade.step_id, name: 'grade', processor_type: 'llm', total_executions: 1, next_cursor: null });
+    expect(step.executions[0]).toMatchObject({ prompt: 'Grade: meh', model: 'gpt-4o-mini', attempts: 1 });
+    const wrongStep = await errorText(client, 'get_step_trace', { flow_run_id: failing.flow_run_id, step_id: 'nope' });
+    expect(wrongStep).toContain(`BLOCK_NOT_FOUND: Block nope did not run in ${failing.flow_run_id}\nHint: Blocks that ran in this run: ${grade.step_id} (grade).`);
+  });
+
+  it('stops waiting after wait_seconds and returns the run so far; the run goes on and its trace shows the end', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Slow', slug: 'slow' });
+    await ok(client, 'add_block', { flow_id, name: 'think', processor_type: 'llm', prompt: '{{message}}' });
+    await ok(client, 'publish_version', { flow_id });
+    const { test_case_id } = await ok(client, 'create_test_case', { flow_id, name: 'slow', input: { message: 'hm' }, assertions: [{ type: 'contains', value: 'done' }] });
+    model.script({ content: 'done thinking', delayMs: 4000 });
+    const soFar = await ok(client, 'run_test_case', { test_case_id, wait_seconds: 2 });
+    expect(soFar).toMatchObject({ test_case_id, status: 'running', passed: null, assertions: [], output_excerpt: null, flow_run_id: expect.any(String) });
+    let trace = await ok(client, 'get_test_run_trace', { flow_run_id: soFar.flow_run_id });
+    for (let i = 0; i < 100 && trace.status !== 'completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      trace = await ok(client, 'get_test_run_trace', { flow_run_id: soFar.flow_run_id });
+    }
+    expect(trace.status).toBe('completed');
+    expect(trace.result).toEqual({ text: 'done thinking' });
+  });
+
+  it('answers business failures as tool errors with a code and a hint the model can act on', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Hints', slug: 'hints' });
+    const first = await ok(client, 'add_block', { flow_id, name: 'first', processor_type: 'passthrough' });
+    const unknownTarget = await errorText(client, 'add_block', { flow_id, name: 'second', processor_type: 'passthrough', target_id: 'no-such-step', direction: 'right' });
+    expect(unknownTarget).toBe(`BLOCK_NOT_FOUND: No block no-such-step in this flow's draft\nHint: Valid step_ids of this flow: ${first.step_id} (first).`);
+    expect(await errorText(client, 'update_block_draft', { flow_id, step_id: first.step_id, content: 'x' })).toMatch(/^BLOCK_INVALID: Block 'first' is a passthrough block/);
+    expect(await errorText(client, 'publish_version', { flow_id: 'no-such-flow' })).toBe('FLOW_NOT_FOUND: No flow no-such-flow\nHint: Call hydrate_project to see the flow_ids of the project.');
+    expect(await errorText(client, 'create_flow', { project_id: projectId, name: 'Again', slug: 'hints' })).toMatch(/^SLUG_TAKEN: .*\nHint: Choose another slug/);
+    expect(await errorText(client, 'set_production_version', { flow_id, version_id: 'v-none' })).toMatch(/^VERSION_NOT_FOUND: /);
+    // Arguments the schema refuses are a tool error too, never a protocol error.
+    expect(await errorText(client, 'add_block', { flow_id, name: 'x', processor_type: 'shell' })).toMatch(/processor_type/);
+    expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/^TEST_CASE_INVALID: /);
+  });
+
+  it('warns when a flow that receives images gets a model without vision', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Photos', slug: 'photos' });
+    const look = await ok(client, 'add_block', { flow_id, name: 'look', processor_type: 'llm', prompt: 'Describe the image', model: 'gpt-4o' });
+    expect(look.warnings).toEqual([]);
+    await ok(client, 'create_test_case', { flow_id, name: 'cat', input: { message: 'm', attachments: [{ kind: 'url', url: 'https://images.example.com/cat.png', mime_type: 'image/png' }] }, assertions: [{ type: 'contains', value: 'cat' }] });
+    const textOnly = await ok(client, 'update_block', { flow_id, step_id: look.step_id, model: 'gpt-3.5-turbo' });
+    expect(textOnly.warnings).toEqual([`This flow receives images, but block 'look' (${look.step_id}) uses gpt-3.5-turbo, which takes no images: set a vision-capable model with update_block.`]);
+    expect((await ok(client, 'update_block', { flow_id, step_id: look.step_id, model: 'gpt-4o' })).warnings).toEqual([]);
+    const hydrated = await ok(client, 'hydrate_project', { project_id: projectId });
+    expect(hydrated.flows.find((f: { flow_id: string }) => f.flow_id === flow_id).receives_images).toBe(true);
+    expect(hydrated.models).toEqual(expect.arrayContaining([{ id: 'gpt-4o', vision: true }, { id: 'gpt-3.5-turbo', vision: false }]));
+  });
+
+  it('shows a subject of another organization nothing: every id of acme is NOT_FOUND exactly as one that does not exist', async () => {
+    const alice = await connect('alice');
+    const { flow_id } = await ok(alice, 'create_flow', { project_id: projectId, name: 'Private', slug: 'private' });
+    const block = await ok(alice, 'add_block', { flow_id, name: 'only', processor_type: 'passthrough' });
+    const eve = await connect('eve');
+    const same = async (name: string, real: Record<string, unknown>, missing: Record<string, unknown>, id: string, missingId: string) =>
+      expect((await errorText(eve, name, real)).replaceAll(id, 'ID')).toBe((await errorText(eve, name, missing)).replaceAll(missingId, 'ID'));
+    await same('hydrate_project', { project_id: projectId }, { project_id: 'p-missing' }, projectId, 'p-missing');
+    await same('create_flow', { project_id: projectId, name: 'x', slug: 'x' }, { project_id: 'p-missing', name: 'x', slug: 'x' }, projectId, 'p-missing');
+    await same('add_block', { flow_id, name: 'x', processor_type: 'passthrough', target_id: block.step_id }, { flow_id: 'f-missing', name: 'x', processor_type: 'passthrough', target_id: block.step_id }, flow_id, 'f-missing');
+    await same('publish_version', { flow_id }, { flow_id: 'f-missing' }, flow_id, 'f-missing');
+    await same('run_all_tests', { flow_id }, { flow_id: 'f-missing' }, flow_id, 'f-missing');
+    expect(await errorText(eve, 'publish_version', { flow_id })).toMatch(/^FLOW_NOT_FOUND: /);
+    // Her own project is hers.
+    expect(await ok(eve, 'hydrate_project', { project_id: otherProjectId })).toMatchObject({ project_id: otherProjectId, flows: [] });
+    // And a subject who is no member anywhere sees nothing at all.
+    expect(await errorText(await connect('nobody'), 'hydrate_project', { project_id: projectId })).toMatch(/^PROJECT_NOT_FOUND: /);
+  });
+
+  it('rate-limits test runs per subject, saying when to retry', async () => {
+    const rita = await connect('rita');
+    const { flow_id } = await ok(rita, 'create_flow', { project_id: projectId, name: 'Quick', slug: 'quick' });
+    await ok(rita, 'add_block', { flow_id, name: 'echo', processor_type: 'passthrough' });
+    await ok(rita, 'publish_version', { flow_id });
+    const { test_case_id } = await ok(rita, 'create_test_case', { flow_id, name: 'echo', input: { message: 'hi' }, assertions: [{ type: 'path_equals', path: 'text', value: 'hi' }] });
+    for (let i = 0; i < 8; i++) expect((await ok(rita, 'run_test_case', { test_case_id })).passed).toBe(true);
+    expect(await errorText(rita, 'run_test_case', { test_case_id })).toMatch(/^RATE_LIMITED: At most 8 test runs a minute; retry in \d+ s/);
+    // Another subject has a budget of its own.
+    expect((await ok(await connect('alice'), 'run_test_case', { test_case_id: test_case_id })).passed).toBe(true);
+  });
+
+  describe('sign-in and transport rules', () => {
+    it('refuses every token that is not an OAuth JWT minted for this endpoint, with an RFC 9728 challenge', async () => {
+      const metadataUrl = `${origin}/.well-known/oauth-protected-resource/api/v1/mcp/`;
+      const refused: Record<string, string | undefined> = {
+        'no token': undefined,
+        'an API key': apiKey,
+        'a token for the REST API audience': await issuer.sign({ sub: 'alice', aud: REST_AUDIENCE }),
+        'a token for another resource': await issuer.sign({ sub: 'alice', aud: 'https://elsewhere.example/mcp/' }),
+        'another issuer': await issuer.sign({ sub: 'alice', aud: mcpUrl, iss: 'https://evil.example/' }),
+        'no subject': await issuer.sign({ aud: mcpUrl }),
+        ...(await issuer.hostile('alice', mcpUrl)),
+      };
+      for (const [name, token] of Object.entries(refused)) {
+        const response = await post(token);
+        expect(response.status, name).toBe(401);
+        const challenge = response.headers.get('www-authenticate') ?? '';
+        expect(challenge, name).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="([^"]+)"$/);
+        expect(challenge, name).toContain(`resource_metadata="${metadataUrl}"`);
+        expect(await codeOf(response), name).toBe('UNAUTHENTICATED');
+      }
+      expect(await (await post(apiKey)).headers.get('www-authenticate')).toContain('API keys are not accepted here');
+      expect((await post(await issuer.sign({ sub: 'alice', aud: mcpUrl }))).status).toBe(200);
+    });
+
+    it('serves the protected-resource metadata at the RFC 9728 paths, naming one canonical resource', async () => {
+      for (const path of ['/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp/', '/.well-known/oauth-protected-resource']) {
+        const response = await fetch(`${origin}${path}`);
+        expect(response.status, path).toBe(200);
+        expect(await response.json(), path).toEqual({
+          resource: mcpUrl,
+          authorization_servers: [issuer.issuer],
+          bearer_methods_supported: ['header'],
+          resource_name: 'Seqflow assistant endpoint',
+          resource_documentation: mcpUrl,
+        });
+      }
+    });
+
+    it('is at exactly /api/v1/mcp/: without the slash 404, GET and DELETE 405 with Allow: POST', async () => {
+      const token = await issuer.sign({ sub: 'alice', aud: mcpUrl });
+      for (const method of ['POST', 'GET']) {
+        const response = await fetch(`${origin}/api/v1/mcp`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}), redirect: 'manual' });
+        expect(response.status, method).toBe(404);
+      }
+      for (const method of ['GET', 'DELETE']) {
+        const response = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${token}` } });
+        expect(response.status, method).toBe(405);
+        expect(response.headers.get('allow'), method).toBe('POST');
+      }
+    });
+
+    it('answers CORS preflights before auth and refuses browser origins not in the allow list', async () => {
+      const preflight = await fetch(mcpUrl, {
+        method: 'OPTIONS',
+        headers: { origin: 'https://claude.ai', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, mcp-protocol-version' },
+      });
+      expect(preflight.status).toBe(204);
+      expect(preflight.headers.get('access-control-allow-origin')).toBe('https://claude.ai');
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Protocol-Version/);
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Mcp-Session-Id/);
+      expect(preflight.headers.get('access-control-allow-headers')).toMatch(/Last-Event-ID/);
+
+      const unauthenticated = await post(undefined, undefined, { origin: 'https://claude.ai' });
+      expect(unauthenticated.status).toBe(401);
+      expect(unauthenticated.headers.get('access-control-expose-headers')).toMatch(/WWW-Authenticate/);
+
+      const token = await issuer.sign({ sub: 'alice', aud: mcpUrl });
+      const foreign = await post(token, undefined, { origin: 'https://evil.example' });
+      expect(foreign.status).toBe(403);
+      expect(await codeOf(foreign)).toBe('FORBIDDEN');
+      expect((await fetch(mcpUrl, { method: 'OPTIONS', headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' } })).status).toBe(403);
+    });
+  });
+});
