@@ -2,7 +2,7 @@ import { type Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, readSecret, withRuntime, withoutPosition } from './cliSupport.ts';
 
-/** `seqflow org ...` and `seqflow member add`. */
+/** `seqflow org ...`, `seqflow member add` and `seqflow login-code`. */
 export function registerOrganizationCommands(program: Command) {
   const org = program.command('org').description('organizations');
   org
@@ -58,6 +58,18 @@ export function registerOrganizationCommands(program: Command) {
       withRuntime(async (rt) => {
         const { addMember } = await import('../commands/organizationCommands.ts');
         return withoutPosition(await addMember(rt.commands, { organizationSlug: o.org, userSubject: o.user, role: o.role }, cliPrincipal));
+      }),
+    );
+
+  program
+    .command('login-code')
+    .description("a one-time code with which a member signs in to the embedded OAuth server (an assistant's sign-in page)")
+    .requiredOption('--user <subject>', "the member's user subject")
+    .action((o: { user: string }) =>
+      withRuntime(async (rt) => {
+        await rt.projections.catchUp();
+        const { issueLoginCode } = await import('../commands/loginCodeCommands.ts');
+        return issueLoginCode({ ...rt.commands, db: rt.db }, { subject: o.user }, cliPrincipal);
       }),
     );
 }

@@ -121,6 +121,11 @@ export interface Config {
   masterKey: Buffer | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined } | undefined;
+  /**
+   * The embedded OAuth authorization server (at `<public URL>/oauth`), on when no OAUTH_ISSUER is
+   * set, so assistants can sign in to the MCP endpoint of a plain `npm start`.
+   */
+  embeddedOAuth: { issuer: string } | undefined;
   /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://localhost:PORT), without a trailing slash. */
   publicUrl: string;
   mcp: {
@@ -213,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
     publicUrl,
+    embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,

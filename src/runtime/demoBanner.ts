@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config/config.ts';
 import type { Runtime } from './runtime.ts';
-import { seedDemo } from './demoSeed.ts';
+import { DEMO_OWNER, seedDemo } from './demoSeed.ts';
 
 /**
  * What `npm start` prints: on the first start, the demo key (shown only then) and a call that runs
@@ -30,6 +30,21 @@ export async function printDemo(runtime: Runtime, app: FastifyInstance, config: 
     'The essay-feedback example (needs OPENAI_API_KEY or OPENAI_BASE_URL):',
     call(demo?.apiKey ?? '<key>', 'essay-feedback', '{"message":"Yesterday he go to school.","parameters":{"native_language":"Spanish"}}'),
     `Health: curl ${base}/api/v1/health`,
+    ...(await assistantLines(runtime)),
   );
   process.stderr.write(`\n${lines.join('\n')}\n\n`);
+}
+
+/** With the embedded OAuth server: where an assistant connects, and a sign-in code for the demo owner. */
+async function assistantLines(runtime: Runtime): Promise<string[]> {
+  if (!runtime.config.embeddedOAuth) return [];
+  const lines = [`Assistants (MCP): connect to ${runtime.config.mcp.resource} and sign in as the demo owner with`];
+  try {
+    const { issueLoginCode } = await import('../commands/loginCodeCommands.ts');
+    const { code, expiresAt } = await issueLoginCode({ ...runtime.commands, db: runtime.db }, { subject: DEMO_OWNER }, { principal: { kind: 'system', id: 'demo' } });
+    lines.push(`  the one-time code ${code} (until ${expiresAt}; a new one: npx seqflow login-code --user ${DEMO_OWNER})`);
+  } catch {
+    lines.push(`  a one-time code from: npx seqflow login-code --user ${DEMO_OWNER}`);
+  }
+  return lines;
 }

@@ -9,6 +9,9 @@ import type { Runtime } from './runtime.ts';
 
 const DEMO_FLOW_FILE = new URL('../../examples/hello.flow.json', import.meta.url);
 const ESSAY_FLOW_FILE = new URL('../../examples/essay-feedback.flow.json', import.meta.url);
+
+/** The demo organization's owner: the subject a demo sign-in code is for. */
+export const DEMO_OWNER = 'demo-owner';
 const metadata = { principal: { kind: 'system' as const, id: 'demo-seed' } };
 
 /** On first start: a demo organization, project, API key and flow. Returns the key, shown only this once. */
@@ -23,7 +26,7 @@ export async function seedDemo(runtime: Runtime): Promise<{ apiKey: string; org:
     if (error instanceof ApiError && error.code === 'SLUG_TAKEN') return null;
     throw error;
   }
-  await addMember(deps, { organizationSlug: 'demo', userSubject: 'demo-owner', role: 'owner' }, metadata);
+  await addMember(deps, { organizationSlug: 'demo', userSubject: DEMO_OWNER, role: 'owner' }, metadata);
   await createProject(deps, { organizationSlug: 'demo', slug: 'demo', name: 'Demo project' }, metadata);
   const file = JSON.parse(await readFile(DEMO_FLOW_FILE, 'utf8')) as { slug: string };
   const imported = await importFlow(deps, { organizationSlug: 'demo', projectSlug: 'demo', file, production: true, note: 'demo' }, metadata);

@@ -1,4 +1,4 @@
-import { createRemoteJWKSet, jwtVerify } from 'jose';
+import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, jwtVerify } from 'jose';
 import { ApiError } from '../../domain/errors/apiError.ts';
 
 /** Asymmetric algorithms only: a token signed with a shared secret (HS*) or `none` is never accepted. */
@@ -9,11 +9,12 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
  * keys, `iss`, `aud`, `exp` (required) and `nbf`, and an algorithm allow-list. The JWKS address comes from
  * OAUTH_JWKS_URL, else from the issuer's metadata (`/.well-known/openid-configuration`).
  */
-export function createJwtVerifier(oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined }) {
-  let keySet: ReturnType<typeof createRemoteJWKSet> | undefined;
+export function createJwtVerifier(oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined; /** The embedded issuer's own keys, read without a request. */ localKeys?: () => Promise<JSONWebKeySet> }) {
+  let keySet: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet> | undefined;
 
   async function keys() {
     if (keySet) return keySet;
+    if (oauth.localKeys) return (keySet = createLocalJWKSet(await oauth.localKeys()));
     let jwksUrl = oauth.jwksUrl;
     if (!jwksUrl) {
       const metadata = await fetch(new URL('.well-known/openid-configuration', oauth.issuer.endsWith('/') ? oauth.issuer : `${oauth.issuer}/`));

@@ -6,6 +6,7 @@ import { ApiError } from '../../domain/errors/apiError.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { errorBody } from '../rest/errorHandler.ts';
 import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
+import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
 
@@ -30,8 +31,10 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
   const version = packageVersion();
   const metadata = {
     resource,
-    ...(runtime.config.oauth ? { authorization_servers: [runtime.config.oauth.issuer] } : {}),
+    authorization_servers: [runtime.config.oauth?.issuer ?? runtime.config.embeddedOAuth!.issuer],
     bearer_methods_supported: ['header'],
+    // The embedded server's one scope, which clients then request; an external issuer's scopes are its own business.
+    ...(runtime.config.embeddedOAuth ? { scopes_supported: [MCP_SCOPE] } : {}),
     resource_name: 'Seqflow assistant endpoint',
     resource_documentation: `${runtime.config.publicUrl}/api/v1/mcp/`,
   };

@@ -4,6 +4,8 @@ import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyA
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
 import { createMcpAuthenticator } from '../mcp/mcpAuth.ts';
+import { createEmbeddedOAuth } from '../oauth/embeddedOAuth.ts';
+import { oauthRoutes } from '../oauth/oauthRoutes.ts';
 import { mcpRoutes } from '../mcp/mcpRoutes.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './errorHandler.ts';
 import { installJsonParser, installRequestGuards } from './requestGuards.ts';
@@ -31,7 +33,10 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   await app.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)), { prefix: '/api/v1' });
-  await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, jwt, runtime.config.mcp.resource)));
+  // Assistants sign in with the configured issuer, or else with the embedded one.
+  const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth) : undefined;
+  if (embedded) await app.register(oauthRoutes(runtime, embedded.provider));
+  await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp.resource)));
   // Everything under /seq is API-key authenticated and scoped to the key's project.
   await app.register(
     async (seq) => {

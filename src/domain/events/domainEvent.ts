@@ -26,6 +26,7 @@ import {
   JobClaimed,
 } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
+import { LoginCodeIssued, LoginCodeRedeemed } from '../signIn/loginCodeEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
 import { TestRunFinished, TestRunStarted } from '../testing/testRunEvents.ts';
@@ -76,6 +77,8 @@ export const eventDefinitions = [
   TestRunStarted,
   TestRunFinished,
   TestSuiteRunFinished,
+  LoginCodeIssued,
+  LoginCodeRedeemed,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

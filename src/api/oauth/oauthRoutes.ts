@@ -1,0 +1,86 @@
+import type { IncomingMessage } from 'node:http';
+import formbody from '@fastify/formbody';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type Provider from 'oidc-provider';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import { MCP_SCOPE } from './embeddedAuthorizationServer.ts';
+import { signInPage } from './signInPage.ts';
+
+const PREFIX = '/oauth';
+/** Wrong codes one address may try a minute: a code is 50 bits, and this keeps guessing pointless. */
+const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+
+/**
+ * The embedded authorization server under `/oauth` (its discovery document at
+ * `/oauth/.well-known/openid-configuration`), and its sign-in page at `/oauth/interaction/:uid`.
+ * `provider` is made on first use: a process no assistant signs in to never makes keys.
+ */
+export function oauthRoutes(runtime: Runtime, provider: () => Promise<Provider>) {
+  const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
+  const resource = runtime.config.mcp.resource;
+
+  return async (app: FastifyInstance) => {
+    await app.register(async (signIn) => {
+      await signIn.register(formbody);
+      signIn.get('/interaction/:uid', async (request, reply) => {
+        const oidc = await provider();
+        const details = await oidc.interactionDetails(request.raw, reply.raw);
+        // Login and consent alike are answered with a code: no client gets a token without one.
+        const client = await oidc.Client.find(String(details.params.client_id));
+        return reply.type('text/html').send(signInPage({ clientName: client?.clientName ?? String(details.params.client_id), action: `${PREFIX}/interaction/${details.uid}` }));
+      });
+      signIn.post('/interaction/:uid', async (request, reply) => {
+        const oidc = await provider();
+        const details = await oidc.interactionDetails(request.raw, reply.raw);
+        const client = await oidc.Client.find(String(details.params.client_id));
+        const page = (error: string) => signInPage({ clientName: client?.clientName ?? String(details.params.client_id), action: `${PREFIX}/interaction/${details.uid}`, error });
+        try {
+          await attempts.consume(request.ip);
+        } catch (rejection) {
+          if (!(rejection instanceof RateLimiterRes)) throw rejection;
+          return reply.status(429).header('retry-after', Math.ceil(rejection.msBeforeNext / 1000)).type('text/html').send(page('Too many attempts: wait a minute, then try again.'));
+        }
+        const code = (request.body as { code?: unknown } | undefined)?.code;
+        try {
+          const subject = await redeemLoginCode(runtime.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
+          return await finish(oidc, request, reply, subject);
+        } catch (error) {
+          if (error instanceof ApiError && error.code === 'LOGIN_CODE_INVALID') return reply.status(401).type('text/html').send(page(error.message));
+          throw error;
+        }
+      });
+    }, { prefix: PREFIX });
+
+    await app.register(async (oauth) => {
+      // oidc-provider reads its own request bodies: Fastify leaves the stream alone here.
+      oauth.removeAllContentTypeParsers();
+      oauth.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
+      oauth.all('/*', async (request, reply) => {
+        const oidc = await provider();
+        reply.hijack();
+        const raw = request.raw as IncomingMessage & { originalUrl?: string };
+        // Mounted as Express would mount it: the provider sees paths below /oauth and learns its mount from originalUrl.
+        raw.originalUrl = raw.url;
+        raw.url = raw.url!.slice(PREFIX.length) || '/';
+        await oidc.callback()(raw, reply.raw);
+      });
+    }, { prefix: PREFIX });
+  };
+
+  /** Signs `subject` in and grants the client the MCP resource (and the OpenID scopes it asked for). */
+  async function finish(oidc: Provider, request: FastifyRequest, reply: FastifyReply, subject: string) {
+    const details = await oidc.interactionDetails(request.raw, reply.raw);
+    const grant = details.grantId ? await oidc.Grant.find(details.grantId) : new oidc.Grant({ accountId: subject, clientId: String(details.params.client_id) });
+    if (!grant) throw new Error('the interaction names a grant that does not exist');
+    const requested = new Set(String(details.params.scope ?? '').split(' ').filter(Boolean));
+    const oidcScopes = ['openid', 'offline_access', MCP_SCOPE].filter((scope) => requested.has(scope));
+    if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
+    grant.addResourceScope(resource, MCP_SCOPE);
+    const grantId = await grant.save();
+    reply.hijack();
+    await oidc.interactionFinished(request.raw, reply.raw, { login: { accountId: subject }, consent: { grantId } }, { mergeWithLastSubmission: false });
+  }
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+import type { FastifyInstance } from 'fastify';
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
+import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const REDIRECT_URL = 'http://127.0.0.1:33418/callback';
+
+/** What an assistant keeps between the steps of its OAuth flow (the SDK's OAuthClientProvider), in memory. */
+class AssistantAuth implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  stored: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return REDIRECT_URL;
+  }
+  get clientMetadata() {
+    return { client_name: 'Test Assistant', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation = () => this.client;
+  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.client = info);
+  tokens = () => this.stored;
+  saveTokens = (tokens: OAuthTokens) => void (this.stored = tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
+  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  codeVerifier = () => this.verifier;
+}
+
+/** The member's browser: follows redirects by hand, keeps cookies, and submits the sign-in form. */
+class Browser {
+  private cookies = new Map<string, string>();
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    const response = await fetch(url, {
+      method: init.method ?? 'GET',
+      redirect: 'manual',
+      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, ...value] = pair!.split('=');
+      this.cookies.set(name!.trim(), value.join('='));
+    }
+    return response;
+  }
+  /** Follows redirects from `url` until one leaves the server (the assistant's redirect URL) or a page answers. */
+  async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    let response = await this.request(url, init);
+    let location = response.headers.get('location');
+    while (location && !location.startsWith(REDIRECT_URL)) {
+      response = await this.request(new URL(location, url).href);
+      location = response.headers.get('location');
+    }
+    return { response, location: location ? new URL(location) : undefined };
+  }
+}
+
+describe('the embedded OAuth server: an assistant signs in through the SDK\'s own OAuth flow', () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let dataDir: string;
+  let mcpUrl: string;
+  let origin: string;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(path.join(tmpdir(), 'seqflow-oauth-'));
+    const port = await freePort();
+    origin = `http://127.0.0.1:${port}`;
+    mcpUrl = `${origin}/api/v1/mcp/`;
+    t = await createTestRuntime('mcp_oauth', { SEQFLOW_PUBLIC_URL: origin, SEQFLOW_DATA_DIR: dataDir });
+    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    await addMember(t.runtime.commands, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
+    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    ({ app } = await serveApi(t.runtime, port));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('registers the client, signs the member in with a one-time code, and lists the tools with a token for the MCP resource', async () => {
+    const auth = new AssistantAuth();
+    const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth });
+    await expect(new Client({ name: 'test-assistant', version: '1.0.0' }).connect(first)).rejects.toBeInstanceOf(UnauthorizedError);
+    // The SDK discovered the metadata, registered itself and asked to send the member to the sign-in page.
+    expect(auth.client?.client_id).toEqual(expect.any(String));
+    expect(auth.authorizationUrl?.origin).toBe(origin);
+    expect(auth.authorizationUrl?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(auth.authorizationUrl?.searchParams.get('resource')).toBe(mcpUrl);
+
+    const browser = new Browser();
+    const page = await browser.follow(auth.authorizationUrl!.href);
+    expect(page.response.status).toBe(200);
+    const html = await page.response.text();
+    expect(html).toContain('<strong>Test Assistant</strong> asks to build, publish and test flows');
+    const action = new URL(/action="([^"]+)"/.exec(html)![1]!, origin).href;
+
+    // A wrong code, then a right one; the right one works once.
+    const wrong = await browser.follow(action, { method: 'POST', form: { code: 'AAAAA-AAAAA' } });
+    expect(wrong.response.status).toBe(401);
+    expect(await wrong.response.text()).toContain('unknown, used or expired');
+    const { code } = await issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject: 'alice' }, testPrincipal);
+    const signedIn = await browser.follow(action, { method: 'POST', form: { code } });
+    if (!signedIn.location) throw new Error(`${signedIn.response.status} ${await signedIn.response.text()}`);
+    expect(signedIn.location.origin + signedIn.location.pathname).toBe(REDIRECT_URL);
+    const authorizationCode = signedIn.location.searchParams.get("code");
+    if (!authorizationCode) throw new Error(signedIn.location.href);
+    expect(authorizationCode).toEqual(expect.any(String));
+
+    await first.finishAuth(authorizationCode);
+    const claims = decodeJwt(auth.stored!.access_token);
+    expect(claims).toMatchObject({ iss: `${origin}/oauth`, aud: mcpUrl, sub: 'alice', client_id: auth.client!.client_id, scope: 'mcp' });
+
+    const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth }));
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name)).toContain('hydrate_project');
+    await client.close();
+
+    // The keys live in the data folder, readable by the owner only.
+    expect(statSync(path.join(dataDir, 'oauth-keys.json')).mode & 0o777).toBe(0o600);
+    // A used code is refused the second time.
+    const otherBrowser = new Browser();
+    const again = await otherBrowser.follow(auth.authorizationUrl!.href);
+    const reuse = await otherBrowser.request(new URL(/action="([^"]+)"/.exec(await again.response.text())![1]!, origin).href, { method: 'POST', form: { code } });
+    expect(reuse.status).toBe(401);
+    expect(await reuse.text()).toContain('unknown, used or expired');
+  });
+
+  it('names the embedded issuer and its scope in the protected-resource metadata', async () => {
+    const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/api/v1/mcp/`)).json()) as Record<string, unknown>;
+    expect(metadata).toMatchObject({ resource: mcpUrl, authorization_servers: [`${origin}/oauth`], scopes_supported: ['mcp'] });
+    const discovery = (await (await fetch(`${origin}/oauth/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
+    expect(discovery).toMatchObject({ issuer: `${origin}/oauth`, code_challenge_methods_supported: ['S256'], registration_endpoint: `${origin}/oauth/reg` });
+  });
+
+  it('issues sign-in codes only to members', async () => {
+    await expect(issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject: 'stranger' }, testPrincipal)).rejects.toMatchObject({ code: 'USER_NOT_MEMBER' });
+  });
+});
