@@ -126,7 +126,7 @@ export interface Config {
    * set, so assistants can sign in to the MCP endpoint of a plain `npm start`.
    */
   embeddedOAuth: { issuer: string } | undefined;
-  /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://localhost:PORT), without a trailing slash. */
+  /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://HOST:PORT), without a trailing slash. */
   publicUrl: string;
   mcp: {
     /** The MCP endpoint's canonical URL: its OAuth resource identifier and the audience its tokens must carry. */
@@ -207,7 +207,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     );
   }
   const e = parsed.data;
-  const publicUrl = (e.SEQFLOW_PUBLIC_URL ?? `http://${['127.0.0.1', '0.0.0.0', '::', '::1'].includes(e.HOST) ? 'localhost' : e.HOST}:${e.PORT}`).replace(/\/+$/, '');
+  // Unset: the address the service listens on (as the start banner prints it); `localhost` for a wildcard one.
+  const listenHost = ['0.0.0.0', '::'].includes(e.HOST) ? 'localhost' : e.HOST.includes(':') ? `[${e.HOST}]` : e.HOST;
+  const publicUrl = (e.SEQFLOW_PUBLIC_URL ?? `http://${listenHost}:${e.PORT}`).replace(/\/+$/, '');
   return {
     databaseUrl: e.DATABASE_URL,
     dataDir: e.SEQFLOW_DATA_DIR ? path.resolve(cwd, e.SEQFLOW_DATA_DIR) : defaultDataFolder(cwd),

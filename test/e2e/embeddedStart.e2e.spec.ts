@@ -5,7 +5,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli } from '../support/runProcess.ts';
+import { signInAssistant } from '../support/oauthAssistant.ts';
+import { ROOT, runCli, runInspectorCli } from '../support/runProcess.ts';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -51,6 +52,17 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
       expect(health.status).toBe(200);
       expect(stderr).toContain(`Data folder: ${dataDir}`);
+
+      // An assistant signs in to the embedded OAuth server with the printed code, and the MCP Inspector's CLI lists the tools.
+      const mcpUrl = /Assistants \(MCP\): connect to (\S+) and sign in/.exec(stderr)?.[1];
+      const code = /the one-time code (\S+) /.exec(stderr)?.[1];
+      expect(mcpUrl).toBe(`http://127.0.0.1:${port}/api/v1/mcp/`);
+      const assistant = await signInAssistant(mcpUrl!, code!);
+      const inspector = await runInspectorCli([mcpUrl!, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${assistant.stored!.access_token}`], dataDir);
+      expect(inspector.code, inspector.stderr).toBe(0);
+      const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+      expect(listed).toEqual(expect.arrayContaining(['hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
+      expect(listed).toHaveLength(15);
 
       // A second server on the same data folder refuses to start, naming the running one.
       const second = await runCli(['serve'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });

@@ -2,69 +2,16 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
+import { AssistantAuth, Browser, REDIRECT_URL } from '../support/oauthAssistant.ts';
 import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
-
-const REDIRECT_URL = 'http://127.0.0.1:33418/callback';
-
-/** What an assistant keeps between the steps of its OAuth flow (the SDK's OAuthClientProvider), in memory. */
-class AssistantAuth implements OAuthClientProvider {
-  client: OAuthClientInformationMixed | undefined;
-  stored: OAuthTokens | undefined;
-  verifier = '';
-  authorizationUrl: URL | undefined;
-  get redirectUrl() {
-    return REDIRECT_URL;
-  }
-  get clientMetadata() {
-    return { client_name: 'Test Assistant', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
-  }
-  clientInformation = () => this.client;
-  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.client = info);
-  tokens = () => this.stored;
-  saveTokens = (tokens: OAuthTokens) => void (this.stored = tokens);
-  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
-  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
-  codeVerifier = () => this.verifier;
-}
-
-/** The member's browser: follows redirects by hand, keeps cookies, and submits the sign-in form. */
-class Browser {
-  private cookies = new Map<string, string>();
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
-    const response = await fetch(url, {
-      method: init.method ?? 'GET',
-      redirect: 'manual',
-      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
-      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
-    });
-    for (const cookie of response.headers.getSetCookie()) {
-      const [pair] = cookie.split(';');
-      const [name, ...value] = pair!.split('=');
-      this.cookies.set(name!.trim(), value.join('='));
-    }
-    return response;
-  }
-  /** Follows redirects from `url` until one leaves the server (the assistant's redirect URL) or a page answers. */
-  async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
-    let response = await this.request(url, init);
-    let location = response.headers.get('location');
-    while (location && !location.startsWith(REDIRECT_URL)) {
-      response = await this.request(new URL(location, url).href);
-      location = response.headers.get('location');
-    }
-    return { response, location: location ? new URL(location) : undefined };
-  }
-}
 
 describe('the embedded OAuth server: an assistant signs in through the SDK\'s own OAuth flow', () => {
   let t: TestRuntime;

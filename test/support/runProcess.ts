@@ -24,6 +24,19 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
   });
 }
 
+/** The MCP Inspector's CLI mode (`mcp-inspector --cli ARGS`), its catalog kept in `catalogDir` rather than the home folder. */
+export function runInspectorCli(args: string[], catalogDir: string): Promise<ProcessResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(path.join(ROOT, 'node_modules/.bin/mcp-inspector'), ['--cli', ...args], { cwd: ROOT, env: { ...process.env, MCP_CATALOG_PATH: path.join(catalogDir, 'mcp.json') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (chunk) => (stdout += chunk));
+    child.stderr!.on('data', (chunk) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** `seqflow serve --role worker` as its own process group (so a test can kill it outright). */
 export function spawnWorker(env: Record<string, string>): ChildProcess {
   return spawn(TSX, ['src/cli/main.ts', 'serve', '--role', 'worker'], {

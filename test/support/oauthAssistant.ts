@@ -1,0 +1,77 @@
+import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
+
+export const REDIRECT_URL = 'http://127.0.0.1:33418/callback';
+
+/** What an assistant keeps between the steps of its OAuth flow (the SDK's OAuthClientProvider), in memory. */
+export class AssistantAuth implements OAuthClientProvider {
+  client: OAuthClientInformationMixed | undefined;
+  stored: OAuthTokens | undefined;
+  verifier = '';
+  authorizationUrl: URL | undefined;
+  get redirectUrl() {
+    return REDIRECT_URL;
+  }
+  get clientMetadata() {
+    return { client_name: 'Test Assistant', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' };
+  }
+  clientInformation = () => this.client;
+  saveClientInformation = (info: OAuthClientInformationMixed) => void (this.client = info);
+  tokens = () => this.stored;
+  saveTokens = (tokens: OAuthTokens) => void (this.stored = tokens);
+  redirectToAuthorization = (url: URL) => void (this.authorizationUrl = url);
+  saveCodeVerifier = (verifier: string) => void (this.verifier = verifier);
+  codeVerifier = () => this.verifier;
+}
+
+/** The member's browser: follows redirects by hand, keeps cookies, and submits the sign-in form. */
+export class Browser {
+  private cookies = new Map<string, string>();
+  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    const response = await fetch(url, {
+      method: init.method ?? 'GET',
+      redirect: 'manual',
+      headers: { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; '), ...(init.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}) },
+      ...(init.form ? { body: new URLSearchParams(init.form).toString() } : {}),
+    });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const [name, ...value] = pair!.split('=');
+      this.cookies.set(name!.trim(), value.join('='));
+    }
+    return response;
+  }
+  /** Follows redirects from `url` until one leaves the server (the assistant's redirect URL) or a page answers. */
+  async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    let response = await this.request(url, init);
+    let location = response.headers.get('location');
+    while (location && !location.startsWith(REDIRECT_URL)) {
+      response = await this.request(new URL(location, url).href);
+      location = response.headers.get('location');
+    }
+    return { response, location: location ? new URL(location) : undefined };
+  }
+}
+
+
+/**
+ * An assistant's whole sign-in, as a member would go through it: the SDK's OAuth flow (discovery,
+ * registration, PKCE), the sign-in page in a browser with `code`, then the token exchange.
+ * Returns the assistant's stored state (its access token in `stored`).
+ */
+export async function signInAssistant(mcpUrl: string, code: string): Promise<AssistantAuth> {
+  const auth = new AssistantAuth();
+  const transport = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth });
+  await new Client({ name: 'test-assistant', version: '1.0.0' }).connect(transport).catch(() => undefined);
+  if (!auth.authorizationUrl) throw new Error('the SDK did not ask for the sign-in page');
+  const browser = new Browser();
+  const page = await browser.follow(auth.authorizationUrl.href);
+  const action = new URL(/action="([^"]+)"/.exec(await page.response.text())![1]!, auth.authorizationUrl).href;
+  const signedIn = await browser.follow(action, { method: 'POST', form: { code } });
+  const authorizationCode = signedIn.location?.searchParams.get('code');
+  if (!authorizationCode) throw new Error(`sign-in failed: ${signedIn.response.status} ${signedIn.location?.href ?? ''}`);
+  await transport.finishAuth(authorizationCode);
+  return auth;
+}
