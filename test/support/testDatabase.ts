@@ -2,8 +2,11 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
 
-/** The PostgreSQL server the tests use (chosen by globalSetup.ts); each test file gets its own database. */
-const adminUrl = () => inject('adminDatabaseUrl');
+/**
+ * The PostgreSQL server the tests use (chosen by globalSetup.ts); each test file gets its own
+ * database. Scripts outside vitest (the MCP conformance run) name it in SEQFLOW_TEST_ADMIN_URL.
+ */
+const adminUrl = () => process.env.SEQFLOW_TEST_ADMIN_URL ?? inject('adminDatabaseUrl');
 
 export interface TestDatabase {
   url: string;
