@@ -13,9 +13,9 @@ import { acceptJob } from '../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../src/queries/flowQueries.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
 import { startWorkers } from '../src/workers/workerRole.ts';
+import { percentile } from './percentile.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 /**
  * Webhook deliveries to a local HTTPS receiver (self-signed, trusted through the test-only CA

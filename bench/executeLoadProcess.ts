@@ -4,9 +4,9 @@
  * Driven over IPC by executeBench.ts.
  */
 import { startScriptedModelServer } from '../test/support/scriptedModelServer.ts';
+import { percentile } from './percentile.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const model = await startScriptedModelServer();
 // With tools, the model always asks for one more call; without, it answers at once.

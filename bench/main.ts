@@ -28,11 +28,12 @@ import { createSupervisor } from '../src/supervision/supervisor.ts';
 import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
+import { benchMcp } from './mcpBench.ts';
+import { percentile } from './percentile.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
 const logger = pino({ level: 'silent' });
 const round = (n: number, digits = 0) => Number(n.toFixed(digits));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 const event = (type: string): EventToAppend => ({
   id: randomUUID(),
@@ -249,11 +250,16 @@ try {
   let testSuite: unknown;
   const suiteDatabase = executeDatabase.replace('_exec', '_suite');
   await admin.query(`CREATE DATABASE ${new URL(suiteDatabase).pathname.slice(1)}`);
+  let mcp: unknown;
+  const mcpDatabase = executeDatabase.replace('_exec', '_mcp');
+  await admin.query(`CREATE DATABASE ${new URL(mcpDatabase).pathname.slice(1)}`);
   try {
     execute = await benchExecute(executeDatabase);
     deliveries = await benchDeliveries(deliveryDatabase);
     testSuite = await benchTestSuite(suiteDatabase);
+    mcp = await benchMcp(mcpDatabase);
   } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(mcpDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(suiteDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(deliveryDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(executeDatabase).pathname.slice(1)} WITH (FORCE)`);
@@ -275,6 +281,7 @@ try {
         execute,
         webhookDeliveries: deliveries,
         testSuite,
+        assistantEndpoint: mcp,
         kurrentdb,
       },
       null,

@@ -37,9 +37,8 @@ const token = await issuer.sign({ sub: 'conformance', aud: `${origin}/api/v1/mcp
 const proxy = createServer(async (req, res) => {
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = { ...req.headers, authorization: `Bearer ${token}` } as Record<string, string>;
-  delete headers.host;
-  const upstream = await request(`${origin}${req.url}`, { method: req.method as 'POST', headers: { ...headers, 'x-forwarded-host': req.headers.host ?? '' }, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
+  const { host: _host, ...headers } = req.headers;
+  const upstream = await request(`${origin}${req.url}`, { method: req.method as 'POST', headers: { ...headers, authorization: `Bearer ${token}` }, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined });
   res.writeHead(upstream.statusCode, upstream.headers as Record<string, string>);
   for await (const chunk of upstream.body) res.write(chunk);
   res.end();

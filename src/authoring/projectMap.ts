@@ -6,7 +6,7 @@ import type { TestCaseDefinition } from '../domain/testing/testCaseDefinition.ts
 import { type AuthoringScope, inScope } from './authoringScope.ts';
 
 /** Prompts longer than this are shown cut, with a marker saying their full length. */
-const PROMPT_EXCERPT = 240;
+const PROMPT_EXCERPT = 120;
 
 /**
  * Where a flow's draft stands against its versions: `empty` (no blocks), `unpublished` (never
