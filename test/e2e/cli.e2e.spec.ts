@@ -42,6 +42,17 @@ describe('the seqflow CLI', () => {
 
     const revoked = await cli('apikey', 'revoke', '--key-id', key.json.keyId);
     expect(revoked.json).toEqual({ keyId: key.json.keyId, revoked: true });
+
+    // A member gets a one-time sign-in code for the embedded OAuth server; the log keeps only its hash.
+    const code = await cli('login-code', '--user', 'auth0|alice');
+    expect(code.json).toEqual({ code: expect.stringMatching(/^[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}$/), subject: 'auth0|alice', expiresAt: expect.any(String) });
+    const log = (await cli('events', '--all')).stdout;
+    expect(log).toContain('"type":"LoginCodeIssued"');
+    expect(log).not.toContain(code.json.code);
+    expect(log).not.toContain(code.json.code.replace('-', ''));
+    const stranger = await cli('login-code', '--user', 'nobody');
+    expect(stranger.code).toBe(1);
+    expect(stranger.stderr).toContain('USER_NOT_MEMBER');
   });
 
   it('imports, publishes, sets production and exports a flow file', async () => {

@@ -10,11 +10,9 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Runs `seqflow ARGS` as a separate process, as a user would (from the sources), with `input` on its standard input. */
-export function runCli(args: string[], env: Record<string, string | undefined>, input?: string): Promise<ProcessResult> {
+/** A child's whole output and exit code, once it has ended. */
+function completion(child: ChildProcess): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-    if (input !== undefined) child.stdin!.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (chunk) => (stdout += chunk));
@@ -24,17 +22,17 @@ export function runCli(args: string[], env: Record<string, string | undefined>, 
   });
 }
 
+/** Runs `seqflow ARGS` as a separate process, as a user would (from the sources), with `input` on its standard input. */
+export function runCli(args: string[], env: Record<string, string | undefined>, input?: string): Promise<ProcessResult> {
+  const child = spawn(TSX, ['src/cli/main.ts', ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (input !== undefined) child.stdin!.end(input);
+  return completion(child);
+}
+
 /** The MCP Inspector's CLI mode (`mcp-inspector --cli ARGS`), its catalog kept in `catalogDir` rather than the home folder. */
 export function runInspectorCli(args: string[], catalogDir: string): Promise<ProcessResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(path.join(ROOT, 'node_modules/.bin/mcp-inspector'), ['--cli', ...args], { cwd: ROOT, env: { ...process.env, MCP_CATALOG_PATH: path.join(catalogDir, 'mcp.json') }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (chunk) => (stdout += chunk));
-    child.stderr!.on('data', (chunk) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+  const env = { ...process.env, MCP_CATALOG_PATH: path.join(catalogDir, 'mcp.json') };
+  return completion(spawn(path.join(ROOT, 'node_modules/.bin/mcp-inspector'), ['--cli', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
 /** `seqflow serve --role worker` as its own process group (so a test can kill it outright). */
