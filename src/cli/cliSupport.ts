@@ -21,6 +21,7 @@ export const eventLine = (e: RecordedEvent) => ({
   data: e.data,
   metadata: e.metadata,
   recordedAt: e.recordedAt,
+  hash: e.hash,
 });
 
 /** Opens the runtime on the configured database, runs `work`, brings the read models up to date, prints the result. */

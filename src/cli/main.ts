@@ -1,6 +1,7 @@
 import { packageVersion } from '../config/packageVersion.ts';
 import { Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
+import { registerAuditCommands } from './auditCli.ts';
 import { registerAuthoringCommands } from './authoringCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
@@ -38,6 +39,7 @@ export function buildCli(): Command {
   registerRunCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);
+  registerAuditCommands(program);
   return program;
 }
 

@@ -26,6 +26,8 @@ export interface RecordedEvent {
   data: unknown;
   metadata: EventMetadata;
   recordedAt: Date;
+  /** The event's link in its stream's hash chain (src/domain/audit/eventHash.ts); null where the log has none. */
+  hash: string | null;
 }
 
 export interface AppendResult {
@@ -74,6 +76,8 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Whether the stream has any event, without reading it. */
   streamExists(streamId: string): Promise<boolean>;
+  /** Each named stream's last revision and chain hash as the log records them apart from the events (absent: no such stream). */
+  streamHeads(streamIds: string[]): Promise<Map<string, { revision: number; hash: string | null }>>;
   /** Events after `from`, in log order, at most `limit`. */
   readAll(from: number, limit: number): Promise<RecordedEvent[]>;
   subscribe(options: SubscriptionOptions): Subscription;

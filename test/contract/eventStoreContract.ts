@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { emptyChain, verifyNext } from '../../src/domain/audit/chainVerification.ts';
 import { type EventStore, type EventToAppend, type RecordedEvent, WrongExpectedRevision } from '../../src/eventstore/eventStore.ts';
 
 export interface ContractHarness {
@@ -210,6 +211,38 @@ export function eventStoreContract(name: string, setup: (() => Promise<ContractH
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
       expect(outcomes.filter((o) => o.status === 'rejected' && o.reason instanceof WrongExpectedRevision)).toHaveLength(7);
       expect(await store.readStream(stream)).toHaveLength(2);
+    });
+
+    it('chains every event of a stream to the one before it, whatever the expected revision, and records the head', async () => {
+      const stream = streamName('chain');
+      await store.append(stream, [event('A', { n: 1 }), event('B', { nested: { z: 1, a: [1, 2] } })], 'no_stream');
+      await store.append(stream, [event('C')], 1);
+      await store.append(stream, [event('D')], 'any');
+      await store.append(stream, [event('E'), event('F')], 'stream_exists');
+      const events = await store.readStream(stream);
+      let chain = emptyChain();
+      for (const recorded of events) {
+        const step = verifyNext(chain, { ...recorded, streamId: stream });
+        if ('problem' in step) throw new Error(`${step.problem.kind} at revision ${step.problem.revision}: ${step.problem.detail}`);
+        chain = step.state;
+      }
+      expect(chain.nextRevision).toBe(6);
+      expect((await store.streamHeads([stream, streamName('none')])).get(stream)).toEqual({ revision: 5, hash: chain.head });
+      // Every event read through $all carries the same link.
+      const all = await store.readAll(events[0]!.position - 1, 1000);
+      expect(all.filter((e) => e.streamId === stream).map((e) => e.hash)).toEqual(events.map((e) => e.hash));
+    });
+
+    it('chains concurrent appends to one stream with `any` into one unbroken chain', async () => {
+      const stream = streamName('chain_race');
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store.append(stream, [event('Racer', { i })], 'any')));
+      let chain = emptyChain();
+      for (const recorded of await store.readStream(stream)) {
+        const step = verifyNext(chain, recorded);
+        if ('problem' in step) throw new Error(`${step.problem.kind} at revision ${step.problem.revision}: ${step.problem.detail}`);
+        chain = step.state;
+      }
+      expect(chain.nextRevision).toBe(8);
     });
   });
 }

@@ -48,8 +48,8 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     await slow.query('BEGIN');
     const slowId = randomUUID();
     const { rows } = await slow.query(
-      `SELECT * FROM seqflow_append('slow', -1, $1::uuid[], ARRAY['Slow'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb])`,
-      [[slowId], metadata()],
+      `SELECT * FROM seqflow_append('slow', -1, $1::uuid[], ARRAY['Slow'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb], ARRAY[$3])`,
+      [[slowId], metadata(), 'a'.repeat(64)],
     );
     const slowPosition = Number(rows[0].last_position);
 
@@ -82,8 +82,8 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     const aborted = await pool.connect();
     await aborted.query('BEGIN');
     await aborted.query(
-      `SELECT * FROM seqflow_append('aborted', -1, $1::uuid[], ARRAY['Aborted'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb])`,
-      [[randomUUID()], metadata()],
+      `SELECT * FROM seqflow_append('aborted', -1, $1::uuid[], ARRAY['Aborted'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb], ARRAY[$3])`,
+      [[randomUUID()], metadata(), 'a'.repeat(64)],
     );
     const kept = await store.append('kept', [{ id: randomUUID(), type: 'Kept', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
     await afterLogReads(3);
@@ -100,8 +100,8 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     // A real cluster crosses 999 -> 1000 early in its life; text order would put "10" before "9".
     for (const [tx, stream] of [['9', 'nine'], ['10', 'ten']] as const) {
       await pool.query(
-        `INSERT INTO seqflow_events (global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, transaction_id)
-         VALUES (nextval('seqflow_event_position'), $1, $2, 0, 'Boundary', 1, '{}', $3, $4::xid8)`,
+        `INSERT INTO seqflow_events (global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, transaction_id, content_hash, chain_hash)
+         VALUES (nextval('seqflow_event_position'), $1, $2, 0, 'Boundary', 1, '{}', $3, $4::xid8, '', '')`,
         [randomUUID(), `boundary-${stream}`, metadata(), tx],
       );
     }

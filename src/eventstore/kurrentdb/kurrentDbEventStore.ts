@@ -18,7 +18,8 @@ import {
   type ResolvedEvent,
 } from '@kurrent/kurrentdb-client';
 import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
-import { type EventStore, type ExpectedRevision, type RecordedEvent, WrongExpectedRevision } from '../eventStore.ts';
+import { GENESIS_HASH, chainHash, contentHash } from '../../domain/audit/eventHash.ts';
+import { type EventStore, type EventToAppend, type ExpectedRevision, type RecordedEvent, WrongExpectedRevision } from '../eventStore.ts';
 
 /**
  * KurrentDB adapter. Positions are the commit positions of `$all` (KurrentDB assigns every event its
@@ -26,7 +27,10 @@ import { type EventStore, type ExpectedRevision, type RecordedEvent, WrongExpect
  * server. The expected state is passed as `streamState`: the client's older `expectedRevision`
  * option is silently ignored by @kurrent/kurrentdb-client.
  */
-type StoredMetadata = EventMetadata & { schemaVersion: number; $correlationId: string; $causationId: string | null };
+type StoredMetadata = EventMetadata & { schemaVersion: number; $correlationId: string; $causationId: string | null; contentHash?: string; chainHash?: string };
+
+/** Appends whose chain start moved under them (another writer) are chained again on fresh state this often. */
+const MAX_CHAIN_RETRIES = 5;
 
 const toStreamState = (expected: ExpectedRevision): AppendStreamState =>
   expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
@@ -39,7 +43,7 @@ const isSystem = (resolved: ResolvedEvent | AllStreamResolvedEvent) =>
 
 function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedEvent {
   const event = resolved.event!;
-  const { schemaVersion, $correlationId: _c, $causationId: _k, ...metadata } = event.metadata as StoredMetadata;
+  const { schemaVersion, $correlationId: _c, $causationId: _k, contentHash: _h, chainHash, ...metadata } = event.metadata as StoredMetadata;
   const position = (event.position as Position | undefined)?.commit ?? resolved.commitPosition ?? 0n;
   return {
     id: event.id,
@@ -51,37 +55,74 @@ function toRecorded(resolved: ResolvedEvent | AllStreamResolvedEvent): RecordedE
     data: event.data,
     metadata,
     recordedAt: event.created,
+    hash: chainHash ?? null,
   };
 }
 
 export function createKurrentDbEventStore(connectionString: string): EventStore {
   const client = KurrentDBClient.connectionString(connectionString);
 
+  /** The stream's last event (revision and chain hash), or null when it has none. */
+  async function lastOf(streamId: string): Promise<{ revision: number; hash: string | null } | null> {
+    try {
+      for await (const resolved of client.readStream(streamId, { fromRevision: END, direction: BACKWARDS, maxCount: 1 })) {
+        if (resolved.event) return { revision: Number(resolved.event.revision), hash: (resolved.event.metadata as StoredMetadata).chainHash ?? null };
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return null;
+  }
+
+  /**
+   * One append with its hash chain in the events' metadata. KurrentDB cannot compute it on the
+   * server, so the chain's start is read first (one more round trip than PostgreSQL), and the
+   * append then expects exactly that revision: if another writer got in between, it conflicts and
+   * is chained again on fresh state (for `any`/`stream_exists`) or reported (for a revision).
+   */
+  async function appendChained(streamId: string, events: EventToAppend[], expected: ExpectedRevision) {
+    const last = expected === 'no_stream' ? null : await lastOf(streamId);
+    let head = last?.hash ?? GENESIS_HASH;
+    const firstRevision = (last?.revision ?? -1) + 1;
+    const chained = events.map((e, i) => {
+      const content = contentHash({ streamId, id: e.id, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata });
+      head = chainHash(head, firstRevision + i, content);
+      return jsonEvent({
+        id: e.id,
+        type: e.type,
+        data: e.data as Record<string, unknown>,
+        metadata: { ...e.metadata, schemaVersion: e.schemaVersion, $correlationId: e.metadata.correlationId, $causationId: e.metadata.causationId, contentHash: content, chainHash: head },
+      });
+    });
+    const pinned: ExpectedRevision = typeof expected === 'number' || expected === 'no_stream' ? expected : last ? last.revision : expected === 'any' ? 'no_stream' : expected;
+    return client.appendToStream(streamId, chained, { streamState: toStreamState(pinned) });
+  }
+
   return {
     kind: 'kurrentdb',
 
     async append(streamId, events, expected) {
-      try {
-        const result = await client.appendToStream(
-          streamId,
-          events.map((e) =>
-            jsonEvent({
-              id: e.id,
-              type: e.type,
-              data: e.data as Record<string, unknown>,
-              metadata: { ...e.metadata, schemaVersion: e.schemaVersion, $correlationId: e.metadata.correlationId, $causationId: e.metadata.causationId },
-            }),
-          ),
-          { streamState: toStreamState(expected) },
-        );
-        return { nextExpectedRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
-      } catch (error) {
-        if (error instanceof WrongExpectedVersionError) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const result = await appendChained(streamId, events, expected);
+          return { nextExpectedRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
+        } catch (error) {
+          if (!(error instanceof WrongExpectedVersionError)) throw error;
+          const pinnedByUs = expected === 'any' || expected === 'stream_exists';
+          if (pinnedByUs && attempt < MAX_CHAIN_RETRIES) continue;
           const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) : -1;
           throw new WrongExpectedRevision(streamId, expected, actual);
         }
-        throw error;
       }
+    },
+
+    async streamHeads(streamIds) {
+      const heads = new Map<string, { revision: number; hash: string | null }>();
+      for (const streamId of streamIds) {
+        const last = await lastOf(streamId);
+        if (last) heads.set(streamId, last);
+      }
+      return heads;
     },
 
     async readStream(streamId, options = {}) {

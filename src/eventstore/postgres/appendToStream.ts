@@ -1,9 +1,10 @@
 import type pg from 'pg';
+import { contentHash } from '../../domain/audit/eventHash.ts';
 import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
 
 const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> = { no_stream: -1, any: -2, stream_exists: -3 };
 
-/** One round trip: the whole append (concurrency check, positions, rows) is `seqflow_append`. */
+/** One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`. */
 export async function appendToStream(
   pool: pg.Pool,
   streamId: string,
@@ -21,13 +22,15 @@ export async function appendToStream(
     events.map((e) => e.schemaVersion),
     events.map((e) => JSON.stringify(e.data)),
     events.map((e) => JSON.stringify(e.metadata)),
+    // The writer hashes the content; the function chains the hashes along the stream.
+    events.map((e) => contentHash({ streamId, id: e.id, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata })),
   ];
   const run = () =>
     pool.query<{ outcome: string; next_revision: string; last_position: string | null }>(
       options.durability === 'deferred'
         ? // set_config(..., true) applies to this statement's own transaction, so the commit does not wait for the disk.
-          "SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[]) a"
-        : 'SELECT * FROM seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[])',
+          "SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[], $8::text[]) a"
+        : 'SELECT * FROM seqflow_append($1, $2, $3::uuid[], $4::text[], $5::integer[], $6::jsonb[], $7::jsonb[], $8::text[])',
       params,
     );
   let result;

@@ -1,8 +1,9 @@
 import { Kysely, type Migration, type MigrationProvider, Migrator, PostgresDialect } from 'kysely';
 import type pg from 'pg';
 import * as eventLog0001 from './migrations/0001_event_log.ts';
+import * as eventLog0002 from './migrations/0002_hash_chain.ts';
 
-const migrations: Record<string, Migration> = { '0001_event_log': eventLog0001 };
+const migrations: Record<string, Migration> = { '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

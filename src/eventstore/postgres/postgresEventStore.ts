@@ -3,7 +3,7 @@ import type { EventStore } from '../eventStore.ts';
 import { appendToStream } from './appendToStream.ts';
 import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
 import { migrateEventLog } from './migrateEventLog.ts';
-import { headPosition, readAfter, readStream, cursorAt, streamExists } from './readEvents.ts';
+import { headPosition, readAfter, readStream, cursorAt, streamExists, streamHeads } from './readEvents.ts';
 import { Wakeups } from './wakeups.ts';
 
 export interface PostgresEventStoreOptions {
@@ -28,6 +28,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     },
     readStream: (streamId, readOptions) => readStream(pool, streamId, readOptions),
     streamExists: (streamId) => streamExists(pool, streamId),
+    streamHeads: (streamIds) => streamHeads(pool, streamIds),
     async readAll(from, limit) {
       const cursor = await cursorAt(pool, from);
       return (await readAfter(pool, cursor, limit)).events;

@@ -13,6 +13,7 @@ interface EventRow {
   metadata: EventMetadata;
   recorded_at: Date;
   transaction_id_text: string;
+  chain_hash: string | null;
 }
 
 /** Where a subscriber stands: the (transaction id, position) of the last event it has read. */
@@ -25,7 +26,7 @@ export const START_CURSOR: LogCursor = { transactionId: '0', position: 0 };
 
 // The text alias must not be named transaction_id: ORDER BY would then sort by the text ("1000" < "999").
 const COLUMNS =
-  'global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, recorded_at, transaction_id::text AS transaction_id_text';
+  'global_position, event_id, stream_id, stream_revision, event_type, schema_version, data, metadata, recorded_at, transaction_id::text AS transaction_id_text, chain_hash';
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.event_id,
@@ -37,6 +38,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   data: row.data,
   metadata: row.metadata,
   recordedAt: row.recorded_at,
+  hash: row.chain_hash,
 });
 
 export async function readStream(pool: pg.Pool, streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
@@ -50,6 +52,11 @@ export async function readStream(pool: pg.Pool, streamId: string, options: ReadS
 export async function streamExists(pool: pg.Pool, streamId: string): Promise<boolean> {
   const { rows } = await pool.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM seqflow_streams WHERE stream_id = $1) AS found', [streamId]);
   return rows[0]!.found;
+}
+
+export async function streamHeads(pool: pg.Pool, streamIds: string[]) {
+  const { rows } = await pool.query<{ stream_id: string; revision: string; head_hash: string | null }>('SELECT stream_id, revision, head_hash FROM seqflow_streams WHERE stream_id = ANY($1::text[])', [streamIds]);
+  return new Map(rows.map((r) => [r.stream_id, { revision: Number(r.revision), hash: r.head_hash }]));
 }
 
 /**

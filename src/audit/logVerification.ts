@@ -1,0 +1,87 @@
+import { type ChainProblem, type ChainState, emptyChain, verifyHead, verifyNext } from '../domain/audit/chainVerification.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+
+const PAGE = 1000;
+
+export interface LogVerification {
+  streams: number;
+  events: number;
+  /** The first event found changed, removed or reordered; null when every chain holds. */
+  problem: ChainProblem | null;
+}
+
+/**
+ * Recomputes the hash chains of the log (or of one stream) from the events as stored, and reports
+ * the first break: an event whose content or place differs from what was appended (`changed`), a
+ * revision missing from its stream or moved later in the log (`removed`), a revision repeated or
+ * moved earlier (`reordered`), or a stream whose recorded head is not its last event.
+ */
+export async function verifyLog(eventStore: EventStore, options: { streamId?: string } = {}): Promise<LogVerification> {
+  return options.streamId === undefined ? verifyWholeLog(eventStore) : verifyStream(eventStore, options.streamId);
+}
+
+async function verifyStream(eventStore: EventStore, streamId: string): Promise<LogVerification> {
+  let state = emptyChain();
+  let events = 0;
+  for (let from = 0; ; from += PAGE) {
+    const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE });
+    for (const event of page) {
+      const step = verifyNext(state, event);
+      events++;
+      if ('problem' in step) return { streams: 1, events, problem: step.problem };
+      state = step.state;
+    }
+    if (page.length < PAGE) break;
+  }
+  const heads = await eventStore.streamHeads([streamId]);
+  return { streams: events > 0 || heads.has(streamId) ? 1 : 0, events, problem: verifyHead(streamId, state, heads.get(streamId) ?? null) };
+}
+
+async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> {
+  // One chain state per stream seen: a verification pass holds every stream's head once.
+  const chains = new Map<string, ChainState>();
+  // Writers racing on one stream can leave a later revision earlier in the log: it waits here for its predecessor.
+  const waiting = new Map<string, Map<number, RecordedEvent>>();
+  let events = 0;
+  const advance = (event: RecordedEvent): ChainProblem | null => {
+    const step = verifyNext(chains.get(event.streamId) ?? emptyChain(), event);
+    if ('problem' in step) return step.problem;
+    chains.set(event.streamId, step.state);
+    const next = waiting.get(event.streamId)?.get(step.state.nextRevision);
+    if (!next) return null;
+    waiting.get(event.streamId)!.delete(next.revision);
+    return advance(next);
+  };
+  for (let position = 0; ; ) {
+    const page = await eventStore.readAll(position, PAGE);
+    for (const event of page) {
+      events++;
+      if (event.revision > (chains.get(event.streamId) ?? emptyChain()).nextRevision) {
+        const held = waiting.get(event.streamId) ?? new Map<number, RecordedEvent>();
+        waiting.set(event.streamId, held.set(event.revision, event));
+        continue;
+      }
+      const problem = advance(event);
+      if (problem) return { streams: chains.size, events, problem };
+    }
+    if (page.length < PAGE) break;
+    position = page.at(-1)!.position;
+  }
+  // A revision still waiting at the end lost its predecessor.
+  for (const held of waiting.values()) {
+    const first = [...held.values()].sort((a, b) => a.revision - b.revision)[0];
+    if (!first) continue;
+    const step = verifyNext(chains.get(first.streamId) ?? emptyChain(), first);
+    if ('problem' in step) return { streams: chains.size, events, problem: step.problem };
+  }
+  const ids = [...chains.keys()];
+  for (let i = 0; i < ids.length; i += PAGE) {
+    const heads = await eventStore.streamHeads(ids.slice(i, i + PAGE));
+    for (const streamId of ids.slice(i, i + PAGE)) {
+      const problem = verifyHead(streamId, chains.get(streamId)!, heads.get(streamId) ?? null);
+      if (problem) return { streams: chains.size, events, problem };
+    }
+  }
+  return { streams: chains.size, events, problem: null };
+}
+
