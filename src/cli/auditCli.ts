@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { withRuntime } from './cliSupport.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { printJson, withRuntime } from './cliSupport.ts';
 
 /** `seqflow audit ...`: what an auditor checks, from the log alone. */
 export function registerAuditCommands(program: Command) {
@@ -19,6 +20,63 @@ export function registerAuditCommands(program: Command) {
             process.exitCode = 1;
           }
           return { ok: result.problem === null, streams: result.streams, events: result.events, problem: result.problem };
+        },
+        { catchUp: false },
+      ),
+    );
+
+  audit
+    .command('export')
+    .description('one run as a self-contained JSON-lines file: manifest, version document, every event with its position and hash, the facts around it')
+    .requiredOption('--execution <id>')
+    .option('--out <file>', 'write here instead of standard output')
+    .action((o: { execution: string; out?: string }) =>
+      withRuntime(
+        async (rt) => {
+          const { exportRun } = await import('../audit/runExport.ts');
+          const text = `${(await exportRun(rt.eventStore, o.execution)).join('\n')}\n`;
+          if (!o.out) {
+            process.stdout.write(text);
+            return undefined;
+          }
+          const { writeFile } = await import('node:fs/promises');
+          await writeFile(o.out, text);
+          return { executionId: o.execution, file: o.out, lines: text.split('\n').length - 1 };
+        },
+        { catchUp: false },
+      ),
+    );
+
+  audit
+    .command('verify')
+    .description('check an export alone (no database): canonical lines, chains, manifest, version hash, facts, and an audit replay; exit 1 naming the first failing line')
+    .requiredOption('--file <file>')
+    .action(async (o: { file: string }) => {
+      const [{ readFile }, { verifyExport }] = await Promise.all([import('node:fs/promises'), import('../audit/exportVerification.ts')]);
+      const result = verifyExport(await readFile(o.file, 'utf8'));
+      if (result.failure) {
+        process.stderr.write(`seqflow: ${o.file} line ${result.failure.line}: ${result.failure.reason}\n`);
+        process.exitCode = 1;
+      }
+      printJson(result);
+    });
+
+  audit
+    .command('replay')
+    .description("replay runs from the log with no network and no clock, checking that their events are a legal sequence; exit 1 on any divergence")
+    .option('--execution <id>', 'one run')
+    .option('--flow <id>', "every run of a flow (with --since, those requested since then)")
+    .option('--since <time>', 'ISO 8601 time')
+    .action((o: { execution?: string; flow?: string; since?: string }) =>
+      withRuntime(
+        async (rt) => {
+          if (!o.execution === !o.flow) throw new ApiError('VALIDATION_FAILED', 'give --execution ID or --flow ID');
+          const { replayExecution, replayFlowRuns } = await import('../audit/runAudit.ts');
+          const reports = o.execution ? [await replayExecution(rt.eventStore, o.execution)] : await replayFlowRuns(rt.eventStore, { flowId: o.flow!, since: o.since });
+          const diverged = reports.filter((r) => r.divergence);
+          for (const r of diverged) process.stderr.write(`seqflow: run ${r.executionId} diverges at ${r.divergence!.streamId} event ${r.divergence!.index} (${r.divergence!.eventType}): ${r.divergence!.reason}\n`);
+          if (diverged.length > 0) process.exitCode = 1;
+          return { runs: reports.length, diverged: diverged.length, reports };
         },
         { catchUp: false },
       ),

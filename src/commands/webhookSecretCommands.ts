@@ -68,8 +68,12 @@ export async function rotateWebhookSecret(
 }
 
 /** The secrets a delivery is signed with now (issued on first use): current, and previous while the grace window lasts. */
-export async function signingSecrets(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<{ current: string; previous: string | null }> {
+export async function signingSecrets(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<{ current: string; previous: string | null; versions: number[] }> {
   const secret = await ensureSecret(deps, organizationId, masterKey, metadata);
   const inGrace = secret.previous && secret.graceUntil && Date.parse(secret.graceUntil) > deps.now().getTime();
-  return { current: decryptSecret(secret.encryptedSecret, masterKey), previous: inGrace ? decryptSecret(secret.previous!.encryptedSecret, masterKey) : null };
+  return {
+    current: decryptSecret(secret.encryptedSecret, masterKey),
+    previous: inGrace ? decryptSecret(secret.previous!.encryptedSecret, masterKey) : null,
+    versions: inGrace ? [secret.version, secret.previous!.version] : [secret.version],
+  };
 }

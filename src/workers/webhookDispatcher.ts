@@ -133,7 +133,15 @@ export function createWebhookDispatcher(options: {
       delivery,
       {
         type: 'FinishAttempt',
-        data: { attempt: attemptNumber, result, errorExcerpt: result.kind === 'response' && result.status < 300 ? null : excerpt, endedAt: commands.now().toISOString(), durationMs: Math.round(performance.now() - begun), retryDelaysMs: options.retryDelaysMs },
+        data: {
+          attempt: attemptNumber,
+          result,
+          errorExcerpt: result.kind === 'response' && result.status < 300 ? null : excerpt,
+          endedAt: commands.now().toISOString(),
+          durationMs: Math.round(performance.now() - begun),
+          secretVersions: secrets.versions,
+          retryDelaysMs: options.retryDelaysMs,
+        },
       },
       metadata,
     );

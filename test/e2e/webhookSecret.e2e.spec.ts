@@ -89,12 +89,12 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
 
     // During the grace window deliveries sign with both; after it, with the new one only.
     const during = await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal);
-    expect(during).toEqual({ current: rotated.body.newSecret, previous: expect.stringMatching(/^whsec_/) });
+    expect(during).toEqual({ current: rotated.body.newSecret, previous: expect.stringMatching(/^whsec_/), versions: [2, 1] });
     // Past the grace window (the service's clock moved on, not the test's wall clock).
     const realNow = t.runtime.commands.now;
     t.runtime.commands.now = () => new Date(Date.parse(rotated.body.graceUntil as string) + 1000);
     try {
-      expect(await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal)).toEqual({ current: rotated.body.newSecret, previous: null });
+      expect(await signingSecrets(t.runtime.commands, orgId, t.runtime.masterKey, testPrincipal)).toEqual({ current: rotated.body.newSecret, previous: null, versions: [2] });
       expect((await call('GET', `${orgId}/webhooks/secret`, apiKey)).body).toMatchObject({ version: 2, graceUntil: null });
     } finally {
       t.runtime.commands.now = realNow;

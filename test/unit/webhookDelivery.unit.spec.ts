@@ -76,11 +76,11 @@ describe('delivery decider', () => {
     expect(fold(delivery, events).status).toBe('pending');
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
     expect(fold(delivery, events)).toMatchObject({ status: 'in_flight', attempts: 1 });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000 } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, secretVersions: [1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'failed_retry', nextAttemptAt: '2026-01-01T00:01:01.000Z' });
     expect(() => run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:30.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:01:01.000Z') });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 2, result: { kind: 'response', status: 200 }, errorExcerpt: null, endedAt: '2026-01-01T00:01:02.000Z', durationMs: 50 } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 2, result: { kind: 'response', status: 200 }, errorExcerpt: null, endedAt: '2026-01-01T00:01:02.000Z', durationMs: 50, secretVersions: [2, 1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(() => run(events, { type: 'StartAttempt', data: at('2026-01-02T00:00:00.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
   });
@@ -98,7 +98,7 @@ describe('delivery decider', () => {
     let now = Date.parse('2026-01-01T00:00:00.000Z');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       events = run(events, { type: 'StartAttempt', data: at(new Date(now).toISOString()) });
-      events = run(events, { type: 'FinishAttempt', data: { attempt, result: { kind: 'timeout' }, errorExcerpt: 'timed out', endedAt: new Date(now).toISOString(), durationMs: 20_000 } });
+      events = run(events, { type: 'FinishAttempt', data: { attempt, result: { kind: 'timeout' }, errorExcerpt: 'timed out', endedAt: new Date(now).toISOString(), durationMs: 20_000, secretVersions: [1] } });
       now += 13 * 3600 * 1000;
     }
     expect(fold(delivery, events)).toMatchObject({ status: 'dead_letter', attempts: 6 });
@@ -112,8 +112,8 @@ describe('delivery decider', () => {
   it('fails for good on a permanent answer', () => {
     let events = run([], { type: 'CreateDelivery', event: created });
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 302 }, errorExcerpt: null, endedAt: '2026-01-01T00:00:00.100Z', durationMs: 100 } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 302 }, errorExcerpt: null, endedAt: '2026-01-01T00:00:00.100Z', durationMs: 100, secretVersions: [1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'failed_permanent' });
-    expect(events.at(-1)).toMatchObject({ data: { responseStatus: 302, nextAttemptAt: null } });
+    expect(events.at(-1)).toMatchObject({ data: { responseStatus: 302, nextAttemptAt: null, secretVersions: [1] } });
   });
 });

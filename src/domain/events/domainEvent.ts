@@ -94,6 +94,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
   // v2: `result` is always an object; v1 kept the last output as it was.
   'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
+  // v2 records the signing secrets' versions: earlier attempts did not say.
+  'DeliveryAttemptFinished@1': (data) => ({ ...(data as object), secretVersions: [] }),
 };
 
 const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));

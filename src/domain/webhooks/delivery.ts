@@ -20,7 +20,7 @@ export type DeliveryState =
 export type DeliveryCommand =
   | { type: 'CreateDelivery'; event: Extract<DeliveryEvent, { type: 'DeliveryCreated' }> }
   | { type: 'StartAttempt'; data: { now: string } }
-  | { type: 'FinishAttempt'; data: { attempt: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; retryDelaysMs?: readonly number[] } }
+  | { type: 'FinishAttempt'; data: { attempt: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; secretVersions: number[]; retryDelaysMs?: readonly number[] } }
   | { type: 'Redeliver'; data: { now: string } };
 
 const exists = (state: DeliveryState) => {
@@ -69,7 +69,7 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
 
       case 'FinishAttempt': {
         const current = exists(state);
-        const { attempt, result, errorExcerpt, endedAt, durationMs, retryDelaysMs } = command.data;
+        const { attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs } = command.data;
         if (current.status !== 'in_flight' || attempt !== current.attempts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} is not in flight`);
         const next = nextStep(classifyAttempt(result), attempt, new Date(endedAt), retryDelaysMs);
         return [
@@ -78,6 +78,7 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
             data: {
               deliveryId: current.deliveryId,
               attempt,
+              secretVersions,
               outcome: next.status,
               responseStatus: result.kind === 'response' ? result.status : null,
               errorExcerpt,

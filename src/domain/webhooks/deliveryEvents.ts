@@ -24,12 +24,14 @@ export const DeliveryCreated = defineEvent(
 
 export const DeliveryAttemptStarted = defineEvent('DeliveryAttemptStarted', 1, z.object({ deliveryId: z.string(), attempt: z.number().int().min(1), startedAt: z.iso.datetime() }));
 
+/** v2 records which versions of the organization's secret signed the attempt (v1 and, in a grace window, v2): versions, never secrets. */
 export const DeliveryAttemptFinished = defineEvent(
   'DeliveryAttemptFinished',
-  1,
+  2,
   z.object({
     deliveryId: z.string(),
     attempt: z.number().int().min(1),
+    secretVersions: z.array(z.number().int().min(1)),
     outcome: z.enum(['succeeded', 'failed_retry', 'failed_permanent', 'dead_letter']),
     responseStatus: z.number().int().nullable(),
     errorExcerpt: z.string().nullable(),

@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import { runFacts } from './runFacts.ts';
+import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
+
+/** The format of `seqflow audit export`, named in every manifest. */
+export const EXPORT_FORMAT = 'seqflow-run-export/1';
+
+export const canonicalLine = (value: unknown) => canonicalize(value)!;
+export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+export const versionHash = (document: VersionDocument) => sha256(canonicalLine(document));
+
+export const eventLine = (r: RecordedEvent) => ({ kind: 'event', streamId: r.streamId, revision: r.revision, position: r.position, id: r.id, type: r.type, schemaVersion: r.schemaVersion, data: r.data, metadata: r.metadata, hash: r.hash });
+
+/** The streams of a record in the order an export lists them: the run, its test run, its deliveries. */
+export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun, ...record.deliveries.map((d) => d.recorded)].filter((s) => s.length > 0);
+
+/**
+ * One run as a file that stands alone (JSON lines, each in RFC 8785 canonical form so that any
+ * changed byte shows): a manifest, the published version document, every event of the run's
+ * streams in order with its position and chain hash, and the facts around it derived from them
+ * (credits, tool rounds, delivery attempts, test results). Events carry no secrets: keys are hashed
+ * before they reach the log, webhook secrets never do, and provider keys are ciphertext in
+ * organization streams, which an export does not include.
+ */
+export function exportLines(record: RunRecord): string[] {
+  const first = record.events[0];
+  const requested = first?.type === 'ExecutionRequested' ? first.data : null;
+  const streams = streamsOf(record);
+  const all = streams.flat();
+  const manifest = {
+    kind: 'manifest',
+    format: EXPORT_FORMAT,
+    executionId: record.executionId,
+    organizationId: requested?.organizationId ?? null,
+    projectId: requested?.projectId ?? null,
+    flowId: requested?.flowId ?? null,
+    version: record.version ? { versionId: record.version.versionId, number: record.version.number, hash: versionHash(record.version) } : null,
+    startedBy: record.recorded[0]!.metadata.principal,
+    route: requested?.mode ?? null,
+    positions: { first: Math.min(...all.map((e) => e.position)), last: Math.max(...all.map((e) => e.position)) },
+    eventCount: all.length,
+    streams: streams.map((s) => ({ streamId: s[0]!.streamId, events: s.length, headHash: s.at(-1)!.hash })),
+  };
+  return [
+    canonicalLine(manifest),
+    canonicalLine({ kind: 'version', document: record.version }),
+    ...all.map((r) => canonicalLine(eventLine(r))),
+    canonicalLine({ kind: 'facts', ...runFacts(record) }),
+  ];
+}
+
+export const exportRun = async (eventStore: EventStore, executionId: string) => exportLines(await loadRunRecord(eventStore, executionId));

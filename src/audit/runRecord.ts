@@ -1,0 +1,58 @@
+import { deliveryIdFor } from '../commands/deliveryCommands.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { type ExecutionEvent, executionStream, webhookEvents } from '../domain/execution/executionEvents.ts';
+import type { StoredStep } from '../domain/flows/flowDefinition.ts';
+import { flowStream } from '../domain/flows/flowEvents.ts';
+import { testRunStream } from '../domain/testing/testRunEvents.ts';
+import type { DeliveryEvent } from '../domain/webhooks/deliveryEvents.ts';
+import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+
+/** The version a run executed, as published (or a test run's draft snapshot). */
+export interface VersionDocument {
+  versionId: string;
+  number: number | null;
+  name: string | null;
+  steps: StoredStep[];
+}
+
+/** Everything the log holds about one run: its stream, the version it ran, its test run, its deliveries. */
+export interface RunRecord {
+  executionId: string;
+  recorded: RecordedEvent[];
+  events: ExecutionEvent[];
+  version: VersionDocument | null;
+  testRun: RecordedEvent[];
+  deliveries: { deliveryId: string; recorded: RecordedEvent[]; events: DeliveryEvent[] }[];
+}
+
+/** Reads a run's record from the log alone (EXECUTION_NOT_FOUND for an unknown run). */
+export async function loadRunRecord(eventStore: EventStore, executionId: string): Promise<RunRecord> {
+  const recorded = await eventStore.readStream(executionStream(executionId));
+  if (recorded.length === 0) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
+  const events = recorded.map((r) => decodeRecorded(r) as ExecutionEvent);
+  const requested = events[0]?.type === 'ExecutionRequested' ? events[0].data : null;
+  const testRun = requested?.testRunId ? await eventStore.readStream(testRunStream(requested.testRunId)) : [];
+  const deliveries = [];
+  for (const event of webhookEvents) {
+    const deliveryId = deliveryIdFor(executionId, event);
+    const stream = await eventStore.readStream(deliveryStream(deliveryId));
+    if (stream.length > 0) deliveries.push({ deliveryId, recorded: stream, events: stream.map((r) => decodeRecorded(r) as DeliveryEvent) });
+  }
+  return { executionId, recorded, events, version: requested ? await versionOf(eventStore, requested.flowId, requested.versionId, testRun) : null, testRun, deliveries };
+}
+
+/** The published version by id from the flow's stream, or the draft snapshot a test run pinned. */
+async function versionOf(eventStore: EventStore, flowId: string, versionId: string, testRun: RecordedEvent[]): Promise<VersionDocument | null> {
+  if (versionId.startsWith('draft:')) {
+    const started = testRun.map(decodeRecorded).find((e) => e.type === 'TestRunStarted');
+    return started?.type === 'TestRunStarted' && started.data.target.kind === 'draft' ? { versionId, number: null, name: null, steps: started.data.target.steps } : null;
+  }
+  for (const recorded of await eventStore.readStream(flowStream(flowId))) {
+    if (recorded.type !== 'FlowVersionPublished') continue;
+    const event = decodeRecorded(recorded);
+    if (event.type === 'FlowVersionPublished' && event.data.versionId === versionId) return { versionId, number: event.data.number, name: event.data.name, steps: event.data.steps };
+  }
+  return null;
+}

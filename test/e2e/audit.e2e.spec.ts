@@ -1,0 +1,154 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exportRun } from '../../src/audit/runExport.ts';
+import { verifyExport } from '../../src/audit/exportVerification.ts';
+import { replayExecution } from '../../src/audit/runAudit.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { deliveryIdFor } from '../../src/commands/deliveryCommands.ts';
+import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
+import { findVersionSteps } from '../../src/queries/flowQueries.ts';
+import { addTestCase } from '../../src/testing/testCases.ts';
+import { runTestCase } from '../../src/testing/testRunner.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+/**
+ * Runs of every kind, replayed from the log and exported. With SEQFLOW_WRITE_AUDIT_CORPUS=<folder>
+ * the exports are written there: that is how test/fixtures/audit-corpus was recorded.
+ */
+const gradeSchema = { type: 'object', properties: { score: { type: 'integer' } }, required: ['score'] };
+const flows = {
+  pipeline: [
+    { block: { name: 'prep', processor_type: 'code', code: 'return { text: input.message.trim() };' } },
+    { block: { name: 'keep', processor_type: 'passthrough' } },
+    { block: { name: 'grade', processor_type: 'llm', prompt: 'Grade: {{previous_output.text}}', output_schema: gradeSchema } },
+  ],
+  fanout: [
+    { block: { name: 'split', processor_type: 'code', code: 'return { items: input.message.split(" ") };' } },
+    { loop: { over: 'previous_output.items', block: { name: 'each', processor_type: 'passthrough' } } },
+    { parallel: [{ name: 'count', processor_type: 'code', code: 'return { n: input.previous_output.length };' }, { name: 'same', processor_type: 'passthrough' }] },
+  ],
+  agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
+  broken: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("no");' } }],
+  asker: [{ block: { name: 'ask', processor_type: 'llm', prompt: '{{message}}' } }],
+};
+
+describe('audits of runs: replay from the log, a verifiable export', () => {
+  let model: ScriptedModelServer;
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  const runs = new Map<string, string>();
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies of several shapes
+  const execute = async (flow: string, body: Record<string, unknown>): Promise<Record<string, any>> => {
+    const response = await fetch(`${base}/seq/acme/web/${flow}/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await response.json()) as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- as above
+    // A failed run answers {detail: {code, message, executionId}}.
+    return { ...answer, executionId: answer.executionId ?? answer.detail?.executionId };
+  };
+
+  beforeAll(async () => {
+    model = await startScriptedModelServer();
+    t = await createTestRuntime('audit', { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000' });
+    key = await seedProject(t.runtime, flows);
+    await t.runtime.projections.catchUp();
+    ({ app, base } = await serveApi(t.runtime));
+
+    model.script({ content: { score: 7 }, usage: { prompt_tokens: 12, completion_tokens: 3 } });
+    runs.set('pipeline', (await execute('pipeline', { message: '  an essay ' })).executionId);
+    runs.set('loop-and-parallel', (await execute('fanout', { message: 'a b c' })).executionId);
+    runs.set('failure', (await execute('broken', { message: 'x' })).executionId);
+
+    model.script({ toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"x"}' }] }, { content: 'found it' });
+    const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
+    const pause = await execute('agent', { message: 'look it up', tools });
+    await execute('agent', { executionId: pause.executionId, pausedAtStep: 'agent', iterationsUsed: pause.iterationsUsed, toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: 'call_1', content: '{"hit":true}' }], tools });
+    runs.set('tools', pause.executionId);
+
+    // A job whose webhook is dead-lettered after six failed attempts, each started when it was due.
+    const flow = await t.runtime.db.selectFrom('flows').select(['id', 'organization_id', 'project_id', 'production_version_id']).where('slug', '=', 'asker').executeTakeFirstOrThrow();
+    const executionId = crypto.randomUUID();
+    const principal = { kind: 'system' as const, id: 'test' };
+    model.script({ content: 'fine' });
+    await acceptJob(t.runtime.execution, {
+      executionId, flowId: flow.id, versionId: flow.production_version_id!, versionNumber: 1, organizationId: flow.organization_id, projectId: flow.project_id, steps: flows.asker as never, message: 'hi', parameters: {}, attachments: [],
+      tools: undefined, mode: 'async', apiKeyId: null, principal, callback: { url: 'https://hooks.example/in', events: ['flow.completed'] },
+    });
+    await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+    const deliveryId = deliveryIdFor(executionId, 'flow.completed');
+    const deps = t.runtime.commands;
+    await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: flow.organization_id, executionId, flowId: flow.id, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
+    let now = Date.parse('2026-01-01T00:00:00.000Z');
+    for (let attempt = 1; attempt <= 6; attempt++) {
+      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date(now).toISOString() } }, testPrincipal);
+      const finished = await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date(now + 100).toISOString(), durationMs: 100, secretVersions: [1] } }, testPrincipal);
+      now = Date.parse((finished.state as { nextAttemptAt: string | null }).nextAttemptAt ?? new Date(now).toISOString());
+    }
+    runs.set('job-dead-letter', executionId);
+
+    // A test run, with its assertions.
+    const agentFlow = await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'pipeline').executeTakeFirstOrThrow();
+    const testCase = await addTestCase(deps, {}, { flowId: agentFlow.id, definition: { name: 'grades', input: { message: 'essay' }, assertions: [{ type: 'path_equals', path: 'score', value: 9 }] } }, testPrincipal);
+    model.script({ content: { score: 9 } });
+    runs.set('test-run', (await runTestCase(t.runtime.execution, {}, { testCaseId: testCase.testCaseId }, testPrincipal)).executionId);
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+    await model?.close();
+  });
+
+  it('replays every kind of run from the log without a divergence', async () => {
+    for (const [kind, executionId] of runs) {
+      const report = await replayExecution(t.runtime.eventStore, executionId);
+      expect(report.divergence, kind).toBeNull();
+    }
+    expect((await replayExecution(t.runtime.eventStore, runs.get('job-dead-letter')!)).deliveries).toBe(1);
+  });
+
+  it('exports each run as a file that verifies alone; the corpus of recorded histories is written from here on request', async () => {
+    const corpus = process.env.SEQFLOW_WRITE_AUDIT_CORPUS;
+    if (corpus) mkdirSync(corpus, { recursive: true });
+    for (const [kind, executionId] of runs) {
+      const lines = await exportRun(t.runtime.eventStore, executionId);
+      const text = `${lines.join('\n')}\n`;
+      expect(verifyExport(text), kind).toEqual({ ok: true, lines: lines.length, failure: null });
+      if (corpus) writeFileSync(path.join(corpus, `${kind}.jsonl`), text);
+    }
+    const deadLetter = (await exportRun(t.runtime.eventStore, runs.get('job-dead-letter')!)).at(-1)!;
+    expect(JSON.parse(deadLetter).deliveries[0].attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'dead_letter']);
+    const manifest = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!))[0]!);
+    expect(manifest).toMatchObject({ kind: 'manifest', format: 'seqflow-run-export/1', executionId: runs.get('pipeline'), route: 'sync', startedBy: { kind: 'apiKey' }, version: { number: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    const facts = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!)).at(-1)!);
+    expect(facts).toMatchObject({ kind: 'facts', credits: [{ blockName: 'grade', tokens: 15 }], tokens: 15 });
+    expect(JSON.parse((await exportRun(t.runtime.eventStore, runs.get('test-run')!)).at(-1)!).testResults).toMatchObject({ passed: true });
+  });
+
+  it('names the line when any byte of any line is changed, a line is dropped, or two are swapped', async () => {
+    const lines = await exportRun(t.runtime.eventStore, runs.get('tools')!);
+    const verify = (edited: string[]) => verifyExport(`${edited.join('\n')}\n`);
+    for (const [index, line] of lines.entries()) {
+      // One byte: a digit changed where there is one, else a letter.
+      const at = line.search(/[0-9]/) >= 0 ? line.search(/[0-9]/) : line.search(/[a-z]/);
+      const changed = line.slice(0, at) + (line[at] === '1' ? '2' : line[at] === 'a' ? 'b' : '1') + line.slice(at + 1);
+      const result = verify(lines.map((l, i) => (i === index ? changed : l)));
+      expect(result.ok, `line ${index + 1}`).toBe(false);
+      expect(result.failure!.line, `line ${index + 1}: ${result.failure!.reason}`).toBe(index + 1);
+    }
+    const spaced = verify(lines.map((l, i) => (i === 3 ? l.replace(':', ': ') : l)));
+    expect(spaced.failure).toEqual({ line: 4, reason: 'not in the canonical form it was written in: a byte was changed' });
+    const dropped = verify(lines.filter((_, i) => i !== 4));
+    expect(dropped.failure!.line).toBe(5);
+    expect(dropped.failure!.reason).toMatch(/^removed: /);
+    const swapped = verify(lines.map((l, i) => (i === 3 ? lines[4]! : i === 4 ? lines[3]! : l)));
+    expect(swapped.failure!.line).toBe(4);
+    const noFacts = verify(lines.slice(0, -1));
+    expect(noFacts.failure!.line).toBe(lines.length - 1);
+  });
+});
