@@ -1,4 +1,5 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts'
 import { findVersionSteps } from '../../src/queries/flowQueries.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
+import { runCli } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -128,6 +130,26 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     const facts = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!)).at(-1)!);
     expect(facts).toMatchObject({ kind: 'facts', credits: [{ blockName: 'grade', tokens: 15 }], tokens: 15 });
     expect(JSON.parse((await exportRun(t.runtime.eventStore, runs.get('test-run')!)).at(-1)!).testResults).toMatchObject({ passed: true });
+  });
+
+  it('exports, verifies and replays from the CLI, exiting 1 with the failing line or the divergence', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-audit-'));
+    const env = { DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
+    const file = path.join(dir, 'run.jsonl');
+    const exported = await runCli(['audit', 'export', '--execution', runs.get('tools')!, '--out', file], env);
+    expect(exported.code, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout)).toMatchObject({ executionId: runs.get('tools'), file });
+    const verified = await runCli(['audit', 'verify', '--file', file], {});
+    expect(verified.code).toBe(0);
+    expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
+    writeFileSync(file, readFileSync(file, 'utf8').replace('"look it up"', '"look it up!"'));
+    const tampered = await runCli(['audit', 'verify', '--file', file], {});
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toMatch(/line 3: changed: /);
+    const replayed = await runCli(['audit', 'replay', '--flow', (await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'pipeline').executeTakeFirstOrThrow()).id], env);
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(JSON.parse(replayed.stdout)).toMatchObject({ runs: 2, diverged: 0 });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('names the line when any byte of any line is changed, a line is dropped, or two are swapped', async () => {
