@@ -81,4 +81,26 @@ export function registerAuditCommands(program: Command) {
         { catchUp: false },
       ),
     );
+
+  audit
+    .command('flow')
+    .description('which version of a flow was in production at a time: who promoted it, when, and until when')
+    .requiredOption('--flow <id>')
+    .requiredOption('--at <time>', 'ISO 8601 time')
+    .action((o: { flow: string; at: string }) => withRuntime(async (rt) => (await import('../audit/auditQuestions.ts')).productionAt(rt.eventStore, { flowId: o.flow, at: o.at }), { catchUp: false }));
+
+  audit
+    .command('who')
+    .description("every change to an organization's members, credits, secrets, keys, projects, flows and test cases, with who made it and when")
+    .requiredOption('--org <slug>')
+    .option('--since <time>', 'ISO 8601 time')
+    .action((o: { org: string; since?: string }) =>
+      withRuntime(
+        async (rt) => {
+          const [{ changesOf }, { findOrganizationId }] = await Promise.all([import('../audit/auditQuestions.ts'), import('../commands/organizationCommands.ts')]);
+          return changesOf(rt.eventStore, { organizationId: await findOrganizationId(rt.commands, o.org), since: o.since });
+        },
+        { catchUp: false },
+      ),
+    );
 }
