@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Runtime } from '../runtime/runtime.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { eventLine, positiveInt, printJson, withRuntime } from './cliSupport.ts';
 
@@ -31,16 +32,32 @@ export function registerLogCommands(program: Command) {
       ),
     );
 
-  program
-    .command('projections')
-    .description('read models')
+  const projections = program.command('projections').description('read models');
+  const deps = async (rt: Runtime) => ({ db: rt.db, eventStore: rt.eventStore, projections: (await import('../projections/allProjections.ts')).allProjections, logger: rt.logger, databaseUrl: rt.databaseUrl });
+  projections
     .command('rebuild')
-    .description('empty every read model and replay the whole log into it')
+    .description('replay the whole log into a shadow copy of every read model, then swap it in (the API keeps serving the old rows until then)')
     .action(() =>
       withRuntime(
         async (rt) => {
-          await rt.projections.rebuild();
-          return { rebuilt: true, projections: await rt.projections.status() };
+          const { position } = await (await import('../projections/readModelVerification.ts')).rebuildReadModels(await deps(rt));
+          return { rebuilt: true, position, projections: await rt.projections.status() };
+        },
+        { catchUp: false },
+      ),
+    );
+  projections
+    .command('verify')
+    .description('rebuild every read model into a shadow while the service serves, compare table by table with the live ones; exit 1 on any difference')
+    .action(() =>
+      withRuntime(
+        async (rt) => {
+          const result = await (await import('../projections/readModelVerification.ts')).verifyReadModels(await deps(rt));
+          for (const t of result.tables.filter((table) => table.liveHash !== table.shadowHash)) {
+            process.stderr.write(`seqflow: read model ${t.table} differs from its rebuild at log position ${result.at}: ${t.liveRows} live rows, ${t.shadowRows} rebuilt; only live: ${JSON.stringify(t.onlyLive)}; only rebuilt: ${JSON.stringify(t.onlyShadow)}\n`);
+          }
+          if (!result.ok) process.exitCode = 1;
+          return { ok: result.ok, at: result.at, tables: result.tables.map(({ table, liveRows, shadowRows, liveHash, shadowHash }) => ({ table, liveRows, shadowRows, same: liveHash === shadowHash })) };
         },
         { catchUp: false },
       ),

@@ -11,10 +11,14 @@ import type { ReadModels } from './readModelSchema.ts';
 
 const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004, '0005_projection_stalls': m0005, '0006_test_cases': m0006, '0007_test_runs': m0007, '0008_flow_receives_images': m0008 };
 
-/** Brings the read models' schema up to date (kysely Migrator; safe from several processes). */
-export async function migrateReadModels(db: Kysely<ReadModels>): Promise<string[]> {
+/**
+ * Brings the read models' schema up to date (kysely Migrator; safe from several processes).
+ * `schema`: a shadow copy's own schema, which then also holds its migration bookkeeping.
+ */
+export async function migrateReadModels(db: Kysely<ReadModels>, schema?: string): Promise<string[]> {
   const migrator = new Migrator({
     db,
+    ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'seqflow_readmodel_migration',
     migrationLockTableName: 'seqflow_readmodel_migration_lock',

@@ -1,5 +1,5 @@
 import { EventEmitter } from 'node:events';
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
@@ -138,23 +138,6 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     /** Brings every projection up to the log's current head. */
     async catchUp() {
       await ensureCheckpoints();
-      await catchUpTo(await eventStore.headPosition());
-    },
-
-    /** Empties every read model, resets the checkpoints, and replays the whole log. */
-    async rebuild() {
-      await ensureCheckpoints();
-      await db.transaction().execute(async (trx) => {
-        // Lock the checkpoints first so no runner commits a batch between the truncate and the reset.
-        await trx.selectFrom('projection_checkpoints').selectAll().orderBy('name').forUpdate().execute();
-        const tables = projections.flatMap((p) => p.tables);
-        await sql`TRUNCATE ${sql.join(tables.map((t) => sql.table(t)))}`.execute(trx);
-        await trx
-          .updateTable('projection_checkpoints')
-          .set({ position: 0, updated_at: sql<Date>`now()`, stalled_at_position: null, stalled_event_type: null, stalled_error: null, stalled_since: null })
-          .execute();
-      });
-      stalls.clear();
       await catchUpTo(await eventStore.headPosition());
     },
 

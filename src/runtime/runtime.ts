@@ -40,6 +40,8 @@ export interface Runtime {
   execution: EngineDependencies & { guard: AddressGuard; registry: ModelRegistry };
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
   database: 'embedded' | 'external';
+  /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models). */
+  databaseUrl: string;
   close(): Promise<void>;
 }
 
@@ -89,6 +91,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       masterKey,
       execution,
       database: embedded ? 'embedded' : 'external',
+      databaseUrl,
       async close() {
         await supervisor.stop();
         await sandbox.close();

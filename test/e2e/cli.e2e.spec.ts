@@ -244,7 +244,10 @@ describe('the seqflow CLI', () => {
   it('rebuilds the projections and says so', async () => {
     const rebuilt = await cli('projections', 'rebuild');
     expect(rebuilt.code).toBe(0);
-    expect(rebuilt.json).toMatchObject({ rebuilt: true, projections: expect.arrayContaining([expect.objectContaining({ name: 'flows', behind: 0 })]) });
+    expect(rebuilt.json).toMatchObject({ rebuilt: true, position: expect.any(Number), projections: expect.arrayContaining([expect.objectContaining({ name: 'flows', behind: 0 })]) });
+    const verified = await cli('projections', 'verify');
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.json).toMatchObject({ ok: true, tables: expect.arrayContaining([{ table: 'flows', liveRows: expect.any(Number), shadowRows: expect.any(Number), same: true }]) });
   });
 
   it('fails with the error code for a missing organization, and names a bad variable', async () => {

@@ -18,6 +18,7 @@ import { findVersionSteps } from '../../src/queries/flowQueries.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
 import { type ReadModels, readModelTables } from '../../src/projections/readModelSchema.ts';
 import { createSupervisor } from '../../src/supervision/supervisor.ts';
+import { rebuildReadModels, verifyReadModels } from '../../src/projections/readModelVerification.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -46,6 +47,7 @@ const NOT_READ_MODELS = ['seqflow_events', 'seqflow_streams', 'seqflow_eventlog_
 
 describe('projections', () => {
   let t: TestRuntime;
+  const readModelDeps = () => ({ db: t.runtime.db, eventStore: t.runtime.eventStore, projections: allProjections, logger: t.runtime.logger, databaseUrl: t.runtime.databaseUrl });
   let model: ScriptedModelServer;
 
   beforeAll(async () => {
@@ -139,8 +141,22 @@ describe('projections', () => {
     expect(before.flow_blocks!.filter((row) => (row as { flow_id: string }).flow_id === built.flowId).map((row) => [(row as { name: string }).name, (row as { step_kind: string }).step_kind]).sort()).toEqual([['a', 'block'], ['c', 'loop']]);
     expect(before.flow_blocks!.length).toBeGreaterThan(0);
 
-    await t.runtime.projections.rebuild();
+    // `projections verify` rebuilds into a shadow and finds every table the same...
+    const verified = await verifyReadModels(readModelDeps());
+    expect(verified.ok).toBe(true);
+    expect(verified.tables.map((table) => table.table).sort()).toEqual([...readModelTables].sort());
+    // ...and catches one row altered by SQL, naming the table and the row.
+    await sql`UPDATE members SET role = 'owner' WHERE user_subject = 'beta-dev'`.execute(t.runtime.db);
+    const caught = await verifyReadModels(readModelDeps());
+    expect(caught.ok).toBe(false);
+    expect(caught.tables.filter((table) => table.liveHash !== table.shadowHash)).toEqual([
+      expect.objectContaining({ table: 'members', onlyLive: [expect.stringContaining('beta-dev,owner')], onlyShadow: [expect.stringContaining('beta-dev,admin')] }),
+    ]);
+    // A rebuild swaps a fresh copy in: the rows the log says, the altered one put right.
+    await rebuildReadModels(readModelDeps());
     expect(await snapshot(t)).toEqual(before);
+    const { rows: leftovers } = await sql<{ n: number }>`SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name LIKE 'seqflow_shadow_%'`.execute(t.runtime.db);
+    expect(leftovers[0]!.n).toBe(0);
   });
 
   it('leaves the same rows when an event is applied twice', async () => {
@@ -191,7 +207,7 @@ describe('projections', () => {
       await t.runtime.projections.stop();
     }
     const before = await snapshot(t);
-    await t.runtime.projections.rebuild();
+    await rebuildReadModels(readModelDeps());
     expect(await snapshot(t)).toEqual(before);
   });
 
