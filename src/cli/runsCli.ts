@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { withRuntime } from './cliSupport.ts';
+import { cliPrincipal, withRuntime } from './cliSupport.ts';
 
 /** `seqflow runs trace|step`: what a run did, read from the log. */
 export function registerRunCommands(program: Command) {
@@ -15,4 +15,11 @@ export function registerRunCommands(program: Command) {
     .requiredOption('--execution <id>')
     .requiredOption('--step <step_id>')
     .action((o: { execution: string; step: string }) => withRuntime(async (rt) => (await import('../testing/runTrace.ts')).stepTrace(rt.eventStore, {}, o.execution, o.step), { catchUp: false }));
+  runs
+    .command('rerun')
+    .description('run a recorded run again: same input, same version (never the latest by accident), linked to the original in both streams (rerunOf)')
+    .requiredOption('--execution <id>')
+    .action((o: { execution: string }) =>
+      withRuntime(async (rt) => (await import('../audit/runRerun.ts')).rerunExecution(rt.execution, { executionId: o.execution }, cliPrincipal), { catchUp: false }),
+    );
 }

@@ -37,6 +37,8 @@ export interface ExecutionRequest {
   callback?: { url: string; events: WebhookEventName[] } | null;
   /** Test runs only: the test run this run belongs to. */
   testRunId?: string | null;
+  /** Reruns only: the run this one repeats. */
+  rerunOf?: string | null;
 }
 
 export interface ResumeInput {
@@ -87,6 +89,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
     callbackUrl: request.callback?.url ?? null,
     callbackEvents: request.callback?.events ?? [],
     testRunId: request.testRunId ?? null,
+    rerunOf: request.rerunOf ?? null,
   },
 });
 

@@ -11,6 +11,7 @@ import { deliveryIdFor } from '../../src/commands/deliveryCommands.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
 import { findVersionSteps } from '../../src/queries/flowQueries.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
@@ -150,6 +151,29 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout)).toMatchObject({ runs: 2, diverged: 0 });
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('reruns a run with the same input on the same version, even after production moved on, linked both ways', async () => {
+    // Production moves on to a version 2 that has no model at all.
+    const moved = await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'pipeline', name: 'pipeline', steps: [{ block: { name: 'only', processor_type: 'passthrough' } }] }, publish: true, production: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const production = await t.runtime.db.selectFrom('flows').select('production_version_number').where('slug', '=', 'pipeline').executeTakeFirstOrThrow();
+    expect([moved.versionId, production.production_version_number]).toEqual([expect.any(String), 2]);
+    model.script({ content: { score: 7 }, usage: { prompt_tokens: 12, completion_tokens: 3 } });
+    const original = runs.get('pipeline')!;
+    const env = { DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn', OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' };
+    const cli = await runCli(['runs', 'rerun', '--execution', original], env);
+    expect(cli.code, cli.stderr).toBe(0);
+    const rerun = JSON.parse(cli.stdout) as { executionId: string; status: string; result: unknown; rerunOf: string; version: { number: number } };
+    expect(rerun).toMatchObject({ status: 'completed', result: { score: 7 }, rerunOf: original, version: { number: 1 } });
+    expect(model.requests.at(-1)!.body.messages[0]).toMatchObject({ content: 'Grade: an essay' });
+    const requested = (await t.runtime.eventStore.readStream(`execution-${rerun.executionId}`))[0]!;
+    expect(requested.data).toMatchObject({ rerunOf: original, versionNumber: 1, message: '  an essay ' });
+    expect((await t.runtime.eventStore.readStream(`execution-${original}`)).at(-1)).toMatchObject({ type: 'ExecutionRerunStarted', data: { executionId: original, rerunExecutionId: rerun.executionId } });
+    // Both still replay, and the original's export (now with its link) verifies.
+    expect((await replayExecution(t.runtime.eventStore, original)).divergence).toBeNull();
+    expect((await replayExecution(t.runtime.eventStore, rerun.executionId)).divergence).toBeNull();
+    expect(verifyExport(`${(await exportRun(t.runtime.eventStore, original)).join('\n')}\n`).ok).toBe(true);
   });
 
   it('names the line when any byte of any line is changed, a line is dropped, or two are swapped', async () => {

@@ -48,10 +48,18 @@ describe('ExecutionStepCompleted version 1 in the log', () => {
   });
 });
 
-describe('ExecutionRequested version 2 in the log', () => {
-  it('is read as version 3, a run that belongs to no test run', () => {
+describe('ExecutionRequested versions 1 to 3 in the log', () => {
+  it('are read as version 4: a run that belongs to no test run and reruns nothing', () => {
     const v2 = { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [] };
-    expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null });
-    expect(decodeEvent('ExecutionRequested', 1, { ...v2, callbackUrl: undefined, callbackEvents: undefined }).data).toMatchObject({ callbackUrl: null, callbackEvents: [], testRunId: null });
+    expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null, rerunOf: null });
+    expect(decodeEvent('ExecutionRequested', 3, { ...v2, testRunId: 't' }).data).toEqual({ ...v2, testRunId: 't', rerunOf: null });
+    expect(decodeEvent('ExecutionRequested', 1, { ...v2, callbackUrl: undefined, callbackEvents: undefined }).data).toMatchObject({ callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null });
+  });
+});
+
+describe('DeliveryAttemptFinished version 1 in the log', () => {
+  it('is read as version 2, an attempt whose signing secret versions were not recorded', () => {
+    const v1 = { deliveryId: 'd', attempt: 1, outcome: 'succeeded', responseStatus: 200, errorExcerpt: null, nextAttemptAt: null, durationMs: 5 };
+    expect(decodeEvent('DeliveryAttemptFinished', 1, v1).data).toEqual({ ...v1, secretVersions: [] });
   });
 });

@@ -52,6 +52,8 @@ export function replayRun(input: RunReplayInput): Divergence | null {
         if (event.data.blockName !== pause.blockName || event.data.iterationsUsed !== pause.iterationsUsed || !same(event.data.toolCallIds, pause.toolCalls.map((c) => c.id))) {
           return diverged(`the resume does not answer the pause of '${pause.blockName}' (its block, iteration or tool call ids differ)`);
         }
+      } else if (event.type === 'ExecutionRerunStarted') {
+        if (state.status === 'none') return diverged('a rerun link before the run');
       } else {
         execution.decide({ type: 'Record', event }, state);
       }

@@ -22,6 +22,7 @@ import {
   ExecutionRequested,
   ExecutionResumed,
   ExecutionStepCompleted,
+  ExecutionRerunStarted,
   ExecutionStepStarted,
   JobClaimed,
 } from '../execution/executionEvents.ts';
@@ -67,6 +68,7 @@ export const eventDefinitions = [
   ExecutionPausedForToolCalls,
   ExecutionResumed,
   ExecutionCompleted,
+  ExecutionRerunStarted,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
@@ -90,6 +92,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
   // v3 added test runs: earlier runs were none.
   'ExecutionRequested@2': (data) => ({ ...(data as object), testRunId: null }),
+  // v4 added reruns: earlier runs rerun nothing.
+  'ExecutionRequested@3': (data) => ({ ...(data as object), rerunOf: null }),
   // v2 added the validation errors of repaired replies: earlier steps had none recorded.
   'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
   // v2: `result` is always an object; v1 kept the last output as it was.

@@ -37,7 +37,11 @@ export interface ResumeRequest {
   toolCallMessages: unknown[];
 }
 
-export type ExecutionCommand = { type: 'Record'; event: ExecutionEvent } | { type: 'Resume'; data: ResumeRequest; flowId: string };
+export type ExecutionCommand =
+  | { type: 'Record'; event: ExecutionEvent }
+  | { type: 'Resume'; data: ResumeRequest; flowId: string }
+  /** A link to a rerun: accepted in any state once the run exists (reruns are made of ended runs). */
+  | { type: 'LinkRerun'; data: { rerunExecutionId: string } };
 
 const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
   typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
@@ -67,6 +71,10 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   },
   decide: (command, state) => {
     if (command.type === 'Resume') return decideResume(command.data, command.flowId, state);
+    if (command.type === 'LinkRerun') {
+      if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
+      return [{ type: 'ExecutionRerunStarted', data: { executionId: state.executionId, rerunExecutionId: command.data.rerunExecutionId } }];
+    }
     const { event } = command;
     if (event.type === 'ExecutionRequested') {
       if (state.status !== 'none') throw new ApiError('CONFLICT', `Execution ${state.executionId} already exists`);

@@ -19,7 +19,7 @@ export type WebhookEventName = (typeof webhookEvents)[number];
  */
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  3,
+  4,
   z.object({
     executionId: z.string(),
     flowId: z.string(),
@@ -36,6 +36,8 @@ export const ExecutionRequested = defineEvent(
     callbackUrl: z.string().nullable(),
     callbackEvents: z.array(z.enum(webhookEvents)),
     testRunId: z.string().nullable(),
+    /** v4: the run this one reruns (same input, same version), or null. */
+    rerunOf: z.string().nullable(),
   }),
 );
 
@@ -131,6 +133,9 @@ export const ExecutionResumed = defineEvent(
  */
 export const ExecutionCompleted = defineEvent('ExecutionCompleted', 2, z.object({ executionId: z.string(), result: z.record(z.string(), z.unknown()), durationMs: z.number().int() }));
 
+/** An operator reran this run: the new run's id, recorded in the original's stream (whatever its state) so each links to the other. */
+export const ExecutionRerunStarted = defineEvent('ExecutionRerunStarted', 1, z.object({ executionId: z.string(), rerunExecutionId: z.string() }));
+
 export type ExecutionEvent =
   | EventOf<typeof ExecutionRequested>
   | EventOf<typeof JobClaimed>
@@ -140,6 +145,7 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionFailed>
   | EventOf<typeof ExecutionPausedForToolCalls>
   | EventOf<typeof ExecutionResumed>
-  | EventOf<typeof ExecutionCompleted>;
+  | EventOf<typeof ExecutionCompleted>
+  | EventOf<typeof ExecutionRerunStarted>;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;
