@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import { type ChainState, emptyChain, verifyNext } from '../domain/audit/chainVerification.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
@@ -24,15 +25,15 @@ type Line = Record<string, unknown> & { kind?: unknown };
  * stream's events chain from the genesis hash to the head the manifest names, the counts and
  * positions match, the facts are what the events say, and the run replays (audit replay).
  */
-export function verifyExport(text: string): ExportVerification {
+export function verifyExport(text: string, options: { publicKeyPem?: string } = {}): ExportVerification {
   try {
-    return checkExport(text);
+    return checkExport(text, options.publicKeyPem);
   } catch (error) {
     return { ok: false, lines: text.split('\n').length, failure: { line: 1, reason: `the file cannot be read as an export: ${(error as Error).message}` } };
   }
 }
 
-function checkExport(text: string): ExportVerification {
+function checkExport(text: string, publicKeyPem: string | undefined): ExportVerification {
   const raw = text.endsWith('\n') ? text.slice(0, -1).split('\n') : text.split('\n');
   const fail = (line: number, reason: string): ExportVerification => ({ ok: false, lines: raw.length, failure: { line, reason } });
   const lines: Line[] = [];
@@ -48,6 +49,11 @@ function checkExport(text: string): ExportVerification {
   }
   const [manifest, version] = lines;
   if (manifest?.kind !== 'manifest' || manifest.format !== EXPORT_FORMAT) return fail(1, `the first line must be the manifest (${EXPORT_FORMAT})`);
+  if (publicKeyPem !== undefined) {
+    const { signature, ...signed } = manifest as Line & { signature?: { alg?: string; value?: string } };
+    if (!signature?.value || signature.alg !== 'Ed25519') return fail(1, 'the manifest is not signed, and a public key was given');
+    if (!verify(null, Buffer.from(canonicalize(signed)!, 'utf8'), createPublicKey(publicKeyPem), Buffer.from(signature.value, 'base64'))) return fail(1, 'the manifest signature does not verify with the given public key');
+  }
   if (version?.kind !== 'version') return fail(2, 'the second line must be the version document');
   const document = version.document as VersionDocument | null;
   const named = manifest.version as { versionId: string; hash: string } | null;

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createPrivateKey, sign } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import { runFacts } from './runFacts.ts';
@@ -24,7 +24,7 @@ export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun
  * before they reach the log, webhook secrets never do, and provider keys are ciphertext in
  * organization streams, which an export does not include.
  */
-export function exportLines(record: RunRecord): string[] {
+export function exportLines(record: RunRecord, signer?: ManifestSigner): string[] {
   const first = record.events[0];
   const requested = first?.type === 'ExecutionRequested' ? first.data : null;
   const streams = streamsOf(record);
@@ -44,11 +44,20 @@ export function exportLines(record: RunRecord): string[] {
     streams: streams.map((s) => ({ streamId: s[0]!.streamId, events: s.length, headHash: s.at(-1)!.hash })),
   };
   return [
-    canonicalLine(manifest),
+    canonicalLine(signer ? { ...manifest, signature: { alg: 'Ed25519', value: signer(canonicalLine(manifest)) } } : manifest),
     canonicalLine({ kind: 'version', document: record.version }),
     ...all.map((r) => canonicalLine(eventLine(r))),
     canonicalLine({ kind: 'facts', ...runFacts(record) }),
   ];
 }
 
-export const exportRun = async (eventStore: EventStore, executionId: string) => exportLines(await loadRunRecord(eventStore, executionId));
+/** Signs the manifest's canonical text (without its signature): base64 of an Ed25519 signature. */
+export type ManifestSigner = (manifestText: string) => string;
+
+export const ed25519Signer = (privateKeyPem: string): ManifestSigner => {
+  const key = createPrivateKey(privateKeyPem);
+  if (key.asymmetricKeyType !== 'ed25519') throw new Error('the audit signing key must be an Ed25519 private key (PEM)');
+  return (text) => sign(null, Buffer.from(text, 'utf8'), key).toString('base64');
+};
+
+export const exportRun = async (eventStore: EventStore, executionId: string, signer?: ManifestSigner) => exportLines(await loadRunRecord(eventStore, executionId), signer);

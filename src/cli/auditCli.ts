@@ -33,13 +33,14 @@ export function registerAuditCommands(program: Command) {
     .action((o: { execution: string; out?: string }) =>
       withRuntime(
         async (rt) => {
-          const { exportRun } = await import('../audit/runExport.ts');
-          const text = `${(await exportRun(rt.eventStore, o.execution)).join('\n')}\n`;
+          const [{ exportRun, ed25519Signer }, { readFile, writeFile }] = await Promise.all([import('../audit/runExport.ts'), import('node:fs/promises')]);
+          const keyFile = rt.config.auditSigningKeyFile;
+          const signer = keyFile ? ed25519Signer(await readFile(keyFile, 'utf8')) : undefined;
+          const text = `${(await exportRun(rt.eventStore, o.execution, signer)).join('\n')}\n`;
           if (!o.out) {
             process.stdout.write(text);
             return undefined;
           }
-          const { writeFile } = await import('node:fs/promises');
           await writeFile(o.out, text);
           return { executionId: o.execution, file: o.out, lines: text.split('\n').length - 1 };
         },
@@ -51,9 +52,10 @@ export function registerAuditCommands(program: Command) {
     .command('verify')
     .description('check an export alone (no database): canonical lines, chains, manifest, version hash, facts, and an audit replay; exit 1 naming the first failing line')
     .requiredOption('--file <file>')
-    .action(async (o: { file: string }) => {
+    .option('--public-key <file>', "the exporter's Ed25519 public key (PEM): the manifest must carry a signature that verifies with it")
+    .action(async (o: { file: string; publicKey?: string }) => {
       const [{ readFile }, { verifyExport }] = await Promise.all([import('node:fs/promises'), import('../audit/exportVerification.ts')]);
-      const result = verifyExport(await readFile(o.file, 'utf8'));
+      const result = verifyExport(await readFile(o.file, 'utf8'), { publicKeyPem: o.publicKey ? await readFile(o.publicKey, 'utf8') : undefined });
       if (result.failure) {
         process.stderr.write(`seqflow: ${o.file} line ${result.failure.line}: ${result.failure.reason}\n`);
         process.exitCode = 1;

@@ -73,6 +73,7 @@ const envSchema = z
       z.array(z.coerce.number().int().min(1)).length(5, 'needs 5 delays, after failed attempts 1 to 5').optional(),
     ),
     SEQFLOW_OUTBOUND_EXTRA_CA_FILE: optionalString,
+    SEQFLOW_AUDIT_SIGNING_KEY_FILE: optionalString,
     SEQFLOW_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(20_000)),
     SEQFLOW_DELIVERY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(60_000)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
@@ -158,6 +159,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
   outboundExtraCaFile: string | undefined;
+  /** An Ed25519 private key (PEM file) that signs the manifests of `seqflow audit export`. */
+  auditSigningKeyFile: string | undefined;
   jobs: {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
@@ -233,6 +236,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       leaseMs: e.SEQFLOW_DELIVERY_LEASE_MS,
     },
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
+    auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS },

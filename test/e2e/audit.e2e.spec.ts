@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -147,6 +148,21 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     const tampered = await runCli(['audit', 'verify', '--file', file], {});
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toMatch(/line 3: changed: /);
+    // Signed with an Ed25519 key from the configuration, verified with its public key only.
+    const signing = generateKeyPairSync('ed25519');
+    const stranger = generateKeyPairSync('ed25519');
+    const keys = { private: path.join(dir, 'audit.key'), public: path.join(dir, 'audit.pub'), stranger: path.join(dir, 'stranger.pub') };
+    writeFileSync(keys.private, signing.privateKey.export({ type: 'pkcs8', format: 'pem' }));
+    writeFileSync(keys.public, signing.publicKey.export({ type: 'spki', format: 'pem' }));
+    writeFileSync(keys.stranger, stranger.publicKey.export({ type: 'spki', format: 'pem' }));
+    const signedFile = path.join(dir, 'signed.jsonl');
+    expect((await runCli(['audit', 'export', '--execution', runs.get('tools')!, '--out', signedFile], { ...env, SEQFLOW_AUDIT_SIGNING_KEY_FILE: keys.private })).code).toBe(0);
+    expect(JSON.parse(readFileSync(signedFile, 'utf8').split('\n')[0]!).signature).toMatchObject({ alg: 'Ed25519', value: expect.any(String) });
+    expect((await runCli(['audit', 'verify', '--file', signedFile, '--public-key', keys.public], {})).code).toBe(0);
+    const wrongKey = await runCli(['audit', 'verify', '--file', signedFile, '--public-key', keys.stranger], {});
+    expect([wrongKey.code, wrongKey.stderr]).toEqual([1, expect.stringContaining('line 1: the manifest signature does not verify with the given public key')]);
+    const unsigned = await runCli(['audit', 'verify', '--file', file, '--public-key', keys.public], {});
+    expect([unsigned.code, unsigned.stderr]).toEqual([1, expect.stringContaining('line 1: the manifest is not signed')]);
     const replayed = await runCli(['audit', 'replay', '--flow', (await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'pipeline').executeTakeFirstOrThrow()).id], env);
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(JSON.parse(replayed.stdout)).toMatchObject({ runs: 2, diverged: 0 });
