@@ -29,7 +29,7 @@ import { benchDeliveries } from './deliveryBench.ts';
 import { benchExecute } from './executeBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
 import { benchMcp } from './mcpBench.ts';
-import { benchAudit } from './auditBench.ts';
+import { benchAudit, benchAuditRuns } from './auditBench.ts';
 import { percentile } from './percentile.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -255,14 +255,14 @@ try {
   const mcpDatabase = executeDatabase.replace('_exec', '_mcp');
   await admin.query(`CREATE DATABASE ${new URL(mcpDatabase).pathname.slice(1)}`);
   let audit: unknown;
-  const auditDatabases = [executeDatabase.replace('_exec', '_unchained'), executeDatabase.replace('_exec', '_chained')] as const;
+  const auditDatabases = [executeDatabase.replace('_exec', '_unchained'), executeDatabase.replace('_exec', '_chained'), executeDatabase.replace('_exec', '_auditruns')] as const;
   for (const url of auditDatabases) await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
   try {
     execute = await benchExecute(executeDatabase);
     deliveries = await benchDeliveries(deliveryDatabase);
     testSuite = await benchTestSuite(suiteDatabase);
     mcp = await benchMcp(mcpDatabase);
-    audit = await benchAudit(...auditDatabases);
+    audit = { ...(await benchAudit(auditDatabases[0], auditDatabases[1])), ...(await benchAuditRuns(auditDatabases[2])) };
   } finally {
     for (const url of auditDatabases) await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(mcpDatabase).pathname.slice(1)} WITH (FORCE)`);
