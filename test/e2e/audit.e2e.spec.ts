@@ -10,6 +10,7 @@ import { replayExecution } from '../../src/audit/runAudit.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { deliveryIdFor } from '../../src/commands/deliveryCommands.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { execution } from '../../src/domain/execution/execution.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
@@ -96,6 +97,24 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     }
     runs.set('job-dead-letter', executionId);
 
+    // A job taken over: its first worker claimed it and started the block, then died; the second claim ran it again.
+    const takenOver = crypto.randomUUID();
+    await acceptJob(t.runtime.execution, {
+      executionId: takenOver, flowId: flow.id, versionId: flow.production_version_id!, versionNumber: 1, organizationId: flow.organization_id, projectId: flow.project_id, steps: flows.asker as never, message: 'again', parameters: {}, attachments: [],
+      tools: undefined, mode: 'async', apiKeyId: null, principal, callback: null,
+    });
+    const [askStep] = await findVersionSteps(t.runtime.db, flow.production_version_id!);
+    const ask = 'block' in askStep! ? askStep.block : null;
+    for (const event of [
+      { type: 'JobClaimed' as const, data: { executionId: takenOver, worker: 'w1', claim: 1 } },
+      { type: 'ExecutionStepStarted' as const, data: { executionId: takenOver, stepIndex: 0, blockId: ask!.id, blockName: 'ask', iteration: null, processorType: 'llm' as const, input: { prompt: 'again', model: 'gpt-4o-mini', attachments: 0, responseFormat: { type: 'text' } }, missingPlaceholders: [] } },
+    ]) {
+      await handleCommand(deps, `execution-${takenOver}`, execution, { type: 'Record', event }, testPrincipal);
+    }
+    model.script({ content: 'fine again' });
+    await continueExecution(t.runtime.execution, { executionId: takenOver, worker: 'w2', claim: 2, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+    runs.set('job-taken-over', takenOver);
+
     // A test run, with its assertions.
     const agentFlow = await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'pipeline').executeTakeFirstOrThrow();
     const testCase = await addTestCase(deps, {}, { flowId: agentFlow.id, definition: { name: 'grades', input: { message: 'essay' }, assertions: [{ type: 'path_equals', path: 'score', value: 9 }] } }, testPrincipal);
@@ -114,6 +133,8 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
       expect(report.divergence, kind).toBeNull();
     }
     expect((await replayExecution(t.runtime.eventStore, runs.get('job-dead-letter')!)).deliveries).toBe(1);
+    const takeover = (await t.runtime.eventStore.readStream(`execution-${runs.get('job-taken-over')}`)).map((e) => e.type);
+    expect(takeover).toEqual(['ExecutionRequested', 'JobClaimed', 'ExecutionStepStarted', 'JobClaimed', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'CreditsConsumed', 'ExecutionCompleted']);
   });
 
   it('exports each run as a file that verifies alone; the corpus of recorded histories is written from here on request', async () => {

@@ -12,6 +12,8 @@ import type { DeliveryEvent } from '../../src/domain/webhooks/deliveryEvents.ts'
  * The corpus: exports of recorded runs of every kind (written by test/e2e/audit.e2e.spec.ts with
  * SEQFLOW_WRITE_AUDIT_CORPUS). Replaying them in every test run means a change to the engine's
  * rules that would read old histories differently fails here, as Temporal users keep replay tests.
+ * Files are added, never rewritten: the older ones hold events of earlier schema versions
+ * (ExecutionRequested v3, DeliveryAttemptFinished v2), read through the upcasters.
  */
 const corpus = path.resolve(import.meta.dirname, '../fixtures/audit-corpus');
 const read = (name: string) => readFileSync(path.join(corpus, name), 'utf8');
