@@ -3,6 +3,7 @@ import { flowStream } from '../domain/flows/flowEvents.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import { readWholeLog } from './logPages.ts';
 
 /**
  * Which version of a flow was in production at `at` (ISO time): who promoted it and when, whether
@@ -48,8 +49,7 @@ const CHANGE_TYPES = new Set([
 export async function changesOf(eventStore: EventStore, input: { organizationId: string; since?: string }) {
   const streams = new Set([organizationStream(input.organizationId)]);
   const changes: { position: number; at: string; streamId: string; type: string; principal: unknown; summary: Record<string, unknown> }[] = [];
-  for (let position = 0; ; ) {
-    const page = await eventStore.readAll(position, 1000);
+  await readWholeLog(eventStore, (page) => {
     for (const r of page) {
       if (!CHANGE_TYPES.has(r.type)) continue;
       const owner = (r.data as { organizationId?: unknown }).organizationId;
@@ -59,9 +59,7 @@ export async function changesOf(eventStore: EventStore, input: { organizationId:
       if (input.since && r.metadata.occurredAt < input.since) continue;
       changes.push({ position: r.position, at: r.metadata.occurredAt, streamId: r.streamId, type: r.type, principal: r.metadata.principal, summary: summaryOf(r) });
     }
-    if (page.length < 1000) break;
-    position = page.at(-1)!.position;
-  }
+  });
   return { organizationId: input.organizationId, since: input.since ?? null, changes };
 }
 

@@ -1,5 +1,6 @@
 import { type ChainProblem, type ChainState, emptyChain, verifyHead, verifyNext } from '../domain/audit/chainVerification.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import { readWholeLog } from './logPages.ts';
 
 const PAGE = 1000;
 
@@ -52,8 +53,8 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
     waiting.get(event.streamId)!.delete(next.revision);
     return advance(next);
   };
-  for (let position = 0; ; ) {
-    const page = await eventStore.readAll(position, PAGE);
+  let found: ChainProblem | null = null;
+  await readWholeLog(eventStore, (page) => {
     for (const event of page) {
       events++;
       if (event.revision > (chains.get(event.streamId) ?? emptyChain()).nextRevision) {
@@ -61,12 +62,12 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
         waiting.set(event.streamId, held.set(event.revision, event));
         continue;
       }
-      const problem = advance(event);
-      if (problem) return { streams: chains.size, events, problem };
+      found = advance(event);
+      if (found) return 'stop';
     }
-    if (page.length < PAGE) break;
-    position = page.at(-1)!.position;
-  }
+    return undefined;
+  });
+  if (found) return { streams: chains.size, events, problem: found };
   // A revision still waiting at the end lost its predecessor.
   for (const held of waiting.values()) {
     const first = [...held.values()].sort((a, b) => a.revision - b.revision)[0];

@@ -3,6 +3,7 @@ import { type Divergence, replayRun } from '../domain/audit/runReplay.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import { readWholeLog } from './logPages.ts';
 import { type RunRecord, loadRunRecord } from './runRecord.ts';
 
 export interface ReplayReport {
@@ -31,16 +32,13 @@ export const replayExecution = async (eventStore: EventStore, executionId: strin
 /** Every run of a flow requested since `since` (ISO time), found by reading the log. */
 export async function replayFlowRuns(eventStore: EventStore, input: { flowId: string; since?: string }): Promise<ReplayReport[]> {
   const ids: string[] = [];
-  for (let position = 0; ; ) {
-    const page = await eventStore.readAll(position, 1000);
+  await readWholeLog(eventStore, (page) => {
     for (const recorded of page) {
       if (recorded.type !== 'ExecutionRequested' || (input.since && recorded.metadata.occurredAt < input.since)) continue;
       const event = decodeRecorded(recorded) as ExecutionEvent;
       if (event.type === 'ExecutionRequested' && event.data.flowId === input.flowId) ids.push(event.data.executionId);
     }
-    if (page.length < 1000) break;
-    position = page.at(-1)!.position;
-  }
+  });
   const reports: ReplayReport[] = [];
   for (const id of ids) reports.push(await replayExecution(eventStore, id));
   return reports;
