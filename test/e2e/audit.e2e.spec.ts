@@ -144,6 +144,8 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
       const lines = await exportRun(t.runtime.eventStore, executionId);
       const text = `${lines.join('\n')}\n`;
       expect(verifyExport(text), kind).toEqual({ ok: true, lines: lines.length, failure: null });
+      // No key, secret or ciphertext: only ids, hashes of keys never, secret versions only.
+      expect(text, kind).not.toMatch(/whsec_|sf_(live|test)_|ciphertext|secretHash|encrypted/);
       if (corpus) writeFileSync(path.join(corpus, `${kind}.jsonl`), text);
     }
     const deadLetter = (await exportRun(t.runtime.eventStore, runs.get('job-dead-letter')!)).at(-1)!;
