@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { registerAuditCommands } from './auditCli.ts';
 import { registerAuthoringCommands } from './authoringCli.ts';
+import { registerConsoleCommands } from './consoleCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
@@ -40,6 +41,7 @@ export function buildCli(): Command {
   registerWebhookCommands(program);
   registerLogCommands(program);
   registerAuditCommands(program);
+  registerConsoleCommands(program);
   return program;
 }
 

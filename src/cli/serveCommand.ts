@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { buildConsoleServer } from '../api/console/consoleServer.ts';
 import { buildServer } from '../api/rest/server.ts';
 import type { Config } from '../config/config.ts';
 import { takeSignalsFromEmbeddedPostgres } from '../database/embeddedPostgres.ts';
@@ -43,13 +44,27 @@ export async function serve(config: Config, role: Role): Promise<void> {
     const workers = role === 'api' ? undefined : await startWorkers(runtime);
     const app = role === 'worker' ? undefined : await buildServer(runtime);
     if (app) await listen(app, config);
+    // The operator console: its own listener (loopback unless configured), never the public port.
+    const consoleApp = role === 'worker' ? undefined : await buildConsoleServer(runtime);
+    if (consoleApp) await listenConsole(consoleApp, config);
     await warnAboutProvider(runtime, logger);
-    if (app && config.demo) await printDemo(runtime, app, config);
+    if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined }, 'seqflow started');
-    handleSignals(runtime, app, workers, () => lock?.release());
+    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp);
   } catch (error) {
     await runtime?.close().catch(() => undefined);
     lock?.release();
+    throw error;
+  }
+}
+
+async function listenConsole(app: FastifyInstance, config: Config) {
+  try {
+    await app.listen({ host: config.console.host, port: config.console.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.console.port} on ${config.console.host} (the operator console) is already in use: set SEQFLOW_CONSOLE_PORT to a free port`);
+    if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${config.console.host}:${config.console.port} (${code}): set SEQFLOW_CONSOLE_HOST and SEQFLOW_CONSOLE_PORT`);
     throw error;
   }
 }
@@ -79,7 +94,7 @@ async function warnAboutProvider(runtime: Runtime, logger: Logger) {
   }
 }
 
-function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void) {
+function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void, consoleApp: FastifyInstance | undefined) {
   const { logger } = runtime;
   const graceMs = runtime.config.shutdownGraceMs;
   let stopping = false;
@@ -94,9 +109,11 @@ function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, worke
     // A keep-alive connection whose request has been answered would hold the close until its timeout: close each as it goes idle.
     const idleSweep = app ? setInterval(() => app.server.closeIdleConnections(), 100) : undefined;
     const stoppingWorkers = workers?.stop() ?? Promise.resolve();
+    const closingConsole = consoleApp?.close() ?? Promise.resolve();
     if (!(await withinGrace(closing, graceMs))) await interruptRuns(runtime, app!, closing);
     clearInterval(idleSweep);
     await stoppingWorkers;
+    await withinGrace(closingConsole, 1000);
     await runtime.close(); // the embedded PostgreSQL last
     release();
     logger.info('stopped');

@@ -50,6 +50,9 @@ const envSchema = z
       (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined),
       z.array(z.url({ message: 'must be a comma-separated list of origins such as https://app.example.com' })).optional(),
     ),
+    SEQFLOW_CONSOLE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+    SEQFLOW_CONSOLE_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8081)),
+    SEQFLOW_CONSOLE_AUDIENCE: optionalString,
     SEQFLOW_MCP_RUNS_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
     OAUTH_ISSUER: optionalUrl,
     OAUTH_AUDIENCE: optionalString,
@@ -127,6 +130,8 @@ export interface Config {
    * set, so assistants can sign in to the MCP endpoint of a plain `npm start`.
    */
   embeddedOAuth: { issuer: string } | undefined;
+  /** The operator console's own listener (loopback by default), and the audience of operators' OAuth tokens (else OAUTH_AUDIENCE). */
+  console: { host: string; port: number; audience: string | undefined };
   /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://HOST:PORT), without a trailing slash. */
   publicUrl: string;
   mcp: {
@@ -223,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
     publicUrl,
+    console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,

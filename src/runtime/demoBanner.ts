@@ -7,7 +7,7 @@ import { DEMO_OWNER, seedDemo } from './demoSeed.ts';
  * What `npm start` prints: on the first start, the demo key (shown only then) and a call that runs
  * the demo flow; on later starts, how to make a new key and the same call.
  */
-export async function printDemo(runtime: Runtime, app: FastifyInstance, config: Config) {
+export async function printDemo(runtime: Runtime, app: FastifyInstance, config: Config, consoleApp?: FastifyInstance) {
   const demo = await seedDemo(runtime);
   const address = app.server.address();
   const base = typeof address === 'object' && address ? `http://${config.host}:${address.port}` : `http://${config.host}:${config.port}`;
@@ -31,6 +31,7 @@ export async function printDemo(runtime: Runtime, app: FastifyInstance, config: 
     call(demo?.apiKey ?? '<key>', 'essay-feedback', '{"message":"Yesterday he go to school.","parameters":{"native_language":"Spanish"}}'),
     `Health: curl ${base}/api/v1/health`,
     ...(await assistantLines(runtime)),
+    ...(consoleApp ? await consoleLines(runtime, consoleApp) : []),
   );
   process.stderr.write(`\n${lines.join('\n')}\n\n`);
 }
@@ -47,4 +48,14 @@ async function assistantLines(runtime: Runtime): Promise<string[]> {
     lines.push(`  a one-time code from: npx seqflow login-code --user ${DEMO_OWNER}`);
   }
   return lines;
+}
+
+/** The operator console, and a one-time link into it (a new one: `npx seqflow console link`). */
+async function consoleLines(runtime: Runtime, consoleApp: FastifyInstance): Promise<string[]> {
+  const address = consoleApp.server.address();
+  const host = ['0.0.0.0', '::'].includes(runtime.config.console.host) ? 'localhost' : runtime.config.console.host;
+  const url = `http://${host}:${typeof address === 'object' && address ? address.port : runtime.config.console.port}`;
+  const { issueConsoleLink } = await import('../commands/consoleLinkCommands.ts');
+  const { token } = await issueConsoleLink(runtime.commands, { operator: 'npm-start' }, { principal: { kind: 'system', id: 'demo' } });
+  return [`Operator console (tRPC at ${url}/internal/trpc): sign in once, within 15 minutes, at`, `  ${url}/login?token=${token}`];
 }

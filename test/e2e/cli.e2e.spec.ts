@@ -50,6 +50,13 @@ describe('the seqflow CLI', () => {
     expect(log).toContain('"type":"LoginCodeIssued"');
     expect(log).not.toContain(code.json.code);
     expect(log).not.toContain(code.json.code.replace('-', ''));
+    // The operator role, as events; and a one-time console link (only its hash in the log).
+    expect((await cli('operator', 'grant', '--user', 'auth0|alice')).json).toEqual({ subject: 'auth0|alice', operator: true, changed: true });
+    expect((await cli('operator', 'grant', '--user', 'auth0|alice')).json).toEqual({ subject: 'auth0|alice', operator: true, changed: false });
+    expect((await cli('operator', 'revoke', '--user', 'auth0|alice')).json).toEqual({ subject: 'auth0|alice', operator: false, changed: true });
+    const link = await cli('console', 'link');
+    expect(link.json).toEqual({ url: expect.stringMatching(/^http:\/\/127\.0\.0\.1:8081\/login\?token=[A-Za-z0-9_-]{43}$/), expiresAt: expect.any(String) });
+    expect((await cli('events', '--all')).stdout).not.toContain(new URL(link.json.url).searchParams.get('token'));
     const stranger = await cli('login-code', '--user', 'nobody');
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toContain('USER_NOT_MEMBER');
@@ -181,7 +188,7 @@ describe('the seqflow CLI', () => {
     await new Promise((r) => taken.once('listening', r));
     try {
       const port = (taken.address() as { port: number }).port;
-      const refused = await runCli(['serve', '--role', 'api'], { ...env, PORT: String(port), SEQFLOW_DEMO: 'false', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
+      const refused = await runCli(['serve', '--role', 'api'], { ...env, PORT: String(port), SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_DEMO: 'false', OPENAI_BASE_URL: 'http://127.0.0.1:11434/v1' });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toContain(`Port ${port} on 127.0.0.1 is already in use: set PORT to a free port`);
       expect(refused.stderr).not.toContain('    at '); // a message, not a stack trace

@@ -35,7 +35,7 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-start-'));
     await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
     const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+    const env = { ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(port), SEQFLOW_CONSOLE_PORT: '0', LOG_LEVEL: 'warn' };
     const server = await npmStart(env);
     const stderr = server.stderr();
     try {
@@ -63,6 +63,16 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
       expect(listed).toEqual(expect.arrayContaining(['hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
       expect(listed).toHaveLength(15);
+
+      // The operator console's printed link opens a session once.
+      const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);
+      expect(consoleLink).not.toBeNull();
+      const login = await fetch(consoleLink![2]!);
+      expect([login.status, await login.json()]).toEqual([200, { signedIn: 'npm-start' }]);
+      const status = await fetch(`${consoleLink![1]}/internal/trpc/system.status`, { headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } });
+      expect(status.status).toBe(200);
+      expect(((await status.json()) as { result: { data: { projections: unknown[] } } }).result.data.projections.length).toBeGreaterThan(0);
+      expect((await fetch(consoleLink![2]!)).status).toBe(401);
 
       // A second server on the same data folder refuses to start, naming the running one.
       const second = await runCli(['serve'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });

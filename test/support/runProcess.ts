@@ -51,7 +51,8 @@ export function spawnServe(env: Record<string, string>): { child: ChildProcess; 
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
+    // Any free port for the operator console: test servers run side by side.
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_CONSOLE_PORT: '0', ...env },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

@@ -28,6 +28,8 @@ import {
 } from '../execution/executionEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from '../signIn/loginCodeEvents.ts';
+import { OperatorGranted, OperatorRevoked } from '../operators/operatorEvents.ts';
+import { ConsoleLinkIssued, ConsoleLinkRedeemed } from '../operators/consoleLinkEvents.ts';
 import { SlugReserved } from '../slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
 import { TestRunFinished, TestRunStarted } from '../testing/testRunEvents.ts';
@@ -81,6 +83,10 @@ export const eventDefinitions = [
   TestSuiteRunFinished,
   LoginCodeIssued,
   LoginCodeRedeemed,
+  OperatorGranted,
+  OperatorRevoked,
+  ConsoleLinkIssued,
+  ConsoleLinkRedeemed,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

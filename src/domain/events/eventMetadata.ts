@@ -7,7 +7,7 @@ import { z } from 'zod';
 export const principalSchema = z.object({
   kind: z.enum(['user', 'apiKey', 'cli', 'system']),
   id: z.string().min(1),
-  via: z.enum(['mcp']).optional(),
+  via: z.enum(['mcp', 'console']).optional(),
   clientId: z.string().min(1).optional(),
 });
 export type Principal = z.infer<typeof principalSchema>;

@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+import { isOperator } from '../../commands/operatorCommands.ts';
+import type { Principal } from '../../domain/events/eventMetadata.ts';
+import type { Runtime } from '../../runtime/runtime.ts';
+import type { JwtVerifier } from '../auth/jwtVerifier.ts';
+import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
+
+export interface ConsoleContext {
+  runtime: Runtime;
+  /** The signed-in operator, or null (every procedure but none then refuses). */
+  operator: Principal | null;
+}
+
+const cookieOf = (header: string | undefined, name: string) =>
+  header
+    ?.split(';')
+    .map((part) => part.trim().split('='))
+    .find(([key]) => key === name)?.[1];
+
+/**
+ * Who calls the console: a session opened by a one-time link (cookie), or an OAuth JWT whose
+ * subject holds the operator role (checked against the log at every call: a revoke takes effect at
+ * once). Anything else is no operator.
+ */
+export function createConsoleContextFactory(runtime: Runtime, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined) {
+  return async ({ req }: { req: FastifyRequest }): Promise<ConsoleContext> => {
+    const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
+    if (session) {
+      const operator = await sessions.verify(decodeURIComponent(session));
+      if (operator) return { runtime, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
+    }
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
+    if (bearer && jwt) {
+      const subject = await jwt(bearer, audience ? { audience } : {}).then((v) => v.subject, () => null);
+      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, operator: { kind: 'user', id: subject, via: 'console' } };
+    }
+    return { runtime, operator: null };
+  };
+}

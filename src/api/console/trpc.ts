@@ -1,0 +1,34 @@
+import { TRPCError, initTRPC } from '@trpc/server';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import { errorStatus } from '../rest/errorStatus.ts';
+import type { ConsoleContext } from './consoleContext.ts';
+
+const t = initTRPC.context<ConsoleContext>().create({
+  // Plain JSON, no transformer: any tRPC client (or curl) can call the console. The service's own
+  // error code travels in `data.detail`, as the REST API's `{detail: {code, message}}`.
+  errorFormatter: ({ shape, error }) => {
+    const cause = error.cause instanceof ApiError ? error.cause : null;
+    return { ...shape, data: { ...shape.data, detail: cause ? { code: cause.code, message: cause.message, ...cause.extra } : null } };
+  },
+});
+
+/** An ApiError thrown by a service becomes the tRPC error of the same status (404 NOT_FOUND, 409 CONFLICT...). */
+const trpcCodeOf = (status: number): TRPCError['code'] =>
+  status === 400 ? 'BAD_REQUEST' : status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : status === 422 ? 'UNPROCESSABLE_CONTENT' : status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_SERVER_ERROR';
+
+const mapErrors = t.middleware(async ({ next }) => {
+  const result = await next();
+  if (!result.ok && result.error.cause instanceof ApiError) {
+    const cause = result.error.cause;
+    throw new TRPCError({ code: trpcCodeOf(errorStatus[cause.code]), message: `${cause.code}: ${cause.message}`, cause });
+  }
+  return result;
+});
+
+export const router = t.router;
+
+/** Every console procedure: an operator must be signed in; the operator is the principal of what it does. */
+export const operatorProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
+  if (!ctx.operator) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in as an operator: open a link from `seqflow console link`, or send an OAuth token of a subject granted `seqflow operator grant`' });
+  return next({ ctx: { ...ctx, operator: ctx.operator, metadata: { principal: ctx.operator } } });
+});

@@ -1,0 +1,32 @@
+import type { Command } from 'commander';
+import type { Config } from '../config/config.ts';
+import { cliPrincipal, withRuntime } from './cliSupport.ts';
+
+/** Where the console listens, as a browser on this machine reaches it. */
+export const consoleUrl = (config: Config) => `http://${['0.0.0.0', '::'].includes(config.console.host) ? 'localhost' : config.console.host}:${config.console.port}`;
+
+/** `seqflow operator grant|revoke` and `seqflow console link`: who may use the operator console. */
+export function registerConsoleCommands(program: Command) {
+  const operator = program.command('operator').description('the operator role (the console)');
+  for (const action of ['grant', 'revoke'] as const) {
+    operator
+      .command(action)
+      .description(action === 'grant' ? 'let a user subject use the operator console (with an OAuth token of OAUTH_ISSUER)' : 'take the operator role away (at once: every call checks it)')
+      .requiredOption('--user <subject>')
+      .action((o: { user: string }) =>
+        withRuntime(async (rt) => (await import('../commands/operatorCommands.ts')).setOperator(rt.commands, { subject: o.user, operator: action === 'grant' }, cliPrincipal), { catchUp: false }),
+      );
+  }
+  program
+    .command('console')
+    .description('the operator console')
+    .command('link')
+    .description('print a one-time sign-in link to the console (15 minutes, once), for local use')
+    .action(() =>
+      withRuntime(async (rt) => {
+        const { issueConsoleLink } = await import('../commands/consoleLinkCommands.ts');
+        const { token, expiresAt } = await issueConsoleLink(rt.commands, { operator: cliPrincipal.principal.id }, cliPrincipal);
+        return { url: `${consoleUrl(rt.config)}/login?token=${token}`, expiresAt };
+      }, { catchUp: false }),
+    );
+}
