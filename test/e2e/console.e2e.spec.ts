@@ -5,6 +5,14 @@ import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
 import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
 import { verifyExport } from '../../src/audit/exportVerification.ts';
 import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
+import { randomUUID } from 'node:crypto';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { publishVersion } from '../../src/commands/flowCommands.ts';
+import { setPromotionGate } from '../../src/authoring/flowAuthoring.ts';
+import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { addTestCase } from '../../src/testing/testCases.ts';
+import { runTestCase } from '../../src/testing/testRunner.ts';
 import { setOperator } from '../../src/commands/operatorCommands.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -107,5 +115,64 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect(await olga.audit.verifyLog.mutate({})).toMatchObject({ problem: null });
     await t.runtime.projections.catchUp();
     expect(await olga.projections.verify.mutate()).toMatchObject({ ok: true });
+  });
+
+  it('lists deliveries dead letters first, shows every attempt, and redelivers the ones named, each answering for itself', async () => {
+    const deps = t.runtime.commands;
+    const make = async (failures: number, finalStatus: number) => {
+      const deliveryId = randomUUID();
+      const stream = deliveryStream(deliveryId);
+      await handleCommand(deps, stream, delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId, executionId, flowId, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
+      let now = Date.parse('2026-01-01T00:00:00.000Z');
+      for (let attempt = 1; attempt <= failures + 1; attempt++) {
+        await handleCommand(deps, stream, delivery, { type: 'StartAttempt', data: { now: new Date(now).toISOString() } }, testPrincipal);
+        const status = attempt <= failures ? 503 : finalStatus;
+        const done = await handleCommand(deps, stream, delivery, { type: 'FinishAttempt', data: { attempt, result: { kind: 'response', status }, errorExcerpt: status >= 300 ? 'busy' : null, endedAt: new Date(now + 50).toISOString(), durationMs: 50, secretVersions: [1] } }, testPrincipal);
+        now = Date.parse((done.state as { nextAttemptAt: string | null }).nextAttemptAt ?? new Date(now).toISOString());
+      }
+      return deliveryId;
+    };
+    const succeeded = await make(1, 200);
+    const dead = await make(5, 503);
+    await t.runtime.projections.catchUp();
+    const olga = await asOperator();
+    const listed = await olga.deliveries.list.query({ organizationId });
+    expect(listed.items.map((d) => [d.deliveryId, d.status])).toEqual([[dead, 'dead_letter'], [succeeded, 'succeeded']]);
+    const firstPage = await olga.deliveries.list.query({ limit: 1 });
+    expect(firstPage.items[0]!.deliveryId).toBe(dead);
+    expect((await olga.deliveries.list.query({ limit: 1, cursor: firstPage.nextCursor! })).items[0]!.deliveryId).toBe(succeeded);
+    expect((await olga.deliveries.list.query({ status: ['succeeded'] })).items.map((d) => d.deliveryId)).toEqual([succeeded]);
+    const history = await olga.deliveries.get.query({ deliveryId: dead });
+    expect(history.attempts.map((a) => [a.attempt, a.outcome, a.responseStatus])).toEqual([1, 2, 3, 4, 5, 6].map((n) => [n, n === 6 ? 'dead_letter' : 'failed_retry', 503]));
+
+    const { results } = await olga.deliveries.redeliver.mutate({ deliveryIds: [dead, succeeded, 'no-such-delivery'] });
+    expect(results).toEqual([
+      { deliveryId: dead, status: 'pending', error: null },
+      { deliveryId: succeeded, status: null, error: { code: 'CONFLICT', message: expect.stringContaining('only dead-lettered or permanently failed') } },
+      { deliveryId: 'no-such-delivery', status: null, error: { code: 'NOT_FOUND', message: expect.any(String) } },
+    ]);
+    expect((await olga.deliveries.get.query({ deliveryId: dead })).redeliveries).toEqual([{ requestedAt: expect.any(String), by: { kind: 'user', id: 'olga', via: 'console' } }]);
+    expect((await refusal(olga.deliveries.get.query({ deliveryId: 'no-such-delivery' }))).data?.code).toBe('NOT_FOUND');
+    expect((await refusal(olga.deliveries.list.query({ cursor: 'forged' }))).data?.code).toBe('UNPROCESSABLE_CONTENT');
+  });
+
+  it('promotes a version through the test gate, shows test results, and rotates a secret', async () => {
+    const olga = await asOperator();
+    const v2 = await publishVersion(t.runtime.commands, { flowId, note: 'again' }, testPrincipal);
+    await setPromotionGate(t.runtime.commands, {}, { flowId, enabled: true }, testPrincipal);
+    const testCase = await addTestCase(t.runtime.commands, {}, { flowId, definition: { name: 'echoes', input: { message: 'x' }, assertions: [{ type: 'path_equals', path: 'text', value: 'x' }] } }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const gated = await refusal(olga.flows.promote.mutate({ flowId, versionId: v2.versionId }));
+    expect((gated.shape?.data as { detail: { code: string } }).detail.code).toBe('TESTS_NOT_RUN');
+    await runTestCase(t.runtime.execution, {}, { testCaseId: testCase.testCaseId, version: 2 }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    expect(await olga.tests.results.query({ flowId, versionId: v2.versionId })).toEqual([{ testCaseId: testCase.testCaseId, name: 'echoes', latest: expect.objectContaining({ passed: true, versionId: v2.versionId }) }]);
+    expect(await olga.flows.promote.mutate({ flowId, versionId: v2.versionId })).toMatchObject({ flowId, versionId: v2.versionId, number: 2 });
+    expect((await refusal(olga.flows.promote.mutate({ flowId, versionId: 'no-such-version' }))).data?.code).toBe('NOT_FOUND');
+    expect((await refusal(olga.tests.results.query({ flowId: 'no-such-flow' }))).data?.code).toBe('NOT_FOUND');
+
+    const rotated = await olga.secrets.rotate.mutate({ organizationId });
+    expect(rotated).toMatchObject({ version: 2, newSecret: expect.stringMatching(/^whsec_/) });
+    expect((await refusal(olga.secrets.rotate.mutate({ organizationId: 'no-such-org' }))).data?.code).toBe('NOT_FOUND');
   });
 });

@@ -3,7 +3,14 @@ import { verifyLog } from '../../audit/logVerification.ts';
 import { exportRun } from '../../audit/runExport.ts';
 import { rerunExecution } from '../../audit/runRerun.ts';
 import { diffFlow, listFlowVersions, listFlows } from '../../authoring/flowReading.ts';
-import { getWebhookSecret } from '../../commands/webhookSecretCommands.ts';
+import { deliveryHistory } from '../../audit/deliveryHistory.ts';
+import { requireFlow, setProduction } from '../../authoring/flowAuthoring.ts';
+import { redeliver } from '../../commands/deliveryCommands.ts';
+import { getWebhookSecret, rotateWebhookSecret } from '../../commands/webhookSecretCommands.ts';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
+import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
+import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
 import { backlogStatus } from '../../queries/backlogQueries.ts';
@@ -39,9 +46,46 @@ export const consoleRouter = router({
     list: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => listFlows(ctx.runtime.db, {}, input.projectId)),
     versions: operatorProcedure.input(z.object({ flowId: id })).query(({ ctx, input }) => listFlowVersions(ctx.runtime.commands, {}, input.flowId)),
     diff: operatorProcedure.input(z.object({ flowId: id, from: versionSide, to: versionSide })).query(({ ctx, input }) => diffFlow(ctx.runtime.commands, {}, input)),
+    /** Production moves to a published version; the flow's test gate applies unless forced, and a forced promotion is an event of its own. */
+    promote: operatorProcedure
+      .input(z.object({ flowId: id, versionId: id, force: z.object({ reason: z.string().max(1000).nullable() }).optional() }))
+      .mutation(async ({ ctx, input }) => {
+        const { position: _position, ...done } = await setProduction({ ...ctx.runtime.commands, db: ctx.runtime.db }, {}, input, ctx.metadata);
+        return done;
+      }),
+  }),
+  tests: router({
+    results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
+      await requireFlow(ctx.runtime.commands, {}, input.flowId);
+      return latestTestResults(ctx.runtime.db, input);
+    }),
+  }),
+  deliveries: router({
+    list: operatorProcedure
+      .input(z.object({ organizationId: id.optional(), status: z.array(z.enum(deliveryStatuses)).optional(), limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(500).optional() }))
+      .query(({ ctx, input }) => listDeliveriesForOperators(ctx.runtime.db, { organizationId: input.organizationId, statuses: input.status, limit: input.limit, cursor: input.cursor })),
+    get: operatorProcedure.input(z.object({ deliveryId: id })).query(({ ctx, input }) => deliveryHistory(ctx.runtime.eventStore, input.deliveryId)),
+    /** One more attempt of each dead-lettered or permanently failed delivery named; each answers for itself. */
+    redeliver: operatorProcedure.input(z.object({ deliveryIds: z.array(id).min(1).max(100) })).mutation(async ({ ctx, input }) => {
+      const results = [];
+      for (const deliveryId of input.deliveryIds) {
+        try {
+          const { position: _position, ...done } = await redeliver(ctx.runtime.commands, deliveryId, ctx.metadata);
+          results.push({ ...done, error: null });
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          results.push({ deliveryId, status: null, error: { code: error.code, message: error.message } });
+        }
+      }
+      return { results };
+    }),
   }),
   secrets: router({
     status: operatorProcedure.input(z.object({ organizationId: id })).query(({ ctx, input }) => getWebhookSecret(ctx.runtime.commands, input.organizationId, ctx.runtime.masterKey, ctx.metadata)),
+    /** A new secret at once (the previous one also signs during the grace window); the plaintext is answered only here. */
+    rotate: operatorProcedure
+      .input(z.object({ organizationId: id }))
+      .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.runtime.commands, input.organizationId, ctx.runtime.masterKey, ctx.runtime.config.webhooks.secretGraceSeconds, ctx.metadata)),
   }),
   projections: router({
     verify: operatorProcedure.mutation(async ({ ctx }) => {
