@@ -6,7 +6,8 @@ import { flowsProjection } from './readModels/flowsProjection.ts';
 import { jobsProjection } from './readModels/jobsProjection.ts';
 import { organizationsProjection } from './readModels/organizationsProjection.ts';
 import { projectsProjection } from './readModels/projectsProjection.ts';
+import { runsProjection } from './readModels/runsProjection.ts';
 import { testCasesProjection } from './readModels/testCasesProjection.ts';
 import { testRunsProjection } from './readModels/testRunsProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection];

@@ -112,6 +112,24 @@ export interface JobsTable {
   duration_ms: number | null;
 }
 
+export interface RunsTable {
+  execution_id: string;
+  organization_id: string;
+  project_id: string;
+  flow_id: string;
+  version_number: number;
+  mode: 'sync' | 'async' | 'step' | 'test';
+  api_key_id: string | null;
+  test_run_id: string | null;
+  rerun_of: string | null;
+  status: 'queued' | 'running' | 'retrying' | 'paused' | 'completed' | 'failed';
+  claims: Generated<number>;
+  failure_code: string | null;
+  created_at: Timestamp;
+  ended_at: Timestamp | null;
+  duration_ms: number | null;
+}
+
 export interface JobLeasesTable {
   execution_id: string;
   owner: string;
@@ -191,6 +209,7 @@ export interface ReadModels {
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalancesTable;
   jobs: JobsTable;
+  runs: RunsTable;
   job_leases: JobLeasesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   delivery_leases: DeliveryLeasesTable;
@@ -201,4 +220,4 @@ export interface ReadModels {
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs'] as const;

@@ -10,6 +10,7 @@ import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { publishVersion } from '../../src/commands/flowCommands.ts';
 import { setPromotionGate } from '../../src/authoring/flowAuthoring.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { execution } from '../../src/domain/execution/execution.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
@@ -174,5 +175,43 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     const rotated = await olga.secrets.rotate.mutate({ organizationId });
     expect(rotated).toMatchObject({ version: 2, newSecret: expect.stringMatching(/^whsec_/) });
     expect((await refusal(olga.secrets.rotate.mutate({ organizationId: 'no-such-org' }))).data?.code).toBe('NOT_FOUND');
+  });
+
+  it('lists runs newest first with the filters an operator needs: organization, status, test or not, API key, time, and a cursor', async () => {
+    await t.runtime.projections.catchUp();
+    const olga = await asOperator();
+    const all = await olga.runs.list.query({ organizationId });
+    expect(all.items.length).toBeGreaterThanOrEqual(3);
+    const original = all.items.find((r) => r.executionId === executionId)!;
+    expect(original).toMatchObject({ mode: 'sync', status: 'completed', versionNumber: 1, apiKeyId: expect.any(String), testRunId: null, rerunOf: null, durationMs: expect.any(Number) });
+    expect(all.items.some((r) => r.rerunOf === executionId)).toBe(true);
+    const createdAts = all.items.map((r) => r.createdAt);
+    expect([...createdAts].sort().reverse()).toEqual(createdAts);
+
+    expect((await olga.runs.list.query({ apiKeyId: original.apiKeyId! })).items.map((r) => r.executionId)).toEqual([executionId]);
+    const tests = await olga.runs.list.query({ test: true });
+    expect(tests.items.length).toBeGreaterThan(0);
+    expect(tests.items.every((r) => r.mode === 'test' && r.testRunId !== null)).toBe(true);
+    expect((await olga.runs.list.query({ test: false })).items.every((r) => r.testRunId === null)).toBe(true);
+    expect((await olga.runs.list.query({ status: ['failed', 'paused', 'retrying'] })).items).toEqual([]);
+
+    // What a bare "running" would hide: a run waiting for tool results, and a job taken over.
+    const requested = (await t.runtime.eventStore.readStream(`execution-${executionId}`))[0]!.data as Record<string, unknown>;
+    const record = (id: string, event: Record<string, unknown>) => handleCommand(t.runtime.commands, `execution-${id}`, execution, { type: 'Record', event: event as never }, testPrincipal);
+    const [waiting, takenOver] = [randomUUID(), randomUUID()];
+    await record(waiting, { type: 'ExecutionRequested', data: { ...requested, executionId: waiting } });
+    await record(waiting, { type: 'ExecutionPausedForToolCalls', data: { executionId: waiting, stepIndex: 0, blockId: 'b', blockName: 'echo', iterationsUsed: 1, toolCalls: [], messagesDigest: 'd', messageCount: 1 } });
+    await record(takenOver, { type: 'ExecutionRequested', data: { ...requested, executionId: takenOver, mode: 'async', apiKeyId: null } });
+    for (const claim of [1, 2]) await record(takenOver, { type: 'JobClaimed', data: { executionId: takenOver, worker: `w${claim}`, claim } });
+    await t.runtime.projections.catchUp();
+    const hidden = await olga.runs.list.query({ status: ['paused', 'retrying'] });
+    expect(hidden.items.map((r) => [r.executionId, r.status, r.claims]).sort()).toEqual([[waiting, 'paused', 0], [takenOver, 'retrying', 2]].sort());
+    expect((await olga.runs.list.query({ from: '2999-01-01T00:00:00Z' })).items).toEqual([]);
+
+    const everything = await olga.runs.list.query({ organizationId });
+    const first = await olga.runs.list.query({ organizationId, limit: 1 });
+    const second = await olga.runs.list.query({ organizationId, limit: 1, cursor: first.nextCursor! });
+    expect([first.items[0]!.executionId, second.items[0]!.executionId]).toEqual([everything.items[0]!.executionId, everything.items[1]!.executionId]);
+    expect((await refusal(olga.runs.list.query({ from: 'yesterday' }))).data?.code).toBe('BAD_REQUEST');
   });
 });

@@ -10,6 +10,7 @@ import { getWebhookSecret, rotateWebhookSecret } from '../../commands/webhookSec
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
 import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
+import { listRuns } from '../../queries/runQueries.ts';
 import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
@@ -38,6 +39,25 @@ export const consoleRouter = router({
     }),
   }),
   runs: router({
+    list: operatorProcedure
+      .input(
+        z.object({
+          organizationId: id.optional(),
+          projectId: id.optional(),
+          flowId: id.optional(),
+          status: z.array(z.enum(['queued', 'running', 'retrying', 'paused', 'completed', 'failed'])).optional(),
+          test: z.boolean().optional(),
+          apiKeyId: id.optional(),
+          from: z.iso.datetime({ offset: true }).optional(),
+          to: z.iso.datetime({ offset: true }).optional(),
+          limit: z.number().int().min(1).max(200).default(50),
+          cursor: z.string().max(500).optional(),
+        }),
+      )
+      .query(({ ctx, input }) => {
+        const { limit, cursor, ...filters } = input;
+        return listRuns(ctx.runtime.db, filters, { limit, cursor });
+      }),
     get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.runtime.eventStore, {}, input.executionId)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.runtime.eventStore, {}, input.executionId, input.stepId)),
     rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => rerunExecution(ctx.runtime.execution, { executionId: input.executionId }, ctx.metadata)),
