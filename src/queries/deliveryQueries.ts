@@ -1,7 +1,8 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type Selectable, sql } from 'kysely';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { ReadModels, WebhookDeliveriesTable } from '../projections/readModelSchema.ts';
+import { exactInstant } from './keysetCursor.ts';
 
 /**
  * The webhook deliveries listing: newest first, paged by a keyset over (created_at, id), so
@@ -33,12 +34,23 @@ function decodeBefore(before: string): { createdAt: string; id: string | null } 
   }
 }
 
+/** A delivery row as both listings show it. */
+export const deliveryRow = (r: Selectable<WebhookDeliveriesTable>) => ({
+  executionId: r.execution_id,
+  event: r.event,
+  status: r.status,
+  attempts: r.attempts,
+  responseStatus: r.response_status,
+  errorExcerpt: r.error_excerpt,
+  createdAt: r.created_at.toISOString(),
+  nextAttemptAt: r.next_attempt_at?.toISOString() ?? null,
+});
+
 export async function listDeliveries(db: Kysely<ReadModels>, organizationId: string, page: { limit: number; before?: string }): Promise<DeliveryPage> {
   let query = db
     .selectFrom('webhook_deliveries')
     .selectAll()
-    // The exact stored instant (microseconds), for the cursor: a JavaScript Date keeps only milliseconds.
-    .select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_exact'))
+    .select(exactInstant('created_at').as('created_at_exact'))
     .where('organization_id', '=', organizationId);
   if (page.before !== undefined) {
     const before = decodeBefore(page.before);
@@ -47,20 +59,9 @@ export async function listDeliveries(db: Kysely<ReadModels>, organizationId: str
       : query.where(sql<boolean>`(created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`);
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
-  const iso = (d: Date | null) => (d ? d.toISOString() : null);
   const last = rows.at(-1);
   return {
-    items: rows.map((r) => ({
-      id: r.id,
-      executionId: r.execution_id,
-      event: r.event,
-      status: r.status,
-      attempts: r.attempts,
-      responseStatus: r.response_status,
-      errorExcerpt: r.error_excerpt,
-      createdAt: r.created_at.toISOString(),
-      nextAttemptAt: iso(r.next_attempt_at),
-    })),
+    items: rows.map((r) => ({ id: r.id, ...deliveryRow(r) })),
     nextCursor: rows.length === page.limit && last ? encodeCursor(last.created_at_exact, last.id) : null,
   };
 }

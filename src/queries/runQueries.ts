@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels, RunsTable } from '../projections/readModelSchema.ts';
+import { decodeCursor, encodeCursor, exactInstant } from './keysetCursor.ts';
 
 const CURSOR_PREFIX = 'rn1.';
 
@@ -19,7 +19,7 @@ export interface RunFilters {
 
 /** Runs newest first with the operators' filters, paged by a keyset over (created_at, execution_id). */
 export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page: { limit: number; cursor?: string }) {
-  let query = db.selectFrom('runs').selectAll().select(sql<string>`to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_exact'));
+  let query = db.selectFrom('runs').selectAll().select(exactInstant('created_at').as('created_at_exact'));
   if (filters.organizationId) query = query.where('organization_id', '=', filters.organizationId);
   if (filters.projectId) query = query.where('project_id', '=', filters.projectId);
   if (filters.flowId) query = query.where('flow_id', '=', filters.flowId);
@@ -29,7 +29,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));
   if (filters.to) query = query.where('created_at', '<', new Date(filters.to));
   if (page.cursor) {
-    const [createdAt, id] = decodeCursor(page.cursor);
+    const [createdAt, id] = decodeCursor(CURSOR_PREFIX, page.cursor, (key): key is [string, string] => typeof key[0] === 'string' && typeof key[1] === 'string' && !Number.isNaN(Date.parse(key[0])));
     query = query.where(sql<boolean>`(created_at, execution_id) < (${createdAt}::timestamptz, ${id})`);
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('execution_id', 'desc').limit(page.limit).execute();
@@ -52,17 +52,6 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       endedAt: r.ended_at?.toISOString() ?? null,
       durationMs: r.duration_ms,
     })),
-    nextCursor: rows.length === page.limit && last ? `${CURSOR_PREFIX}${Buffer.from(JSON.stringify([last.created_at_exact, last.execution_id])).toString('base64url')}` : null,
+    nextCursor: rows.length === page.limit && last ? encodeCursor(CURSOR_PREFIX, [last.created_at_exact, last.execution_id]) : null,
   };
-}
-
-function decodeCursor(cursor: string): [string, string] {
-  try {
-    if (!cursor.startsWith(CURSOR_PREFIX)) throw new Error('prefix');
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) throw new Error('shape');
-    return [createdAt, id];
-  } catch {
-    throw new ApiError('VALIDATION_FAILED', 'cursor: not a cursor this service issued; pass nextCursor back unchanged');
-  }
 }

@@ -1,0 +1,20 @@
+import { sql } from 'kysely';
+import { ApiError } from '../domain/errors/apiError.ts';
+
+/** A timestamp column as its exact stored instant (microseconds) for a cursor: a JavaScript Date keeps only milliseconds. */
+export const exactInstant = (column: string) => sql<string>`to_char(${sql.ref(column)} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+/** An opaque page cursor: the sort key of a page's last row, under a prefix that names the listing. */
+export const encodeCursor = (prefix: string, key: unknown[]) => `${prefix}${Buffer.from(JSON.stringify(key)).toString('base64url')}`;
+
+/** The sort key a cursor carries, checked by `valid`; anything else is VALIDATION_FAILED. */
+export function decodeCursor<T extends unknown[]>(prefix: string, cursor: string, valid: (key: unknown[]) => key is T): T {
+  try {
+    if (!cursor.startsWith(prefix)) throw new Error('prefix');
+    const key = JSON.parse(Buffer.from(cursor.slice(prefix.length), 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(key) && valid(key)) return key;
+  } catch {
+    // fall through to the refusal
+  }
+  throw new ApiError('VALIDATION_FAILED', 'cursor: not a cursor this service issued; pass nextCursor back unchanged');
+}
