@@ -39,6 +39,7 @@ describe('the tamper-evident event log (hash chains per stream)', () => {
   beforeAll(async () => {
     t = await createTestRuntime('hash_chain');
     pool = new pg.Pool({ connectionString: t.database.url });
+    pool.on('error', () => undefined); // dropping the database at the end terminates idle connections: not news
     const deps = t.runtime.commands;
     const org = await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'alice', role: 'owner' }, testPrincipal);
@@ -135,6 +136,7 @@ describe('the hash-chain migration', () => {
   it('hashes the events written before it, and appends after it continue each chain', async () => {
     database = await createTestDatabase('hash_backfill');
     pool = new pg.Pool({ connectionString: database.url });
+    pool.on('error', () => undefined);
     const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: { connect: () => pool.connect(), end: async () => undefined } as unknown as pg.Pool }) });
     const migrator = new Migrator({ db, provider: { getMigrations: async () => ({ '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002 }) }, migrationTableName: 'seqflow_eventlog_migration', migrationLockTableName: 'seqflow_eventlog_migration_lock' });
     expect((await migrator.migrateTo('0001_event_log')).error).toBeUndefined();
