@@ -1,9 +1,12 @@
-// `npm ci` / `npm install` run this (the `prepare` script): build dist/ when the TypeScript compiler
-// is installed. A production install (`npm ci --omit=dev`) has no compiler and takes dist/ as built.
+// `npm ci` / `npm install` run this (the `prepare` script): build dist/ in a development install.
+// A production install (`npm ci --omit=dev`) takes dist/ as built. The compiler alone does not tell
+// them apart: TypeScript is also a (required) peer dependency of @trpc/server, so a production
+// install has it too; tsx, a development dependency only, does.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url);
-if (!existsSync(tsc)) process.exit(0);
+const developmentInstall = existsSync(new URL('../node_modules/tsx', import.meta.url));
+if (!developmentInstall || !existsSync(tsc)) process.exit(0);
 const result = spawnSync(process.execPath, [tsc.pathname, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: new URL('..', import.meta.url).pathname });
 process.exit(result.status ?? 1);
