@@ -102,7 +102,11 @@ const isRunStream = (streamId: string, executionId: string) => streamId === exec
 /** The run's record rebuilt from the file's events (streams told apart by their names). */
 function recordOf(executionId: string, recorded: RecordedEvent[], version: VersionDocument): RunRecord {
   const byStream = new Map<string, RecordedEvent[]>();
-  for (const event of recorded) byStream.set(event.streamId, [...(byStream.get(event.streamId) ?? []), event]);
+  for (const event of recorded) {
+    const stream = byStream.get(event.streamId);
+    if (stream) stream.push(event);
+    else byStream.set(event.streamId, [event]);
+  }
   const run = byStream.get(executionStream(executionId)) ?? [];
   const record: RunRecord = {
     executionId,

@@ -4,7 +4,7 @@ import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { readWholeLog } from './logPages.ts';
-import { type RunRecord, loadRunRecord } from './runRecord.ts';
+import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
 
 export interface ReplayReport {
   executionId: string;
@@ -27,7 +27,7 @@ export function replayRecord(record: RunRecord): ReplayReport {
   return { ...base, divergence: null };
 }
 
-export const replayExecution = async (eventStore: EventStore, executionId: string) => replayRecord(await loadRunRecord(eventStore, executionId));
+export const replayExecution = async (eventStore: EventStore, executionId: string, versions?: Map<string, VersionDocument | null>) => replayRecord(await loadRunRecord(eventStore, executionId, versions));
 
 /** Every run of a flow requested since `since` (ISO time), found by reading the log. */
 export async function replayFlowRuns(eventStore: EventStore, input: { flowId: string; since?: string }): Promise<ReplayReport[]> {
@@ -40,6 +40,7 @@ export async function replayFlowRuns(eventStore: EventStore, input: { flowId: st
     }
   });
   const reports: ReplayReport[] = [];
-  for (const id of ids) reports.push(await replayExecution(eventStore, id));
+  const versions = new Map<string, VersionDocument | null>();
+  for (const id of ids) reports.push(await replayExecution(eventStore, id, versions));
   return reports;
 }

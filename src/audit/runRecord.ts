@@ -27,8 +27,12 @@ export interface RunRecord {
   deliveries: { deliveryId: string; recorded: RecordedEvent[]; events: DeliveryEvent[] }[];
 }
 
-/** Reads a run's record from the log alone (EXECUTION_NOT_FOUND for an unknown run). */
-export async function loadRunRecord(eventStore: EventStore, executionId: string): Promise<RunRecord> {
+/**
+ * Reads a run's record from the log alone (EXECUTION_NOT_FOUND for an unknown run). `versions`
+ * keeps the published versions already read (by id; they never change), so a replay of many runs
+ * of one flow reads the flow's stream once.
+ */
+export async function loadRunRecord(eventStore: EventStore, executionId: string, versions: Map<string, VersionDocument | null> = new Map()): Promise<RunRecord> {
   const recorded = await eventStore.readStream(executionStream(executionId));
   if (recorded.length === 0) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
   const events = recorded.map((r) => decodeRecorded(r) as ExecutionEvent);
@@ -40,7 +44,14 @@ export async function loadRunRecord(eventStore: EventStore, executionId: string)
     const stream = await eventStore.readStream(deliveryStream(deliveryId));
     if (stream.length > 0) deliveries.push({ deliveryId, recorded: stream, events: stream.map((r) => decodeRecorded(r) as DeliveryEvent) });
   }
-  return { executionId, recorded, events, version: requested ? await versionOf(eventStore, requested.flowId, requested.versionId, testRun) : null, testRun, deliveries };
+  let version: VersionDocument | null = null;
+  if (requested) {
+    // A draft snapshot belongs to its test run alone; a published version is the same for every run.
+    const cached = requested.versionId.startsWith('draft:') ? undefined : versions.get(requested.versionId);
+    version = cached !== undefined ? cached : await versionOf(eventStore, requested.flowId, requested.versionId, testRun);
+    if (!requested.versionId.startsWith('draft:')) versions.set(requested.versionId, version);
+  }
+  return { executionId, recorded, events, version, testRun, deliveries };
 }
 
 /** The published version by id from the flow's stream, or the draft snapshot a test run pinned. */

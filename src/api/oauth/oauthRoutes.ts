@@ -46,7 +46,7 @@ export function oauthRoutes(runtime: Runtime, provider: () => Promise<Provider>)
         const code = (request.body as { code?: unknown } | undefined)?.code;
         try {
           const subject = await redeemLoginCode(runtime.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
-          return await finish(oidc, request, reply, subject);
+          return await finish(oidc, details, request, reply, subject);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'LOGIN_CODE_INVALID') return reply.status(401).type('text/html').send(page(error.message));
           throw error;
@@ -71,8 +71,7 @@ export function oauthRoutes(runtime: Runtime, provider: () => Promise<Provider>)
   };
 
   /** Signs `subject` in and grants the client the MCP resource (and the OpenID scopes it asked for). */
-  async function finish(oidc: Provider, request: FastifyRequest, reply: FastifyReply, subject: string) {
-    const details = await oidc.interactionDetails(request.raw, reply.raw);
+  async function finish(oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>, request: FastifyRequest, reply: FastifyReply, subject: string) {
     const grant = details.grantId ? await oidc.Grant.find(details.grantId) : new oidc.Grant({ accountId: subject, clientId: String(details.params.client_id) });
     if (!grant) throw new Error('the interaction names a grant that does not exist');
     const requested = new Set(String(details.params.scope ?? '').split(' ').filter(Boolean));
