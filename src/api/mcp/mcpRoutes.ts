@@ -4,7 +4,6 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { packageVersion } from '../../config/packageVersion.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { errorBody } from '../rest/errorHandler.ts';
 import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
 import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
@@ -55,8 +54,10 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
       await mcp.register(cors, { origin: allowedOrigins, methods: ['POST'], allowedHeaders: MCP_REQUEST_HEADERS, exposedHeaders: MCP_RESPONSE_HEADERS, maxAge: 600 });
 
       // A stateless server keeps no stream for GET and no session for DELETE to end.
-      const postOnly = async (_request: unknown, reply: FastifyReply) =>
-        reply.status(405).header('allow', 'POST').send(errorBody(new ApiError('METHOD_NOT_ALLOWED', 'This endpoint is stateless: send JSON-RPC messages with POST')));
+      const postOnly = async (_request: unknown, reply: FastifyReply) => {
+        reply.header('allow', 'POST');
+        throw new ApiError('METHOD_NOT_ALLOWED', 'This endpoint is stateless: send JSON-RPC messages with POST');
+      };
       // Exactly `/api/v1/mcp/`: without the slash is another path (404, never a redirect).
       const exact = { prefixTrailingSlash: 'slash' as const };
       mcp.get('/', exact, postOnly);
