@@ -1,9 +1,10 @@
 import { ApiError } from '../domain/errors/apiError.ts';
+import { delivery } from '../domain/webhooks/delivery.ts';
 import { type DeliveryEvent, deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 
-/** One delivery as its stream tells it: what it sends where, and every attempt with its outcome, answer, excerpt and timing. */
+/** One delivery as its stream tells it: where it stands, what it sends where, and every attempt with its outcome, answer, excerpt and timing. */
 export async function deliveryHistory(eventStore: EventStore, deliveryId: string) {
   const recorded = await eventStore.readStream(deliveryStream(deliveryId));
   if (recorded.length === 0) throw new ApiError('NOT_FOUND', `No delivery ${deliveryId}`);
@@ -20,5 +21,7 @@ export async function deliveryHistory(eventStore: EventStore, deliveryId: string
     }
     if (event.type === 'DeliveryRedeliveryRequested') redeliveries.push({ requestedAt: event.data.requestedAt, by: recorded[i]!.metadata.principal });
   });
-  return { deliveryId, executionId: created?.executionId ?? null, organizationId: created?.organizationId ?? null, event: created?.event ?? null, url: created?.url ?? null, truncated: created?.truncated ?? null, attempts, redeliveries };
+  const state = events.reduce(delivery.evolve, delivery.initialState());
+  const status = state.status === 'none' ? null : state.status;
+  return { deliveryId, status, executionId: created?.executionId ?? null, organizationId: created?.organizationId ?? null, event: created?.event ?? null, url: created?.url ?? null, truncated: created?.truncated ?? null, attempts, redeliveries };
 }

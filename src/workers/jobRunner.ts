@@ -1,6 +1,9 @@
 import { hostname } from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
+import { execution } from '../domain/execution/execution.ts';
+import { executionStream } from '../domain/execution/executionEvents.ts';
+import { loadStream } from '../eventstore/streams.ts';
 import { failRun } from '../execution/failRun.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { continueExecution } from '../execution/flowEngine.ts';
@@ -82,13 +85,27 @@ export function createJobRunner(options: JobRunnerOptions) {
       });
       logger.info({ executionId: job.executionId, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
     } catch (error) {
-      // The lease stays: it runs out and the job is taken over (or found ended) by a runner.
-      logger.error({ err: error, executionId: job.executionId }, 'job run stopped');
-      return;
+      if (await endedElsewhere(job.executionId)) {
+        // Cancelled (or ended by another writer) while this runner worked on it: nothing to take over.
+        logger.info({ executionId: job.executionId, claim: job.claims }, 'job ended by another writer (cancelled?); runner stopped');
+      } else {
+        // The lease stays: it runs out and the job is taken over (or found ended) by a runner.
+        logger.error({ err: error, executionId: job.executionId }, 'job run stopped');
+        return;
+      }
     } finally {
       clearInterval(renew);
     }
     await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
+  }
+
+  async function endedElsewhere(executionId: string): Promise<boolean> {
+    try {
+      const { state } = await loadStream(engine.eventStore, executionStream(executionId), execution);
+      return state.status === 'completed' || state.status === 'failed';
+    } catch {
+      return false;
+    }
   }
 
   /** Every earlier claim died or failed outside the run's steps: end it, so it is not claimed forever. */

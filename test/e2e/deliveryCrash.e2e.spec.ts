@@ -1,9 +1,4 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
@@ -11,32 +6,26 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { spawnWorker } from '../support/runProcess.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 describe('a worker killed in the middle of deliveries', () => {
   let t: TestRuntime;
-  let receiver: Server;
+  let receiver: HttpsReceiver;
   let hook: string;
   let caFile: string;
   let holding = true;
   const received: { delivery: string; executionId: string }[] = [];
 
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-tls-'));
-    caFile = path.join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', caFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-    receiver = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(caFile) }, (req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        received.push({ delivery: String(req.headers['x-service-delivery']), executionId: JSON.parse(body).executionId });
-        // While holding, requests get no answer: the worker dies with its attempts in flight.
-        if (!holding) res.writeHead(200).end('ok');
-      });
+    receiver = await startHttpsReceiver((req, res) => {
+      received.push({ delivery: String(req.headers['x-service-delivery']), executionId: JSON.parse(req.body).executionId });
+      // While holding, requests get no answer: the worker dies with its attempts in flight.
+      if (!holding) res.writeHead(200).end('ok');
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    hook = `https://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    caFile = receiver.caFile;
+    hook = `${receiver.url}/hook`;
     t = await createTestRuntime('delivery_crash', {
       SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
       SEQFLOW_OUTBOUND_EXTRA_CA_FILE: caFile,
@@ -49,8 +38,7 @@ describe('a worker killed in the middle of deliveries', () => {
     await t.runtime.projections.catchUp();
   });
   afterAll(async () => {
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
+    await receiver.close();
     await t?.close();
   });
 

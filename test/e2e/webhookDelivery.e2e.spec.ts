@@ -1,10 +1,5 @@
-import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import type { IncomingHttpHeaders } from 'node:http';
-import { createServer, type Server } from 'node:https';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { createServer } from 'node:https';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyWebhook } from '../../lib/index.mjs';
@@ -20,13 +15,8 @@ import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookS
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
+import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
-
-interface Received {
-  path: string;
-  headers: IncomingHttpHeaders;
-  body: string;
-}
 
 const flows: Record<string, unknown[]> = {
   ok: [{ block: { name: 'answer', processor_type: 'code', code: 'return { answer: input.message };' } }],
@@ -37,13 +27,13 @@ const flows: Record<string, unknown[]> = {
 describe('webhook deliveries to a real HTTPS receiver', () => {
   let t: TestRuntime;
   let app: FastifyInstance;
-  let receiver: Server;
+  let receiver: HttpsReceiver;
   let hook: string;
   let base: string;
   let key: string;
   let orgId: string;
   let workers: { stop(): Promise<void> };
-  const received: Received[] = [];
+  let received: ReceivedRequest[] = [];
   const flaky = new Map<string, number>();
 
   const submit = async (flow: string, body: Record<string, unknown>) => {
@@ -68,36 +58,29 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
   const receivedFor = (executionId: string) => received.filter((r) => JSON.parse(r.body).executionId === executionId);
 
   beforeAll(async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-tls-'));
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
-    receiver = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        received.push({ path: req.url ?? '', headers: req.headers, body });
-        const id = String(req.headers['x-service-delivery']);
-        if (req.url === '/ok') return res.writeHead(200).end('thanks');
-        if (req.url === '/gone') return res.writeHead(404).end('no such hook');
-        if (req.url === '/moved') return res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end();
-        if (req.url === '/busy') return res.writeHead(500).end('down for maintenance');
-        if (req.url === '/reset') return req.socket.destroy();
-        if (req.url === '/slow-headers') return void setTimeout(() => res.writeHead(200).end(), 1500); // past the attempt timeout
-        const fixed = /^\/status\/(\d{3})$/.exec(req.url ?? '');
-        if (fixed) return res.writeHead(Number(fixed[1]), Number(fixed[1]) === 301 ? { location: '/ok' } : {}).end(`status ${fixed[1]}`);
-        if (req.url === '/flaky') {
-          const seen = (flaky.get(id) ?? 0) + 1;
-          flaky.set(id, seen);
-          return seen < 3 ? res.writeHead(503).end('busy') : res.writeHead(204).end();
-        }
-        res.writeHead(400).end();
-      });
+    receiver = await startHttpsReceiver((req, res, raw) => {
+      const id = String(req.headers['x-service-delivery']);
+      if (req.path === '/ok') return res.writeHead(200).end('thanks');
+      if (req.path === '/gone') return res.writeHead(404).end('no such hook');
+      if (req.path === '/moved') return res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end();
+      if (req.path === '/busy') return res.writeHead(500).end('down for maintenance');
+      if (req.path === '/reset') return raw.socket.destroy();
+      if (req.path === '/slow-headers') return void setTimeout(() => res.writeHead(200).end(), 1500); // past the attempt timeout
+      const fixed = /^\/status\/(\d{3})$/.exec(req.path);
+      if (fixed) return res.writeHead(Number(fixed[1]), Number(fixed[1]) === 301 ? { location: '/ok' } : {}).end(`status ${fixed[1]}`);
+      if (req.path === '/flaky') {
+        const seen = (flaky.get(id) ?? 0) + 1;
+        flaky.set(id, seen);
+        return seen < 3 ? res.writeHead(503).end('busy') : res.writeHead(204).end();
+      }
+      res.writeHead(400).end();
     });
-    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-    hook = `https://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+    hook = receiver.url;
+    received = receiver.received;
 
     t = await createTestRuntime('deliveries', {
       SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: path.join(dir, 'cert.pem'),
+      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile,
       SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: '100,100,100,100,100',
       SEQFLOW_WEBHOOK_TIMEOUT_MS: '700',
     });
@@ -113,7 +96,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     await workers?.stop();
     await app?.close();
     await t?.close();
-    await new Promise<void>((r) => (receiver ? receiver.close(() => r()) : r()));
+    await receiver?.close();
   });
 
   it('delivers flow.completed, signed, with the spec headers and payload, and records success', async () => {

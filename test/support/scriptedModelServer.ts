@@ -17,6 +17,8 @@ export interface ScriptedReply {
   errorBody?: unknown;
   headers?: Record<string, string>;
   delayMs?: number;
+  /** The reply is sent once this settles: a test holds a run inside its model call. */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -96,7 +98,8 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
           }),
         );
       };
-      if (reply.delayMs) setTimeout(send, reply.delayMs);
+      if (reply.heldUntil) void reply.heldUntil.finally(send);
+      else if (reply.delayMs) setTimeout(send, reply.delayMs);
       else send();
     });
   });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { verifyLog } from '../../audit/logVerification.ts';
 import { exportRun } from '../../audit/runExport.ts';
 import { rerunExecution } from '../../audit/runRerun.ts';
+import { cancelRun } from '../../execution/cancelRun.ts';
 import { diffFlow, listFlowVersions, listFlows } from '../../authoring/flowReading.ts';
 import { deliveryHistory } from '../../audit/deliveryHistory.ts';
 import { requireFlow, setProduction } from '../../authoring/flowAuthoring.ts';
@@ -61,6 +62,11 @@ export const consoleRouter = router({
     get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.runtime.eventStore, {}, input.executionId)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.runtime.eventStore, {}, input.executionId, input.stepId)),
     rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => rerunExecution(ctx.runtime.execution, { executionId: input.executionId }, ctx.metadata)),
+    /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
+    cancel: operatorProcedure.input(z.object({ executionId: id, reason: z.string().max(1000).optional() })).mutation(async ({ ctx, input }) => {
+      const { position: _position, ...done } = await cancelRun(ctx.runtime.commands, input, ctx.metadata);
+      return done;
+    }),
   }),
   flows: router({
     list: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => listFlows(ctx.runtime.db, {}, input.projectId)),

@@ -104,6 +104,9 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
   // v2: `result` is always an object; v1 kept the last output as it was.
   'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
+  // v2 only added the reason `cancelled`: a v1 failure reads the same. The bump keeps older code from
+  // reading a cancellation it does not know.
+  'ExecutionFailed@1': (data) => data,
   // v2 records the signing secrets' versions: earlier attempts did not say.
   'DeliveryAttemptFinished@1': (data) => ({ ...(data as object), secretVersions: [] }),
 };

@@ -1,7 +1,10 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { conversationDigest } from '../tools/conversationDigest.ts';
-import type { ExecutionEvent, RequestedToolCall } from './executionEvents.ts';
+import type { ExecutionEvent, ExecutionRequested, RequestedToolCall } from './executionEvents.ts';
+import type { EventOf } from '../events/eventDefinition.ts';
+
+type ExecutionMode = EventOf<typeof ExecutionRequested>['data']['mode'];
 
 /**
  * The life of one run. The engine proposes each fact; the decider refuses anything after the run
@@ -26,6 +29,7 @@ export type ExecutionState =
       flowId: string;
       projectId: string;
       versionId: string;
+      mode: ExecutionMode;
       pause: PauseState | null;
       /** Tool-calling turns per block name, from this run's own events. */
       iterations: ReadonlyMap<string, number>;
@@ -41,7 +45,13 @@ export type ExecutionCommand =
   | { type: 'Record'; event: ExecutionEvent }
   | { type: 'Resume'; data: ResumeRequest; flowId: string }
   /** A link to a rerun: accepted in any state once the run exists (reruns are made of ended runs). */
-  | { type: 'LinkRerun'; data: { rerunExecutionId: string } };
+  | { type: 'LinkRerun'; data: { rerunExecutionId: string } }
+  /**
+   * An operator ends a run that has not ended. A paused run of any mode (nobody works on it), or a
+   * running /jobs run: its runner's next append meets this event's revision and stops. A running
+   * sync, step or test run is refused: its caller is waiting on it and would get a broken answer.
+   */
+  | { type: 'Cancel'; data: { reason: string; durationMs: number } };
 
 const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
   typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
@@ -50,8 +60,8 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   initialState: () => ({ status: 'none' }),
   evolve: (state, event) => {
     if (event.type === 'ExecutionRequested') {
-      const { executionId, organizationId, flowId, projectId, versionId } = event.data;
-      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, pause: null, iterations: new Map() };
+      const { executionId, organizationId, flowId, projectId, versionId, mode } = event.data;
+      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, mode, pause: null, iterations: new Map() };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
@@ -75,6 +85,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
       if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
       return [{ type: 'ExecutionRerunStarted', data: { executionId: state.executionId, rerunExecutionId: command.data.rerunExecutionId } }];
     }
+    if (command.type === 'Cancel') return decideCancel(command.data, state);
     const { event } = command;
     if (event.type === 'ExecutionRequested') {
       if (state.status !== 'none') throw new ApiError('CONFLICT', `Execution ${state.executionId} already exists`);
@@ -85,6 +96,21 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
     return [event];
   },
 };
+
+function decideCancel(data: { reason: string; durationMs: number }, state: ExecutionState): ExecutionEvent[] {
+  if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
+  if (state.status === 'completed' || state.status === 'failed') throw new ApiError('CONFLICT', `execution ${state.executionId} has already ${state.status}; only a run that has not ended can be cancelled`);
+  if (state.status === 'running' && state.mode !== 'async') {
+    throw new ApiError('CONFLICT', `execution ${state.executionId} is a running ${state.mode} run: its caller is waiting on it; only /jobs runs and paused runs can be cancelled`);
+  }
+  const pausedAt = state.pause;
+  return [
+    {
+      type: 'ExecutionFailed',
+      data: { executionId: state.executionId, reason: 'cancelled', code: 'CANCELLED', message: data.reason, stepIndex: pausedAt?.stepIndex ?? null, blockName: pausedAt?.blockName ?? null, durationMs: data.durationMs },
+    },
+  ];
+}
 
 function decideResume(request: ResumeRequest, flowId: string, state: ExecutionState): ExecutionEvent[] {
   if (state.status === 'none' || state.flowId !== flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
 
-export const failureReasons = ['error', 'credits_exhausted', 'byok_rejected'] as const;
+/** Why a run failed. `cancelled` (ExecutionFailed v2): an operator cancelled a run that had not ended. */
+export const failureReasons = ['error', 'credits_exhausted', 'byok_rejected', 'cancelled'] as const;
 export type FailureReason = (typeof failureReasons)[number];
 
 const usageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
@@ -83,9 +84,10 @@ export const CreditsConsumed = defineEvent(
   z.object({ executionId: z.string(), organizationId: z.string(), blockName: z.string(), model: z.string(), tokens: z.number().int().min(0) }),
 );
 
+/** The run ended badly. Version 2 added the reason `cancelled`; version 1 data is valid as it is. */
 export const ExecutionFailed = defineEvent(
   'ExecutionFailed',
-  1,
+  2,
   z.object({
     executionId: z.string(),
     reason: z.enum(failureReasons),
