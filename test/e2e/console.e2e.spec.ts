@@ -1,4 +1,5 @@
-import { TRPCClientError, createTRPCClient, httpLink } from '@trpc/client';
+import { TRPCClientError, createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
+import { EventSource } from 'eventsource';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
@@ -14,6 +15,7 @@ import { execution } from '../../src/domain/execution/execution.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
+import { grantCredits } from '../../src/commands/organizationCommands.ts';
 import { setOperator } from '../../src/commands/operatorCommands.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -30,6 +32,8 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
   let flowId: string;
   let projectId: string;
   let organizationId: string;
+  let apiBase: string;
+  let apiKey: string;
 
   const client = (headers: Record<string, string> = {}) => createTRPCClient<ConsoleRouter>({ links: [httpLink({ url: `${consoleBase}/internal/trpc`, headers })] });
   const asOperator = async (sub = 'olga') => client({ authorization: `Bearer ${await issuer.sign({ sub, aud: AUDIENCE })}` });
@@ -43,9 +47,11 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     issuer = await startJwksIssuer();
     t = await createTestRuntime('console', { OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: issuer.jwksUrl });
     const key = await seedProject(t.runtime, { hello: [{ block: { name: 'echo', processor_type: 'passthrough' } }] });
+    apiKey = key;
     await t.runtime.projections.catchUp();
     let base: string;
     ({ app: api, base } = await serveApi(t.runtime));
+    apiBase = base;
     const run = await fetch(`${base}/seq/acme/web/hello/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hi' }) });
     executionId = ((await run.json()) as { executionId: string }).executionId;
     await t.runtime.projections.catchUp();
@@ -213,5 +219,59 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     const second = await olga.runs.list.query({ organizationId, limit: 1, cursor: first.nextCursor! });
     expect([first.items[0]!.executionId, second.items[0]!.executionId]).toEqual([everything.items[0]!.executionId, everything.items[1]!.executionId]);
     expect((await refusal(olga.runs.list.query({ from: 'yesterday' }))).data?.code).toBe('BAD_REQUEST');
+  });
+
+  it('streams log events live (SSE), filtered by run or organization, and resumes after the last event id', async () => {
+    const token = await issuer.sign({ sub: 'olga', aud: AUDIENCE });
+    const live = createTRPCClient<ConsoleRouter>({
+      links: [
+        splitLink({
+          condition: (op) => op.type === 'subscription',
+          true: httpSubscriptionLink({ url: `${consoleBase}/internal/trpc`, EventSource, eventSourceOptions: { fetch: (url, init) => fetch(url, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }) } }),
+          false: httpLink({ url: `${consoleBase}/internal/trpc`, headers: { authorization: `Bearer ${token}` } }),
+        }),
+      ],
+    });
+    type Live = { id: string; data: { position: number; streamId: string; type: string; data: unknown; principal: unknown } };
+    const collect = (input: Parameters<typeof live.events.live.subscribe>[0], until: (events: Live[]) => boolean) =>
+      new Promise<Live[]>((resolve, reject) => {
+        const seen: Live[] = [];
+        const sub = live.events.live.subscribe(input, {
+          onData: (event) => {
+            seen.push(event as Live);
+            if (until(seen)) {
+              sub.unsubscribe();
+              resolve(seen);
+            }
+          },
+          onError: (error) => reject(error),
+        });
+      });
+    const from = await t.runtime.eventStore.headPosition();
+    const ids: string[] = [];
+    for (const message of ['one', 'two']) {
+      const run = await fetch(`${apiBase}/seq/acme/web/hello/execute`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+      ids.push(((await run.json()) as { executionId: string }).executionId);
+    }
+    const ended = (events: Live[]) => events.some((e) => e.data.type === 'ExecutionCompleted');
+    const second = await collect({ from, executionId: ids[1]! }, ended);
+    expect(second.map((e) => e.data.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']);
+    expect(second.every((e) => e.data.streamId === `execution-${ids[1]}` && e.id === String(e.data.position))).toBe(true);
+    expect(second[0]!.data.data).toMatchObject({ executionId: ids[1], mode: 'sync', message: 'two' });
+
+    // Resuming after the first event gives exactly the rest, in log order.
+    const resumed = await collect({ from, lastEventId: second[0]!.id, executionId: ids[1]! }, ended);
+    expect(resumed.map((e) => e.id)).toEqual(second.slice(1).map((e) => e.id));
+
+    // By organization: both runs, in log order; a live reader also gets what is appended after it opened.
+    const both = collect({ from, organizationId }, (events) => events.some((e) => e.data.type === 'CreditsGranted'));
+    await grantCredits(t.runtime.commands, { organizationSlug: 'acme', tokens: 5, note: 'while a reader listens' }, testPrincipal);
+    const orgEvents = await both;
+    expect(orgEvents.map((e) => e.data.position)).toEqual([...orgEvents.map((e) => e.data.position)].sort((a, b) => a - b));
+    expect(new Set(orgEvents.filter((e) => e.data.type === 'ExecutionCompleted').map((e) => e.data.streamId))).toEqual(new Set(ids.map((id) => `execution-${id}`)));
+    expect(orgEvents.at(-1)!.data).toMatchObject({ streamId: `org-${organizationId}`, data: { tokens: 5, note: 'while a reader listens' } });
+
+    const unknown = await collect({ organizationId: 'no-such-org' }, () => true).then(() => null, (e: unknown) => e as TRPCClientError<ConsoleRouter>);
+    expect(unknown?.data?.code).toBe('NOT_FOUND');
   });
 });

@@ -9,6 +9,22 @@ export interface ConsoleContext {
   runtime: Runtime;
   /** The signed-in operator, or null (every procedure but none then refuses). */
   operator: Principal | null;
+  /** Live event subscriptions open on this listener (bounded: each holds a place in the log). */
+  live: LiveSubscriptions;
+}
+
+export interface LiveSubscriptions {
+  /** False when the bound is reached. */
+  enter(): boolean;
+  leave(): void;
+}
+
+export function createLiveSubscriptions(max: number): LiveSubscriptions {
+  let open = 0;
+  return {
+    enter: () => (open < max ? (open++, true) : false),
+    leave: () => void (open = Math.max(0, open - 1)),
+  };
 }
 
 const cookieOf = (header: string | undefined, name: string) =>
@@ -22,18 +38,18 @@ const cookieOf = (header: string | undefined, name: string) =>
  * subject holds the operator role (checked against the log at every call: a revoke takes effect at
  * once). Anything else is no operator.
  */
-export function createConsoleContextFactory(runtime: Runtime, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined) {
+export function createConsoleContextFactory(runtime: Runtime, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined, live: LiveSubscriptions) {
   return async ({ req }: { req: FastifyRequest }): Promise<ConsoleContext> => {
     const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
     if (session) {
       const operator = await sessions.verify(decodeURIComponent(session));
-      if (operator) return { runtime, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
+      if (operator) return { runtime, live, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (bearer && jwt) {
       const subject = await jwt(bearer, audience ? { audience } : {}).then((v) => v.subject, () => null);
-      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, operator: { kind: 'user', id: subject, via: 'console' } };
+      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, live, operator: { kind: 'user', id: subject, via: 'console' } };
     }
-    return { runtime, operator: null };
+    return { runtime, live, operator: null };
   };
 }

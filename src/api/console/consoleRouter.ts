@@ -17,7 +17,12 @@ import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
 import { backlogStatus } from '../../queries/backlogQueries.ts';
 import { runTrace, stepTrace } from '../../testing/runTrace.ts';
-import { operatorProcedure, router } from './trpc.ts';
+import { operatorProcedure, router, withApiErrors } from './trpc.ts';
+import type { ConsoleContext } from './consoleContext.ts';
+import { tracked } from '@trpc/server';
+import { liveEvents } from '../../queries/liveEvents.ts';
+import { organizationStream } from '../../domain/organizations/organizationEvents.ts';
+import { executionStream } from '../../domain/execution/executionEvents.ts';
 
 const id = z.string().min(1).max(200);
 const versionSide = z.union([z.number().int().min(1), z.literal('draft')]);
@@ -120,6 +125,16 @@ export const consoleRouter = router({
       return { ok: result.ok, at: result.at, tables: result.tables.map(({ table, liveRows, shadowRows, liveHash, shadowHash, onlyLive, onlyShadow }) => ({ table, liveRows, shadowRows, same: liveHash === shadowHash, onlyLive, onlyShadow })) };
     }),
   }),
+  events: router({
+    /**
+     * The log's events as they are appended (SSE), from `from` (a log position, exclusive; default:
+     * now), filtered by organization or run. Each event's id is its position: a client that
+     * reconnects sends it back as `lastEventId` and resumes right after it.
+     */
+    live: operatorProcedure
+      .input(z.object({ from: z.number().int().min(0).optional(), lastEventId: z.string().regex(/^\d{1,15}$/).nullish(), organizationId: id.optional(), executionId: id.optional() }))
+      .subscription(({ ctx, input, signal }) => withApiErrors(liveRunEvents(ctx, input, signal))),
+  }),
   audit: router({
     exportRun: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => ({ executionId: input.executionId, lines: await exportRun(ctx.runtime.eventStore, input.executionId) })),
     verifyLog: operatorProcedure.input(z.object({ streamId: id.optional() })).mutation(({ ctx, input }) => verifyLog(ctx.runtime.eventStore, { streamId: input.streamId })),
@@ -127,3 +142,17 @@ export const consoleRouter = router({
 });
 
 export type ConsoleRouter = typeof consoleRouter;
+
+/** `events.live`: checks the filters' ids, holds one of the listener's live places, then streams. */
+async function* liveRunEvents(ctx: ConsoleContext, input: { from?: number | undefined; lastEventId?: string | null | undefined; organizationId?: string | undefined; executionId?: string | undefined }, signal: AbortSignal | undefined) {
+  const { eventStore, db } = ctx.runtime;
+  if (input.organizationId && !(await eventStore.streamExists(organizationStream(input.organizationId)))) throw new ApiError('NOT_FOUND', `No organization ${input.organizationId}`);
+  if (input.executionId && !(await eventStore.streamExists(executionStream(input.executionId)))) throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
+  if (!ctx.live.enter()) throw new ApiError('RATE_LIMITED', 'Too many live event streams are open on this console; close one and retry');
+  try {
+    const from = input.lastEventId ? Number(input.lastEventId) : (input.from ?? (await eventStore.headPosition()));
+    for await (const event of liveEvents({ eventStore, db }, from, input, signal ?? new AbortController().signal)) yield tracked(String(event.position), event);
+  } finally {
+    ctx.live.leave();
+  }
+}

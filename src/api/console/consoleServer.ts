@@ -8,9 +8,12 @@ import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../rest/errorHandler.ts';
 import { installJsonParser } from '../rest/requestGuards.ts';
 import { trackRouteMethods } from '../rest/routeMethods.ts';
-import { createConsoleContextFactory } from './consoleContext.ts';
+import { createConsoleContextFactory, createLiveSubscriptions } from './consoleContext.ts';
 import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
+
+/** Open `events.live` streams per listener; one more is refused TOO_MANY_REQUESTS. */
+const MAX_LIVE_SUBSCRIPTIONS = 32;
 
 /**
  * The operator console on its own listener (SEQFLOW_CONSOLE_HOST/PORT, loopback by default; never
@@ -38,7 +41,7 @@ export async function buildConsoleServer(runtime: Runtime): Promise<FastifyInsta
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
-    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience) },
+    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(MAX_LIVE_SUBSCRIPTIONS)) },
   });
   return app;
 }

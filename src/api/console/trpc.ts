@@ -4,6 +4,9 @@ import { errorStatus } from '../rest/errorStatus.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 
 const t = initTRPC.context<ConsoleContext>().create({
+  // Live subscriptions (SSE) send a ping every 15 s, so proxies keep the stream open and a client
+  // that hears nothing for 30 s reconnects, resuming from the last event id it got.
+  sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
   // Plain JSON, no transformer: any tRPC client (or curl) can call the console. The service's own
   // error code travels in `data.detail`, as the REST API's `{detail: {code, message}}`.
   errorFormatter: ({ shape, error }) => {
@@ -16,14 +19,25 @@ const t = initTRPC.context<ConsoleContext>().create({
 const trpcCodeOf = (status: number): TRPCError['code'] =>
   status === 400 ? 'BAD_REQUEST' : status === 401 ? 'UNAUTHORIZED' : status === 403 ? 'FORBIDDEN' : status === 404 ? 'NOT_FOUND' : status === 409 ? 'CONFLICT' : status === 422 ? 'UNPROCESSABLE_CONTENT' : status === 429 ? 'TOO_MANY_REQUESTS' : 'INTERNAL_SERVER_ERROR';
 
+const trpcErrorOf = (cause: ApiError) => new TRPCError({ code: trpcCodeOf(errorStatus[cause.code]), message: `${cause.code}: ${cause.message}`, cause });
+
 const mapErrors = t.middleware(async ({ next }) => {
   const result = await next();
-  if (!result.ok && result.error.cause instanceof ApiError) {
-    const cause = result.error.cause;
-    throw new TRPCError({ code: trpcCodeOf(errorStatus[cause.code]), message: `${cause.code}: ${cause.message}`, cause });
-  }
+  if (!result.ok && result.error.cause instanceof ApiError) throw trpcErrorOf(result.error.cause);
   return result;
 });
+
+/**
+ * A subscription's errors arise while it is iterated, after the middleware has returned: they are
+ * mapped here, so a client gets NOT_FOUND (and stops) rather than an internal error it would retry.
+ */
+export async function* withApiErrors<T>(source: AsyncGenerator<T>): AsyncGenerator<T> {
+  try {
+    yield* source;
+  } catch (error) {
+    throw error instanceof ApiError ? trpcErrorOf(error) : error;
+  }
+}
 
 export const router = t.router;
 
