@@ -5,7 +5,9 @@ WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
-# `npm ci` runs `prepare`, which builds dist/ (the compiler is a development dependency here).
+COPY console ./console
+# `npm ci` runs `prepare`, which builds dist/: the service (tsc) and the operator console page (Vite),
+# both development dependencies here.
 RUN npm ci
 
 FROM node:24-slim

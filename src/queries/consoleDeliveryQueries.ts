@@ -8,16 +8,17 @@ const CURSOR_PREFIX = 'cd1.';
 
 /**
  * Deliveries across organizations for operators: dead letters first, then newest first, filtered by
- * organization and status, paged by a keyset over (dead letter, created_at, id) so that a page
+ * organization, run and status, paged by a keyset over (dead letter, created_at, id) so that a page
  * boundary never skips or repeats a delivery.
  */
-export async function listDeliveriesForOperators(db: Kysely<ReadModels>, input: { organizationId?: string; statuses?: DeliveryStatus[]; limit: number; cursor?: string }) {
+export async function listDeliveriesForOperators(db: Kysely<ReadModels>, input: { organizationId?: string; executionId?: string; statuses?: DeliveryStatus[]; limit: number; cursor?: string }) {
   const dead = sql<number>`(status = 'dead_letter')::int`;
   let query = db
     .selectFrom('webhook_deliveries')
     .selectAll()
     .select([dead.as('dead'), exactInstant('created_at').as('created_at_exact')]);
   if (input.organizationId) query = query.where('organization_id', '=', input.organizationId);
+  if (input.executionId) query = query.where('execution_id', '=', input.executionId);
   if (input.statuses?.length) query = query.where('status', 'in', input.statuses);
   if (input.cursor) {
     const [isDead, createdAt, id] = decodeCursor(CURSOR_PREFIX, input.cursor, (key): key is [number, string, string] => (key[0] === 0 || key[0] === 1) && typeof key[1] === 'string' && typeof key[2] === 'string');

@@ -34,12 +34,14 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('execution_id', 'desc').limit(page.limit).execute();
   const last = rows.at(-1);
+  const { deliveries, flows } = await pageDetails(db, rows);
   return {
     items: rows.map((r) => ({
       executionId: r.execution_id,
       organizationId: r.organization_id,
       projectId: r.project_id,
       flowId: r.flow_id,
+      flowSlug: flows.get(r.flow_id) ?? null,
       versionNumber: r.version_number,
       mode: r.mode,
       apiKeyId: r.api_key_id,
@@ -51,7 +53,23 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       createdAt: r.created_at.toISOString(),
       endedAt: r.ended_at?.toISOString() ?? null,
       durationMs: r.duration_ms,
+      /** The run's webhook deliveries: a dead-lettered one is what an operator looks for first. */
+      deliveries: deliveries.get(r.execution_id) ?? [],
     })),
     nextCursor: rows.length === page.limit && last ? encodeCursor(CURSOR_PREFIX, [last.created_at_exact, last.execution_id]) : null,
   };
+}
+
+/** What one page of runs shows beside each row: its flow's slug and its deliveries' states (two indexed lookups). */
+async function pageDetails(db: Kysely<ReadModels>, rows: { execution_id: string; flow_id: string }[]) {
+  const deliveries = new Map<string, { deliveryId: string; event: string; status: string }[]>();
+  const flows = new Map<string, string>();
+  if (rows.length === 0) return { deliveries, flows };
+  const [deliveryRows, flowRows] = await Promise.all([
+    db.selectFrom('webhook_deliveries').select(['id', 'execution_id', 'event', 'status']).where('execution_id', 'in', rows.map((r) => r.execution_id)).execute(),
+    db.selectFrom('flows').select(['id', 'slug']).where('id', 'in', [...new Set(rows.map((r) => r.flow_id))]).execute(),
+  ]);
+  for (const d of deliveryRows) deliveries.set(d.execution_id, [...(deliveries.get(d.execution_id) ?? []), { deliveryId: d.id, event: d.event, status: d.status }]);
+  for (const f of flowRows) flows.set(f.id, f.slug);
+  return { deliveries, flows };
 }

@@ -12,6 +12,7 @@ import { ApiError } from '../../domain/errors/apiError.ts';
 import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
 import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
 import { listRuns } from '../../queries/runQueries.ts';
+import { listOrganizationsWithProjects } from '../../queries/organizationQueries.ts';
 import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
@@ -43,6 +44,10 @@ export const consoleRouter = router({
         ...(await backlogStatus(runtime.db, runtime.commands.now())),
       };
     }),
+  }),
+  organizations: router({
+    /** Organizations and their projects, by slug (the console's pickers). */
+    list: operatorProcedure.input(z.object({ limit: z.number().int().min(1).max(1000).default(200) }).default({ limit: 200 })).query(({ ctx, input }) => listOrganizationsWithProjects(ctx.runtime.db, input.limit)),
   }),
   runs: router({
     list: operatorProcedure
@@ -93,8 +98,8 @@ export const consoleRouter = router({
   }),
   deliveries: router({
     list: operatorProcedure
-      .input(z.object({ organizationId: id.optional(), status: z.array(z.enum(deliveryStatuses)).optional(), limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(500).optional() }))
-      .query(({ ctx, input }) => listDeliveriesForOperators(ctx.runtime.db, { organizationId: input.organizationId, statuses: input.status, limit: input.limit, cursor: input.cursor })),
+      .input(z.object({ organizationId: id.optional(), executionId: id.optional(), status: z.array(z.enum(deliveryStatuses)).optional(), limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(500).optional() }))
+      .query(({ ctx, input }) => listDeliveriesForOperators(ctx.runtime.db, { organizationId: input.organizationId, executionId: input.executionId, statuses: input.status, limit: input.limit, cursor: input.cursor })),
     get: operatorProcedure.input(z.object({ deliveryId: id })).query(({ ctx, input }) => deliveryHistory(ctx.runtime.eventStore, input.deliveryId)),
     /** One more attempt of each dead-lettered or permanently failed delivery named; each answers for itself. */
     redeliver: operatorProcedure.input(z.object({ deliveryIds: z.array(id).min(1).max(100) })).mutation(async ({ ctx, input }) => {

@@ -1,4 +1,7 @@
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { redeemConsoleLink } from '../../commands/consoleLinkCommands.ts';
@@ -17,8 +20,8 @@ const MAX_LIVE_SUBSCRIPTIONS = 32;
 
 /**
  * The operator console on its own listener (SEQFLOW_CONSOLE_HOST/PORT, loopback by default; never
- * the public port): the tRPC router at /internal/trpc, and /login, where a one-time link from
- * `seqflow console link` opens a session (an HttpOnly, SameSite=Strict cookie).
+ * the public port): the page at `/`, the tRPC router at /internal/trpc, and /login, where a one-time
+ * link from `seqflow console link` opens a session (an HttpOnly, SameSite=Strict cookie).
  */
 export async function buildConsoleServer(runtime: Runtime): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
@@ -33,15 +36,36 @@ export async function buildConsoleServer(runtime: Runtime): Promise<FastifyInsta
     const { token } = query.data;
     const operator = await redeemConsoleLink(runtime.commands, token, { principal: { kind: 'system', id: 'console-login' } });
     const session = await sessions.issue(operator);
-    return reply
-      .header('set-cookie', `${SESSION_COOKIE}=${encodeURIComponent(session)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${sessions.maxAgeSeconds}`)
-      .header('cache-control', 'no-store')
-      .send({ signedIn: operator });
+    reply.header('set-cookie', `${SESSION_COOKIE}=${encodeURIComponent(session)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${sessions.maxAgeSeconds}`).header('cache-control', 'no-store');
+    // A browser that opened the link goes on to the page; a script gets who signed in.
+    if (request.headers.accept?.includes('text/html')) return reply.redirect('/#/runs', 303);
+    return reply.send({ signedIn: operator });
   });
+
+  await servePage(app);
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
     trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(MAX_LIVE_SUBSCRIPTIONS)) },
   });
   return app;
+}
+
+/** Where `npm run build` puts the console page (the same from src/api/console and dist/api/console). */
+const PAGE_DIR = fileURLToPath(new URL('../../../dist/console/', import.meta.url));
+
+/**
+ * The console page at `/`: static files, same origin as the router, and a content security policy
+ * that lets it reach nothing else. Without a build, `/` says how to make one.
+ */
+async function servePage(app: FastifyInstance) {
+  app.addHook('onSend', async (_request, reply) => {
+    reply.header('content-security-policy', "default-src 'self'; connect-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    reply.header('x-content-type-options', 'nosniff');
+  });
+  if (!existsSync(`${PAGE_DIR}index.html`)) {
+    app.get('/', async (_request, reply) => reply.code(503).type('text/plain').send('The console page is not built: run `npm run build` (the tRPC router at /internal/trpc works without it).\n'));
+    return;
+  }
+  await app.register(fastifyStatic, { root: PAGE_DIR, prefix: '/', index: 'index.html', cacheControl: false, setHeaders: (res, file) => res.setHeader('cache-control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable') });
 }

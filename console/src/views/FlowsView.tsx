@@ -1,0 +1,74 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Problem, Section } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+import { FlowVersions } from './FlowVersions.tsx';
+
+/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion. */
+export function FlowsView() {
+  const client = useClient();
+  const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
+  const [projectId, setProjectId] = useState<string>('');
+  const [flowId, setFlowId] = useState<string>('');
+  const flows = useQuery({ queryKey: ['flows.list', projectId], queryFn: () => client.flows.list.query({ projectId }), enabled: projectId !== '' });
+  return (
+    <>
+      <Section title="Flows">
+        {organizations.error ? <Problem error={organizations.error} /> : null}
+        <form className="filters" onSubmit={(e) => e.preventDefault()}>
+          <label>
+            Project
+            <select
+              value={projectId}
+              onChange={(e) => {
+                setProjectId(e.target.value);
+                setFlowId('');
+              }}
+            >
+              <option value="">choose…</option>
+              {organizations.data?.map((o) => (
+                <optgroup key={o.organizationId} label={o.slug}>
+                  {o.projects.map((p) => (
+                    <option key={p.projectId} value={p.projectId}>
+                      {o.slug}/{p.slug}
+                    </option>
+                  ))}
+                </optgroup>
+              ))}
+            </select>
+          </label>
+        </form>
+        {flows.error ? <Problem error={flows.error} /> : null}
+        {flows.data ? (
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th>Flow</th>
+                  <th>Name</th>
+                  <th>Production</th>
+                  <th>Draft blocks</th>
+                </tr>
+              </thead>
+              <tbody>
+                {flows.data.map((f) => (
+                  <tr key={f.flowId} className={f.flowId === flowId ? 'selected' : undefined}>
+                    <td>
+                      <button type="button" className="link" onClick={() => setFlowId(f.flowId)}>
+                        {f.slug}
+                      </button>
+                    </td>
+                    <td>{f.name}</td>
+                    <td>{f.productionVersion ? `v${f.productionVersion}` : 'none'}</td>
+                    <td>{f.draftBlockCount}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        ) : projectId ? <p>Loading…</p> : null}
+      </Section>
+      {flowId ? <FlowVersions flowId={flowId} /> : null}
+    </>
+  );
+}

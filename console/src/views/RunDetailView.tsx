@@ -1,0 +1,149 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { LiveMarker, Problem, Section, StatusChip } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+import { duration, shortId, when } from '../format.ts';
+import { useLiveRefresh } from '../liveUpdates.ts';
+import { hrefOf } from '../route.ts';
+import { DeliveryAttempts } from './DeliveryAttempts.tsx';
+import { StepDetail } from './StepDetail.tsx';
+
+interface Step {
+  stepId: string;
+  name: string;
+  stepIndex: number;
+  iteration: number | null;
+  processorType: string;
+  startedAt: string;
+  status: string;
+  model?: string | null;
+  usage?: { totalTokens: number } | null;
+  durationMs?: number;
+  attempts?: number;
+}
+
+/** One run from the log: header, timeline of steps (expand one for its prompt and output), tool rounds, deliveries and their attempts. */
+export function RunDetailView({ executionId }: { executionId: string }) {
+  const client = useClient();
+  const queryClient = useQueryClient();
+  const [open, setOpen] = useState<string | null>(null);
+  const run = useQuery({ queryKey: ['runs.get', executionId], queryFn: () => client.runs.get.query({ executionId }) });
+  const deliveries = useQuery({ queryKey: ['deliveries.list', { executionId }], queryFn: () => client.deliveries.list.query({ executionId, limit: 20 }) });
+  const live = useLiveRefresh([['runs.get', executionId], ['deliveries.list', JSON.stringify({ executionId })], ['deliveries.list'], ['deliveries.get']], ['Execution', 'JobClaimed', 'Delivery'], { executionId });
+  const refresh = () => void queryClient.invalidateQueries();
+  const rerun = useMutation({ mutationFn: () => client.runs.rerun.mutate({ executionId }), onSuccess: (done) => (window.location.hash = hrefOf({ view: 'run', executionId: done.executionId })) });
+  const cancel = useMutation({ mutationFn: (reason: string) => client.runs.cancel.mutate({ executionId, ...(reason ? { reason } : {}) }), onSuccess: refresh });
+  const exportAudit = useMutation({
+    mutationFn: () => client.audit.exportRun.query({ executionId }),
+    onSuccess: ({ lines }) => {
+      const url = URL.createObjectURL(new Blob([lines.map((line) => JSON.stringify(line)).join('\n') + '\n'], { type: 'application/x-ndjson' }));
+      const a = Object.assign(document.createElement('a'), { href: url, download: `run-${executionId}.audit.jsonl` });
+      a.click();
+      URL.revokeObjectURL(url);
+    },
+  });
+
+  if (run.error) return <Problem error={run.error} />;
+  if (!run.data) return <p>Loading…</p>;
+  const r = run.data;
+  const steps = r.steps as unknown as Step[];
+  const ended = r.status === 'completed' || r.status === 'failed';
+  return (
+    <>
+      <Section
+        title={`Run ${shortId(executionId)}`}
+        actions={
+          <>
+            <LiveMarker state={live} />
+            <button type="button" onClick={() => rerun.mutate()} disabled={rerun.isPending} title="Same input, same version, linked">
+              Rerun
+            </button>
+            {!ended ? (
+              <button type="button" className="danger" onClick={() => cancel.mutate(window.prompt('Why cancel this run? (recorded with your name)') ?? '')} disabled={cancel.isPending}>
+                Cancel run
+              </button>
+            ) : null}
+            <button type="button" onClick={() => exportAudit.mutate()} disabled={exportAudit.isPending}>
+              Export audit
+            </button>
+          </>
+        }
+      >
+        {[rerun.error, cancel.error, exportAudit.error].map((error, i) => (error ? <Problem key={i} error={error} /> : null))}
+        <dl className="header">
+          <dt>Status</dt>
+          <dd>
+            <StatusChip status={r.status} detail={r.failure ? `${r.failure.reason}: ${r.failure.code}` : undefined} />
+          </dd>
+          <dt>Execution id</dt>
+          <dd className="mono">{r.executionId}</dd>
+          <dt>Flow</dt>
+          <dd className="mono">
+            {r.flowId} <small>v{r.version.number}</small>
+          </dd>
+          <dt>Mode</dt>
+          <dd>{r.mode}</dd>
+          <dt>Requested</dt>
+          <dd>{when(r.requestedAt)}</dd>
+          <dt>Duration</dt>
+          <dd>{duration(r.durationMs)}</dd>
+          <dt>Credits</dt>
+          <dd>{r.tokens} tokens</dd>
+          {r.failure ? (
+            <>
+              <dt>Failure</dt>
+              <dd>
+                {r.failure.message}
+                {r.failure.step ? <small> (in {r.failure.step})</small> : null}
+              </dd>
+            </>
+          ) : null}
+        </dl>
+      </Section>
+      <Section title="Timeline">
+        <ol className="timeline">
+          {steps.map((step) => {
+            const key = `${step.stepId}:${step.iteration ?? ''}`;
+            return (
+              <li key={key} className={`step step-${step.status}`}>
+                <button type="button" className="step-head" aria-expanded={open === key} onClick={() => setOpen(open === key ? null : key)}>
+                  <span className="step-name">{step.name}</span>
+                  {step.iteration !== null ? <small>item {step.iteration}</small> : null}
+                  <span className="muted">{step.processorType}</span>
+                  <StatusChip status={step.status} />
+                  <span>{duration(step.durationMs)}</span>
+                  {step.usage ? <span className="muted">{step.usage.totalTokens} tokens</span> : null}
+                  {step.model ? <span className="muted mono">{step.model}</span> : null}
+                </button>
+                {open === key ? <StepDetail executionId={executionId} stepId={step.stepId} iteration={step.iteration} /> : null}
+              </li>
+            );
+          })}
+        </ol>
+        {r.toolRounds.length > 0 ? (
+          <>
+            <h3>Tool rounds</h3>
+            <ul className="tool-rounds">
+              {(r.toolRounds as { kind: string; name: string; at: string; toolCalls?: { name: string }[] }[]).map((round, i) => (
+                <li key={i}>
+                  {when(round.at)} · {round.name}: {round.kind === 'paused' ? `asked for ${round.toolCalls?.map((c) => c.name).join(', ')}` : 'resumed with results'}
+                </li>
+              ))}
+            </ul>
+          </>
+        ) : null}
+        {r.result ? (
+          <>
+            <h3>Result</h3>
+            <pre className="json">{JSON.stringify(r.result, null, 2)}</pre>
+          </>
+        ) : null}
+      </Section>
+      <Section title="Deliveries">
+        {deliveries.error ? <Problem error={deliveries.error} /> : null}
+        {deliveries.data?.items.length === 0 ? <p className="empty">No webhook deliveries for this run.</p> : null}
+        {deliveries.data?.items.map((d) => <DeliveryAttempts key={d.deliveryId} deliveryId={d.deliveryId} />)}
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,147 @@
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import type { Inputs } from '../client.ts';
+import { LiveMarker, Problem, Section, StatusChip } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+import { duration, shortId, when } from '../format.ts';
+import { useLiveRefresh } from '../liveUpdates.ts';
+import { hrefOf } from '../route.ts';
+
+type Filters = Omit<Inputs['runs']['list'], 'cursor' | 'limit'>;
+const STATUSES = ['queued', 'running', 'retrying', 'paused', 'completed', 'failed'] as const;
+
+/** Runs newest first, with every filter of `runs.list`, kept current by the live event stream. */
+export function RunsView() {
+  const client = useClient();
+  const [filters, setFilters] = useState<Filters>({});
+  const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
+  const runs = useInfiniteQuery({
+    queryKey: ['runs.list', filters],
+    queryFn: ({ pageParam }) => client.runs.list.query({ ...filters, limit: 50, ...(pageParam ? { cursor: pageParam } : {}) }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor,
+  });
+  const live = useLiveRefresh([['runs.list']], ['Execution', 'JobClaimed', 'Delivery']);
+  const set = (patch: Partial<Filters>) => setFilters((current) => Object.fromEntries(Object.entries({ ...current, ...patch }).filter(([, v]) => v !== undefined && v !== '')) as Filters);
+  const projects = organizations.data?.find((o) => o.organizationId === filters.organizationId)?.projects ?? [];
+  const items = runs.data?.pages.flatMap((page) => page.items) ?? [];
+
+  return (
+    <Section title="Runs" actions={<LiveMarker state={live} />}>
+      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Run filters">
+        <label>
+          Organization
+          <select value={filters.organizationId ?? ''} onChange={(e) => set({ organizationId: e.target.value || undefined, projectId: undefined })}>
+            <option value="">all</option>
+            {organizations.data?.map((o) => (
+              <option key={o.organizationId} value={o.organizationId}>
+                {o.slug}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Project
+          <select value={filters.projectId ?? ''} onChange={(e) => set({ projectId: e.target.value || undefined })} disabled={projects.length === 0}>
+            <option value="">all</option>
+            {projects.map((p) => (
+              <option key={p.projectId} value={p.projectId}>
+                {p.slug}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset className="statuses">
+          <legend>Status</legend>
+          {STATUSES.map((status) => (
+            <label key={status} className="check">
+              <input
+                type="checkbox"
+                name="status"
+                value={status}
+                checked={filters.status?.includes(status) ?? false}
+                onChange={(e) => {
+                  const next = e.target.checked ? [...(filters.status ?? []), status] : (filters.status ?? []).filter((s) => s !== status);
+                  set({ status: next.length ? next : undefined });
+                }}
+              />
+              {status === 'paused' ? 'paused for tools' : status}
+            </label>
+          ))}
+        </fieldset>
+        <label>
+          Kind
+          <select value={filters.test === undefined ? '' : String(filters.test)} onChange={(e) => set({ test: e.target.value === '' ? undefined : e.target.value === 'true' })}>
+            <option value="">all runs</option>
+            <option value="false">not tests</option>
+            <option value="true">test runs</option>
+          </select>
+        </label>
+        <label>
+          Flow id
+          <input value={filters.flowId ?? ''} onChange={(e) => set({ flowId: e.target.value.trim() || undefined })} placeholder="any" />
+        </label>
+        <label>
+          API key id
+          <input value={filters.apiKeyId ?? ''} onChange={(e) => set({ apiKeyId: e.target.value.trim() || undefined })} placeholder="any" />
+        </label>
+        <label>
+          From
+          <input type="datetime-local" onChange={(e) => set({ from: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+        </label>
+        <label>
+          To
+          <input type="datetime-local" onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
+        </label>
+      </form>
+      {runs.error ? <Problem error={runs.error} /> : null}
+      <div className="table-wrap">
+        <table className="runs">
+          <thead>
+            <tr>
+              <th>Started</th>
+              <th>Flow</th>
+              <th>Mode</th>
+              <th>Status</th>
+              <th>Webhooks</th>
+              <th>Duration</th>
+              <th>Run</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((run) => (
+              <tr key={run.executionId} data-execution-id={run.executionId}>
+                <td>{when(run.createdAt)}</td>
+                <td>
+                  {run.flowSlug ?? shortId(run.flowId)} <small>v{run.versionNumber}</small>
+                </td>
+                <td>
+                  {run.mode}
+                  {run.rerunOf ? <small> rerun</small> : null}
+                </td>
+                <td>
+                  <StatusChip status={run.status} detail={run.status === 'retrying' ? `claim ${run.claims}` : run.failureCode ?? undefined} />
+                </td>
+                <td>
+                  {run.deliveries.map((d) => (
+                    <StatusChip key={d.deliveryId} status={d.status} />
+                  ))}
+                </td>
+                <td>{duration(run.durationMs)}</td>
+                <td>
+                  <a href={hrefOf({ view: 'run', executionId: run.executionId })}>{shortId(run.executionId)}</a>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {runs.isPending ? <p>Loading…</p> : items.length === 0 ? <p className="empty">No runs match these filters.</p> : null}
+      {runs.hasNextPage ? (
+        <button type="button" onClick={() => void runs.fetchNextPage()} disabled={runs.isFetchingNextPage}>
+          Older runs
+        </button>
+      ) : null}
+    </Section>
+  );
+}

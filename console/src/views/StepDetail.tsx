@@ -1,0 +1,40 @@
+import { useQuery } from '@tanstack/react-query';
+import { Json, Problem } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+import { duration } from '../format.ts';
+
+/** One block's execution in a run: the rendered prompt (llm) or input, the output, model, usage, attempts. */
+export function StepDetail({ executionId, stepId, iteration }: { executionId: string; stepId: string; iteration: number | null }) {
+  const client = useClient();
+  const trace = useQuery({ queryKey: ['runs.stepTrace', executionId, stepId], queryFn: () => client.runs.stepTrace.query({ executionId, stepId }) });
+  if (trace.error) return <Problem error={trace.error} />;
+  const execution = trace.data?.executions.find((e) => e.iteration === iteration);
+  if (!execution) return <p>Loading…</p>;
+  return (
+    <div className="step-detail">
+      {execution.prompt !== null ? (
+        <>
+          <h4>Rendered prompt</h4>
+          <Json value={execution.prompt} />
+        </>
+      ) : (
+        <>
+          <h4>Input</h4>
+          <Json value={execution.input} />
+        </>
+      )}
+      {execution.missingPlaceholders.length > 0 ? <p className="warn">Empty placeholders: {execution.missingPlaceholders.join(', ')}</p> : null}
+      <h4>Output</h4>
+      <Json value={execution.output} />
+      <p className="muted">
+        {execution.model ?? 'no model'} · {execution.usage ? `${execution.usage.promptTokens} + ${execution.usage.completionTokens} tokens` : 'no tokens'} · {duration(execution.latencyMs)} · {execution.attempts ?? 0} attempt(s) · {execution.toolRounds} tool round(s)
+      </p>
+      {execution.validationErrors.length > 0 ? <Json value={execution.validationErrors} /> : null}
+      {execution.error ? (
+        <p className="problem">
+          {execution.error.code}: {String(execution.error.message)}
+        </p>
+      ) : null}
+    </div>
+  );
+}

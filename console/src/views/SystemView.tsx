@@ -1,0 +1,97 @@
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { Problem, Section, StatusChip } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+import { when } from '../format.ts';
+
+/** Projections and their lag, supervised reactors and tasks, job and delivery backlogs, leases; verify the read models. */
+export function SystemView() {
+  const client = useClient();
+  const status = useQuery({ queryKey: ['system.status'], queryFn: () => client.system.status.query(), refetchInterval: 2000 });
+  const verify = useMutation({ mutationFn: () => client.projections.verify.mutate() });
+  if (status.error) return <Problem error={status.error} />;
+  const s = status.data;
+  if (!s) return <p>Loading…</p>;
+  return (
+    <>
+      <Section title="Projections">
+        <div className="table-wrap">
+          <table className="projections">
+            <thead>
+              <tr>
+                <th>Projection</th>
+                <th>Position</th>
+                <th>Lag (events)</th>
+                <th>State</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.projections.map((p) => (
+                <tr key={p.name} data-projection={p.name}>
+                  <td className="mono">{p.name}</td>
+                  <td>{p.position}</td>
+                  <td className="lag">{p.behind}</td>
+                  <td>{p.stalled ? <StatusChip status="stalled" detail={`at ${p.stalled.eventType}: ${p.stalled.error}`} /> : <StatusChip status="current" />}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
+          {verify.isPending ? 'Verifying…' : 'Verify read models'}
+        </button>
+        {verify.error ? <Problem error={verify.error} /> : null}
+        {verify.data ? (
+          <p className={verify.data.ok ? 'ok' : 'problem'}>
+            {verify.data.ok ? 'Every read model equals a rebuild from the log.' : `Differs: ${verify.data.tables.filter((t) => !t.same).map((t) => t.table).join(', ')}`} (log position {verify.data.at})
+          </p>
+        ) : null}
+      </Section>
+      <Section title="Reactors and tasks">
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th>Task</th>
+                <th>State</th>
+                <th>Restarts</th>
+                <th>Last error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.tasks.map((t) => (
+                <tr key={t.name}>
+                  <td className="mono">{t.name}</td>
+                  <td>
+                    <StatusChip status={t.state} />
+                  </td>
+                  <td>{t.restarts}</td>
+                  <td className="excerpt">{t.lastError ? `${t.lastError} (${when(t.lastErrorAt)})` : ''}</td>
+                </tr>
+              ))}
+              {s.reactors.map((r) => (
+                <tr key={r.name}>
+                  <td className="mono">{r.name}</td>
+                  <td>at position {r.position}</td>
+                  <td />
+                  <td />
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </Section>
+      <Section title="Backlogs and leases">
+        <dl className="header">
+          <dt>Jobs not finished</dt>
+          <dd>{Object.entries(s.jobs).map(([k, v]) => `${k} ${v}`).join(' · ') || 'none'}</dd>
+          <dt>Deliveries</dt>
+          <dd>{Object.entries(s.deliveries).map(([k, v]) => `${k.replaceAll('_', ' ')} ${v}`).join(' · ') || 'none'}</dd>
+          <dt>Job leases</dt>
+          <dd>{s.leases.jobs.map((l) => `${l.owner}: ${l.count}`).join(' · ') || 'none'}</dd>
+          <dt>Delivery leases</dt>
+          <dd>{s.leases.deliveries.map((l) => `${l.owner}: ${l.count}`).join(' · ') || 'none'}</dd>
+        </dl>
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,166 @@
+/// <reference lib="dom" />
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
+import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
+import { startWorkers } from '../../src/workers/workerRole.ts';
+import { launchChromium } from '../support/chromium.ts';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
+import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const SCREENSHOTS = path.resolve('test-output/console');
+const PAGE = path.resolve('dist/console/index.html');
+
+describe('the operator console page in Debian Chromium', () => {
+  let t: TestRuntime;
+  let model: ScriptedModelServer;
+  let receiver: HttpsReceiver;
+  let api: FastifyInstance;
+  let consoleApp: FastifyInstance;
+  let consoleBase: string;
+  let workers: { stop(): Promise<void> };
+  let browser: Browser;
+  let page: Page;
+  let executionId: string;
+  let deadRunId: string;
+  let receiverUp = false;
+  const offOrigin: string[] = [];
+
+  const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const textOf = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
+
+  beforeAll(async () => {
+    if (!existsSync(PAGE)) throw new Error('The console page is not built: run `npm run build` first');
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    model = await startScriptedModelServer();
+    model.respond = () => ({ content: 'A short, kind answer.', usage: { prompt_tokens: 21, completion_tokens: 7 } });
+    receiver = await startHttpsReceiver((req, res) => void (receiverUp ? res.writeHead(200).end('ok') : res.writeHead(503).end('receiver down for maintenance')));
+    t = await createTestRuntime('console_page', {
+      OPENAI_BASE_URL: model.baseUrl,
+      OPENAI_API_KEY: 'k',
+      SEQFLOW_DEFAULT_CREDITS: '1000000',
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile,
+      SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50',
+    });
+    const key = await seedProject(t.runtime, {
+      answer: [
+        { block: { name: 'draft', processor_type: 'llm', model: 'gpt-4o', prompt: 'Answer kindly: {{message}}' } },
+        { block: { name: 'shape', processor_type: 'code', code: 'return { answer: input.previous_output, length: input.previous_output.length };' } },
+      ],
+    });
+    await t.runtime.projections.catchUp();
+    workers = await startWorkers(t.runtime);
+    let base: string;
+    ({ app: api, base } = await serveApi(t.runtime));
+    const submit = async (callbackUrl?: string) => {
+      const response = await fetch(`${base}/seq/acme/web/answer/${callbackUrl ? 'jobs' : 'execute'}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'What is an event log?', ...(callbackUrl ? { callbackUrl } : {}) }),
+      });
+      const body = (await response.json()) as { executionId?: string };
+      if (!body.executionId) throw new Error(`the run was refused: ${JSON.stringify(body)}`);
+      return body.executionId;
+    };
+    executionId = await submit();
+    deadRunId = await submit(`${receiver.url}/hook`);
+    consoleApp = await buildConsoleServer(t.runtime);
+    await consoleApp.listen({ host: '127.0.0.1', port: 0 });
+    consoleBase = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}`;
+    browser = await launchChromium();
+    page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 860 });
+    page.on('request', (request) => {
+      if (!request.url().startsWith(consoleBase) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) offOrigin.push(request.url());
+    });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await workers?.stop();
+    await consoleApp?.close();
+    await api?.close();
+    await t?.close();
+    await receiver?.close();
+    await model?.close();
+  });
+
+  it('asks for a sign-in link when no session is open', async () => {
+    await page.goto(`${consoleBase}/`);
+    await page.waitForSelector('main.signin');
+    expect(await textOf('main.signin')).toContain('seqflow console link');
+  });
+
+  it('signs in with a one-time link and finds the test run in the Runs view', async () => {
+    const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'browser-test' }, testPrincipal);
+    await page.goto(`${consoleBase}/login?token=${token}`);
+    expect(page.url()).toBe(`${consoleBase}/#/runs`);
+    await page.waitForSelector(`tr[data-execution-id="${executionId}"]`);
+    const row = await textOf(`tr[data-execution-id="${executionId}"]`);
+    expect(row).toContain('answer');
+    expect(row).toContain('completed');
+    expect(row).toContain('sync');
+    await shot('runs');
+  });
+
+  it('opens the run: a timeline of its steps with the rendered prompt, output, model and tokens', async () => {
+    await page.click(`tr[data-execution-id="${executionId}"] a`);
+    await page.waitForSelector('ol.timeline li.step-completed');
+    expect(await page.$$eval('ol.timeline .step-name', (names) => names.map((n) => (n as HTMLElement).innerText))).toEqual(['draft', 'shape']);
+    await page.click('ol.timeline li:first-child .step-head');
+    await page.waitForSelector('.step-detail');
+    const detail = await textOf('.step-detail');
+    expect(detail).toContain('Answer kindly: What is an event log?');
+    expect(detail).toContain('A short, kind answer.');
+    expect(detail).toContain('gpt-4o');
+    expect(detail).toContain('21 + 7 tokens');
+    expect(await textOf('dl.header')).toContain('28 tokens');
+    await shot('run-detail');
+  });
+
+  it('redelivers a dead-lettered delivery from the Deliveries view and sees its status change', async () => {
+    await page.keyboard.press('2');
+    const row = `tr[data-delivery-id] a[href="#/runs/${deadRunId}"]`;
+    await page.waitForFunction((sel) => document.querySelector(sel)?.closest('tr')?.querySelector('.chip')?.textContent === 'dead-lettered', { timeout: 30_000 }, row);
+    await shot('deliveries');
+    receiverUp = true;
+    await page.evaluate((sel) => (document.querySelector(sel)!.closest('tr')!.querySelector('td:last-child button') as HTMLButtonElement).click(), row);
+    await page.waitForFunction((sel) => document.querySelector(sel)?.closest('tr')?.querySelector('.chip')?.textContent === 'succeeded', { timeout: 30_000 }, row);
+    await shot('deliveries-after-redelivery');
+  });
+
+  it('shows the flow, its production version and its versions in the Flows view', async () => {
+    await page.keyboard.press('3');
+    await page.waitForSelector('form.filters select');
+    const projectId = await page.$eval('form.filters select optgroup option', (o) => (o as HTMLOptionElement).value);
+    await page.select('form.filters select', projectId);
+    await page.waitForSelector('button.link');
+    await page.click('button.link');
+    await page.waitForSelector('tr.production');
+    expect(await textOf('tr.production')).toContain('v1');
+    await shot('flows');
+  });
+
+  it('shows the projections and their lag in the System view', async () => {
+    await page.keyboard.press('4');
+    await page.waitForSelector('table.projections td.lag');
+    const lags = await page.$$eval('table.projections td.lag', (cells) => cells.map((c) => (c as HTMLElement).innerText));
+    expect(lags.length).toBeGreaterThan(5);
+    expect(lags.every((lag) => /^\d+$/.test(lag))).toBe(true);
+    expect(await textOf('table.projections')).toContain('runs');
+    await shot('system');
+  });
+
+  it('reads in a narrow window without the page scrolling sideways, and never leaves its origin', async () => {
+    await page.setViewport({ width: 390, height: 800 });
+    await page.keyboard.press('1');
+    await page.waitForSelector(`tr[data-execution-id="${executionId}"]`);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shot('runs-narrow');
+    expect(offOrigin).toEqual([]);
+  });
+});
