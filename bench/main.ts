@@ -30,6 +30,7 @@ import { benchExecute } from './executeBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
 import { benchMcp } from './mcpBench.ts';
 import { benchAudit, benchAuditRuns } from './auditBench.ts';
+import { benchConsole } from './consoleBench.ts';
 import { percentile } from './percentile.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -257,13 +258,18 @@ try {
   let audit: unknown;
   const auditDatabases = [executeDatabase.replace('_exec', '_unchained'), executeDatabase.replace('_exec', '_chained'), executeDatabase.replace('_exec', '_auditruns')] as const;
   for (const url of auditDatabases) await admin.query(`CREATE DATABASE ${new URL(url).pathname.slice(1)}`);
+  let operatorConsole: unknown;
+  const consoleDatabase = executeDatabase.replace('_exec', '_console');
+  await admin.query(`CREATE DATABASE ${new URL(consoleDatabase).pathname.slice(1)}`);
   try {
     execute = await benchExecute(executeDatabase);
     deliveries = await benchDeliveries(deliveryDatabase);
     testSuite = await benchTestSuite(suiteDatabase);
     mcp = await benchMcp(mcpDatabase);
     audit = { ...(await benchAudit(auditDatabases[0], auditDatabases[1])), ...(await benchAuditRuns(auditDatabases[2])) };
+    operatorConsole = await benchConsole(consoleDatabase);
   } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${new URL(consoleDatabase).pathname.slice(1)} WITH (FORCE)`);
     for (const url of auditDatabases) await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(mcpDatabase).pathname.slice(1)} WITH (FORCE)`);
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(suiteDatabase).pathname.slice(1)} WITH (FORCE)`);
@@ -289,6 +295,7 @@ try {
         testSuite,
         assistantEndpoint: mcp,
         audit,
+        operatorConsole,
         kurrentdb,
       },
       null,
