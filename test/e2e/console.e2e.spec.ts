@@ -102,6 +102,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect(missing.data?.code).toBe('NOT_FOUND');
     expect((missing.shape?.data as { detail: { code: string } }).detail.code).toBe('EXECUTION_NOT_FOUND');
     expect((await refusal(olga.flows.versions.query({ flowId: 'no-such-flow' }))).data?.code).toBe('NOT_FOUND');
+    expect(await olga.organizations.list.query()).toEqual([{ organizationId, slug: 'acme', name: expect.any(String), projects: [{ projectId, slug: 'web', name: expect.any(String) }] }]);
     expect((await refusal(olga.runs.get.query({ executionId: '' }))).data?.code).toBe('BAD_REQUEST');
   });
 

@@ -143,5 +143,11 @@ describe('console actions end to end: cancelling a job and redelivering a webhoo
       ['/fixed-later', failed.deliveryId],
     ]);
     expect(sent[1]!.body).toBe(sent[0]!.body);
+
+    // The run's row in the Runs listing and the run's own delivery listing both show where it stands.
+    await t.runtime.projections.catchUp();
+    expect((await olga.deliveries.list.query({ executionId })).items.map((d) => [d.deliveryId, d.status])).toEqual([[failed.deliveryId, 'succeeded']]);
+    const row = (await olga.runs.list.query({})).items.find((r) => r.executionId === executionId);
+    expect(row).toMatchObject({ flowSlug: 'quick', status: 'completed', deliveries: [{ deliveryId: failed.deliveryId, event: 'flow.completed', status: 'succeeded' }] });
   });
 });
