@@ -275,4 +275,31 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     const unknown = await collect({ organizationId: 'no-such-org' }, () => true).then(() => null, (e: unknown) => e as TRPCClientError<ConsoleRouter>);
     expect(unknown?.data?.code).toBe('NOT_FOUND');
   });
+
+  it('bounds the live streams open on a listener: one more is refused TOO_MANY_REQUESTS, and a closed one frees its place', async () => {
+    const small = await buildConsoleServer(t.runtime, { maxLiveSubscriptions: 1 });
+    await small.listen({ host: '127.0.0.1', port: 0 });
+    try {
+      const url = `http://127.0.0.1:${(small.server.address() as { port: number }).port}/internal/trpc`;
+      const token = await issuer.sign({ sub: 'olga', aud: AUDIENCE });
+      const live = createTRPCClient<ConsoleRouter>({ links: [httpSubscriptionLink({ url, EventSource, eventSourceOptions: { fetch: (u, init) => fetch(u, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }) } })] });
+      const open = (onRefused: (code: string | undefined) => void, onStarted: () => void = () => undefined) =>
+        live.events.live.subscribe({ from: 0 }, { onStarted, onData: () => undefined, onError: (error) => onRefused((error as TRPCClientError<ConsoleRouter>).data?.code) });
+      let first!: ReturnType<typeof open>;
+      await new Promise<void>((resolve) => (first = open(() => undefined, resolve)));
+      expect(await new Promise((resolve) => open(resolve))).toBe('TOO_MANY_REQUESTS');
+      first.unsubscribe();
+      // The server notices the closed stream and frees its place; a new stream then opens and gets events.
+      for (;;) {
+        const outcome = await new Promise<string>((resolve) => {
+          const next = live.events.live.subscribe({ from: 0 }, { onData: () => (next.unsubscribe(), resolve('open')), onError: (error) => resolve(String((error as TRPCClientError<ConsoleRouter>).data?.code)) });
+        });
+        if (outcome === 'open') break;
+        expect(outcome).toBe('TOO_MANY_REQUESTS');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    } finally {
+      await small.close();
+    }
+  });
 });

@@ -15,15 +15,16 @@ import { createConsoleContextFactory, createLiveSubscriptions } from './consoleC
 import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 
-/** Open `events.live` streams per listener; one more is refused TOO_MANY_REQUESTS. */
-const MAX_LIVE_SUBSCRIPTIONS = 32;
 
 /**
  * The operator console on its own listener (SEQFLOW_CONSOLE_HOST/PORT, loopback by default; never
  * the public port): the page at `/`, the tRPC router at /internal/trpc, and /login, where a one-time
  * link from `seqflow console link` opens a session (an HttpOnly, SameSite=Strict cookie).
  */
-export async function buildConsoleServer(runtime: Runtime): Promise<FastifyInstance> {
+export async function buildConsoleServer(
+  runtime: Runtime,
+  options: { /** Open `events.live` streams on this listener; one more is refused TOO_MANY_REQUESTS. */ maxLiveSubscriptions?: number } = {},
+): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
@@ -46,7 +47,7 @@ export async function buildConsoleServer(runtime: Runtime): Promise<FastifyInsta
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
-    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(MAX_LIVE_SUBSCRIPTIONS)) },
+    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(options.maxLiveSubscriptions ?? 32)) },
   });
   return app;
 }
