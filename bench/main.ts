@@ -31,9 +31,13 @@ import { benchTestSuite } from './testSuiteBench.ts';
 import { benchMcp } from './mcpBench.ts';
 import { benchAudit, benchAuditRuns } from './auditBench.ts';
 import { benchConsole } from './consoleBench.ts';
+import { emmettAppends } from './emmettBench.ts';
 import { percentile } from './percentile.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
+/** BENCH_ONLY=execute,webhooks,tests,mcp,audit,console runs the log figures and only those sections (default: all). */
+const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
+const wanted = (section: string) => !only || only.includes(section);
 const logger = pino({ level: 'silent' });
 const round = (n: number, digits = 0) => Number(n.toFixed(digits));
 
@@ -180,9 +184,10 @@ async function projectionLag(store: EventStore, db: Kysely<ReadModels>, ratePerS
   return { commandsPerSecond: ratePerSecond, seconds, commands: total, p50Ms: round(percentile(lags, 50), 1), p99Ms: round(percentile(lags, 99), 1), maxMs: round(lags.at(-1) ?? 0, 1) };
 }
 
-async function benchStore(store: EventStore, pool: pg.Pool | undefined) {
+async function benchStore(store: EventStore, pool: pg.Pool | undefined, oneCommitPerAppend?: EventStore) {
   const single1 = await appendLoad(store, 1, 2000, 1);
   const single16 = await appendLoad(store, 16, 500, 1);
+  const unbatched16 = oneCommitPerAppend ? await appendLoad(oneCommitPerAppend, 16, 500, 1) : undefined;
   const batch1 = await appendLoad(store, 1, 100, 100);
   const batch16 = await appendLoad(store, 16, 20, 100);
   const ceiling1 = pool ? await insertCeiling(pool, 1, 2000) : undefined;
@@ -191,7 +196,12 @@ async function benchStore(store: EventStore, pool: pg.Pool | undefined) {
   return {
     appends: {
       singleEvent1Writer: { appendsPerSecond: single1.perSecond, ratioToInsertCeiling: ratio(single1.perSecond, ceiling1) },
-      singleEvent16Writers: { appendsPerSecond: single16.perSecond, ratioToInsertCeiling: ratio(single16.perSecond, ceiling16) },
+      singleEvent16Writers: {
+        appendsPerSecond: single16.perSecond,
+        ratioToInsertCeiling: ratio(single16.perSecond, ceiling16),
+        // The same load with group commit off: one round trip and one commit per append.
+        ...(unbatched16 ? { oneCommitPerAppend: { appendsPerSecond: unbatched16.perSecond, ratioToInsertCeiling: ratio(unbatched16.perSecond, ceiling16) } } : {}),
+      },
       batch100Events1Writer: { eventsPerSecond: batch1.perSecond, batchesPerSecond: round(batch1.perSecond / 100), ratioToInsertCeiling: ratio(batch1.perSecond, ceiling1) },
       batch100Events16Writers: { eventsPerSecond: batch16.perSecond, batchesPerSecond: round(batch16.perSecond / 100), ratioToInsertCeiling: ratio(batch16.perSecond, ceiling16) },
     },
@@ -235,7 +245,11 @@ try {
   await postgresStore.migrate();
   await migrateReadModels(db);
 
-  const postgres = await benchStore(postgresStore, pool);
+  const postgres = await benchStore(postgresStore, pool, createPostgresEventStore({ pool, connectionString: database.url, groupCommit: false }));
+  // The peer, same server and database, same load: Emmett's PostgreSQL event store.
+  const emmett = await emmettAppends(database.url, 16, 500);
+  const ours = postgres.appends.singleEvent16Writers.appendsPerSecond;
+  Object.assign(postgres.appends.singleEvent16Writers, { emmett: { appendsPerSecond: emmett.appendsPerSecond, oursToEmmett: round(ours / emmett.appendsPerSecond, 2) } });
   const catchUp = await catchUpThroughput(postgresStore);
   const lag = await projectionLag(postgresStore, db, 300, 8);
   await postgresStore.close();
@@ -262,12 +276,13 @@ try {
   const consoleDatabase = executeDatabase.replace('_exec', '_console');
   await admin.query(`CREATE DATABASE ${new URL(consoleDatabase).pathname.slice(1)}`);
   try {
-    execute = await benchExecute(executeDatabase);
-    deliveries = await benchDeliveries(deliveryDatabase);
-    testSuite = await benchTestSuite(suiteDatabase);
-    mcp = await benchMcp(mcpDatabase);
-    audit = { ...(await benchAudit(auditDatabases[0], auditDatabases[1])), ...(await benchAuditRuns(auditDatabases[2])) };
-    operatorConsole = await benchConsole(consoleDatabase);
+    const skipped = 'skipped: not in BENCH_ONLY';
+    execute = wanted('execute') ? await benchExecute(executeDatabase) : skipped;
+    deliveries = wanted('webhooks') ? await benchDeliveries(deliveryDatabase) : skipped;
+    testSuite = wanted('tests') ? await benchTestSuite(suiteDatabase) : skipped;
+    mcp = wanted('mcp') ? await benchMcp(mcpDatabase) : skipped;
+    audit = wanted('audit') ? { ...(await benchAudit(auditDatabases[0], auditDatabases[1])), ...(await benchAuditRuns(auditDatabases[2])) } : skipped;
+    operatorConsole = wanted('console') ? await benchConsole(consoleDatabase) : skipped;
   } finally {
     await admin.query(`DROP DATABASE IF EXISTS ${new URL(consoleDatabase).pathname.slice(1)} WITH (FORCE)`);
     for (const url of auditDatabases) await admin.query(`DROP DATABASE IF EXISTS ${new URL(url).pathname.slice(1)} WITH (FORCE)`);

@@ -3,11 +3,16 @@ import { createPostgresEventStore } from '../../src/eventstore/postgres/postgres
 import { createTestDatabase } from '../support/testDatabase.ts';
 import { eventStoreContract } from './eventStoreContract.ts';
 
-eventStoreContract('PostgreSQL', async () => {
-  const database = await createTestDatabase('contract');
+// The same contract with appends group-committed (the default) and one commit per append.
+for (const groupCommit of [true, false]) {
+  eventStoreContract(groupCommit ? 'PostgreSQL (group commit)' : 'PostgreSQL (one commit per append)', () => harness(groupCommit));
+}
+
+async function harness(groupCommit: boolean) {
+  const database = await createTestDatabase(groupCommit ? 'contract' : 'contract_single');
   const pool = new pg.Pool({ connectionString: database.url, max: 20 });
   pool.on('error', () => undefined); // idle connections ended by the database's drop at teardown
-  const store = createPostgresEventStore({ pool, connectionString: database.url });
+  const store = createPostgresEventStore({ pool, connectionString: database.url, groupCommit });
   await store.migrate();
   return {
     store,
@@ -17,4 +22,4 @@ eventStoreContract('PostgreSQL', async () => {
       await database.drop();
     },
   };
-});
+}

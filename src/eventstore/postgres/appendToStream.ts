@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { contentHash } from '../../domain/audit/eventHash.ts';
 import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
 
-const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> = { no_stream: -1, any: -2, stream_exists: -3 };
+export const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> = { no_stream: -1, any: -2, stream_exists: -3 };
 
 /** One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`. */
 export async function appendToStream(

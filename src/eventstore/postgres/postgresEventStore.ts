@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { EventStore } from '../eventStore.ts';
 import { appendToStream } from './appendToStream.ts';
+import { type GroupCommitOptions, createGroupCommitter } from './groupCommit.ts';
 import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
 import { migrateEventLog } from './migrateEventLog.ts';
 import { headPosition, readAfter, readStream, cursorAt, streamExists, streamHeads } from './readEvents.ts';
@@ -11,18 +12,21 @@ export interface PostgresEventStoreOptions {
   /** For the LISTEN connection; defaults to the pool's own settings. */
   connectionString?: string;
   timing?: Partial<CatchUpTiming>;
+  /** false: every append is its own round trip and commit (the bench's baseline). */
+  groupCommit?: boolean | GroupCommitOptions;
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
   const { pool } = options;
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
+  const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
   const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
 
   return {
     kind: 'postgres',
     migrate: () => migrateEventLog(pool),
     async append(streamId, events, expected, options) {
-      const { appended, ...result } = await appendToStream(pool, streamId, events, expected, options);
+      const { appended, ...result } = committer ? await committer.append(streamId, events, expected, options) : await appendToStream(pool, streamId, events, expected, options);
       if (appended) wakeups.committed();
       return result;
     },
