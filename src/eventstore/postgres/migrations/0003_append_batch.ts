@@ -7,12 +7,28 @@ import { GENESIS_HASH } from '../../../domain/audit/eventHash.ts';
  * outcome of that append alone; only an error (a partly duplicated append, a deadlock, a lost
  * connection) fails the call, and the writer then makes each append on its own.
  *
- * The events arrive flattened: append i owns `p_counts[i]` events, in order. A retry of a
- * committed append reports it (`duplicate`); positions for the others are reserved before anything
- * is written; then each append's revision is checked and moved, in order; then each accepted
- * append's chain hashes from its stream's head, and one INSERT of every accepted event.
+ * The events arrive flattened: append i owns `p_counts[i]` events, in order. One query finds the
+ * appends that are retries of committed ones (`duplicate`). Positions for the others are reserved
+ * before anything is written. Then each append in order: its stream's row is locked and read (or
+ * created), the expected revision checked, the chain links computed from the head, and the row
+ * written once with the new revision and head; a later append to the same stream in this batch
+ * sees that row. Last, one INSERT of every accepted event. Per append that is two statements on the
+ * stream's row (one for a new stream), where one append alone takes four.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  // The links of events appended after `prev` (the stream's head), the first at revision `first_revision`.
+  await sql`
+    CREATE FUNCTION seqflow_chain_links(prev text, first_revision bigint, content_hashes text[]) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+      links text[] := ARRAY[]::text[];
+    BEGIN
+      FOR j IN 1..cardinality(content_hashes) LOOP
+        prev := encode(sha256(convert_to(prev || ':' || (first_revision + j - 1)::text || ':' || content_hashes[j], 'UTF8')), 'hex');
+        links := links || prev;
+      END LOOP;
+      RETURN links;
+    END $$`.execute(db);
   await sql`
     CREATE FUNCTION seqflow_append_batch(
       p_stream_ids text[], p_expected bigint[], p_counts integer[], p_event_ids uuid[], p_types text[],
@@ -25,95 +41,100 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       v_outcome text[] := ARRAY[]::text[];
       v_next bigint[] := ARRAY[]::bigint[];
       v_last bigint[] := ARRAY[]::bigint[];
-      v_accepted integer := 0;
+      v_existing uuid[];
+      v_candidates integer := 0;
       v_positions bigint[];
       v_used integer := 0;
       v_start integer := 1;
       v_rev bigint;
-      v_pos bigint;
+      v_head text;
       v_found integer;
-      v_prev text;
+      v_pos bigint;
+      v_exists boolean;
       v_rows_event integer[] := ARRAY[]::integer[];
       v_rows_stream text[] := ARRAY[]::text[];
       v_rows_revision bigint[] := ARRAY[]::bigint[];
       v_rows_chain text[] := ARRAY[]::text[];
+      v_links text[];
       n integer;
-      e integer;
     BEGIN
-      -- Pass 1, reads only: which appends are retries of committed ones.
+      FOR i IN 1..k LOOP
+        v_first := v_first || v_start;
+        v_start := v_start + p_counts[i];
+      END LOOP;
+
+      -- Retries of committed appends (a lost reply) report what they wrote: one query for the batch.
+      SELECT array_agg(ev.event_id) INTO v_existing FROM seqflow_events ev
+        WHERE ev.event_id = ANY(ARRAY(SELECT p_event_ids[v_first[i]] FROM generate_series(1, k) AS i));
       FOR i IN 1..k LOOP
         n := p_counts[i];
-        v_first := v_first || v_start;
-        v_rev := NULL;
-        v_pos := NULL;
         v_outcome := v_outcome || NULL::text;
-        IF EXISTS (SELECT 1 FROM seqflow_events WHERE event_id = p_event_ids[v_start]) THEN
+        v_next := v_next || NULL::bigint;
+        v_last := v_last || NULL::bigint;
+        IF v_existing IS NOT NULL AND p_event_ids[v_first[i]] = ANY(v_existing) THEN
           SELECT count(*), max(ev.stream_revision), max(ev.global_position) INTO v_found, v_rev, v_pos
-            FROM seqflow_events ev WHERE ev.event_id = ANY(p_event_ids[v_start:v_start + n - 1]) AND ev.stream_id = p_stream_ids[i];
+            FROM seqflow_events ev WHERE ev.event_id = ANY(p_event_ids[v_first[i]:v_first[i] + n - 1]) AND ev.stream_id = p_stream_ids[i];
           IF v_found <> n THEN
-            RAISE EXCEPTION 'events % were partly appended already', p_event_ids[v_start:v_start + n - 1] USING ERRCODE = 'unique_violation';
+            RAISE EXCEPTION 'events % were partly appended already', p_event_ids[v_first[i]:v_first[i] + n - 1] USING ERRCODE = 'unique_violation';
           END IF;
           v_outcome[i] := 'duplicate';
+          v_next[i] := v_rev;
+          v_last[i] := v_pos;
         ELSE
-          v_accepted := v_accepted + n;
+          v_candidates := v_candidates + n;
         END IF;
-        v_next := v_next || v_rev;
-        v_last := v_last || v_pos;
-        v_start := v_start + n;
       END LOOP;
 
       -- Positions before any write: the transaction id is taken with them under the one short lock,
       -- so transaction-id order and position order agree (see 0001). An append that then conflicts
       -- leaves its positions unused: a gap, as a rolled-back append leaves one.
-      IF v_accepted > 0 THEN
-        v_positions := seqflow_reserve_positions(v_accepted);
+      IF v_candidates > 0 THEN
+        v_positions := seqflow_reserve_positions(v_candidates);
       END IF;
 
-      -- Pass 2: each append's expected revision, in order; the stream's row stays locked to the end of
-      -- the transaction, and a later append to the same stream in this batch sees the moved revision.
       FOR i IN 1..k LOOP
         CONTINUE WHEN v_outcome[i] IS NOT NULL;
         n := p_counts[i];
-        v_rev := NULL;
-        IF p_expected[i] = -1 THEN
-          INSERT INTO seqflow_streams (stream_id, revision) VALUES (p_stream_ids[i], n - 1)
-            ON CONFLICT (stream_id) DO NOTHING RETURNING revision INTO v_rev;
-        ELSIF p_expected[i] = -2 THEN
-          INSERT INTO seqflow_streams AS s (stream_id, revision) VALUES (p_stream_ids[i], n - 1)
-            ON CONFLICT (stream_id) DO UPDATE SET revision = s.revision + n RETURNING s.revision INTO v_rev;
-        ELSIF p_expected[i] = -3 THEN
-          UPDATE seqflow_streams SET revision = revision + n WHERE stream_id = p_stream_ids[i] RETURNING revision INTO v_rev;
-        ELSE
-          UPDATE seqflow_streams SET revision = revision + n
-            WHERE stream_id = p_stream_ids[i] AND revision = p_expected[i] RETURNING revision INTO v_rev;
-        END IF;
-        IF v_rev IS NULL THEN
-          SELECT revision INTO v_rev FROM seqflow_streams WHERE stream_id = p_stream_ids[i];
-          v_outcome[i] := 'conflict';
-          v_next[i] := coalesce(v_rev, -1);
-        ELSE
-          v_outcome[i] := 'appended';
-          v_next[i] := v_rev;
-        END IF;
-      END LOOP;
-
-      FOR i IN 1..k LOOP
-        IF v_outcome[i] = 'appended' THEN
-          n := p_counts[i];
-          -- The stream's row is locked since pass 1: no other transaction extends this chain meanwhile.
-          SELECT coalesce(head_hash, '${sql.raw(GENESIS_HASH)}') INTO v_prev FROM seqflow_streams WHERE stream_id = p_stream_ids[i];
-          FOR j IN 0..n - 1 LOOP
-            e := v_first[i] + j;
-            v_prev := encode(sha256(convert_to(v_prev || ':' || (v_next[i] - n + 1 + j)::text || ':' || p_content_hashes[e], 'UTF8')), 'hex');
-            v_rows_event := v_rows_event || e;
+        LOOP
+          v_rev := NULL;
+          v_head := NULL;
+          v_exists := false;
+          IF p_expected[i] <> -1 THEN
+            SELECT revision, head_hash, true INTO v_rev, v_head, v_exists FROM seqflow_streams WHERE stream_id = p_stream_ids[i] FOR UPDATE;
+            v_exists := coalesce(v_exists, false);
+          END IF;
+          IF v_exists AND (p_expected[i] = -2 OR p_expected[i] = -3 OR v_rev = p_expected[i]) THEN
+            v_links := seqflow_chain_links(coalesce(v_head, '${sql.raw(GENESIS_HASH)}'), v_rev + 1, p_content_hashes[v_first[i]:v_first[i] + n - 1]);
+            UPDATE seqflow_streams SET revision = v_rev + n, head_hash = v_links[n] WHERE stream_id = p_stream_ids[i];
+          ELSIF NOT v_exists AND (p_expected[i] = -1 OR p_expected[i] = -2) THEN
+            v_rev := -1;
+            v_links := seqflow_chain_links('${sql.raw(GENESIS_HASH)}', 0, p_content_hashes[v_first[i]:v_first[i] + n - 1]);
+            INSERT INTO seqflow_streams (stream_id, revision, head_hash) VALUES (p_stream_ids[i], n - 1, v_links[n]) ON CONFLICT (stream_id) DO NOTHING;
+            -- Created meanwhile by another transaction: 'any' goes on with the stream as it now is.
+            CONTINUE WHEN NOT FOUND AND p_expected[i] = -2;
+            IF NOT FOUND THEN
+              SELECT revision INTO v_rev FROM seqflow_streams WHERE stream_id = p_stream_ids[i];
+              v_outcome[i] := 'conflict';
+              v_next[i] := coalesce(v_rev, -1);
+              EXIT;
+            END IF;
+          ELSE
+            v_outcome[i] := 'conflict';
+            v_next[i] := CASE WHEN v_exists THEN v_rev ELSE -1 END;
+            EXIT;
+          END IF;
+          FOR j IN 1..n LOOP
+            v_rows_event := v_rows_event || (v_first[i] + j - 1);
             v_rows_stream := v_rows_stream || p_stream_ids[i];
-            v_rows_revision := v_rows_revision || (v_next[i] - n + 1 + j);
-            v_rows_chain := v_rows_chain || v_prev;
+            v_rows_revision := v_rows_revision || (v_rev + j);
           END LOOP;
-          UPDATE seqflow_streams SET head_hash = v_prev WHERE stream_id = p_stream_ids[i];
+          v_rows_chain := v_rows_chain || v_links;
+          v_outcome[i] := 'appended';
+          v_next[i] := v_rev + n;
           v_last[i] := v_positions[v_used + n];
           v_used := v_used + n;
-        END IF;
+          EXIT;
+        END LOOP;
       END LOOP;
 
       -- One INSERT for every accepted event, positions in batch order.
