@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { LRUCache } from 'lru-cache';
 import { apiKey } from '../../domain/apiKeys/apiKey.ts';
 import { apiKeyStream } from '../../domain/apiKeys/apiKeyEvents.ts';
 import { parseApiKey, verifyApiKeySecret } from '../../domain/apiKeys/apiKeyFormat.ts';
@@ -26,14 +27,27 @@ const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', mes
  * revoked, nothing else).
  */
 export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore) {
+  // What a key's creation says never changes (its project, organization, environment and secret
+  // hash): kept after the first lookup, bounded. Only revocation is read again on every call.
+  const created = new LRUCache<string, { projectId: string; organizationId: string; environment: 'live' | 'test'; secretHash: string }>({ max: 10_000 });
+  const revokedInLog = async (keyId: string) => (await eventStore.readStream(apiKeyStream(keyId), { fromRevision: 1, maxCount: 1 })).some((e) => e.type === 'ApiKeyRevoked');
+
   async function lookup(keyId: string) {
+    const known = created.get(keyId);
+    if (known) return { ...known, revoked: await revokedInLog(keyId) };
+    const found = await firstLookup(keyId);
+    if (found) created.set(keyId, { projectId: found.projectId, organizationId: found.organizationId, environment: found.environment, secretHash: found.secretHash });
+    return found;
+  }
+
+  async function firstLookup(keyId: string) {
     const row = await db
       .selectFrom('api_keys')
       .select(['key_id', 'project_id', 'organization_id', 'environment', 'secret_hash', 'revoked_at'])
       .where('key_id', '=', keyId)
       .executeTakeFirst();
     if (row) {
-      const revoked = row.revoked_at !== null || (await eventStore.readStream(apiKeyStream(keyId), { fromRevision: 1, maxCount: 1 })).some((e) => e.type === 'ApiKeyRevoked');
+      const revoked = row.revoked_at !== null || (await revokedInLog(keyId));
       return { projectId: row.project_id, organizationId: row.organization_id, environment: row.environment, secretHash: row.secret_hash, revoked };
     }
     const { state } = await loadStream(eventStore, apiKeyStream(keyId), apiKey);
