@@ -29,7 +29,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
   const [open, setOpen] = useState<string | null>(null);
   const run = useQuery({ queryKey: ['runs.get', executionId], queryFn: () => client.runs.get.query({ executionId }) });
   const deliveries = useQuery({ queryKey: ['deliveries.list', { executionId }], queryFn: () => client.deliveries.list.query({ executionId, limit: 20 }) });
-  const live = useLiveRefresh([['runs.get', executionId], ['deliveries.list', JSON.stringify({ executionId })], ['deliveries.list'], ['deliveries.get']], ['Execution', 'JobClaimed', 'Delivery'], { executionId });
+  const live = useLiveRefresh([['runs.get', executionId], ['deliveries.list'], ['deliveries.get']], ['Execution', 'JobClaimed', 'Delivery'], { executionId });
   const refresh = () => void queryClient.invalidateQueries();
   const rerun = useMutation({ mutationFn: () => client.runs.rerun.mutate({ executionId }), onSuccess: (done) => (window.location.hash = hrefOf({ view: 'run', executionId: done.executionId })) });
   const cancel = useMutation({ mutationFn: (reason: string) => client.runs.cancel.mutate({ executionId, ...(reason ? { reason } : {}) }), onSuccess: refresh });
