@@ -20,18 +20,12 @@ import type { EventToAppend } from '../src/eventstore/eventStore.ts';
 import * as eventLog0001 from '../src/eventstore/postgres/migrations/0001_event_log.ts';
 import { appendToStream } from '../src/eventstore/postgres/appendToStream.ts';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgresEventStore.ts';
+import { benchEvent } from './benchEvent.ts';
 
 const WRITERS = 16;
 const PER_WRITER = 150;
 const VERIFY_EVENTS = 50_000;
 
-const event = (): EventToAppend => ({
-  id: randomUUID(),
-  type: 'BenchEvent',
-  schemaVersion: 1,
-  data: { value: randomBytes(16).toString('hex'), n: 42 },
-  metadata: { correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'bench' }, occurredAt: new Date().toISOString() },
-});
 
 /** `WRITERS` concurrent writers, each appending single events to a stream of its own; appends per second. */
 async function singleEventAppends(append: (stream: string, e: EventToAppend, expected: number) => Promise<void>) {
@@ -39,7 +33,7 @@ async function singleEventAppends(append: (stream: string, e: EventToAppend, exp
   await Promise.all(
     Array.from({ length: WRITERS }, async () => {
       const stream = `bench-${randomUUID()}`;
-      for (let i = 0; i < PER_WRITER; i++) await append(stream, event(), i - 1);
+      for (let i = 0; i < PER_WRITER; i++) await append(stream, benchEvent(), i - 1);
     }),
   );
   return Math.round((WRITERS * PER_WRITER) / ((performance.now() - started) / 1000));
@@ -76,7 +70,7 @@ export async function benchAudit(unchainedUrl: string, chainedUrl: string) {
     const withChain = Math.max(chained, chained2);
 
     for (let written = 0; written < VERIFY_EVENTS; written += 100) {
-      await store.append(`verify-${written % 5000}`, Array.from({ length: 100 }, event), 'any');
+      await store.append(`verify-${written % 5000}`, Array.from({ length: 100 }, () => benchEvent()), 'any');
     }
     const started = performance.now();
     const verified = await verifyLog(store);

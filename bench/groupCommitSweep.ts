@@ -6,8 +6,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import type { EventToAppend } from '../src/eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgresEventStore.ts';
+import { benchEvent } from './benchEvent.ts';
 
 const WRITERS = 16;
 const PER_WRITER = 500;
@@ -21,13 +21,6 @@ url.pathname = `/${name}`;
 const pool = new pg.Pool({ connectionString: url.toString(), max: 24 });
 pool.on('error', () => undefined);
 
-const event = (): EventToAppend => ({
-  id: randomUUID(),
-  type: 'BenchEvent',
-  schemaVersion: 1,
-  data: { value: randomBytes(16).toString('hex'), n: 42 },
-  metadata: { correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'bench' }, occurredAt: new Date().toISOString() },
-});
 
 const perSecond = async (work: () => Promise<void>) => {
   const started = performance.now();
@@ -44,7 +37,7 @@ const ceiling = async () => {
         const client = await pool.connect();
         const stream = randomUUID();
         for (let i = 0; i < PER_WRITER; i++) {
-          const e = event();
+          const e = benchEvent();
           await client.query('INSERT INTO plain_rows (event_id, stream_id, stream_revision, event_type, schema_version, data, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)', [e.id, stream, i, e.type, 1, JSON.stringify(e.data), JSON.stringify(e.metadata)]);
         }
         client.release();
@@ -63,7 +56,7 @@ try {
         Array.from({ length: WRITERS }, async () => {
           const stream = `sweep-${randomUUID()}`;
           let revision: number | 'no_stream' = 'no_stream';
-          for (let i = 0; i < PER_WRITER; i++) revision = (await store.append(stream, [event()], revision)).nextExpectedRevision;
+          for (let i = 0; i < PER_WRITER; i++) revision = (await store.append(stream, [benchEvent()], revision)).nextExpectedRevision;
         }),
       );
     });

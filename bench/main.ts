@@ -17,7 +17,7 @@ import { handleCommand } from '../src/commands/commandHandler.ts';
 import { apiKey } from '../src/domain/apiKeys/apiKey.ts';
 import { apiKeyStream } from '../src/domain/apiKeys/apiKeyEvents.ts';
 import { startEmbeddedPostgres } from '../src/database/embeddedPostgres.ts';
-import type { EventStore, EventToAppend } from '../src/eventstore/eventStore.ts';
+import type { EventStore } from '../src/eventstore/eventStore.ts';
 import { createKurrentDbEventStore } from '../src/eventstore/kurrentdb/kurrentDbEventStore.ts';
 import { createPostgresEventStore } from '../src/eventstore/postgres/postgresEventStore.ts';
 import { allProjections } from '../src/projections/allProjections.ts';
@@ -33,6 +33,7 @@ import { benchAudit, benchAuditRuns } from './auditBench.ts';
 import { benchConsole } from './consoleBench.ts';
 import { emmettAppends } from './emmettBench.ts';
 import { percentile } from './percentile.ts';
+import { benchEvent } from './benchEvent.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
 /** BENCH_ONLY=execute,webhooks,tests,mcp,audit,console runs the log figures and only those sections (default: all). */
@@ -41,13 +42,6 @@ const wanted = (section: string) => !only || only.includes(section);
 const logger = pino({ level: 'silent' });
 const round = (n: number, digits = 0) => Number(n.toFixed(digits));
 
-const event = (type: string): EventToAppend => ({
-  id: randomUUID(),
-  type,
-  schemaVersion: 1,
-  data: { value: randomBytes(16).toString('hex'), n: 42 },
-  metadata: { correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'bench' }, occurredAt: new Date().toISOString() },
-});
 
 async function timed(work: () => Promise<number>): Promise<{ count: number; seconds: number; perSecond: number }> {
   const start = process.hrtime.bigint();
@@ -64,7 +58,7 @@ async function appendLoad(store: EventStore, writers: number, perWriter: number,
         let stream = `bench-${randomUUID()}`;
         let revision = -1;
         for (let i = 0; i < perWriter; i++) {
-          const result = await store.append(stream, Array.from({ length: batch }, () => event('BenchEvent')), revision === -1 ? 'no_stream' : revision);
+          const result = await store.append(stream, Array.from({ length: batch }, () => benchEvent()), revision === -1 ? 'no_stream' : revision);
           revision = result.nextExpectedRevision;
           if (revision >= 999) {
             stream = `bench-${randomUUID()}`;
@@ -90,7 +84,7 @@ async function insertCeiling(pool: pg.Pool, connections: number, perConnection: 
         const stream = `plain-${randomUUID()}`;
         try {
           for (let i = 0; i < perConnection; i++) {
-            const e = event('BenchEvent');
+            const e = benchEvent();
             await client.query(
               'INSERT INTO bench_plain_rows (event_id, stream_id, stream_revision, event_type, schema_version, data, metadata) VALUES ($1, $2, $3, $4, $5, $6, $7)',
               [e.id, stream, i, e.type, 1, JSON.stringify(e.data), JSON.stringify(e.metadata)],
