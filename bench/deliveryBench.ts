@@ -1,10 +1,10 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
+import { Agent, request } from 'undici';
 import { importFlow } from '../src/commands/flowCommands.ts';
 import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
@@ -16,40 +16,50 @@ import { startWorkers } from '../src/workers/workerRole.ts';
 import { percentile } from './percentile.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+const CONNECTIONS = 32;
+const principal = { principal: { kind: 'system' as const, id: 'bench' } };
+
+interface Snapshot {
+  received: number;
+  lastBodyBytes: number;
+  arrivals: Record<string, number>;
+}
 
 /**
- * Webhook deliveries to a local HTTPS receiver (self-signed, trusted through the test-only CA
- * setting): deliveries per second, and the time from each job's terminal event to its first
- * delivery attempt arriving at the receiver.
+ * Webhook deliveries to a local HTTPS receiver in a process of its own (self-signed, trusted through
+ * the test-only CA setting): deliveries per second and the time from each job's terminal event to its
+ * first attempt arriving, compared in the same run with a plain keep-alive undici client posting
+ * bodies of the same size to the same receiver from 32 connections.
  */
-export async function benchDeliveries(databaseUrl: string, jobs = 300) {
+export async function benchDeliveries(databaseUrl: string, jobs = 1000) {
   const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-bench-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
-  const arrivals = new Map<string, number>();
-  const receiver = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(path.join(dir, 'cert.pem')) }, (req, res) => {
-    let body = '';
-    req.on('data', (chunk) => (body += chunk));
-    req.on('end', () => {
-      const { executionId } = JSON.parse(body) as { executionId: string };
-      if (!arrivals.has(executionId)) arrivals.set(executionId, Date.now());
-      res.writeHead(204).end();
+  const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
+  const receiver = fork(new URL('./receiverProcess.ts', import.meta.url), [keyFile, certFile], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const ask = <T>(type: string) =>
+    new Promise<T>((resolve) => {
+      receiver.once('message', (m) => resolve(m as T));
+      receiver.send({ type });
     });
-  });
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
-  const hook = `https://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+  const { port } = await new Promise<{ port: number }>((r) => receiver.once('message', (m) => r(m as { port: number })));
+  const hook = `https://127.0.0.1:${port}/hook`;
+  try {
+    const ours = await seqflowDeliveries(databaseUrl, hook, certFile, jobs, ask);
+    await ask('reset');
+    const plain = await plainClient(hook, readFileSync(certFile), jobs, ours.bodyBytes, ask);
+    return { jobs, ours: ours.figures, plainUndiciClient: plain, oursToPlainClient: round(ours.figures.deliveriesPerSecond / plain.deliveriesPerSecond, 2) };
+  } finally {
+    const exited = new Promise((r) => receiver.once('exit', r));
+    receiver.send({ type: 'stop' });
+    await exited;
+  }
+}
 
+async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: string, jobs: number, ask: <T>(type: string) => Promise<T>) {
   const runtime = await openRuntime(
-    loadConfig({
-      DATABASE_URL: databaseUrl,
-      SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
-      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: path.join(dir, 'cert.pem'),
-      SEQFLOW_JOB_CONCURRENCY: '16',
-      LOG_LEVEL: 'silent',
-    }),
+    loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: certFile, SEQFLOW_JOB_CONCURRENCY: '16', LOG_LEVEL: 'silent' }),
     pino({ level: 'silent' }),
   );
-  const principal = { principal: { kind: 'system' as const, id: 'bench' } };
   await createOrganization(runtime.commands, { slug: 'bench', name: 'Bench' }, principal);
   const project = await createProject(runtime.commands, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
   await importFlow(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'f', name: 'f', steps: [{ block: { name: 'pass', processor_type: 'passthrough' } }] }, production: true }, principal);
@@ -63,28 +73,54 @@ export async function benchDeliveries(databaseUrl: string, jobs = 300) {
         acceptJob(runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: principal.principal, callback: { url: hook, events: ['flow.completed', 'flow.failed'] } }),
       ),
     );
-    const deadline = Date.now() + 120_000;
-    while (arrivals.size < jobs && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-
+    const deadline = Date.now() + 300_000;
+    let snapshot = await ask<Snapshot>('snapshot');
+    while (Object.keys(snapshot.arrivals).length < jobs && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      snapshot = await ask<Snapshot>('snapshot');
+    }
     const lags: number[] = [];
     for (const executionId of executions) {
       const terminal = (await runtime.eventStore.readStream(`execution-${executionId}`)).find((e) => e.type === 'ExecutionCompleted');
-      const arrived = arrivals.get(executionId);
+      const arrived = snapshot.arrivals[executionId];
       if (terminal && arrived) lags.push(arrived - Date.parse(terminal.metadata.occurredAt));
     }
     lags.sort((a, b) => a - b);
-    const times = [...arrivals.values()].sort((a, b) => a - b);
-    const spanSeconds = Math.max(0.001, (times.at(-1)! - times[0]!) / 1000);
+    const times = Object.values(snapshot.arrivals).sort((a, b) => a - b);
     return {
-      jobs,
-      delivered: arrivals.size,
-      deliveriesPerSecond: round(arrivals.size / spanSeconds),
-      terminalEventToFirstAttempt: { p50Ms: round(percentile(lags, 50)), p99Ms: round(percentile(lags, 99)) },
+      bodyBytes: snapshot.lastBodyBytes,
+      figures: {
+        delivered: times.length,
+        deliveriesPerSecond: round(times.length / Math.max(0.001, (times.at(-1)! - times[0]!) / 1000)),
+        terminalEventToFirstAttempt: { p50Ms: round(percentile(lags, 50)), p99Ms: round(percentile(lags, 99)) },
+      },
     };
   } finally {
     await workers.stop();
     await runtime.close();
-    receiver.closeAllConnections();
-    await new Promise<void>((r) => receiver.close(() => r()));
   }
+}
+
+/** What delivery costs without a service: keep-alive POSTs of the same size from 32 connections. */
+async function plainClient(hook: string, ca: Buffer, posts: number, bodyBytes: number, ask: <T>(type: string) => Promise<T>) {
+  const agent = new Agent({ connections: CONNECTIONS, connect: { ca } });
+  const padding = 'x'.repeat(Math.max(0, bodyBytes - 80));
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONNECTIONS }, async () => {
+      while (next++ < posts) {
+        const t0 = performance.now();
+        const response = await request(hook, { method: 'POST', dispatcher: agent, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ executionId: randomUUID(), padding }) });
+        await response.body.dump();
+        latencies.push(performance.now() - t0);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await agent.close();
+  const snapshot = await ask<Snapshot>('snapshot');
+  latencies.sort((a, b) => a - b);
+  return { delivered: snapshot.received, deliveriesPerSecond: round(posts / seconds), p99Ms: round(percentile(latencies, 99)) };
 }

@@ -7,30 +7,37 @@ import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
-import { type ChildProcess, fork } from 'node:child_process';
+import { SLOW_MODEL, SLOW_MODEL_DELAY_MS } from './benchModel.ts';
+import { startInsertRoute } from './insertRoute.ts';
+import { startLoadProcess } from './loadClient.ts';
+import { memoryOverRuns } from './memoryBench.ts';
 
 const principal = { principal: { kind: 'system' as const, id: 'bench' } };
-
-/** Waits for the next message of the load process. */
-const nextMessage = <T>(child: ChildProcess) =>
-  new Promise<T>((resolve, reject) => {
-    child.once('message', (message) => resolve(message as T));
-    child.once('exit', (code) => reject(new Error(`load process exited (${code})`)));
-  });
+const round = (n: number, digits = 2) => Number(n.toFixed(digits));
+const summary = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false };
+const flows = {
+  pass: [{ block: { name: 'relay', processor_type: 'passthrough' } }],
+  three: [
+    { block: { name: 'prepare', processor_type: 'code', code: 'return { text: input.message.trim(), words: input.message.split(" ").length };' } },
+    { block: { name: 'relay', processor_type: 'passthrough' } },
+    { block: { name: 'summarise', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Summarise in one line ({{previous_output.words}} words): {{previous_output.text}}', output_schema: summary } },
+  ],
+  agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 1000 } } }],
+  slow: [{ block: { name: 'answer', processor_type: 'llm', model: SLOW_MODEL, prompt: '{{message}}' } }],
+};
 
 /**
- * Sync /execute of a three-block flow (code -> passthrough -> llm) over real HTTP, with the scripted
- * model server answering at once: what is measured is the service (auth, lookup, sandbox, events,
- * the openai client), not a model. The model server and the load generator run in a separate
- * process (executeLoadProcess.ts), so they do not compete for the service's event loop.
+ * Sync /execute over real HTTP against the scripted model server (at once, or after a second on the
+ * slow flow): what is measured is the service (auth, lookups, sandbox, events, the openai client),
+ * compared in the same run with a Fastify route that commits one INSERT per request. The load
+ * generator and the model server run in a process of their own.
  */
 export async function benchExecute(databaseUrl: string) {
-  const loader = fork(new URL('./executeLoadProcess.ts', import.meta.url), { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-  const { baseUrl } = await nextMessage<{ baseUrl: string }>(loader);
+  const loader = await startLoadProcess();
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
-    OPENAI_BASE_URL: baseUrl,
+    OPENAI_BASE_URL: loader.modelBaseUrl,
     OPENAI_API_KEY: 'bench',
     SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
     SEQFLOW_DEFAULT_CREDITS: '1000000000',
@@ -40,53 +47,49 @@ export async function benchExecute(databaseUrl: string) {
   const deps = runtime.commands;
   await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);
   await createProject(deps, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
-  const steps = [
-    { block: { name: 'prepare', processor_type: 'code', code: 'return { text: input.message.trim(), words: input.message.split(" ").length };' } },
-    { block: { name: 'relay', processor_type: 'passthrough' } },
-    {
-      block: {
-        name: 'summarise',
-        processor_type: 'llm',
-        model: 'gpt-4o-mini',
-        prompt: 'Summarise in one line ({{previous_output.words}} words): {{previous_output.text}}',
-        output_schema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false },
-      },
-    },
-  ];
-  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: 'Three blocks', steps }, production: true }, principal);
-  const agent = { name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 1000 } };
-  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'agent', name: 'Tool loop', steps: [{ block: agent }] }, production: true }, principal);
+  for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug, name: slug, steps }, production: true }, principal);
   const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
   await runtime.projections.catchUp();
   await runtime.projections.start();
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/three/execute`;
-  const run = async (concurrency: number, total: number) => {
-    loader.send({ type: 'load', url, key, concurrency, total, blocks: steps.length });
-    const reply = await nextMessage<{ type: 'result'; result: unknown } | { type: 'error'; message: string }>(loader);
-    if (reply.type === 'error') throw new Error(reply.message);
-    return reply.result;
-  };
-
-  const toolLoop = async (rounds: number) => {
-    loader.send({ type: 'toolLoop', url: url.replace('/three/execute', '/agent/execute'), key, rounds });
-    const reply = await nextMessage<{ type: 'result'; result: unknown } | { type: 'error'; message: string }>(loader);
-    if (reply.type === 'error') throw new Error(reply.message);
-    return reply.result;
-  };
+  const insertRoute = await startInsertRoute(databaseUrl);
+  const flowUrl = (slug: keyof typeof flows) => `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/${slug}/execute`;
+  const execute = (slug: keyof typeof flows, concurrency: number, total: number, warmUp?: number) => loader.load({ url: flowUrl(slug), key, concurrency, total, status: 200, warmUp });
 
   try {
+    const insert = await loader.load({ url: insertRoute.url, key, concurrency: 32, total: 4000, status: 200 });
+    const passthrough = { c1: await execute('pass', 1, 500), c32: await execute('pass', 32, 3000) };
+    const threeBlocks = { c1: await execute('three', 1, 300), c32: await execute('three', 32, 1500) };
+    // Resume calls that each end in the next pause (the model always asks for one more tool call),
+    // one at a time: compared with passthrough /execute at concurrency 1.
+    const toolLoop = await loader.toolLoop(flowUrl('agent'), key, 300);
+    const slow = await slowModelAt500(() => execute('slow', 500, 2500, 1));
     return {
-      flow: 'code -> passthrough -> llm (scripted model, zero latency)',
-      c1: await run(1, 300),
-      c32: await run(32, 1500),
-      // Resume calls that each end in the next pause (the model always asks for one more tool call).
-      pauseResumeRoundTrip: await toolLoop(200),
+      insertRouteC32: insert,
+      passthrough: { ...passthrough, c32ToInsertRoute: round(passthrough.c32.perSecond / insert.perSecond) },
+      threeBlocks: { flow: 'code -> passthrough -> llm (zero latency)', ...threeBlocks, c32ToInsertRoute: round(threeBlocks.c32.perSecond / insert.perSecond) },
+      pauseResumeRoundTrip: { ...toolLoop, passthroughC1P99Ms: passthrough.c1.p99Ms, overheadP99Ms: round(toolLoop.p99Ms - passthrough.c1.p99Ms, 1) },
+      slowModelC500: slow,
+      memory: await memoryOverRuns((runs) => execute('pass', 32, runs, 0)),
     };
   } finally {
-    loader.send({ type: 'stop' });
+    await loader.stop();
+    await insertRoute.close();
     await app.close();
     await runtime.close();
+  }
+}
+
+/** One llm block whose model answers after a second, 500 calls at once: 500 runs/s is the ideal. */
+async function slowModelAt500(run: () => Promise<{ perSecond: number; p50Ms: number; p99Ms: number }>) {
+  let maxRss = process.memoryUsage().rss;
+  const sampler = setInterval(() => (maxRss = Math.max(maxRss, process.memoryUsage().rss)), 100);
+  try {
+    const figures = await run();
+    const ideal = 500 / (SLOW_MODEL_DELAY_MS / 1000);
+    return { modelDelayMs: SLOW_MODEL_DELAY_MS, ...figures, idealPerSecond: ideal, ratioToIdeal: round(figures.perSecond / ideal), serverMaxRssMiB: Math.round(maxRss / 2 ** 20) };
+  } finally {
+    clearInterval(sampler);
   }
 }

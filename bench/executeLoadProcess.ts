@@ -3,17 +3,21 @@
  * service's event loop: the scripted model server (answering at once) and the HTTP load generator.
  * Driven over IPC by executeBench.ts.
  */
+import { Agent, fetch, setGlobalDispatcher } from 'undici';
 import { startScriptedModelServer } from '../test/support/scriptedModelServer.ts';
+import { SLOW_MODEL, SLOW_MODEL_DELAY_MS } from './benchModel.ts';
 import { percentile } from './percentile.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
 const model = await startScriptedModelServer();
-// With tools, the model always asks for one more call; without, it answers at once.
-model.respond = (request) =>
-  request.body.tools
-    ? { toolCalls: [{ id: `call_${request.body.messages.filter((m) => m.role === 'tool').length + 1}`, name: 'lookup', arguments: '{}' }], usage: { prompt_tokens: 20, completion_tokens: 5 } }
-    : { content: { summary: 'ok' }, usage: { prompt_tokens: 20, completion_tokens: 5 } };
+// With tools, the model always asks for one more call; without, it answers at once (or after a
+// second on the slow model). Requests are not kept: the memory bench makes 100k of them.
+model.respond = (request) => {
+  model.requests.length = 0;
+  if (request.body.tools) return { toolCalls: [{ id: `call_${request.body.messages.filter((m) => m.role === 'tool').length + 1}`, name: 'lookup', arguments: '{}' }], usage: { prompt_tokens: 20, completion_tokens: 5 } };
+  return { content: { summary: 'ok' }, usage: { prompt_tokens: 20, completion_tokens: 5 }, delayMs: request.body.model === SLOW_MODEL ? SLOW_MODEL_DELAY_MS : undefined };
+};
 
 const tools = [{ type: 'function', function: { name: 'lookup', description: 'Look something up', parameters: { type: 'object', properties: {} } } }];
 
@@ -49,17 +53,31 @@ async function toolLoop(url: string, key: string, rounds: number) {
   return { roundTrips: rounds, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), lastIterationsUsed: pause.iterationsUsed };
 }
 
-async function load(url: string, key: string, concurrency: number, total: number, blocks: number) {
+// Up to 500 calls at once from this process, each on a connection of its own.
+setGlobalDispatcher(new Agent({ connections: 1024, pipelining: 1 }));
+
+export interface LoadRequest {
+  url: string;
+  key: string;
+  concurrency: number;
+  total: number;
+  /** The status every answer must have: 200 for /execute, 202 for /jobs. */
+  status: number;
+  warmUp?: number;
+}
+
+/** `total` POSTs, `concurrency` at a time: throughput and latency as the caller sees them. */
+async function load({ url, key, concurrency, total, status, warmUp = 20 }: LoadRequest) {
   const call = async () => {
     const response = await fetch(url, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'The quick brown fox jumps over the lazy dog' }),
     });
-    if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${await response.text()}`);
+    if (response.status !== status) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
   };
-  for (let i = 0; i < Math.min(20, total); i++) await call(); // warm-up
+  for (let i = 0; i < Math.min(warmUp, total); i++) await call();
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -74,20 +92,11 @@ async function load(url: string, key: string, concurrency: number, total: number
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const p50 = percentile(latencies, 50);
-  return {
-    concurrency,
-    executions: total,
-    executionsPerSecond: round(total / seconds),
-    p50Ms: round(p50),
-    p99Ms: round(percentile(latencies, 99)),
-    // The model answers at once, so the latency is the service's own work; per block:
-    overheadPerBlockP50Ms: round(p50 / blocks, 2),
-  };
+  return { concurrency, requests: total, perSecond: round(total / seconds), p50Ms: round(percentile(latencies, 50)), p99Ms: round(percentile(latencies, 99)) };
 }
 
 type Message =
-  | { type: 'load'; url: string; key: string; concurrency: number; total: number; blocks: number }
+  | ({ type: 'load' } & LoadRequest)
   | { type: 'toolLoop'; url: string; key: string; rounds: number }
   | { type: 'stop' };
 
@@ -96,7 +105,7 @@ process.on('message', (message: Message) => {
     void model.close().then(() => process.exit(0));
     return;
   }
-  const work = message.type === 'toolLoop' ? toolLoop(message.url, message.key, message.rounds) : load(message.url, message.key, message.concurrency, message.total, message.blocks);
+  const work = message.type === 'toolLoop' ? toolLoop(message.url, message.key, message.rounds) : load(message);
   work.then(
     (result) => process.send!({ type: 'result', result }),
     (error: Error) => process.send!({ type: 'error', message: error.message }),
