@@ -11,7 +11,12 @@ import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { acceptJob } from '../src/execution/flowEngine.ts';
 import { findExecutableFlow } from '../src/queries/flowQueries.ts';
-import { openRuntime } from '../src/runtime/runtime.ts';
+import { openRuntime, type Runtime } from '../src/runtime/runtime.ts';
+import { handleCommand } from '../src/commands/commandHandler.ts';
+import { deliveryIdFor } from '../src/commands/deliveryCommands.ts';
+import { delivery } from '../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../src/domain/webhooks/deliveryEvents.ts';
+import { webhookPayload } from '../src/domain/webhooks/webhookPayload.ts';
 import { startWorkers } from '../src/workers/workerRole.ts';
 import { percentile } from './percentile.ts';
 
@@ -27,11 +32,11 @@ interface Snapshot {
 
 /**
  * Webhook deliveries to a local HTTPS receiver in a process of its own (self-signed, trusted through
- * the test-only CA setting): deliveries per second and the time from each job's terminal event to its
- * first attempt arriving, compared in the same run with a plain keep-alive undici client posting
- * bodies of the same size to the same receiver from 32 connections.
+ * the test-only CA setting): deliveries per second, compared in the same run with a plain keep-alive
+ * undici client posting bodies of the same size to the same receiver from 32 connections, and the
+ * time from each job's terminal event to its first attempt arriving.
  */
-export async function benchDeliveries(databaseUrl: string, jobs = 1000) {
+export async function benchDeliveries(databaseUrl: string, jobs = 2000) {
   const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-bench-tls-'));
   const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
@@ -55,6 +60,22 @@ export async function benchDeliveries(databaseUrl: string, jobs = 1000) {
   }
 }
 
+/** Waits until the receiver has seen `count` executions (5 min at most); its last snapshot. */
+async function arrivalsOf(count: number, ask: <T>(type: string) => Promise<T>) {
+  const deadline = Date.now() + 300_000;
+  let snapshot = await ask<Snapshot>('snapshot');
+  while (Object.keys(snapshot.arrivals).length < count && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    snapshot = await ask<Snapshot>('snapshot');
+  }
+  return snapshot;
+}
+
+/**
+ * Two figures. Throughput: `jobs` deliveries already created (and projected) while no dispatcher
+ * ran, drained by one dispatcher from its start to the last arrival. Latency: jobs accepted at a
+ * steady 50/s with the workers running, from each job's terminal event to its first attempt.
+ */
 async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: string, jobs: number, ask: <T>(type: string) => Promise<T>) {
   const runtime = await openRuntime(
     loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: certFile, SEQFLOW_JOB_CONCURRENCY: '16', LOG_LEVEL: 'silent' }),
@@ -65,20 +86,29 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
   await importFlow(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'f', name: 'f', steps: [{ block: { name: 'pass', processor_type: 'passthrough' } }] }, production: true }, principal);
   await runtime.projections.catchUp();
   const flow = await findExecutableFlow(runtime.db, { org: 'bench', project: 'bench', flow: 'f' }, project.id);
-  const workers = await startWorkers(runtime);
   try {
-    const executions = Array.from({ length: jobs }, () => randomUUID());
-    await Promise.all(
-      executions.map((executionId) =>
-        acceptJob(runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: principal.principal, callback: { url: hook, events: ['flow.completed', 'flow.failed'] } }),
-      ),
-    );
-    const deadline = Date.now() + 300_000;
-    let snapshot = await ask<Snapshot>('snapshot');
-    while (Object.keys(snapshot.arrivals).length < jobs && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-      snapshot = await ask<Snapshot>('snapshot');
+    // Throughput: a backlog of deliveries, then a dispatcher.
+    await createBacklog(runtime, flow, hook, jobs);
+    await runtime.projections.catchUp();
+    const drainStart = Date.now();
+    let workers = await startWorkers(runtime);
+    const drained = await arrivalsOf(jobs, ask);
+    const last = Math.max(...Object.values(drained.arrivals));
+    await workers.stop();
+    await ask('reset');
+
+    // Latency: jobs at a steady rate, each ending in one delivery.
+    workers = await startWorkers(runtime);
+    const executions: string[] = [];
+    const steady = 300;
+    for (let i = 0; i < steady; i++) {
+      const executionId = randomUUID();
+      executions.push(executionId);
+      void acceptJob(runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: principal.principal, callback: { url: hook, events: ['flow.completed', 'flow.failed'] } });
+      await new Promise((r) => setTimeout(r, 20));
     }
+    const snapshot = await arrivalsOf(steady, ask);
+    await workers.stop();
     const lags: number[] = [];
     for (const executionId of executions) {
       const terminal = (await runtime.eventStore.readStream(`execution-${executionId}`)).find((e) => e.type === 'ExecutionCompleted');
@@ -86,19 +116,39 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
       if (terminal && arrived) lags.push(arrived - Date.parse(terminal.metadata.occurredAt));
     }
     lags.sort((a, b) => a - b);
-    const times = Object.values(snapshot.arrivals).sort((a, b) => a - b);
     return {
       bodyBytes: snapshot.lastBodyBytes,
       figures: {
-        delivered: times.length,
-        deliveriesPerSecond: round(times.length / Math.max(0.001, (times.at(-1)! - times[0]!) / 1000)),
-        terminalEventToFirstAttempt: { p50Ms: round(percentile(lags, 50)), p99Ms: round(percentile(lags, 99)) },
+        backlogDrained: Object.keys(drained.arrivals).length,
+        deliveriesPerSecond: round(jobs / Math.max(0.001, (last - drainStart) / 1000)),
+        steadyJobsPerSecond: 50,
+        terminalEventToFirstAttempt: { deliveries: lags.length, p50Ms: round(percentile(lags, 50)), p99Ms: round(percentile(lags, 99)) },
       },
     };
   } finally {
-    await workers.stop();
     await runtime.close();
   }
+}
+
+/** `count` deliveries of `flow.completed` for runs that never ran: DeliveryCreated as the delivery creator writes it. */
+async function createBacklog(runtime: Runtime, flow: { flowId: string; organizationId: string }, hook: string, count: number) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (next++ < count) {
+        const executionId = randomUUID();
+        const deliveryId = deliveryIdFor(executionId, 'flow.completed');
+        const { payload, body } = webhookPayload({ deliveryId, executionId, flowId: flow.flowId, organizationId: flow.organizationId, durationMs: 3, occurredAt: new Date().toISOString() }, { event: 'flow.completed', result: { message: 'go' } }, `/api/v1/jobs/${executionId}`);
+        await handleCommand(
+          runtime.commands,
+          deliveryStream(deliveryId),
+          delivery,
+          { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: flow.organizationId, executionId, flowId: flow.flowId, event: 'flow.completed', url: hook, body, truncated: payload.truncated } } },
+          principal,
+        );
+      }
+    }),
+  );
 }
 
 /** What delivery costs without a service: keep-alive POSTs of the same size from 32 connections. */

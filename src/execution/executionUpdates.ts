@@ -5,12 +5,13 @@ import type { PauseData } from './pauseData.ts';
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
  * read the log itself), and the latest pause's full data, which the log does not keep (it records
- * the conversation's digest only). Readers in other processes poll the log instead. One per
- * runtime, passed to the engine and the API.
+ * the conversation's digest only), and jobs just accepted, for a job runner in the same process.
+ * Readers in other processes poll the log instead. One per runtime, passed to the engine and the API.
  */
 export function createExecutionUpdates() {
   const appended = new EventEmitter();
   appended.setMaxListeners(0);
+  const jobs = new EventEmitter();
   // Bounded by size: a pause carries its whole conversation (up to the 1 MB the spec allows).
   const pauses = new LRUCache<string, PauseData>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (pause) => Math.max(1, JSON.stringify(pause).length) });
 
@@ -29,6 +30,13 @@ export function createExecutionUpdates() {
         appended.once(executionId, done);
         signal?.addEventListener('abort', done, { once: true });
       });
+    },
+    /** A /jobs run was accepted in this process: a runner here may take it at once (the read model comes later). */
+    jobAccepted: (executionId: string) => void jobs.emit('accepted', executionId),
+    /** Listens for jobs accepted in this process; returns the way to stop listening. */
+    onJobAccepted(listener: (executionId: string) => void): () => void {
+      jobs.on('accepted', listener);
+      return () => void jobs.off('accepted', listener);
     },
     rememberPause: (pause: PauseData) => void pauses.set(pause.executionId, pause),
     pause: (executionId: string) => pauses.get(executionId),

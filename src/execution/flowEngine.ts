@@ -68,7 +68,9 @@ export interface PreparedRun {
  */
 export async function acceptJob(deps: EngineDependencies, request: ExecutionRequest): Promise<number> {
   const recorder = createExecutionRecorder(deps, request.executionId, request.principal);
-  return recorder.record(requestedEvent(request));
+  const position = await recorder.record(requestedEvent(request));
+  deps.updates.jobAccepted(request.executionId);
+  return position;
 }
 
 const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({

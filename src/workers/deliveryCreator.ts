@@ -19,7 +19,7 @@ const CREATE_CONCURRENCY = 16;
  * DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
  * delivery id derives from the run and the event, and creation is idempotent).
  */
-export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: () => void }) {
+export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: (deliveryId: string) => void }) {
   const { db, eventStore, commands } = options;
   const flowPaths = new LRUCache<string, string>({ max: 10_000 });
 
@@ -80,7 +80,7 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
       },
       { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId },
     );
-    options.onCreated();
+    options.onCreated(deliveryId);
   }
 
   return {

@@ -32,6 +32,8 @@ export interface JobRunnerOptions {
   maxClaims?: number;
   /** How long `stop` waits for the runs in hand before releasing their leases. */
   graceMs?: number;
+  /** Subscribes to jobs accepted in this process (offered at once); returns the unsubscribe. */
+  accepted?: (listener: (executionId: string) => void) => () => void;
 }
 
 export function createJobRunner(options: JobRunnerOptions) {
@@ -44,6 +46,9 @@ export function createJobRunner(options: JobRunnerOptions) {
   let running = false;
   let wake: (() => void) | undefined;
   let loop: Promise<void> | undefined;
+  /** Offers being claimed: they count against the concurrency until they run or are lost. */
+  let offering = 0;
+  let stopListening: (() => void) | undefined;
 
   /** Claims the oldest open job nobody holds; undefined when there is none. */
   async function claim(): Promise<{ executionId: string; claims: number } | undefined> {
@@ -65,6 +70,45 @@ export function createJobRunner(options: JobRunnerOptions) {
       RETURNING execution_id, claims`.execute(db);
     const row = rows[0];
     return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
+  }
+
+  /**
+   * Claims one job by its id, without its read-model row: a job accepted in this process is taken at
+   * once instead of after the projection. The lease decides as in `claim` (a held or finished lease
+   * wins), and a job that has ended is found so by the run, which then appends nothing.
+   */
+  async function claimById(executionId: string): Promise<{ executionId: string; claims: number } | undefined> {
+    const { rows } = await sql<{ execution_id: string; claims: number }>`
+      INSERT INTO job_leases (execution_id, owner, expires_at, claims)
+      VALUES (${executionId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1)
+      ON CONFLICT (execution_id) DO UPDATE
+        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
+        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
+      RETURNING execution_id, claims`.execute(db);
+    const row = rows[0];
+    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
+  }
+
+  function begin(job: { executionId: string; claims: number }) {
+    const task = run(job).finally(() => {
+      active.delete(task);
+      wake?.();
+    });
+    active.add(task);
+  }
+
+  /** A job accepted in this process: run it now if there is room; otherwise the claim loop finds it in the read model. */
+  async function offer(executionId: string) {
+    if (!running || active.size + offering >= concurrency) return;
+    offering++;
+    try {
+      const job = await claimById(executionId);
+      if (job && running) begin(job);
+    } catch (error) {
+      logger.warn({ err: error, executionId }, 'could not take an accepted job at once; the claim loop will');
+    } finally {
+      offering--;
+    }
   }
 
   async function run(job: { executionId: string; claims: number }) {
@@ -119,16 +163,12 @@ export function createJobRunner(options: JobRunnerOptions) {
   async function mainLoop() {
     while (running) {
       let claimed = false;
-      if (active.size < concurrency) {
+      if (active.size + offering < concurrency) {
         try {
           const job = await claim();
           if (job) {
             claimed = true;
-            const task = run(job).finally(() => {
-              active.delete(task);
-              wake?.();
-            });
-            active.add(task);
+            begin(job);
           }
         } catch (error) {
           logger.warn({ err: error }, 'job claim failed; retrying');
@@ -153,17 +193,19 @@ export function createJobRunner(options: JobRunnerOptions) {
     /** Claims and runs jobs until stopped: a task for the supervisor. */
     start(): SupervisedTask {
       running = true;
+      stopListening = options.accepted?.((executionId) => void offer(executionId));
       loop = mainLoop();
       return { done: loop, stop: () => this.stop() };
     },
-    /** Looks for work now (a job was just accepted in this process). */
-    poke: () => wake?.(),
+    /** Takes a job accepted in this process now, if there is room. */
+    offer,
     /**
      * Stops claiming and waits for the runs in hand to finish, at most `graceMs`; then gives their
      * leases up, so another worker takes them over at once instead of after the lease runs out.
      */
     async stop() {
       running = false;
+      stopListening?.();
       wake?.();
       await loop;
       if (await withinGrace(Promise.allSettled([...active]), graceMs)) return;

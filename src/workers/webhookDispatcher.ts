@@ -8,18 +8,18 @@ import { signingSecrets } from '../commands/webhookSecretCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
-import type { AttemptResult } from '../domain/webhooks/retryPolicy.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
-import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
+import type { AddressGuard } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
-
-const EXCERPT_BYTES = 512;
+import { sendWebhook } from './webhookSender.ts';
 
 /**
  * Attempts due deliveries. Due work is data (`webhook_deliveries.next_attempt_at`), swept every
- * second by node-cron and at once when a delivery is created; nothing waits only in a timer. Each
+ * second by node-cron; a delivery created in this process is offered at once, leased by its id
+ * before its read-model row exists (the decider refuses an attempt that is not due, so a lease
+ * never makes a wrong one); nothing waits only in a timer. Each
  * attempt is claimed (a lease row, like jobs), recorded as started, signed with a fresh timestamp,
  * sent through the outbound guard (connect 5 s, total 20 s by default, redirects not followed, a bounded
  * excerpt of the answer read), and its outcome recorded. A dispatcher that dies mid-attempt leaves
@@ -54,6 +54,7 @@ export function createWebhookDispatcher(options: {
   let ended: (() => void) | undefined;
   const attempts = new Set<Promise<void>>();
   const concurrency = options.concurrency ?? 32;
+  let offering = 0;
 
   async function claim(limit: number): Promise<string[]> {
     const { rows } = await sql<{ delivery_id: string }>`
@@ -65,55 +66,60 @@ export function createWebhookDispatcher(options: {
               OR (d.status = 'failed_retry' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now()))
                  -- An attempt whose dispatcher died keeps its (expired) lease; one that finished has none,
                  -- even while the read model still shows it in flight.
-              OR (d.status = 'in_flight' AND l.expires_at < now())
+              OR (d.status = 'in_flight' AND l.expires_at < now() AND l.finished_attempts IS NULL)
                )
+           -- An attempt finished here that the read model does not show yet is not due again.
+           AND (l.finished_attempts IS NULL OR (d.attempts >= l.finished_attempts AND d.status <> 'in_flight'))
          ORDER BY coalesce(d.next_attempt_at, d.created_at)
          LIMIT ${limit}
          FOR UPDATE OF d SKIP LOCKED
       )
       INSERT INTO delivery_leases (delivery_id, owner, expires_at)
       SELECT id, ${worker}, now() + ${leaseMs} * interval '1 millisecond' FROM candidate
-      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at WHERE delivery_leases.expires_at < now()
+      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, finished_attempts = NULL WHERE delivery_leases.expires_at < now()
       RETURNING delivery_id`.execute(db);
     return rows.map((r) => r.delivery_id);
   }
 
-  async function send(url: string, headers: Record<string, string>, body: string): Promise<{ result: AttemptResult; excerpt: string | null }> {
-    try {
-      const response = await guard.fetch(url, { method: 'POST', headers, body, signal: AbortSignal.timeout(timeoutMs) });
-      let excerpt = '';
-      const reader = response.body?.getReader();
-      while (reader && excerpt.length < EXCERPT_BYTES) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        excerpt += Buffer.from(value).toString('utf8');
-      }
-      await reader?.cancel().catch(() => undefined);
-      return { result: { kind: 'response', status: response.status }, excerpt: excerpt ? excerpt.slice(0, EXCERPT_BYTES) : null };
-    } catch (error) {
-      for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-        if (e instanceof BlockedAddressError) return { result: { kind: 'blocked_address' }, excerpt: e.message };
-      }
-      const name = (error as Error).name;
-      const code = (error as { cause?: { code?: string } }).cause?.code;
-      if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
-        return { result: { kind: 'timeout' }, excerpt: 'timed out' };
-      }
-      return { result: { kind: 'network_error' }, excerpt: ((error as { cause?: Error }).cause?.message ?? (error as Error).message).slice(0, EXCERPT_BYTES) };
-    }
+  /** Leases one delivery by id, without its read-model row (it was just created in this process). */
+  async function claimById(deliveryId: string): Promise<boolean> {
+    const { rows } = await sql`
+      INSERT INTO delivery_leases (delivery_id, owner, expires_at)
+      VALUES (${deliveryId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond')
+      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, finished_attempts = NULL WHERE delivery_leases.expires_at < now()
+      RETURNING delivery_id`.execute(db);
+    return rows.length === 1;
   }
 
-  async function attempt(deliveryId: string) {
+  /**
+   * After an attempt: a finished one leaves its lease expired with the attempt's number (see the
+   * claim); one that did not happen (not due, someone else's) gives its lease up.
+   */
+  async function release(deliveryId: string, finishedAttempt: number | undefined) {
+    if (finishedAttempt === undefined) await db.deleteFrom('delivery_leases').where('delivery_id', '=', deliveryId).where('owner', '=', worker).execute();
+    else await db.updateTable('delivery_leases').set({ expires_at: sql<string>`now()`, finished_attempts: finishedAttempt }).where('delivery_id', '=', deliveryId).where('owner', '=', worker).execute();
+  }
+
+  /** Drops finished leases the read model has caught up with. */
+  async function dropCaughtUpLeases() {
+    await sql`
+      DELETE FROM delivery_leases l USING webhook_deliveries d
+       WHERE d.id = l.delivery_id AND l.finished_attempts IS NOT NULL AND l.expires_at < now()
+         AND d.attempts >= l.finished_attempts AND d.status <> 'in_flight'`.execute(db);
+  }
+
+  /** Makes one attempt; answers its number, or undefined when none was due. */
+  async function attempt(deliveryId: string): Promise<number | undefined> {
     const stream = deliveryStream(deliveryId);
     let started;
     try {
       started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false });
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'CONFLICT') return; // not due, already done, or someone else's
+      if (error instanceof ApiError && error.code === 'CONFLICT') return undefined; // not due, already done, or someone else's
       throw error;
     }
     const state = started.state;
-    if (state.status !== 'in_flight') return;
+    if (state.status !== 'in_flight') return undefined;
     const attemptNumber = state.attempts;
     const secrets = await signingSecrets(commands, state.organizationId, masterKey, metadata);
     const timestamp = Math.floor(commands.now().getTime() / 1000);
@@ -126,7 +132,7 @@ export function createWebhookDispatcher(options: {
       'x-service-signature': signatureHeader(timestamp, state.body, secrets),
     };
     const begun = performance.now();
-    const { result, excerpt } = await send(state.url, headers, state.body);
+    const { result, excerpt } = await sendWebhook(guard, state.url, headers, state.body, timeoutMs);
     await handleCommand(
       commands,
       stream,
@@ -145,6 +151,7 @@ export function createWebhookDispatcher(options: {
       },
       metadata,
     );
+    return attemptNumber;
   }
 
   /**
@@ -152,20 +159,42 @@ export function createWebhookDispatcher(options: {
    * them: a receiver that is slow to answer holds one slot, never the other deliveries.
    */
   async function sweep() {
-    const room = concurrency - attempts.size;
+    const room = concurrency - attempts.size - offering;
     if (room <= 0) return;
     const ids = await claim(room);
-    for (const id of ids) {
-      const running = attempt(id)
-        .catch((error: unknown) => logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run'))
-        .finally(async () => {
-          await db.deleteFrom('delivery_leases').where('delivery_id', '=', id).where('owner', '=', worker).execute().catch(() => undefined);
-          attempts.delete(running);
-          void poke();
-        });
-      attempts.add(running);
-    }
+    for (const id of ids) begin(id);
     if (ids.length === room) again = true;
+  }
+
+  /** Runs an attempt on a leased delivery without waiting for it: it holds one of the `concurrency` slots. */
+  function begin(id: string) {
+    const running = attempt(id).then(
+      (finished) => release(id, finished).catch(() => undefined),
+      async (error: unknown) => {
+        logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
+        await release(id, undefined).catch(() => undefined);
+      },
+    ).finally(() => {
+      attempts.delete(running);
+      void poke();
+    });
+    attempts.add(running);
+  }
+
+  /**
+   * A delivery just created in this process: attempted now if there is room, without waiting for its
+   * read-model row; otherwise a sweep finds it there.
+   */
+  async function offer(deliveryId: string) {
+    if (stopped || attempts.size + offering >= concurrency) return;
+    offering++;
+    try {
+      if ((await claimById(deliveryId)) && !stopped) begin(deliveryId);
+    } catch (error) {
+      logger.warn({ err: error, deliveryId }, 'could not attempt a new delivery at once; a sweep will');
+    } finally {
+      offering--;
+    }
   }
 
   /** One sweep at a time; a request during a sweep runs another right after. */
@@ -179,7 +208,7 @@ export function createWebhookDispatcher(options: {
       do {
         again = false;
         await sweep().catch((error: unknown) => logger.warn({ err: error }, 'delivery sweep failed'));
-      } while (again && attempts.size < concurrency && !stopped);
+      } while (again && attempts.size + offering < concurrency && !stopped);
     })().finally(() => {
       sweeping = undefined;
     });
@@ -191,10 +220,14 @@ export function createWebhookDispatcher(options: {
     /** Sweeps every second until stopped: a task for the supervisor (it ends only when stopped). */
     start(): SupervisedTask {
       stopped = false;
-      task = cron.schedule('* * * * * *', () => void poke());
+      task = cron.schedule('* * * * * *', () => {
+        void poke();
+        void dropCaughtUpLeases().catch((error: unknown) => logger.warn({ err: error }, 'could not drop finished delivery leases'));
+      });
       return { done: new Promise<void>((resolve) => (ended = resolve)), stop: () => this.stop() };
     },
     poke,
+    offer,
     /** Stops sweeping and waits for attempts in flight, at most `graceMs`; then releases their leases for another dispatcher. */
     async stop() {
       stopped = true;

@@ -19,6 +19,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     workerId: runtime.config.jobs.workerId,
     maxClaims: runtime.config.jobs.maxClaims,
     graceMs: runtime.config.shutdownGraceMs,
+    accepted: runtime.execution.updates.onJobAccepted,
   });
   const dispatcher = createWebhookDispatcher({
     db: runtime.db,
@@ -32,12 +33,12 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     worker: runtime.config.jobs.workerId,
     graceMs: runtime.config.shutdownGraceMs,
   });
-  // A new delivery is attempted at once, without waiting for the next sweep (it waits for its read-model row).
+  // A new delivery is attempted at once, without waiting for its read-model row or the next sweep.
   const creator = createDeliveryCreator({
     db: runtime.db,
     eventStore: runtime.eventStore,
     commands: runtime.commands,
-    onCreated: () => setTimeout(() => void dispatcher.poke(), 50).unref(),
+    onCreated: (deliveryId) => void dispatcher.offer(deliveryId),
   });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
   const tasks = [
