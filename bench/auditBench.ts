@@ -12,7 +12,7 @@ import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { prepareExecution } from '../src/execution/flowEngine.ts';
-import { findVersionSteps } from '../src/queries/flowQueries.ts';
+
 import { allProjections } from '../src/projections/allProjections.ts';
 import { verifyReadModels } from '../src/projections/readModelVerification.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
@@ -25,7 +25,6 @@ import { benchEvent } from './benchEvent.ts';
 const WRITERS = 16;
 const PER_WRITER = 150;
 const VERIFY_EVENTS = 50_000;
-
 
 /** `WRITERS` concurrent writers, each appending single events to a stream of its own; appends per second. */
 async function singleEventAppends(append: (stream: string, e: EventToAppend, expected: number) => Promise<void>) {
@@ -112,7 +111,7 @@ export async function benchAuditRuns(databaseUrl: string) {
     const executionId = randomUUID();
     const prepared = await prepareExecution(runtime.execution, {
       executionId, flowId: flow.flowId, versionId: version.production_version_id!, versionNumber: 1, organizationId: version.organization_id, projectId: version.project_id,
-      steps: await findVersionSteps(runtime.db, version.production_version_id!), message: 'm', parameters: {}, attachments: [], tools: undefined, mode: 'sync', apiKeyId: null, principal: principal.principal,
+      steps: await runtime.flows.versionSteps(version.production_version_id!), message: 'm', parameters: {}, attachments: [], tools: undefined, mode: 'sync', apiKeyId: null, principal: principal.principal,
     });
     const outcome = await prepared.start();
     if (outcome.status !== 'completed') throw new Error(`the bench run ${outcome.status}: ${JSON.stringify(outcome)}`);

@@ -10,7 +10,6 @@ import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { acceptJob } from '../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../src/queries/flowQueries.ts';
 import { openRuntime, type Runtime } from '../src/runtime/runtime.ts';
 import { handleCommand } from '../src/commands/commandHandler.ts';
 import { deliveryIdFor } from '../src/commands/deliveryCommands.ts';
@@ -85,7 +84,7 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
   const project = await createProject(runtime.commands, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
   await importFlow(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'f', name: 'f', steps: [{ block: { name: 'pass', processor_type: 'passthrough' } }] }, production: true }, principal);
   await runtime.projections.catchUp();
-  const flow = await findExecutableFlow(runtime.db, { org: 'bench', project: 'bench', flow: 'f' }, project.id);
+  const flow = await runtime.flows.findExecutableFlow({ org: 'bench', project: 'bench', flow: 'f' }, project.id);
   try {
     // Throughput: a backlog of deliveries, then a dispatcher.
     await createBacklog(runtime, flow, hook, jobs);

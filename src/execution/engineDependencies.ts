@@ -4,6 +4,7 @@ import type { Config } from '../config/config.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { FlowCatalog } from '../queries/flowCatalog.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
@@ -16,6 +17,8 @@ export interface EngineDependencies {
   /** In-process news of runs, for /step readers. */
   updates: ExecutionUpdates;
   db: Kysely<ReadModels>;
+  /** Flows and their (cached, immutable) versions. */
+  flows: FlowCatalog;
   now: () => Date;
   llm: LlmProcessor;
   sandbox: CodeSandbox;

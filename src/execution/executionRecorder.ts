@@ -10,13 +10,27 @@ import type { ExecutionUpdates } from './executionUpdates.ts';
 /**
  * Writes one run's events to `execution-<id>`. The engine is that stream's only writer while it
  * runs, so the recorder keeps the revision itself and appends in order (parallel blocks queue up
- * here) with it as the expected revision: one round trip per fact, and a second writer would be
- * refused rather than interleaved.
+ * here) with it as the expected revision: a second writer would be refused rather than interleaved.
  *
- * `record` is durable; `note` may return before its events are on disk (the next durable record
- * makes them durable too, as the log is flushed in order). The engine notes what it can redo and
- * records what must survive: money spent on models, and the run's end.
+ * `record` is durable and waits for its append; `note` neither waits nor is durable by itself: its
+ * events go with the next append (the next durable record makes them durable too, as the log is
+ * flushed in order). Appends are combined: everything noted or recorded while one append is in
+ * flight goes in the next one, so a run makes about one round trip per durable fact rather than one
+ * per event. A failed append that carried noted events breaks the recorder (the engine went on as if
+ * they were written): every later record fails with the same error, so no run's history has a gap.
  */
+type Command = Parameters<typeof execution.decide>[0];
+interface Waiter {
+  resolve: (position: number) => void;
+  reject: (error: unknown) => void;
+}
+interface Pending {
+  commands: Command[];
+  durable: boolean;
+  noted: boolean;
+  waiters: Waiter[];
+}
+
 export function createExecutionRecorder(
   deps: { eventStore: EventStore; now: () => Date; /** Told of every append (in-process /step readers). */ updates?: ExecutionUpdates },
   executionId: string,
@@ -28,43 +42,76 @@ export function createExecutionRecorder(
   let state: ExecutionState = from.state;
   let revision = from.revision;
   let position = 0;
-  let queue: Promise<unknown> = Promise.resolve();
+  const fresh = (): Pending => ({ commands: [], durable: false, noted: false, waiters: [] });
+  let pending = fresh();
+  let flushing = false;
+  let broken: { error: unknown } | undefined;
 
-  function append(commands: Parameters<typeof execution.decide>[0][], durability: 'durable' | 'deferred'): Promise<number> {
-    const appended = queue.then(async () => {
-      let next = state;
-      const decided = commands.flatMap((command) => {
-        const out = execution.decide(command, next);
-        next = out.reduce(execution.evolve, next);
-        return out;
-      });
-      const occurredAt = deps.now().toISOString();
-      const result = await appendWithRetry(
-        deps.eventStore,
-        streamId,
-        decided.map((event) => ({
-          id: randomUUID(),
-          ...encodeEvent(event),
-          metadata: { correlationId: executionId, causationId: null, principal, occurredAt },
-        })),
-        revision === -1 ? 'no_stream' : revision,
-        { durability },
-      );
-      revision = result.nextExpectedRevision;
-      position = result.position;
-      state = next;
-      deps.updates?.notify(executionId);
-      return position;
+  async function appendNow(commands: Command[], durability: 'durable' | 'deferred') {
+    let next = state;
+    const decided = commands.flatMap((command) => {
+      const out = execution.decide(command, next);
+      next = out.reduce(execution.evolve, next);
+      return out;
     });
-    queue = appended.catch(() => undefined);
+    const occurredAt = deps.now().toISOString();
+    const result = await appendWithRetry(
+      deps.eventStore,
+      streamId,
+      decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { correlationId: executionId, causationId: null, principal, occurredAt } })),
+      revision === -1 ? 'no_stream' : revision,
+      { durability },
+    );
+    revision = result.nextExpectedRevision;
+    position = result.position;
+    state = next;
+    deps.updates?.notify(executionId);
+  }
+
+  /** Appends what is pending, then what gathered meanwhile, until nothing is left. */
+  async function flush() {
+    while (pending.commands.length > 0) {
+      const batch = pending;
+      pending = fresh();
+      try {
+        await appendNow(batch.commands, batch.durable ? 'durable' : 'deferred');
+        for (const waiter of batch.waiters) waiter.resolve(position);
+      } catch (error) {
+        for (const waiter of batch.waiters) waiter.reject(error);
+        if (batch.noted) {
+          broken = { error };
+          for (const waiter of pending.waiters) waiter.reject(error);
+          pending = fresh();
+        }
+      }
+    }
+    flushing = false;
+  }
+
+  function enqueue(commands: Command[], how: 'record' | 'note'): Promise<number> {
+    if (broken) return Promise.reject(broken.error);
+    const appended = new Promise<number>((resolve, reject) => pending.waiters.push({ resolve, reject }));
+    pending.commands.push(...commands);
+    if (how === 'record') pending.durable = true;
+    else pending.noted = true;
+    if (!flushing) {
+      flushing = true;
+      // A note waits for the rest of this turn, so events noted one after the other go together.
+      if (how === 'record') void flush();
+      else setImmediate(() => void flush());
+    }
     return appended;
   }
 
+  const records = (events: ExecutionEvent[]) => events.map((event) => ({ type: 'Record' as const, event }));
   return {
-    record: (...events: ExecutionEvent[]) => append(events.map((event) => ({ type: 'Record' as const, event })), 'durable'),
-    note: (...events: ExecutionEvent[]) => append(events.map((event) => ({ type: 'Record' as const, event })), 'deferred'),
+    record: (...events: ExecutionEvent[]) => enqueue(records(events), 'record'),
+    /** Not awaited: a failure surfaces at the next record. */
+    note: (...events: ExecutionEvent[]) => void enqueue(records(events), 'note').catch(() => undefined),
+    /** A note whose append is awaited (not durable): the run's first event, before the run is said to have started. */
+    noteAndWait: (...events: ExecutionEvent[]) => enqueue(records(events), 'note'),
     /** Accepts a caller's tool results for the recorded pause (the decider checks them), durably. */
-    resume: (request: ResumeRequest, flowId: string) => append([{ type: 'Resume', data: request, flowId }], 'durable'),
+    resume: (request: ResumeRequest, flowId: string) => enqueue([{ type: 'Resume', data: request, flowId }], 'record'),
     state: () => state,
     revision: () => revision,
     streamId,

@@ -106,7 +106,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
     started: started.promise,
     start: async () => {
       try {
-        await recorder.note(requestedEvent(request));
+        await recorder.noteAndWait(requestedEvent(request));
         started.resolve!();
       } catch (error) {
         started.reject!(error);

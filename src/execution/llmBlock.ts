@@ -28,7 +28,7 @@ export async function runLlmBlock(session: RunSession, block: StoredBlock, conte
   const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
   const output = block.output_schema ? { schema: block.output_schema, plan: planStructuredOutput(block.output_schema) } : undefined;
   if (!conversation) {
-    await recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output) }, missingPlaceholders: missing } });
+    recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output) }, missingPlaceholders: missing } });
   }
   const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
   const blockStarted = performance.now();

@@ -11,9 +11,9 @@ export async function runLocalBlock(session: RunSession, block: StoredBlock, con
   const { deps, run } = session;
   const input = block.processor_type === 'code' ? { message: context.message ?? null, previous_output: context.previous_output ?? null, parameters: context.parameters } : (context.previous_output ?? context.message ?? null);
   const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-  await run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
+  run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
   const blockStarted = performance.now();
   const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input, run.organizationId) : input;
-  await run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
+  run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
   return output;
 }

@@ -18,6 +18,7 @@ import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
+import { createFlowCatalog, type FlowCatalog } from '../queries/flowCatalog.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
@@ -34,6 +35,8 @@ export interface Runtime {
   supervisor: Supervisor;
   /** The sync runs this process runs for callers, for a clean shutdown. */
   runs: RunLifecycle;
+  /** The flows callers reach, with their versions cached (the engine's own catalog). */
+  flows: FlowCatalog;
   commands: CommandDependencies;
   masterKey: Buffer;
   /** The engine and what the API checks before a run. */
@@ -69,6 +72,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       logger,
       updates: createExecutionUpdates(),
       db,
+      flows: createFlowCatalog(db),
       now: commands.now,
       llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),
       sandbox,
@@ -87,6 +91,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       projections,
       supervisor,
       runs: createRunLifecycle(),
+      flows: execution.flows,
       commands,
       masterKey,
       execution,

@@ -13,7 +13,7 @@ import type { EngineDependencies, ToolRequest } from '../execution/engineDepende
 import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
-import { findVersionSteps } from '../queries/flowQueries.ts';
+
 import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
 import { requireTestCase } from './testCases.ts';
@@ -135,7 +135,7 @@ async function runWithScriptedTools(
       toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers],
       tools,
       principal,
-      loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : findVersionSteps(engine.db, versionId)),
+      loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId)),
     });
     outcome = await prepared.start();
   }

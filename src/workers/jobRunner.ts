@@ -8,7 +8,7 @@ import { failRun } from '../execution/failRun.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { continueExecution } from '../execution/flowEngine.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { findVersionSteps } from '../queries/flowQueries.ts';
+
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
 
@@ -125,7 +125,7 @@ export function createJobRunner(options: JobRunnerOptions) {
         worker,
         claim: job.claims,
         principal: { kind: 'system', id: `job-runner:${worker}` },
-        loadSteps: (versionId) => findVersionSteps(db, versionId),
+        loadSteps: (versionId) => engine.flows.versionSteps(versionId),
       });
       logger.info({ executionId: job.executionId, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
     } catch (error) {

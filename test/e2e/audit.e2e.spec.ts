@@ -14,7 +14,7 @@ import { execution } from '../../src/domain/execution/execution.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
-import { findVersionSteps } from '../../src/queries/flowQueries.ts';
+
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
 import { runCli } from '../support/runProcess.ts';
@@ -85,7 +85,7 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
       executionId, flowId: flow.id, versionId: flow.production_version_id!, versionNumber: 1, organizationId: flow.organization_id, projectId: flow.project_id, steps: flows.asker as never, message: 'hi', parameters: {}, attachments: [],
       tools: undefined, mode: 'async', apiKeyId: null, principal, callback: { url: 'https://hooks.example/in', events: ['flow.completed'] },
     });
-    await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+    await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => t.runtime.flows.versionSteps(id) });
     const deliveryId = deliveryIdFor(executionId, 'flow.completed');
     const deps = t.runtime.commands;
     await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: flow.organization_id, executionId, flowId: flow.id, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
@@ -103,7 +103,7 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
       executionId: takenOver, flowId: flow.id, versionId: flow.production_version_id!, versionNumber: 1, organizationId: flow.organization_id, projectId: flow.project_id, steps: flows.asker as never, message: 'again', parameters: {}, attachments: [],
       tools: undefined, mode: 'async', apiKeyId: null, principal, callback: null,
     });
-    const [askStep] = await findVersionSteps(t.runtime.db, flow.production_version_id!);
+    const [askStep] = await t.runtime.flows.versionSteps(flow.production_version_id!);
     const ask = 'block' in askStep! ? askStep.block : null;
     for (const event of [
       { type: 'JobClaimed' as const, data: { executionId: takenOver, worker: 'w1', claim: 1 } },
@@ -112,7 +112,7 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
       await handleCommand(deps, `execution-${takenOver}`, execution, { type: 'Record', event }, testPrincipal);
     }
     model.script({ content: 'fine again' });
-    await continueExecution(t.runtime.execution, { executionId: takenOver, worker: 'w2', claim: 2, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+    await continueExecution(t.runtime.execution, { executionId: takenOver, worker: 'w2', claim: 2, principal, loadSteps: (id) => t.runtime.flows.versionSteps(id) });
     runs.set('job-taken-over', takenOver);
 
     // A test run, with its assertions.

@@ -4,7 +4,6 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { spawnWorker } from '../support/runProcess.ts';
@@ -53,7 +52,7 @@ describe('a worker killed in the middle of deliveries', () => {
       SEQFLOW_WORKER_ID: 'doomed',
     });
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
-    const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'f' }, project.id);
+    const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'f' }, project.id);
     const executions = Array.from({ length: 5 }, () => randomUUID());
     for (const executionId of executions) {
       await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: { url: hook, events: ['flow.completed', 'flow.failed'] } });

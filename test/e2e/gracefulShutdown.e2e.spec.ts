@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { spawnServe } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
@@ -111,7 +110,7 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     // A lease far longer than this test: only its release lets another worker in.
     const proc = await startServer({ SEQFLOW_SHUTDOWN_GRACE_MS: '300', SEQFLOW_JOB_LEASE_MS: '600000', SEQFLOW_WORKER_ID: 'leaving' });
     const projectId = (await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow()).id;
-    const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'slow' }, projectId);
+    const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'slow' }, projectId);
     const executionId = randomUUID();
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: { kind: 'system', id: 'test' }, callback: null });
     await until(() => server.requests.length === 1, 'the leaving worker to call the model');

@@ -5,7 +5,6 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { spawnWorker } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
@@ -53,7 +52,7 @@ describe('a job whose worker process is killed mid-run', () => {
       SEQFLOW_JOB_LEASE_MS: '1000',
       SEQFLOW_WORKER_ID: 'worker-a',
     });
-    const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'two' }, (await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow()).id);
+    const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'two' }, (await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow()).id);
     const executionId = randomUUID();
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: null });
 

@@ -9,7 +9,7 @@ import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
+import type { ExecutableFlow } from '../../src/queries/flowCatalog.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../../src/workers/webhookDispatcher.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
@@ -29,7 +29,7 @@ async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
 describe('work accepted in this process is taken at once, before the read models show it', () => {
   let t: TestRuntime;
   let receiver: HttpsReceiver;
-  let flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  let flow: ExecutableFlow;
 
   beforeAll(async () => {
     receiver = await startHttpsReceiver((_request, res) => res.writeHead(204).end());
@@ -38,7 +38,7 @@ describe('work accepted in this process is taken at once, before the read models
     const project = await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
     await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'pass', name: 'pass', steps: [{ block: { name: 'relay', processor_type: 'passthrough' } }] }, production: true }, testPrincipal);
     await t.runtime.projections.catchUp();
-    flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'pass' }, project.id);
+    flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'pass' }, project.id);
     // The projections are not running from here on: nothing below may wait for a read model.
   });
 

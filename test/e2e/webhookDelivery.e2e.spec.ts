@@ -13,7 +13,6 @@ import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { findExecutableFlow } from '../../src/queries/flowQueries.ts';
 import { startWorkers } from '../../src/workers/workerRole.ts';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -191,7 +190,7 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
   it('fails for good when the guard refuses the address at attempt time (the host moved inside the network)', async () => {
     // Accepted as a public URL; by the time of the attempt it resolves to a private address. Here: written directly.
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
-    const flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'ok' }, project.id);
+    const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'ok' }, project.id);
     const executionId = randomUUID();
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'x', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: { url: 'https://10.0.0.1/hook', events: ['flow.completed'] } });
     const refused = await deliveryOf(executionId, 'failed_permanent');

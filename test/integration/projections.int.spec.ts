@@ -14,7 +14,7 @@ import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
-import { findVersionSteps } from '../../src/queries/flowQueries.ts';
+
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
 import { type ReadModels, readModelTables } from '../../src/projections/readModelSchema.ts';
 import { createSupervisor } from '../../src/supervision/supervisor.ts';
@@ -75,7 +75,7 @@ describe('projections', () => {
         executionId, flowId: imported.flowId, versionId: version.version_id, versionNumber: 1, organizationId: version.organization_id, projectId: version.project_id, steps: steps as never, message: 'hi', parameters: {}, attachments: [],
         tools: undefined, mode: 'async', apiKeyId: null, principal, callback: { url: 'https://hooks.example/in', events: ['flow.completed', 'flow.failed'] },
       });
-      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => t.runtime.flows.versionSteps(id) });
       const deliveryId = randomUUID();
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: version.organization_id, executionId, flowId: imported.flowId, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date().toISOString() } }, testPrincipal);

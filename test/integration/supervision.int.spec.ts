@@ -8,7 +8,7 @@ import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts'
 import { allProjections } from '../../src/projections/allProjections.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
-import { findExecutableFlow, findVersionSteps } from '../../src/queries/flowQueries.ts';
+import type { ExecutableFlow } from '../../src/queries/flowCatalog.ts';
 import { createDeliveryCreator } from '../../src/workers/deliveryCreator.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -25,7 +25,7 @@ const waitFor = async <T>(probe: () => Promise<T>, ok: (value: T) => boolean, tr
 
 describe('background tasks never stall silently', () => {
   let t: TestRuntime;
-  let flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  let flow: ExecutableFlow;
   let projectId: string;
   const principal = { kind: 'system' as const, id: 'test' };
 
@@ -45,7 +45,7 @@ describe('background tasks never stall silently', () => {
     await t.runtime.projections.catchUp();
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
     projectId = project.id;
-    flow = await findExecutableFlow(t.runtime.db, { org: 'acme', project: 'web', flow: 'echo' }, projectId);
+    flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'echo' }, projectId);
   });
   afterAll(async () => t?.close());
 
@@ -59,7 +59,7 @@ describe('background tasks never stall silently', () => {
     const task = t.runtime.supervisor.supervise('delivery-creator', () => creator.start());
     try {
       const executionId = await job();
-      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => findVersionSteps(t.runtime.db, id) });
+      await continueExecution(t.runtime.execution, { executionId, worker: 'w', claim: 1, principal, loadSteps: (id) => t.runtime.flows.versionSteps(id) });
       const created = await waitFor(() => t.runtime.eventStore.readStream(deliveryStream(deliveryIdFor(executionId, 'flow.completed'))), (events) => events.length > 0);
       expect(created[0]!.type).toBe('DeliveryCreated');
       expect(failures).toBeGreaterThan(1);

@@ -9,7 +9,7 @@ import { checkAttachments } from '../../execution/attachmentGate.ts';
 import type { ToolRequest } from '../../execution/engineDependencies.ts';
 import { type PreparedRun, prepareExecution, prepareResume } from '../../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../../execution/runSteps.ts';
-import { findExecutableFlow, findVersionSteps } from '../../queries/flowQueries.ts';
+import type { ExecutableFlow } from '../../queries/flowCatalog.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
 
 /** The execute/jobs/step request body (spec section 2). */
@@ -44,12 +44,12 @@ export function parseExecuteBody(body: unknown): ExecuteBody {
 }
 
 export interface ExecutionCall {
-  flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  flow: ExecutableFlow;
   outcome: ExecutionOutcome;
 }
 
 export interface PreparedCall {
-  flow: Awaited<ReturnType<typeof findExecutableFlow>>;
+  flow: ExecutableFlow;
   run: PreparedRun;
 }
 
@@ -90,7 +90,7 @@ export async function prepareCall(
   if (body.tools !== undefined) tools = checkTools(body.tools, body.toolChoice);
   else if (body.toolChoice !== undefined) throw new ApiError('TOOLS_INVALID', 'toolChoice needs tools');
 
-  const flow = await findExecutableFlow(runtime.db, slugs, apiKey.projectId);
+  const flow = await runtime.flows.findExecutableFlow(slugs, apiKey.projectId);
   if (tools) checkToolsAllowedIn(flow.steps);
   const principal = { kind: 'apiKey' as const, id: apiKey.keyId };
 
@@ -103,7 +103,7 @@ export async function prepareCall(
       toolCallMessages: body.toolCallMessages!,
       tools,
       principal,
-      loadSteps: (versionId) => findVersionSteps(runtime.db, versionId),
+      loadSteps: (versionId) => runtime.flows.versionSteps(versionId),
     });
     return { flow, run };
   }

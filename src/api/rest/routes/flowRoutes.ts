@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { findFlowForCaller } from '../../../queries/flowQueries.ts';
+
 import type { Runtime } from '../../../runtime/runtime.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
@@ -10,7 +10,7 @@ export function flowRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.get('/seq/:org/:project/:flow', async (request) => {
       const slugs = flowPath.parse(request.params);
-      return findFlowForCaller(runtime.db, slugs, request.apiKey!.projectId);
+      return runtime.flows.findFlowForCaller(slugs, request.apiKey!.projectId);
     });
   };
 }

@@ -10,7 +10,6 @@ import { jobViewOfRow } from '../../../projections/readModels/jobsProjection.ts'
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
-import { findExecutableFlow, findFlowForCaller } from '../../../queries/flowQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { type ExecuteBody, parseExecuteBody } from '../executionCall.ts';
 
@@ -76,7 +75,7 @@ export function jobRoutes(runtime: Runtime) {
       const callback = await checkCallback(runtime, body);
       if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required', { problems: ['message: required'] });
       const apiKey = request.apiKey!;
-      const flow = await findExecutableFlow(runtime.db, flowPath.parse(request.params), apiKey.projectId);
+      const flow = await runtime.flows.findExecutableFlow(flowPath.parse(request.params), apiKey.projectId);
       const attachments = body.attachments ?? [];
       await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
       const executionId = randomUUID();
@@ -97,7 +96,7 @@ export function jobRoutes(runtime: Runtime) {
 
     app.get('/seq/:org/:project/:flow/jobs/:executionId', async (request) => {
       const params = jobPath.parse(request.params);
-      const flow = await findFlowForCaller(runtime.db, params, request.apiKey!.projectId);
+      const flow = await runtime.flows.findFlowForCaller(params, request.apiKey!.projectId);
       const row = await runtime.db.selectFrom('jobs').selectAll().where('execution_id', '=', params.executionId).where('flow_id', '=', flow.flowId).executeTakeFirst();
       if (!row || row.status === 'started') {
         // Not projected yet (or maybe just claimed): the run's own stream answers, so a poll right after POST never 404s.

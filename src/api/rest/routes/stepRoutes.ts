@@ -4,7 +4,6 @@ import { ApiError } from '../../../domain/errors/apiError.ts';
 import { executionStream } from '../../../domain/execution/executionEvents.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
-import { findExecutableFlow } from '../../../queries/flowQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { streamExecution } from '../executionEventStream.ts';
 import { parseExecuteBody, prepareCall } from '../executionCall.ts';
@@ -34,7 +33,7 @@ export function stepRoutes(runtime: Runtime) {
 
     app.get('/seq/:org/:project/:flow/step/:executionId', async (request, reply) => {
       const params = executionPath.parse(request.params);
-      const flow = await findExecutableFlow(runtime.db, params, request.apiKey!.projectId);
+      const flow = await runtime.flows.findExecutableFlow(params, request.apiKey!.projectId);
       const [first] = await runtime.eventStore.readStream(executionStream(params.executionId), { maxCount: 1 });
       const requested = first ? decodeRecorded(first) : undefined;
       if (requested?.type !== 'ExecutionRequested' || requested.data.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${params.executionId} of flow '${params.flow}'`);

@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionEvent } from '../../src/domain/execution/executionEvents.ts';
+import { executionStream } from '../../src/domain/execution/executionEvents.ts';
+import type { EventStore } from '../../src/eventstore/eventStore.ts';
+import { createExecutionRecorder } from '../../src/execution/executionRecorder.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const requested = (executionId: string): ExecutionEvent => ({
+  type: 'ExecutionRequested',
+  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'hi', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null },
+});
+const ref = (executionId: string) => ({ executionId, stepIndex: 0, blockId: 'b1', blockName: 'relay', iteration: null });
+const stepStarted = (executionId: string): ExecutionEvent => ({ type: 'ExecutionStepStarted', data: { ...ref(executionId), processorType: 'passthrough', input: 'hi', missingPlaceholders: [] } });
+const stepCompleted = (executionId: string): ExecutionEvent => ({ type: 'ExecutionStepCompleted', data: { ...ref(executionId), output: 'hi', model: null, usage: null, durationMs: 0, attempts: 1, validationErrors: [] } });
+const completed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionCompleted', data: { executionId, result: { text: 'hi' }, durationMs: 1 } });
+
+describe("a run's recorder combines its appends", () => {
+  let t: TestRuntime;
+  /** The real store, with each append call counted per stream. */
+  let store: EventStore;
+  const appendCalls = new Map<string, number>();
+
+  beforeAll(async () => {
+    t = await createTestRuntime('recorder');
+    const real = t.runtime.eventStore;
+    store = Object.assign(Object.create(real) as EventStore, {
+      append: (...args: Parameters<EventStore['append']>) => {
+        appendCalls.set(args[0], (appendCalls.get(args[0]) ?? 0) + 1);
+        return real.append(...args);
+      },
+    });
+  });
+  afterAll(async () => t?.close());
+
+  it('events noted one after the other go with the record that follows them, in one append, in order', async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    await recorder.noteAndWait(requested(executionId));
+    recorder.note(stepStarted(executionId));
+    recorder.note(stepCompleted(executionId));
+    await recorder.record(completed(executionId));
+
+    expect(appendCalls.get(executionStream(executionId))).toBe(2);
+    const events = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']);
+    expect(recorder.revision()).toBe(3);
+  });
+
+  it('a note whose append failed breaks the recorder: the next record fails with its error and nothing more is written', async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    await recorder.noteAndWait(requested(executionId));
+    // Another writer moves the stream on: the recorder's next append meets a revision it did not expect.
+    await t.runtime.eventStore.append(executionStream(executionId), [{ id: randomUUID(), type: 'JobClaimed', schemaVersion: 1, data: { executionId, worker: 'other', claim: 1 }, metadata: { correlationId: executionId, causationId: null, principal: testPrincipal.principal, occurredAt: new Date().toISOString() } }], 0);
+    recorder.note(stepStarted(executionId));
+    await new Promise((r) => setImmediate(r));
+    await expect(recorder.record(stepCompleted(executionId), completed(executionId))).rejects.toMatchObject({ name: expect.stringMatching(/Conflict|Concurrency|WrongExpected/i) });
+    await expect(recorder.record(completed(executionId))).rejects.toBeDefined();
+    const events = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'JobClaimed']);
+  });
+
+  it('after a noted event that could not be written, a later record that could be is refused too (no gap in the history)', async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    await recorder.noteAndWait(requested(executionId));
+    recorder.note({ type: 'ExecutionStepStarted', data: { ...ref(executionId), processorType: 'shell', input: 'hi', missingPlaceholders: [] } } as unknown as ExecutionEvent);
+    await new Promise((r) => setImmediate(r));
+    const failure = await recorder.record(completed(executionId)).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(Error);
+    expect(String(failure)).toMatch(/processorType/);
+    const events = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(['ExecutionRequested']);
+  });
+
+  it('a refused record alone does not break it: its caller hears the refusal and the run still records its end', async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    await recorder.noteAndWait(requested(executionId));
+    // The run is not paused, so the decider refuses a resume.
+    await expect(recorder.resume({ pausedAtStep: 'relay', toolCallMessages: [] }, 'f')).rejects.toMatchObject({ code: 'EXECUTION_ID_INVALID' });
+    await recorder.record(completed(executionId));
+    const events = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionCompleted']);
+  });
+});
