@@ -16,7 +16,7 @@ type Figures = Record<string, any>; // eslint-disable-line @typescript-eslint/no
 
 export function goalRows(f: Figures): GoalRow[] {
   const rows: GoalRow[] = [];
-  const log = f.postgres?.appends?.singleEvent16Writers;
+  const log = typeof f.postgres === 'object' ? f.postgres.appends.singleEvent16Writers : undefined;
   if (log) {
     rows.push({ figure: 'single-event appends, 16 writers', ours: `${log.appendsPerSecond}/s`, comparedWith: `plain committed INSERTs ${f.postgres.insertCeiling?.rowsPerSecond16Connections}/s`, ratio: `${log.ratioToInsertCeiling}`, goal: '>= 0.8', holds: log.ratioToInsertCeiling >= 0.8 });
     rows.push({ figure: 'same', ours: `${log.appendsPerSecond}/s`, comparedWith: `Emmett PostgreSQL store ${log.emmett.appendsPerSecond}/s`, ratio: `${log.emmett.oursToEmmett}`, goal: '> 1', holds: log.emmett.oursToEmmett > 1 });
@@ -39,7 +39,7 @@ export function goalRows(f: Figures): GoalRow[] {
   if (typeof w === 'object') {
     rows.push({ figure: 'webhook deliveries (HTTPS)', ours: `${w.ours.deliveriesPerSecond}/s, terminal -> attempt p99 ${w.ours.terminalEventToFirstAttempt.p99Ms} ms`, comparedWith: `keep-alive undici client ${w.plainUndiciClient.deliveriesPerSecond}/s`, ratio: `${w.oursToPlainClient}`, goal: '>= 0.5, >= 1000/s, p99 <= 200 ms', holds: w.oursToPlainClient >= 0.5 && w.ours.deliveriesPerSecond >= 1000 && w.ours.terminalEventToFirstAttempt.p99Ms <= 200 });
   }
-  const lag = f.postgres?.projectionLagUnderLoad;
+  const lag = typeof f.postgres === 'object' ? f.postgres.projectionLagUnderLoad : undefined;
   if (lag) rows.push({ figure: `projection lag at ${lag.commandsPerSecond} commands/s`, ours: `p99 ${lag.p99Ms} ms`, comparedWith: '-', ratio: '-', goal: 'p99 <= 100 ms', holds: lag.p99Ms <= 100 });
   const c = f.cli;
   if (typeof c === 'object') rows.push({ figure: 'CLI write command (org create)', ours: `${c.orgCreateMedianMs} ms`, comparedWith: `seqflow --version ${c.versionMedianMs} ms`, ratio: `${c.writeToVersion}x`, goal: 'quote both', holds: null });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Logger, makeWorkerUtils, run as runGraphileWorker } from 'graphile-worker';
+import pg from 'pg';
 import pino from 'pino';
 import { buildServer } from '../src/api/rest/server.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
@@ -66,13 +67,16 @@ async function seqflowJobs(databaseUrl: string) {
 
 async function graphileJobs(connectionString: string) {
   const logger = new Logger(() => () => undefined);
-  const utils = await makeWorkerUtils({ connectionString, logger });
+  // Our own pool, so that dropping the bench database at the end finds it closed.
+  const pgPool = new pg.Pool({ connectionString, max: 20 });
+  pgPool.on('error', () => undefined);
+  const utils = await makeWorkerUtils({ pgPool, logger });
   await utils.migrate();
   let done = 0;
   let allDone!: () => void;
   const finished = new Promise<void>((r) => (allDone = r));
   const runner = await runGraphileWorker({
-    connectionString,
+    pgPool,
     concurrency: WORKER_CONCURRENCY,
     noHandleSignals: true,
     logger,
@@ -93,5 +97,6 @@ async function graphileJobs(connectionString: string) {
   } finally {
     await runner.stop();
     await utils.release();
+    await pgPool.end();
   }
 }

@@ -4,8 +4,8 @@
  *
  * Each section runs on fresh databases of BENCH_DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432; if none answers, an embedded one), and the log figures also against
- * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=execute,jobs,webhooks,cli,tests,mcp,audit,console
- * runs the log figures and only those sections.
+ * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,jobs,webhooks,cli,tests,mcp,audit,console
+ * runs only the sections named.
  */
 import { cpus, loadavg } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -45,17 +45,20 @@ async function section<T>(name: string, work: () => Promise<T>): Promise<T | str
 }
 
 try {
-  const postgresStore = createPostgresEventStore({ pool, connectionString: databases.url });
-  await postgresStore.migrate();
-  await migrateReadModels(db);
-  const postgres = await benchStore(postgresStore, pool, createPostgresEventStore({ pool, connectionString: databases.url, groupCommit: false }));
-  // The peer, same server, same load: Emmett's PostgreSQL event store.
-  const emmett = await emmettAppends(await databases.create('emmett'), 16, 500);
-  const ours = postgres.appends.singleEvent16Writers.appendsPerSecond;
-  Object.assign(postgres.appends.singleEvent16Writers, { emmett: { appendsPerSecond: emmett.appendsPerSecond, oursToEmmett: round(ours / emmett.appendsPerSecond, 2) } });
-  const catchUp = await catchUpThroughput(postgresStore);
-  const lag = await projectionLag(postgresStore, db, 1000, 8);
-  await postgresStore.close();
+  const postgres = await section('log', async () => {
+    const postgresStore = createPostgresEventStore({ pool, connectionString: databases.url });
+    await postgresStore.migrate();
+    await migrateReadModels(db);
+    const store = await benchStore(postgresStore, pool, createPostgresEventStore({ pool, connectionString: databases.url, groupCommit: false }));
+    // The peer, same server, same load: Emmett's PostgreSQL event store.
+    const emmett = await emmettAppends(await databases.create('emmett'), 16, 500);
+    const ours = store.appends.singleEvent16Writers.appendsPerSecond;
+    Object.assign(store.appends.singleEvent16Writers, { emmett: { appendsPerSecond: emmett.appendsPerSecond, oursToEmmett: round(ours / emmett.appendsPerSecond, 2) } });
+    const catchUp = await catchUpThroughput(postgresStore);
+    const lag = await projectionLag(postgresStore, db, 1000, 8);
+    await postgresStore.close();
+    return { ...store, subscriberCatchUp: { events: catchUp.count, eventsPerSecond: catchUp.perSecond }, projectionLagUnderLoad: lag };
+  });
 
   const execute = await section('execute', async () => benchExecute(await databases.create('exec')));
   const jobs = await section('jobs', async () => benchJobs(await databases.create('jobs'), await databases.create('graphile')));
@@ -79,7 +82,7 @@ try {
   const machine = { cpus: cpus().length, node: process.version, loadAverageAtStart: loadAtStart.map((n) => round(n, 2)), loadAverage: loadavg().map((n) => round(n, 2)) };
   const figures = {
     machine,
-    postgres: { ...postgres, subscriberCatchUp: { events: catchUp.count, eventsPerSecond: catchUp.perSecond }, projectionLagUnderLoad: lag },
+    postgres,
     execute,
     jobs,
     webhookDeliveries,
