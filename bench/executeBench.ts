@@ -62,8 +62,8 @@ export async function benchExecute(databaseUrl: string) {
     const passthrough = { c1: await execute('pass', 1, 500), c32: await execute('pass', 32, 3000) };
     const threeBlocks = { c1: await execute('three', 1, 300), c32: await execute('three', 32, 1500) };
     // Resume calls that each end in the next pause (the model always asks for one more tool call),
-    // one at a time: compared with passthrough /execute at concurrency 1.
-    const toolLoop = await loader.toolLoop(flowUrl('agent'), key, 300);
+    // one at a time, 5 per run as a tool loop goes: compared with passthrough /execute at concurrency 1.
+    const toolLoop = await loader.toolLoop(flowUrl('agent'), key, 61, 5);
     const slow = await slowModelAt500(() => execute('slow', 500, 2500, 1));
     return {
       insertRouteC32: insert,

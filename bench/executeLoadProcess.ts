@@ -29,28 +29,35 @@ interface Pause {
   toolCalls: { id: string }[];
 }
 
-/** One fresh call that pauses, then `rounds` resumes that each pause again: the service's time per round trip. */
-async function toolLoop(url: string, key: string, rounds: number) {
+/**
+ * `runs` fresh calls that each pause, each resumed `rounds` times (every resume ends in the next
+ * pause): the service's time per resume round trip, one call at a time.
+ */
+async function toolLoop(url: string, key: string, runs: number, rounds: number) {
   const post = async (body: unknown) => {
     const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (response.status !== 200) throw new Error(`execute answered ${response.status}: ${await response.text()}`);
     return (await response.json()) as Pause;
   };
-  let pause = await post({ message: 'go', tools });
   const latencies: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t0 = performance.now();
-    pause = await post({
-      executionId: pause.executionId,
-      pausedAtStep: pause.pausedAtStep,
-      iterationsUsed: pause.iterationsUsed,
-      toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: pause.toolCalls[0]!.id, content: 'result' }],
-      tools,
-    });
-    latencies.push(performance.now() - t0);
+  let lastIterationsUsed = 0;
+  for (let run = 0; run < runs; run++) {
+    let pause = await post({ message: 'go', tools });
+    for (let i = 0; i < rounds; i++) {
+      const t0 = performance.now();
+      pause = await post({
+        executionId: pause.executionId,
+        pausedAtStep: pause.pausedAtStep,
+        iterationsUsed: pause.iterationsUsed,
+        toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: pause.toolCalls[0]!.id, content: 'result' }],
+        tools,
+      });
+      if (run > 0) latencies.push(performance.now() - t0); // the first run warms up
+    }
+    lastIterationsUsed = pause.iterationsUsed;
   }
-  const sorted = latencies.slice(10).sort((a, b) => a - b); // the first rounds warm up
-  return { roundTrips: rounds, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), lastIterationsUsed: pause.iterationsUsed };
+  const sorted = latencies.sort((a, b) => a - b);
+  return { runs, roundsPerRun: rounds, roundTrips: sorted.length, p50Ms: round(percentile(sorted, 50)), p99Ms: round(percentile(sorted, 99)), lastIterationsUsed };
 }
 
 // Up to 500 calls at once from this process, each on a connection of its own.
@@ -97,7 +104,7 @@ async function load({ url, key, concurrency, total, status, warmUp = 20 }: LoadR
 
 type Message =
   | ({ type: 'load' } & LoadRequest)
-  | { type: 'toolLoop'; url: string; key: string; rounds: number }
+  | { type: 'toolLoop'; url: string; key: string; runs: number; rounds: number }
   | { type: 'stop' };
 
 process.on('message', (message: Message) => {
@@ -105,7 +112,7 @@ process.on('message', (message: Message) => {
     void model.close().then(() => process.exit(0));
     return;
   }
-  const work = message.type === 'toolLoop' ? toolLoop(message.url, message.key, message.rounds) : load(message);
+  const work = message.type === 'toolLoop' ? toolLoop(message.url, message.key, message.runs, message.rounds) : load(message);
   work.then(
     (result) => process.send!({ type: 'result', result }),
     (error: Error) => process.send!({ type: 'error', message: error.message }),

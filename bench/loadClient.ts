@@ -10,6 +10,8 @@ export interface LoadFigures {
 }
 
 export interface ToolLoopFigures {
+  runs: number;
+  roundsPerRun: number;
   roundTrips: number;
   p50Ms: number;
   p99Ms: number;
@@ -44,7 +46,7 @@ export async function startLoadProcess() {
     /** The scripted model server's base URL, for OPENAI_BASE_URL. */
     modelBaseUrl: baseUrl,
     load: (request: LoadRequest) => ask<LoadFigures>({ type: 'load', ...request }),
-    toolLoop: (url: string, key: string, rounds: number) => ask<ToolLoopFigures>({ type: 'toolLoop', url, key, rounds }),
+    toolLoop: (url: string, key: string, runs: number, rounds: number) => ask<ToolLoopFigures>({ type: 'toolLoop', url, key, runs, rounds }),
     stop: async () => {
       const exited = new Promise((r) => child.once('exit', r));
       child.send({ type: 'stop' });

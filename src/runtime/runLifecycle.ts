@@ -7,17 +7,24 @@ import { ApiError } from '../domain/errors/apiError.ts';
  */
 export function createRunLifecycle() {
   const active = new Set<string>();
-  let interrupt: ((error: ApiError) => void) | undefined;
-  const interrupted = new Promise<never>((_resolve, reject) => (interrupt = reject));
-  interrupted.catch(() => undefined);
+  // One interruption per tracked run, dropped when the run ends. (Racing every run against one
+  // shared, never-settling promise would leave a reaction on it per run: memory growing with runs.)
+  const interrupts = new Set<(error: ApiError) => void>();
+  let interrupted: ApiError | undefined;
 
   return {
     /** Runs `start` as a tracked sync run; settles with its outcome, or with RUN_INTERRUPTED at shutdown. */
     async track<T>(executionId: string, start: () => Promise<T>): Promise<T> {
       active.add(executionId);
+      let interrupt!: (error: ApiError) => void;
+      const interruption = new Promise<never>((_resolve, reject) => (interrupt = (error) => reject(new ApiError(error.code, error.message, { executionId }))));
+      interruption.catch(() => undefined);
+      if (interrupted) interrupt(interrupted);
+      else interrupts.add(interrupt);
       try {
-        return await Promise.race([start(), interrupted.catch((error: ApiError) => Promise.reject(new ApiError(error.code, error.message, { executionId })))]);
+        return await Promise.race([start(), interruption]);
       } finally {
+        interrupts.delete(interrupt);
         active.delete(executionId);
       }
     },
@@ -29,7 +36,8 @@ export function createRunLifecycle() {
     active: () => [...active],
     /** Answers every tracked caller with RUN_INTERRUPTED (the runs themselves are recorded as failed by the caller of this). */
     interruptAll(message: string) {
-      interrupt?.(new ApiError('RUN_INTERRUPTED', message));
+      interrupted = new ApiError('RUN_INTERRUPTED', message);
+      for (const interrupt of interrupts) interrupt(interrupted);
     },
   };
 }
