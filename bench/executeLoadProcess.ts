@@ -64,7 +64,8 @@ async function toolLoop(url: string, key: string, runs: number, rounds: number) 
 setGlobalDispatcher(new Agent({ connections: 1024, pipelining: 1 }));
 
 export interface LoadRequest {
-  url: string;
+  /** Several URLs are called in turn (one service behind several processes). */
+  url: string | string[];
   key: string;
   concurrency: number;
   total: number;
@@ -75,13 +76,16 @@ export interface LoadRequest {
 
 /** `total` POSTs, `concurrency` at a time: throughput and latency as the caller sees them. */
 async function load({ url, key, concurrency, total, status, warmUp = 20 }: LoadRequest) {
+  const urls = [url].flat();
+  let turn = 0;
   const call = async () => {
-    const response = await fetch(url, {
+    const target = urls[turn++ % urls.length]!;
+    const response = await fetch(target, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ message: 'The quick brown fox jumps over the lazy dog' }),
     });
-    if (response.status !== status) throw new Error(`${url} answered ${response.status}: ${await response.text()}`);
+    if (response.status !== status) throw new Error(`${target} answered ${response.status}: ${await response.text()}`);
     await response.arrayBuffer();
   };
   for (let i = 0; i < Math.min(warmUp, total); i++) await call();

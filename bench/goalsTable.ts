@@ -43,6 +43,12 @@ export function goalRows(f: Figures): GoalRow[] {
   if (lag) rows.push({ figure: `projection lag at ${lag.commandsPerSecond} commands/s`, ours: `p99 ${lag.p99Ms} ms`, comparedWith: '-', ratio: '-', goal: 'p99 <= 100 ms', holds: lag.p99Ms <= 100 });
   const c = f.cli;
   if (typeof c === 'object') rows.push({ figure: 'CLI write command (org create)', ours: `${c.orgCreateMedianMs} ms`, comparedWith: `seqflow --version ${c.versionMedianMs} ms`, ratio: `${c.writeToVersion}x`, goal: 'quote both', holds: null });
+  const r = f.roles;
+  if (typeof r === 'object') {
+    const one = r.oneProcessAllRoles;
+    const split = r.twoApiOneWorker;
+    rows.push({ figure: '`seqflow serve`: 2 x `--role api` + `--role worker`', ours: `/execute passthrough c32 ${split.executePassthroughC32.perSecond}/s, /jobs ${split.jobsPerSecond}/s`, comparedWith: `one \`--role all\` process: ${one.executePassthroughC32.perSecond}/s, ${one.jobsPerSecond}/s`, ratio: `${(split.executePassthroughC32.perSecond / one.executePassthroughC32.perSecond).toFixed(2)}, ${(split.jobsPerSecond / one.jobsPerSecond).toFixed(2)}`, goal: 'measure', holds: null });
+  }
   return rows;
 }
 

@@ -4,7 +4,7 @@
  *
  * Each section runs on fresh databases of BENCH_DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432; if none answers, an embedded one), and the log figures also against
- * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,jobs,webhooks,cli,tests,mcp,audit,console
+ * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,jobs,webhooks,cli,roles,tests,mcp,audit,console
  * runs only the sections named.
  */
 import { cpus, loadavg } from 'node:os';
@@ -25,6 +25,7 @@ import { goalRows, markdownTable } from './goalsTable.ts';
 import { benchJobs } from './jobsBench.ts';
 import { benchStore, catchUpThroughput, projectionLag } from './logBench.ts';
 import { benchMcp } from './mcpBench.ts';
+import { benchRoles } from './rolesBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
 
 pg.types.setTypeParser(20, (value) => Number(value));
@@ -64,6 +65,7 @@ try {
   const jobs = await section('jobs', async () => benchJobs(await databases.create('jobs'), await databases.create('graphile')));
   const webhookDeliveries = await section('webhooks', async () => benchDeliveries(await databases.create('hooks')));
   const cli = await section('cli', async () => benchCli(await databases.create('cli')));
+  const roles = await section('roles', async () => benchRoles((name) => databases.create(`roles_${name}`)));
   const testSuite = await section('tests', async () => benchTestSuite(await databases.create('suite')));
   const assistantEndpoint = await section('mcp', async () => benchMcp(await databases.create('mcp')));
   const audit = await section('audit', async () => ({
@@ -87,6 +89,7 @@ try {
     jobs,
     webhookDeliveries,
     cli,
+    roles,
     testSuite,
     assistantEndpoint,
     audit,
