@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
@@ -50,10 +50,26 @@ export function createJobRunner(options: JobRunnerOptions) {
   let offering = 0;
   let stopListening: (() => void) | undefined;
 
+  /**
+   * Inserts (or takes over, when expired and not done) the lease of the job `rows` names, after the
+   * `WITH` clause `withClause`: the claim and its count, or undefined when someone else holds it.
+   */
+  async function takeLease(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<{ executionId: string; claims: number } | undefined> {
+    const { rows: taken } = await sql<{ execution_id: string; claims: number }>`
+      ${withClause}
+      INSERT INTO job_leases (execution_id, owner, expires_at, claims) ${rows}
+      ON CONFLICT (execution_id) DO UPDATE
+        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
+        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
+      RETURNING execution_id, claims`.execute(db);
+    const row = taken[0];
+    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
+  }
+
   /** Claims the oldest open job nobody holds; undefined when there is none. */
-  async function claim(): Promise<{ executionId: string; claims: number } | undefined> {
-    const { rows } = await sql<{ execution_id: string; claims: number }>`
-      WITH candidate AS (
+  const claim = () =>
+    takeLease(
+      sql`WITH candidate AS (
         SELECT j.execution_id FROM jobs j
           LEFT JOIN job_leases l ON l.execution_id = j.execution_id
          WHERE j.status IN ('started', 'running')
@@ -61,33 +77,16 @@ export function createJobRunner(options: JobRunnerOptions) {
          ORDER BY j.created_at
          LIMIT 1
          FOR UPDATE OF j SKIP LOCKED
-      )
-      INSERT INTO job_leases (execution_id, owner, expires_at, claims)
-      SELECT execution_id, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1 FROM candidate
-      ON CONFLICT (execution_id) DO UPDATE
-        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
-        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
-      RETURNING execution_id, claims`.execute(db);
-    const row = rows[0];
-    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
-  }
+      )`,
+      sql`SELECT execution_id, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1 FROM candidate`,
+    );
 
   /**
    * Claims one job by its id, without its read-model row: a job accepted in this process is taken at
    * once instead of after the projection. The lease decides as in `claim` (a held or finished lease
    * wins), and a job that has ended is found so by the run, which then appends nothing.
    */
-  async function claimById(executionId: string): Promise<{ executionId: string; claims: number } | undefined> {
-    const { rows } = await sql<{ execution_id: string; claims: number }>`
-      INSERT INTO job_leases (execution_id, owner, expires_at, claims)
-      VALUES (${executionId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1)
-      ON CONFLICT (execution_id) DO UPDATE
-        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
-        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
-      RETURNING execution_id, claims`.execute(db);
-    const row = rows[0];
-    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
-  }
+  const claimById = (executionId: string) => takeLease(sql``, sql`VALUES (${executionId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1)`);
 
   function begin(job: { executionId: string; claims: number }) {
     const task = run(job).finally(() => {
