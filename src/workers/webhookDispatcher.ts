@@ -64,8 +64,8 @@ export function createWebhookDispatcher(options: {
          WHERE (
                  (d.status = 'pending' AND (l.delivery_id IS NULL OR l.expires_at < now()))
               OR (d.status = 'failed_retry' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now()))
-                 -- An attempt whose dispatcher died keeps its (expired) lease; one that finished has none,
-                 -- even while the read model still shows it in flight.
+                 -- An attempt whose dispatcher died keeps its (expired) lease; one that finished keeps it
+                 -- marked with finished_attempts, even while the read model still shows it in flight.
               OR (d.status = 'in_flight' AND l.expires_at < now() AND l.finished_attempts IS NULL)
                )
            -- An attempt finished here that the read model does not show yet is not due again.
