@@ -23,6 +23,8 @@ export interface CommandMetadata {
 
 export interface CommandResult<State, Event> {
   state: State;
+  /** The stream's revision after the command: with `state`, what a next command on it may start from. */
+  revision: number;
   events: Event[];
   /** Log position of the stream's last event after the command: what a reader waits for. */
   position: number;
@@ -40,7 +42,9 @@ const MAX_CONFLICT_RETRIES = 5;
  * Runs a command against one stream: fold its events, decide, append with the revision that was
  * read. A concurrent writer makes the append fail with WrongExpectedRevision; the decision is then
  * made again on fresh state (safe, since deciding is pure). A transient failure of the append is
- * retried with the same event ids, which the log deduplicates.
+ * retried with the same event ids, which the log deduplicates. `known`: the stream's state and
+ * revision as the caller's last command on it left them, which saves the first read (a write by
+ * anyone else since then makes the append fail, and the decision is made again on what is read).
  */
 export async function handleCommand<Command, Event extends DomainEvent, State>(
   deps: CommandDependencies,
@@ -48,11 +52,12 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   decider: Decider<Command, Event, State>,
   command: Command,
   metadata: CommandMetadata,
+  known?: { state: State; revision: number; position: number },
 ): Promise<CommandResult<State, Event>> {
   for (let attempt = 0; ; attempt++) {
-    const { state, revision, position } = await loadStream(deps.eventStore, streamId, decider);
+    const { state, revision, position } = attempt === 0 && known ? known : await loadStream(deps.eventStore, streamId, decider);
     const events = decider.decide(command, state);
-    if (events.length === 0) return { state, events, position };
+    if (events.length === 0) return { state, revision, events, position };
 
     const occurredAt = deps.now().toISOString();
     const correlationId = metadata.correlationId ?? randomUUID();
@@ -63,7 +68,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     }));
     try {
       const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision);
-      return { state: events.reduce(decider.evolve, state), events, position: result.position };
+      return { state: events.reduce(decider.evolve, state), revision: result.nextExpectedRevision, events, position: result.position };
     } catch (error) {
       if (error instanceof WrongExpectedRevision && metadata.retryOnConflict === false) {
         throw new ApiError('CONFLICT', `${streamId} changed concurrently; try again`);

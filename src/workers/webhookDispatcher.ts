@@ -150,6 +150,7 @@ export function createWebhookDispatcher(options: {
         },
       },
       metadata,
+      started, // the stream as StartAttempt left it: no second read
     );
     return attemptNumber;
   }

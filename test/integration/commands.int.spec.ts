@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { apiKey } from '../../src/domain/apiKeys/apiKey.ts';
+import { apiKeyStream } from '../../src/domain/apiKeys/apiKeyEvents.ts';
 import { exportFlow, importFlow, publishVersion, setProductionVersion } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
@@ -30,6 +33,28 @@ describe('commands', () => {
     await expect(createProject(t.runtime.commands, { organizationSlug: 'other', slug: 'web', name: 'Web' }, testPrincipal)).resolves.toMatchObject({ slug: 'web' });
     await expect(createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Again' }, testPrincipal)).rejects.toMatchObject({ code: 'SLUG_TAKEN' });
     await expect(createProject(t.runtime.commands, { organizationSlug: 'nope', slug: 'web', name: 'x' }, testPrincipal)).rejects.toMatchObject({ code: 'ORGANIZATION_NOT_FOUND' });
+  });
+
+  it('starts from the state a caller already holds without reading it, and decides again on what it reads when the stream moved on', async () => {
+    const reads: string[] = [];
+    const real = t.runtime.eventStore;
+    const eventStore = Object.assign(Object.create(real) as typeof real, { readStream: (...args: Parameters<typeof real.readStream>) => (reads.push(args[0]), real.readStream(...args)) });
+    const deps = { ...t.runtime.commands, eventStore };
+    const create = (keyId: string) => handleCommand(deps, apiKeyStream(keyId), apiKey, { type: 'CreateApiKey', data: { keyId, projectId: 'p', organizationId: 'o', environment: 'test', keyPrefix: 'sf', secretHash: 'a'.repeat(64) } }, testPrincipal);
+
+    const held = await create('h'.repeat(24));
+    reads.length = 0;
+    const revoked = await handleCommand(deps, apiKeyStream('h'.repeat(24)), apiKey, { type: 'RevokeApiKey', data: { keyId: 'h'.repeat(24) } }, testPrincipal, held);
+    expect(reads).toEqual([]);
+    expect(revoked.events.map((e) => e.type)).toEqual(['ApiKeyRevoked']);
+    expect(revoked.revision).toBe(1);
+
+    const stale = await create('m'.repeat(24));
+    // Someone else revokes it meanwhile; the held state still says active.
+    await handleCommand(deps, apiKeyStream('m'.repeat(24)), apiKey, { type: 'RevokeApiKey', data: { keyId: 'm'.repeat(24) } }, testPrincipal);
+    const again = await handleCommand(deps, apiKeyStream('m'.repeat(24)), apiKey, { type: 'RevokeApiKey', data: { keyId: 'm'.repeat(24) } }, testPrincipal, stale);
+    expect(again.events).toEqual([]); // decided on the fresh state: already revoked, nothing to add
+    expect((await real.readStream(apiKeyStream('m'.repeat(24)))).map((e) => e.type)).toEqual(['ApiKeyCreated', 'ApiKeyRevoked']);
   });
 
   it('never writes the plaintext API key or its secret to the log', async () => {
