@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type RawBuilder, sql } from 'kysely';
 import cron from 'node-cron';
 import type { Logger } from 'pino';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
@@ -56,9 +56,22 @@ export function createWebhookDispatcher(options: {
   const concurrency = options.concurrency ?? 32;
   let offering = 0;
 
-  async function claim(limit: number): Promise<string[]> {
-    const { rows } = await sql<{ delivery_id: string }>`
-      WITH candidate AS (
+  /**
+   * Inserts (or takes over, when expired) the leases of the deliveries `rows` names, after the
+   * `WITH` clause `withClause`: the ids leased.
+   */
+  async function takeLeases(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<string[]> {
+    const { rows: taken } = await sql<{ delivery_id: string }>`
+      ${withClause}
+      INSERT INTO delivery_leases (delivery_id, owner, expires_at) ${rows}
+      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, finished_attempts = NULL WHERE delivery_leases.expires_at < now()
+      RETURNING delivery_id`.execute(db);
+    return taken.map((r) => r.delivery_id);
+  }
+
+  const claim = (limit: number) =>
+    takeLeases(
+      sql`WITH candidate AS (
         SELECT d.id FROM webhook_deliveries d
           LEFT JOIN delivery_leases l ON l.delivery_id = d.id
          WHERE (
@@ -73,23 +86,12 @@ export function createWebhookDispatcher(options: {
          ORDER BY coalesce(d.next_attempt_at, d.created_at)
          LIMIT ${limit}
          FOR UPDATE OF d SKIP LOCKED
-      )
-      INSERT INTO delivery_leases (delivery_id, owner, expires_at)
-      SELECT id, ${worker}, now() + ${leaseMs} * interval '1 millisecond' FROM candidate
-      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, finished_attempts = NULL WHERE delivery_leases.expires_at < now()
-      RETURNING delivery_id`.execute(db);
-    return rows.map((r) => r.delivery_id);
-  }
+      )`,
+      sql`SELECT id, ${worker}, now() + ${leaseMs} * interval '1 millisecond' FROM candidate`,
+    );
 
   /** Leases one delivery by id, without its read-model row (it was just created in this process). */
-  async function claimById(deliveryId: string): Promise<boolean> {
-    const { rows } = await sql`
-      INSERT INTO delivery_leases (delivery_id, owner, expires_at)
-      VALUES (${deliveryId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond')
-      ON CONFLICT (delivery_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, finished_attempts = NULL WHERE delivery_leases.expires_at < now()
-      RETURNING delivery_id`.execute(db);
-    return rows.length === 1;
-  }
+  const claimById = async (deliveryId: string) => (await takeLeases(sql``, sql`VALUES (${deliveryId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond')`)).length === 1;
 
   /**
    * After an attempt: a finished one leaves its lease expired with the attempt's number (see the
