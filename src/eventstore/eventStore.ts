@@ -38,8 +38,12 @@ export interface AppendResult {
 }
 
 export interface SubscriptionOptions {
-  /** Deliver events after this position (exclusive); 0 = from the start. */
-  from: number;
+  /**
+   * Deliver events after this position (exclusive); 0 = from the start. `now`: every event that
+   * commits from now on, including those of appends already in flight (some committed a moment
+   * before may come too): what a cache that is invalidated from the log needs to miss nothing.
+   */
+  from: number | 'now';
   /** Called with consecutive batches in log order; the next batch waits for it to resolve. */
   handler: (events: RecordedEvent[]) => Promise<void>;
   batchSize?: number;
@@ -49,6 +53,8 @@ export interface SubscriptionOptions {
 
 export interface Subscription {
   stop(): Promise<void>;
+  /** Resolves once the start point is fixed (for `now`: every event committed later will come), or when the subscription ends first. Never rejects. */
+  readonly started: Promise<void>;
   /** Resolves when the subscription has stopped (after stop(), or after an error). */
   readonly done: Promise<void>;
 }

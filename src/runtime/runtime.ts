@@ -19,6 +19,7 @@ import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { createFlowCatalog, type FlowCatalog } from '../queries/flowCatalog.ts';
+import { createLogWatch, type LogWatch } from '../queries/logWatch.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
@@ -35,6 +36,8 @@ export interface Runtime {
   supervisor: Supervisor;
   /** The sync runs this process runs for callers, for a clean shutdown. */
   runs: RunLifecycle;
+  /** Tells the caches what the log changed; started by the processes that serve the API. */
+  logWatch: LogWatch;
   /** The flows callers reach, with their versions cached (the engine's own catalog). */
   flows: FlowCatalog;
   commands: CommandDependencies;
@@ -59,10 +62,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
-    const eventStore = await openEventStore(config, pool, databaseUrl);
+    const log = await openEventStore(config, pool, databaseUrl);
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
+    const logWatch = createLogWatch({ eventStore: log, supervisor, logger });
+    const eventStore = logWatch.observe(log);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
     const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
@@ -72,7 +77,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       logger,
       updates: createExecutionUpdates(),
       db,
-      flows: createFlowCatalog(db),
+      flows: createFlowCatalog(db, { logWatch }),
       now: commands.now,
       llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),
       sandbox,
@@ -91,6 +96,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       projections,
       supervisor,
       runs: createRunLifecycle(),
+      logWatch,
       flows: execution.flows,
       commands,
       masterKey,

@@ -166,6 +166,26 @@ export function eventStoreContract(name: string, setup: (() => Promise<ContractH
       expect(mine(secondRun).map((e) => e.type)).toEqual(['E4', 'E5']);
     });
 
+    it('starts a subscription from `now`: what commits after it started comes, what was there before does not', async () => {
+      const stream = streamName('now');
+      await store.append(stream, [event('Before')], 'no_stream');
+      const seen: RecordedEvent[] = [];
+      let arrived!: () => void;
+      const after = new Promise<void>((resolve) => (arrived = resolve));
+      const subscription = store.subscribe({
+        from: 'now',
+        handler: async (events) => {
+          seen.push(...events.filter((e) => e.streamId === stream));
+          if (seen.some((e) => e.type === 'After')) arrived();
+        },
+      });
+      await subscription.started;
+      await store.append(stream, [event('After')], 0);
+      await Promise.race([after, subscription.done]);
+      await subscription.stop();
+      expect(seen.map((e) => e.type)).toEqual(['After']);
+    });
+
     it('delivers every event exactly once and in position order to a live subscriber while 8 writers append concurrently', async () => {
       const writers = 8;
       const perWriter = 400; // 3,200 events in single appends and batches

@@ -96,6 +96,28 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     expect(seen.map((e) => [e.type, e.position])).toEqual([['Kept', kept.position]]);
   });
 
+  it('starts a `now` subscription below an append still in flight, so that append comes once it commits', async () => {
+    // The in-flight append holds a lower position than the head: starting from the head would miss it.
+    const slow = await pool.connect();
+    await slow.query('BEGIN');
+    const { rows } = await slow.query(
+      `SELECT * FROM seqflow_append('in-flight', -1, $1::uuid[], ARRAY['InFlight'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb], ARRAY[$3])`,
+      [[randomUUID()], metadata(), 'a'.repeat(64)],
+    );
+    const inFlightPosition = Number(rows[0].last_position);
+    const head = await store.append('committed-first', [{ id: randomUUID(), type: 'CommittedFirst', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
+    expect(head.position).toBeGreaterThan(inFlightPosition);
+
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribe({ from: 'now', handler: async (events) => void seen.push(...events) });
+    await subscription.started;
+    await slow.query('COMMIT');
+    slow.release();
+    for (let i = 0; i < 100 && !seen.some((e) => e.type === 'InFlight'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    await subscription.stop();
+    expect(seen.map((e) => [e.type, e.position])).toContainEqual(['InFlight', inFlightPosition]);
+  });
+
   it('orders by transaction id numerically across a digit boundary (9 before 10), so no event is read twice', async () => {
     // A real cluster crosses 999 -> 1000 early in its life; text order would put "10" before "9".
     for (const [tx, stream] of [['9', 'nine'], ['10', 'ten']] as const) {

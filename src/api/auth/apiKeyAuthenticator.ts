@@ -7,6 +7,7 @@ import { ApiError } from '../../domain/errors/apiError.ts';
 import { loadStream } from '../../eventstore/streams.ts';
 import type { EventStore } from '../../eventstore/eventStore.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
+import type { LogWatch } from '../../queries/logWatch.ts';
 
 export interface ApiKeyPrincipal {
   keyId: string;
@@ -24,19 +25,38 @@ const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', mes
  * the projection has not reached yet is found by folding its own stream, so a fresh key works at once.
  * A revocation is final the moment it is written: a key the read model still calls active is checked
  * against its own stream (one indexed read of at most one event: a key's stream is created, then
- * revoked, nothing else).
+ * revoked, nothing else), unless the log watch vouches for it (see below).
  */
-export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore) {
+export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore, logWatch: LogWatch) {
   // What a key's creation says never changes (its project, organization, environment and secret
-  // hash): kept after the first lookup, bounded. Only revocation is read again on every call.
+  // hash): kept after the first lookup, bounded.
   const created = new LRUCache<string, { projectId: string; organizationId: string; environment: 'live' | 'test'; secretHash: string }>({ max: 10_000 });
+  // Keys seen unrevoked while the log watch ran: a revocation since would have been told to us
+  // (at once when this process wrote it), so they need no read per request. Forgotten whenever
+  // the watch stops; `told` counts revocations, so a lookup that overlapped one is not kept.
+  const active = new LRUCache<string, true>({ max: 10_000 });
+  let told = 0;
+  const unwatch = logWatch.watch({
+    types: new Set(['ApiKeyRevoked']),
+    changed: (change) => {
+      told++;
+      active.delete((change.data as { keyId: string }).keyId);
+    },
+    reset: () => {
+      told++;
+      active.clear();
+    },
+  });
   const revokedInLog = async (keyId: string) => (await eventStore.readStream(apiKeyStream(keyId), { fromRevision: 1, maxCount: 1 })).some((e) => e.type === 'ApiKeyRevoked');
 
   async function lookup(keyId: string) {
     const known = created.get(keyId);
-    if (known) return { ...known, revoked: await revokedInLog(keyId) };
-    const found = await firstLookup(keyId);
-    if (found) created.set(keyId, { projectId: found.projectId, organizationId: found.organizationId, environment: found.environment, secretHash: found.secretHash });
+    if (known && logWatch.live && active.has(keyId)) return { ...known, revoked: false };
+    const before = told;
+    const found = known ? { ...known, revoked: await revokedInLog(keyId) } : await firstLookup(keyId);
+    if (!found) return undefined;
+    created.set(keyId, { projectId: found.projectId, organizationId: found.organizationId, environment: found.environment, secretHash: found.secretHash });
+    if (!found.revoked && logWatch.live && told === before) active.set(keyId, true);
     return found;
   }
 
@@ -55,7 +75,7 @@ export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: Ev
     return { projectId: state.projectId, organizationId: state.organizationId, environment: state.environment, secretHash: state.secretHash, revoked: state.status === 'revoked' };
   }
 
-  return async function authenticate(authorization: string | undefined): Promise<ApiKeyPrincipal> {
+  async function authenticate(authorization: string | undefined): Promise<ApiKeyPrincipal> {
     if (!authorization) throw unauthenticated('Missing Authorization header: send `Authorization: Bearer <API key>`');
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     if (!match) throw unauthenticated('Malformed Authorization header: expected `Bearer <API key>`');
@@ -66,7 +86,9 @@ export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: Ev
     if (!stored || !secretMatches || stored.environment !== parsed.environment) throw unauthenticated('Invalid API key');
     if (stored.revoked) throw new ApiError('API_KEY_REVOKED', 'This API key has been revoked');
     return { keyId: parsed.keyId, projectId: stored.projectId, organizationId: stored.organizationId, environment: stored.environment };
-  };
+  }
+  /** `close` stops watching the log (when the server closes). */
+  return Object.assign(authenticate, { close: unwatch });
 }
 
 export type ApiKeyAuthenticator = ReturnType<typeof createApiKeyAuthenticator>;

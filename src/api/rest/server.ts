@@ -29,7 +29,10 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   installRequestGuards(app);
-  const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore);
+  const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore, runtime.logWatch);
+  // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
+  runtime.logWatch.start();
+  app.addHook('onClose', async () => void authenticate.close());
   await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   await app.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)), { prefix: '/api/v1' });

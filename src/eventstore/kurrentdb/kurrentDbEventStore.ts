@@ -169,8 +169,9 @@ export function createKurrentDbEventStore(connectionString: string): EventStore 
     },
 
     subscribe(options) {
-      const subscription = client.subscribeToAll({ fromPosition: toReadPosition(options.from), filter: excludeSystemEvents() });
+      const subscription = client.subscribeToAll({ fromPosition: options.from === 'now' ? END : toReadPosition(options.from), filter: excludeSystemEvents() });
       let stopped = false;
+      const started = new Promise<void>((resolve) => subscription.once('confirmation', resolve));
       const done = (async () => {
         for await (const resolved of subscription) {
           if (stopped) break;
@@ -182,6 +183,7 @@ export function createKurrentDbEventStore(connectionString: string): EventStore 
       });
       return {
         done,
+        started: Promise.race([started, done]),
         async stop() {
           stopped = true;
           await subscription.unsubscribe();

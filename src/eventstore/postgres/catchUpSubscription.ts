@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Subscription, SubscriptionOptions } from '../eventStore.ts';
-import { cursorAt, hasEventsBeyondHorizon, readAfter } from './readEvents.ts';
+import { cursorAt, hasEventsBeyondHorizon, horizonCursor, readAfter } from './readEvents.ts';
 import type { Wakeups } from './wakeups.ts';
 
 export interface CatchUpTiming {
@@ -43,8 +43,12 @@ export function catchUpSubscription(
       wake = done;
     });
 
+  let markStarted!: () => void;
+  const started = new Promise<void>((resolve) => (markStarted = resolve));
+
   const run = async () => {
-    let cursor = await cursorAt(pool, options.from);
+    let cursor = options.from === 'now' ? await horizonCursor(pool) : await cursorAt(pool, options.from);
+    markStarted();
     let horizonDelay = timing.horizonRetryMs;
     while (!stopped) {
       woken = false;
@@ -71,10 +75,14 @@ export function catchUpSubscription(
       stopped = true;
       if (options.onError) options.onError(error);
     })
-    .finally(removeListener);
+    .finally(() => {
+      removeListener();
+      markStarted();
+    });
 
   return {
     done,
+    started,
     stop: async () => {
       stopped = true;
       wake?.();

@@ -95,6 +95,20 @@ export async function cursorAt(pool: pg.Pool, position: number): Promise<LogCurs
   return row ? { transactionId: row.transaction_id, position: Number(row.global_position) } : START_CURSOR;
 }
 
+/**
+ * The cursor of the last event below the visibility horizon: every event after it, committed or
+ * still in an open transaction (even one holding a lower position than the head), is read after it.
+ */
+export async function horizonCursor(pool: pg.Pool): Promise<LogCursor> {
+  const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
+    `SELECT transaction_id::text AS transaction_id, global_position FROM seqflow_events
+      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+  );
+  const row = rows[0];
+  return row ? { transactionId: row.transaction_id, position: Number(row.global_position) } : START_CURSOR;
+}
+
 /** True when events exist after the cursor that are not yet readable (their transactions are still open or a lower one is). */
 export async function hasEventsBeyondHorizon(pool: pg.Pool, cursor: LogCursor): Promise<boolean> {
   const { rows } = await pool.query<{ pending: boolean }>(

@@ -1,0 +1,102 @@
+import type { Logger } from 'pino';
+import type { EventStore, EventToAppend, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
+
+/** What a cache learns of one event: enough to drop what it holds about it. */
+export interface LogChange {
+  type: string;
+  data: unknown;
+  /** The event's log position (for appends of this process, the position of its append's last event). */
+  position: number;
+}
+
+export interface LogWatcher {
+  /** Events of these types are told to `changed`; others never are. */
+  types: ReadonlySet<string>;
+  changed(change: LogChange): void;
+  /** The watch stopped or restarted: changes may have been missed, so forget everything. */
+  reset(): void;
+}
+
+/**
+ * Tells the process's caches what changed in the log, so they can skip a round trip per request
+ * and still never serve what the log has overruled. It follows the log from `now` (appends already
+ * in flight included), under the supervisor; appends made by this process are told at once, before
+ * their `append` resolves, so the writer reads its own change. While the watch is not running,
+ * `live` is false and caches must read through: a change they might have missed is never trusted.
+ */
+export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor; logger: Logger }) {
+  const watchers = new Set<LogWatcher>();
+  let live = false;
+  let handle: { stop(): Promise<void> } | undefined;
+
+  function tell(changes: LogChange[]) {
+    for (const watcher of watchers) for (const change of changes) if (watcher.types.has(change.type)) watcher.changed(change);
+  }
+
+  function goDark() {
+    live = false;
+    for (const watcher of watchers) watcher.reset();
+  }
+
+  function run(): SupervisedTask {
+    goDark();
+    let ended = false;
+    let failure: unknown;
+    const subscription: Subscription = options.eventStore.subscribe({
+      from: 'now',
+      handler: async (events: RecordedEvent[]) => tell(events.map((e) => ({ type: e.type, data: e.data, position: e.position }))),
+      onError: (error) => {
+        ended = true;
+        failure = error;
+      },
+    });
+    void subscription.started.then(() => {
+      if (!ended) live = true;
+    });
+    return {
+      // Ending without `stop` is a failure (the supervisor restarts the watch); either way caches stop trusting.
+      done: subscription.done.then(() => {
+        goDark();
+        if (failure !== undefined) throw failure;
+      }),
+      async stop() {
+        ended = true;
+        await subscription.stop();
+      },
+    };
+  }
+
+  return {
+    get live() {
+      return live;
+    },
+    watch(watcher: LogWatcher): () => void {
+      watchers.add(watcher);
+      return () => watchers.delete(watcher);
+    },
+    /** Runs the watch under the supervisor (once per process; later calls do nothing). */
+    start() {
+      handle ??= options.supervisor.supervise('log-watch', run);
+    },
+    async stop() {
+      const stopping = handle;
+      handle = undefined;
+      await stopping?.stop();
+      goDark();
+    },
+    /** The event store as this process uses it: its own appends are told to the watchers as they succeed. */
+    observe(store: EventStore): EventStore {
+      return {
+        ...store,
+        async append(streamId, events: EventToAppend[], expected, appendOptions) {
+          const result = await store.append(streamId, events, expected, appendOptions);
+          if (watchers.size > 0) tell(events.map((e) => ({ type: e.type, data: e.data, position: result.position })));
+          return result;
+        },
+      };
+    },
+  };
+}
+
+export type LogWatch = ReturnType<typeof createLogWatch>;

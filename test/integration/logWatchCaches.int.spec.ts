@@ -1,0 +1,154 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKeyAuthenticator } from '../../src/api/auth/apiKeyAuthenticator.ts';
+import type { CommandDependencies } from '../../src/commands/commandHandler.ts';
+import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
+import { importFlow, publishVersion, setProductionVersion } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import type { LogChange } from '../../src/queries/logWatch.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
+const slugs = { org: 'acme', project: 'web', flow: 'hello' };
+
+describe('caches invalidated from the log: API keys and the version a slug runs', () => {
+  let t: TestRuntime;
+  /** Commands of another process on the same database (a CLI, another API process): not told in process. */
+  let elsewhere: CommandDependencies;
+  let elsewherePool: pg.Pool;
+  let closeElsewhere: () => Promise<void>;
+  let projectId: string;
+  let flowId: string;
+  let authenticate: ReturnType<typeof createApiKeyAuthenticator>;
+  let keyStreamReads = 0;
+
+  /**
+   * Resolves when the runtime's log watch has told `times` changes of this type about this id (a
+   * key, or the version a switch points at; watchers are told in the order they were added, so the caches have heard first).
+   */
+  const toldOf = (type: string, id: string, times = 1) =>
+    new Promise<LogChange>((resolve) => {
+      let count = 0;
+      const stop = t.runtime.logWatch.watch({
+        types: new Set([type]),
+        changed: (change) => {
+          const data = change.data as { keyId?: string; versionId?: string };
+          if (data.keyId !== id && data.versionId !== id) return;
+          if (++count < times) return;
+          stop();
+          resolve(change);
+        },
+        reset: () => undefined,
+      });
+    });
+
+  const watchGoesLive = async () => {
+    t.runtime.logWatch.start();
+    for (let i = 0; i < 500 && !t.runtime.logWatch.live; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(t.runtime.logWatch.live).toBe(true);
+  };
+
+  beforeAll(async () => {
+    t = await createTestRuntime('logwatch');
+    const deps = t.runtime.commands;
+    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
+    flowId = (await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: flowFile, production: true }, testPrincipal)).flowId;
+    await t.runtime.projections.catchUp();
+    await t.runtime.projections.start();
+
+    elsewherePool = new pg.Pool({ connectionString: t.database.url });
+    const store = createPostgresEventStore({ pool: elsewherePool, connectionString: t.database.url });
+    elsewhere = { ...deps, eventStore: store };
+    closeElsewhere = async () => {
+      await store.close();
+      await elsewherePool.end();
+    };
+
+    const readStream = t.runtime.eventStore.readStream;
+    t.runtime.eventStore.readStream = (streamId, options) => {
+      if (streamId.startsWith('apikey-')) keyStreamReads++;
+      return readStream(streamId, options);
+    };
+    authenticate = createApiKeyAuthenticator(t.runtime.db, t.runtime.eventStore, t.runtime.logWatch);
+    await watchGoesLive();
+  });
+  afterAll(async () => {
+    authenticate?.close();
+    await closeElsewhere?.();
+    await t?.close();
+  });
+
+  it('checks a key against its stream once, then trusts the log watch while it runs', async () => {
+    const { key } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+    await authenticate(`Bearer ${key}`);
+    const after = keyStreamReads;
+    for (let i = 0; i < 5; i++) expect((await authenticate(`Bearer ${key}`)).projectId).toBe(projectId);
+    expect(keyStreamReads).toBe(after);
+  });
+
+  it('refuses a key this process revoked from the moment the revocation is written', async () => {
+    const { key, keyId } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+    await authenticate(`Bearer ${key}`);
+    await revokeApiKey(t.runtime.commands, { keyId }, testPrincipal);
+    await expect(authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
+  });
+
+  it('refuses a key another process revoked once the log watch has read the revocation', async () => {
+    const { key, keyId } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+    await authenticate(`Bearer ${key}`);
+    const told = toldOf('ApiKeyRevoked', keyId);
+    await revokeApiKey(elsewhere, { keyId }, testPrincipal);
+    expect(((await told).data as { keyId: string }).keyId).toBe(keyId);
+    await expect(authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
+  });
+
+  it('reads the revocation on every call while the log watch is stopped, and trusts nothing it held before', async () => {
+    const { key, keyId } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+    await authenticate(`Bearer ${key}`);
+    await t.runtime.logWatch.stop();
+    try {
+      expect(t.runtime.logWatch.live).toBe(false);
+      await revokeApiKey(elsewhere, { keyId }, testPrincipal);
+      await expect(authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
+    } finally {
+      await watchGoesLive();
+    }
+  });
+
+  it('runs the version another process set as production, once the watch and the read model have it', async () => {
+    expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(1);
+    const v2 = await publishVersion(elsewhere, { flowId, note: null }, testPrincipal);
+    const told = toldOf('FlowProductionVersionSet', v2.versionId);
+    const switched = await setProductionVersion(elsewhere, { flowId, versionId: v2.versionId }, testPrincipal);
+    await told;
+    await t.runtime.projections.waitForPosition(switched.position);
+    expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(2);
+  });
+
+  it('does not keep what the read model answered while it had not reached a production switch', async () => {
+    const v3 = await publishVersion(t.runtime.commands, { flowId, note: null }, testPrincipal);
+    await t.runtime.projections.stop();
+    let switched: { position: number };
+    try {
+      // Told twice: at once (this process wrote it), then as the watch reads it from the log.
+      const toldFromLog = toldOf('FlowProductionVersionSet', v3.versionId, 2);
+      switched = await setProductionVersion(t.runtime.commands, { flowId, versionId: v3.versionId }, testPrincipal);
+      await toldFromLog;
+      // The read model still names version 2: that is what it answers, and it must not be kept.
+      expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(2);
+    } finally {
+      await t.runtime.projections.start();
+    }
+    await t.runtime.projections.waitForPosition(switched.position);
+    expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(3);
+  });
+
+  it('reports a flow of another project exactly like a missing one, cached or not', async () => {
+    await t.runtime.flows.findExecutableFlow(slugs, projectId);
+    await expect(t.runtime.flows.findExecutableFlow(slugs, 'another-project')).rejects.toMatchObject({ code: 'FLOW_NOT_FOUND' });
+    await expect(t.runtime.flows.findExecutableFlow({ ...slugs, flow: 'nope' }, projectId)).rejects.toMatchObject({ code: 'FLOW_NOT_FOUND' });
+  });
+});
