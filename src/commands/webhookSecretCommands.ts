@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { organization, type WebhookSecretState } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { decryptSecret, encryptSecret } from '../security/secretBox.ts';
+import type { KnownOrganization } from '../queries/organizationStates.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
 /** `whsec_` and 32 random bytes; the preview shows the first 10 characters and a fixed mask. */
@@ -26,8 +27,8 @@ const view = (secret: WebhookSecretState, now: Date): WebhookSecretView => ({
   graceUntil: secret.graceUntil && Date.parse(secret.graceUntil) > now.getTime() ? secret.graceUntil : null,
 });
 
-/** The organization's secret state, issuing version 1 first if it has none. */
-async function ensureSecret(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata) {
+/** The organization's secret state, issuing version 1 first if it has none; `known`: the organization as the caller holds it (saves the read). */
+async function ensureSecret(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata, known?: KnownOrganization) {
   const secret = newSecret();
   const result = await handleCommand(
     deps,
@@ -35,6 +36,7 @@ async function ensureSecret(deps: CommandDependencies, organizationId: string, m
     organization,
     { type: 'EnsureWebhookSecret', data: { encryptedSecret: encryptSecret(secret, masterKey), secretPreview: preview(secret), now: deps.now().toISOString() } },
     metadata,
+    known,
   );
   return (result.state as { webhookSecret: WebhookSecretState }).webhookSecret;
 }
@@ -68,8 +70,14 @@ export async function rotateWebhookSecret(
 }
 
 /** The secrets a delivery is signed with now (issued on first use): current, and previous while the grace window lasts. */
-export async function signingSecrets(deps: CommandDependencies, organizationId: string, masterKey: Buffer, metadata: CommandMetadata): Promise<{ current: string; previous: string | null; versions: number[] }> {
-  const secret = await ensureSecret(deps, organizationId, masterKey, metadata);
+export async function signingSecrets(
+  deps: CommandDependencies,
+  organizationId: string,
+  masterKey: Buffer,
+  metadata: CommandMetadata,
+  known?: KnownOrganization,
+): Promise<{ current: string; previous: string | null; versions: number[] }> {
+  const secret = await ensureSecret(deps, organizationId, masterKey, metadata, known);
   const inGrace = secret.previous && secret.graceUntil && Date.parse(secret.graceUntil) > deps.now().getTime();
   return {
     current: decryptSecret(secret.encryptedSecret, masterKey),

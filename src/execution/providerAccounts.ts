@@ -1,7 +1,4 @@
-import { loadStream } from '../eventstore/streams.ts';
-import { organization } from '../domain/organizations/organization.ts';
-import { organizationStream } from '../domain/organizations/organizationEvents.ts';
-import type { EventStore } from '../eventstore/eventStore.ts';
+import type { OrganizationStates } from '../queries/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
 import type { ProviderAccount } from './processors/llmProcessor.ts';
 
@@ -9,9 +6,9 @@ import type { ProviderAccount } from './processors/llmProcessor.ts';
  * Which provider account pays for an organization's llm calls: its own key when it set one
  * (decrypted only here, at call time), otherwise the service's OPENAI_* settings, otherwise none.
  */
-export function providerAccountResolver(eventStore: EventStore, masterKey: Buffer, service: { apiKey: string | undefined; baseUrl: string | undefined }) {
+export function providerAccountResolver(organizations: OrganizationStates, masterKey: Buffer, service: { apiKey: string | undefined; baseUrl: string | undefined }) {
   return async (organizationId: string): Promise<ProviderAccount | undefined> => {
-    const { state } = await loadStream(eventStore, organizationStream(organizationId), organization);
+    const { state } = await organizations.load(organizationId);
     if (state.status === 'created' && state.providerKey) {
       return { owner: organizationId, apiKey: decryptSecret(state.providerKey.encryptedKey, masterKey), baseUrl: state.providerKey.baseUrl ?? service.baseUrl, organizationKey: true };
     }

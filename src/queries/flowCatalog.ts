@@ -39,7 +39,7 @@ export function createFlowCatalog(db: Kysely<ReadModels>, options: { logWatch?: 
   let told = 0;
   let switchedAt = 0;
   options.logWatch?.watch({
-    types: new Set(['FlowProductionVersionSet']),
+    wants: (change) => change.type === 'FlowProductionVersionSet',
     changed: (change) => {
       told++;
       switchedAt = Math.max(switchedAt, change.position);

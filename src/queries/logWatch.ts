@@ -4,6 +4,7 @@ import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 
 /** What a cache learns of one event: enough to drop what it holds about it. */
 export interface LogChange {
+  streamId: string;
   type: string;
   data: unknown;
   /** The event's log position (for appends of this process, the position of its append's last event). */
@@ -11,8 +12,8 @@ export interface LogChange {
 }
 
 export interface LogWatcher {
-  /** Events of these types are told to `changed`; others never are. */
-  types: ReadonlySet<string>;
+  /** Which events are told to `changed` (called for every event: keep it cheap). */
+  wants(change: LogChange): boolean;
   changed(change: LogChange): void;
   /** The watch stopped or restarted: changes may have been missed, so forget everything. */
   reset(): void;
@@ -31,7 +32,7 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
   let handle: { stop(): Promise<void> } | undefined;
 
   function tell(changes: LogChange[]) {
-    for (const watcher of watchers) for (const change of changes) if (watcher.types.has(change.type)) watcher.changed(change);
+    for (const watcher of watchers) for (const change of changes) if (watcher.wants(change)) watcher.changed(change);
   }
 
   function goDark() {
@@ -45,7 +46,7 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
     let failure: unknown;
     const subscription: Subscription = options.eventStore.subscribe({
       from: 'now',
-      handler: async (events: RecordedEvent[]) => tell(events.map((e) => ({ type: e.type, data: e.data, position: e.position }))),
+      handler: async (events: RecordedEvent[]) => tell(events.map((e) => ({ streamId: e.streamId, type: e.type, data: e.data, position: e.position }))),
       onError: (error) => {
         ended = true;
         failure = error;
@@ -91,7 +92,7 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
         ...store,
         async append(streamId, events: EventToAppend[], expected, appendOptions) {
           const result = await store.append(streamId, events, expected, appendOptions);
-          if (watchers.size > 0) tell(events.map((e) => ({ type: e.type, data: e.data, position: result.position })));
+          if (watchers.size > 0) tell(events.map((e) => ({ streamId, type: e.type, data: e.data, position: result.position })));
           return result;
         },
       };

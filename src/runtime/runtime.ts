@@ -20,6 +20,7 @@ import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { createFlowCatalog, type FlowCatalog } from '../queries/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../queries/logWatch.ts';
+import { createOrganizationStates, type OrganizationStates } from '../queries/organizationStates.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
@@ -38,6 +39,8 @@ export interface Runtime {
   runs: RunLifecycle;
   /** Tells the caches what the log changed; started by the processes that serve the API. */
   logWatch: LogWatch;
+  /** Organizations' states (provider key, webhook secret), kept while the log watch runs. */
+  organizations: OrganizationStates;
   /** The flows callers reach, with their versions cached (the engine's own catalog). */
   flows: FlowCatalog;
   commands: CommandDependencies;
@@ -68,6 +71,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
     const logWatch = createLogWatch({ eventStore: log, supervisor, logger });
     const eventStore = logWatch.observe(log);
+    const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
     const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
@@ -82,7 +86,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),
       sandbox,
       settings: config.execution,
-      providerFor: providerAccountResolver(eventStore, masterKey, config.openai),
+      providerFor: providerAccountResolver(organizations, masterKey, config.openai),
       guard,
       registry: createModelRegistry(config.execution.modelRegistry),
     };
@@ -97,6 +101,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       supervisor,
       runs: createRunLifecycle(),
       logWatch,
+      organizations,
       flows: execution.flows,
       commands,
       masterKey,

@@ -10,6 +10,7 @@ import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import type { AddressGuard } from '../outbound/addressGuard.ts';
+import type { OrganizationStates } from '../queries/organizationStates.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
@@ -30,6 +31,8 @@ export function createWebhookDispatcher(options: {
   commands: CommandDependencies;
   guard: AddressGuard;
   masterKey: Buffer;
+  /** Where the signing secret is read from (kept in memory while the log watch runs); else the organization's stream each time. */
+  organizations?: OrganizationStates;
   logger: Logger;
   retryDelaysMs?: readonly number[];
   worker?: string;
@@ -123,7 +126,7 @@ export function createWebhookDispatcher(options: {
     const state = started.state;
     if (state.status !== 'in_flight') return undefined;
     const attemptNumber = state.attempts;
-    const secrets = await signingSecrets(commands, state.organizationId, masterKey, metadata);
+    const secrets = await signingSecrets(commands, state.organizationId, masterKey, metadata, await options.organizations?.load(state.organizationId));
     const timestamp = Math.floor(commands.now().getTime() / 1000);
     const headers = {
       'content-type': 'application/json',

@@ -9,6 +9,8 @@ import { createWebhookDispatcher } from './webhookDispatcher.ts';
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
+  // The dispatcher's signing secrets and the runs' provider keys come from memory while it runs.
+  runtime.logWatch.start();
   const { supervisor } = runtime;
   const jobs = createJobRunner({
     db: runtime.db,
@@ -26,6 +28,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     commands: runtime.commands,
     guard: runtime.execution.guard,
     masterKey: runtime.masterKey,
+    organizations: runtime.organizations,
     logger: runtime.logger,
     retryDelaysMs: runtime.config.webhooks.retryDelaysMs,
     timeoutMs: runtime.config.webhooks.timeoutMs,

@@ -6,6 +6,7 @@ import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts
 import { importFlow, publishVersion, setProductionVersion } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
+import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
 import type { LogChange } from '../../src/queries/logWatch.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -13,29 +14,26 @@ import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/t
 const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
 const slugs = { org: 'acme', project: 'web', flow: 'hello' };
 
-describe('caches invalidated from the log: API keys and the version a slug runs', () => {
+describe('caches invalidated from the log: API keys, the version a slug runs, organizations', () => {
   let t: TestRuntime;
   /** Commands of another process on the same database (a CLI, another API process): not told in process. */
   let elsewhere: CommandDependencies;
   let elsewherePool: pg.Pool;
   let closeElsewhere: () => Promise<void>;
+  let organizationId: string;
   let projectId: string;
   let flowId: string;
   let authenticate: ReturnType<typeof createApiKeyAuthenticator>;
   let keyStreamReads = 0;
+  let organizationStreamReads = 0;
 
-  /**
-   * Resolves when the runtime's log watch has told `times` changes of this type about this id (a
-   * key, or the version a switch points at; watchers are told in the order they were added, so the caches have heard first).
-   */
-  const toldOf = (type: string, id: string, times = 1) =>
+  /** Resolves when the runtime's log watch has told `times` changes it `wants` (watchers are told in the order they were added, so the caches have heard first). */
+  const told = (wants: (change: LogChange) => boolean, times = 1) =>
     new Promise<LogChange>((resolve) => {
       let count = 0;
       const stop = t.runtime.logWatch.watch({
-        types: new Set([type]),
+        wants,
         changed: (change) => {
-          const data = change.data as { keyId?: string; versionId?: string };
-          if (data.keyId !== id && data.versionId !== id) return;
           if (++count < times) return;
           stop();
           resolve(change);
@@ -43,6 +41,9 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
         reset: () => undefined,
       });
     });
+  /** ... of this type about this id (a key, or the version a switch points at). */
+  const toldOf = (type: string, id: string, times = 1) =>
+    told((change) => change.type === type && [(change.data as { keyId?: string }).keyId, (change.data as { versionId?: string }).versionId].includes(id), times);
 
   const watchGoesLive = async () => {
     t.runtime.logWatch.start();
@@ -53,7 +54,7 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
   beforeAll(async () => {
     t = await createTestRuntime('logwatch');
     const deps = t.runtime.commands;
-    await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    organizationId = (await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal)).id;
     projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
     flowId = (await importFlow(deps, { organizationSlug: 'acme', projectSlug: 'web', file: flowFile, production: true }, testPrincipal)).flowId;
     await t.runtime.projections.catchUp();
@@ -70,6 +71,7 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
     const readStream = t.runtime.eventStore.readStream;
     t.runtime.eventStore.readStream = (streamId, options) => {
       if (streamId.startsWith('apikey-')) keyStreamReads++;
+      if (streamId === `org-${organizationId}`) organizationStreamReads++;
       return readStream(streamId, options);
     };
     authenticate = createApiKeyAuthenticator(t.runtime.db, t.runtime.eventStore, t.runtime.logWatch);
@@ -99,9 +101,9 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
   it('refuses a key another process revoked once the log watch has read the revocation', async () => {
     const { key, keyId } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
     await authenticate(`Bearer ${key}`);
-    const told = toldOf('ApiKeyRevoked', keyId);
+    const revocationSeen = toldOf('ApiKeyRevoked', keyId);
     await revokeApiKey(elsewhere, { keyId }, testPrincipal);
-    expect(((await told).data as { keyId: string }).keyId).toBe(keyId);
+    expect(((await revocationSeen).data as { keyId: string }).keyId).toBe(keyId);
     await expect(authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
   });
 
@@ -121,9 +123,9 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
   it('runs the version another process set as production, once the watch and the read model have it', async () => {
     expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(1);
     const v2 = await publishVersion(elsewhere, { flowId, note: null }, testPrincipal);
-    const told = toldOf('FlowProductionVersionSet', v2.versionId);
+    const switchSeen = toldOf('FlowProductionVersionSet', v2.versionId);
     const switched = await setProductionVersion(elsewhere, { flowId, versionId: v2.versionId }, testPrincipal);
-    await told;
+    await switchSeen;
     await t.runtime.projections.waitForPosition(switched.position);
     expect((await t.runtime.flows.findExecutableFlow(slugs, projectId)).versionNumber).toBe(2);
   });
@@ -150,5 +152,28 @@ describe('caches invalidated from the log: API keys and the version a slug runs'
     await t.runtime.flows.findExecutableFlow(slugs, projectId);
     await expect(t.runtime.flows.findExecutableFlow(slugs, 'another-project')).rejects.toMatchObject({ code: 'FLOW_NOT_FOUND' });
     await expect(t.runtime.flows.findExecutableFlow({ ...slugs, flow: 'nope' }, projectId)).rejects.toMatchObject({ code: 'FLOW_NOT_FOUND' });
+  });
+
+  it('reads an organization once while the watch runs, and again after another process changed it', async () => {
+    const { organizations } = t.runtime;
+    const issued = (times: number) => told((change) => change.type === 'WebhookSecretIssued' && change.streamId === `org-${organizationId}`, times);
+    // The first fetch issues the secret: told at once, then again as the watch reads it from the log.
+    const issuedSeenInLog = issued(2);
+    const first = await signingSecrets(t.runtime.commands, organizationId, t.runtime.masterKey, testPrincipal, await organizations.load(organizationId));
+    await issuedSeenInLog;
+    await organizations.load(organizationId);
+    const reads = organizationStreamReads;
+    for (let i = 0; i < 3; i++) {
+      const again = await signingSecrets(t.runtime.commands, organizationId, t.runtime.masterKey, testPrincipal, await organizations.load(organizationId));
+      expect(again.current).toBe(first.current);
+    }
+    expect(organizationStreamReads).toBe(reads);
+
+    const rotationSeen = issued(1);
+    const rotated = await rotateWebhookSecret(elsewhere, organizationId, t.runtime.masterKey, 0, testPrincipal);
+    await rotationSeen;
+    const after = await signingSecrets(t.runtime.commands, organizationId, t.runtime.masterKey, testPrincipal, await organizations.load(organizationId));
+    expect(after.current).toBe(rotated.newSecret);
+    expect(after.versions).toEqual([rotated.version]);
   });
 });

@@ -37,7 +37,7 @@ export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: Ev
   const active = new LRUCache<string, true>({ max: 10_000 });
   let told = 0;
   const unwatch = logWatch.watch({
-    types: new Set(['ApiKeyRevoked']),
+    wants: (change) => change.type === 'ApiKeyRevoked',
     changed: (change) => {
       told++;
       active.delete((change.data as { keyId: string }).keyId);
