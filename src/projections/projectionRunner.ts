@@ -34,7 +34,11 @@ export interface ProjectionRunnerOptions {
  */
 export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const { db, eventStore, projections, logger } = options;
-  const batchSize = options.batchSize ?? 500;
+  // A batch is one read-model transaction, and while it is open it holds back the log's visibility
+  // horizon for every subscriber (the delivery creator, the log watch, other processes): 500 kept it
+  // open up to ~1 s under load. 128 cut terminal event -> first webhook attempt from p50 ~400 ms to
+  // ~120 ms; the projection lag at 1,000 commands/s varied as much between runs at either size.
+  const batchSize = options.batchSize ?? 128;
   const advanced = new EventEmitter();
   advanced.setMaxListeners(0);
   const stalls = new Map<string, Stall>();
