@@ -60,7 +60,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
   ])('answers 401 UNAUTHENTICATED for a %s key', async (_label, authorization) => {
     const { status, body } = await get('/seq/acme/web/hello', authorization);
     expect(status).toBe(401);
-    expect(body).toEqual({ detail: { code: 'UNAUTHENTICATED', message: expect.any(String) } });
+    expect(body).toEqual({ detail: { code: 'UNAUTHENTICATED', message: expect.any(String), requestId: expect.any(String) } });
   });
 
   it('answers 401 for a known key id with a wrong secret, the same as for an unknown key', async () => {
@@ -74,7 +74,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     const foreign = await get('/seq/acme/web/hello', `Bearer ${otherProjectKey}`);
     const missing = await get('/seq/acme/web/no-such-flow', `Bearer ${otherProjectKey}`);
     expect(foreign.status).toBe(404);
-    expect(foreign.body).toEqual({ detail: { code: 'FLOW_NOT_FOUND', message: "No flow 'hello' in acme/web" } });
+    expect(foreign.body).toEqual({ detail: { code: 'FLOW_NOT_FOUND', message: "No flow 'hello' in acme/web", requestId: expect.any(String) } });
     expect(missing.status).toBe(404);
     expect((missing.body.detail as { code: string }).code).toBe('FLOW_NOT_FOUND');
   });
@@ -127,7 +127,7 @@ describe('HTTP API skeleton (real server on loopback)', () => {
   it('answers unknown routes in the error shape', async () => {
     const { status, body } = await get('/nowhere');
     expect(status).toBe(404);
-    expect(body).toEqual({ detail: { code: 'ROUTE_NOT_FOUND', message: 'No route GET /api/v1/nowhere' } });
+    expect(body).toEqual({ detail: { code: 'ROUTE_NOT_FOUND', message: 'No route GET /api/v1/nowhere', requestId: expect.any(String) } });
   });
 
   it('never logs a key or its secret', async () => {

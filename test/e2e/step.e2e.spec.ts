@@ -161,7 +161,7 @@ describe('/step: step-through execution over server-sent events', () => {
       try {
         const answer = await step('three', { message: 'q' });
         expect(answer.status).toBe(500);
-        expect(answer.json).toEqual({ detail: { code: 'INTERNAL', message: 'internal error', errorId: expect.any(String) } });
+        expect(answer.json).toEqual({ detail: { code: 'INTERNAL', message: 'internal error', errorId: expect.any(String), requestId: expect.any(String) } });
       } finally {
         restore();
       }

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../domain/errors/apiError.ts';
 import { errorStatus } from './errorStatus.ts';
+import { REQUEST_ID_HEADER } from './requestIds.ts';
 
 export const errorBody = (error: ApiError) => ({ detail: { code: error.code, message: error.message, ...error.extra } });
 
@@ -20,15 +21,21 @@ const fastifyCodes = new Map<string, { code: ErrorCode; message?: string }>([
 ]);
 
 /** Errors Fastify raises before a route runs (bad URL encoding, over-long path segments): the `frameworkErrors` option. */
-export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
-  return sendFastifyError(error, reply);
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  // These answers skip the request's hooks: the request id is added here.
+  reply.header(REQUEST_ID_HEADER, request.id);
+  return sendFastifyError(error, reply, request.id);
 }
 
-function sendFastifyError(error: FastifyError, reply: FastifyReply) {
+function sendFastifyError(error: FastifyError, reply: FastifyReply, requestId?: string) {
+  const send = (apiError: ApiError) => {
+    const body = errorBody(apiError);
+    return reply.status(errorStatus[apiError.code]).send(requestId ? { detail: { ...body.detail, requestId } } : body);
+  };
   const mapped = error.code ? fastifyCodes.get(error.code) : undefined;
-  if (mapped) return reply.status(errorStatus[mapped.code]).send(errorBody(new ApiError(mapped.code, mapped.message ?? error.message)));
+  if (mapped) return send(new ApiError(mapped.code, mapped.message ?? error.message));
   // secure-json-parse refuses `__proto__` and `constructor.prototype` keys (prototype poisoning).
-  if (error instanceof SyntaxError) return reply.status(400).send(errorBody(new ApiError('INVALID_JSON', `The body is not accepted JSON: ${error.message}`)));
+  if (error instanceof SyntaxError) return send(new ApiError('INVALID_JSON', `The body is not accepted JSON: ${error.message}`));
   return undefined;
 }
 

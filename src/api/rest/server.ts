@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
+import { installRequestIds, requestIdOptions } from './requestIds.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
@@ -25,7 +26,8 @@ declare module 'fastify' {
 
 /** The public REST facade under /api/v1, and the assistant (MCP) endpoint at /api/v1/mcp/. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions });
+  installRequestIds(app);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   installRequestGuards(app);
