@@ -1,4 +1,3 @@
-import type { Logger } from 'pino';
 import type { EventStore, EventToAppend, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
 import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 
@@ -26,7 +25,7 @@ export interface LogWatcher {
  * their `append` resolves, so the writer reads its own change. While the watch is not running,
  * `live` is false and caches must read through: a change they might have missed is never trusted.
  */
-export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor; logger: Logger }) {
+export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor }) {
   const watchers = new Set<LogWatcher>();
   let live = false;
   let handle: { stop(): Promise<void> } | undefined;

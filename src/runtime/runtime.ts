@@ -69,7 +69,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
-    const logWatch = createLogWatch({ eventStore: log, supervisor, logger });
+    const logWatch = createLogWatch({ eventStore: log, supervisor });
     const eventStore = logWatch.observe(log);
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });

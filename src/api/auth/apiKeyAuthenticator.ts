@@ -23,9 +23,10 @@ const unauthenticated = (message: string) => new ApiError('UNAUTHENTICATED', mes
 /**
  * Verifies `Authorization: Bearer <key>`. The read model answers; a key created a moment ago that
  * the projection has not reached yet is found by folding its own stream, so a fresh key works at once.
- * A revocation is final the moment it is written: a key the read model still calls active is checked
- * against its own stream (one indexed read of at most one event: a key's stream is created, then
- * revoked, nothing else), unless the log watch vouches for it (see below).
+ * A key the read model still calls active is checked against its own stream for a revocation (one
+ * indexed read of at most one event: a key's stream is created, then revoked, nothing else), unless
+ * the log watch vouches for it (see below): a revocation is then refused at once in the process that
+ * wrote it, and in other processes as soon as their watch reads it.
  */
 export function createApiKeyAuthenticator(db: Kysely<ReadModels>, eventStore: EventStore, logWatch: LogWatch) {
   // What a key's creation says never changes (its project, organization, environment and secret

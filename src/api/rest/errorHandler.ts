@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../domain/errors/apiError.ts';
 import { errorStatus } from './errorStatus.ts';
-import { REQUEST_ID_HEADER } from './requestIds.ts';
+import { REQUEST_ID_HEADER, withRequestId } from './requestIds.ts';
 
 export const errorBody = (error: ApiError) => ({ detail: { code: error.code, message: error.message, ...error.extra } });
 
@@ -30,7 +30,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 function sendFastifyError(error: FastifyError, reply: FastifyReply, requestId?: string) {
   const send = (apiError: ApiError) => {
     const body = errorBody(apiError);
-    return reply.status(errorStatus[apiError.code]).send(requestId ? { detail: { ...body.detail, requestId } } : body);
+    return reply.status(errorStatus[apiError.code]).send(requestId ? withRequestId(body, requestId) : body);
   };
   const mapped = error.code ? fastifyCodes.get(error.code) : undefined;
   if (mapped) return send(new ApiError(mapped.code, mapped.message ?? error.message));

@@ -29,8 +29,7 @@ export function installRequestIds(app: FastifyInstance) {
     reply.header(REQUEST_ID_HEADER, request.id);
   });
   app.addHook('preSerialization', async (request, reply, payload: unknown) => {
-    if (reply.statusCode < 400 || !isErrorBody(payload)) return payload;
-    return { ...payload, detail: { ...payload.detail, requestId: request.id } };
+    return reply.statusCode >= 400 ? withRequestId(payload, request.id) : payload;
   });
   // Answers sent before `onRequest` ran (a malformed URL, a route-less method) still get the header.
   app.addHook('onSend', async (request, reply, payload) => {
@@ -41,3 +40,7 @@ export function installRequestIds(app: FastifyInstance) {
 
 const isErrorBody = (payload: unknown): payload is { detail: Record<string, unknown> } =>
   typeof payload === 'object' && payload !== null && 'detail' in payload && typeof (payload as { detail: unknown }).detail === 'object' && (payload as { detail: unknown }).detail !== null;
+
+/** An error body (`{detail}`) with the request id in `detail.requestId`; anything else as it is. */
+export const withRequestId = <Payload>(payload: Payload, requestId: string): Payload =>
+  isErrorBody(payload) ? ({ ...payload, detail: { ...payload.detail, requestId } } as Payload) : payload;
