@@ -17,6 +17,8 @@ export interface CommandMetadata {
   principal: Principal;
   correlationId?: string;
   causationId?: string;
+  /** The API request that sent the command (X-Request-Id), stamped on its events. */
+  requestId?: string;
   /** false: a concurrent write fails the command (CONFLICT) instead of deciding again on fresh state. */
   retryOnConflict?: boolean;
 }
@@ -64,7 +66,13 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
     const toAppend: EventToAppend[] = events.map((event) => ({
       id: randomUUID(),
       ...encodeEvent(event),
-      metadata: { correlationId, causationId: metadata.causationId ?? null, principal: metadata.principal, occurredAt },
+      metadata: {
+        correlationId,
+        causationId: metadata.causationId ?? null,
+        principal: metadata.principal,
+        occurredAt,
+        ...(metadata.requestId === undefined ? {} : { requestId: metadata.requestId }),
+      },
     }));
     try {
       const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision);

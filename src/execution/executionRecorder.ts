@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendWithRetry } from '../eventstore/streams.ts';
 import { encodeEvent } from '../domain/events/domainEvent.ts';
-import type { Principal } from '../domain/events/eventMetadata.ts';
+import type { EventOrigin } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
@@ -34,7 +34,7 @@ interface Pending {
 export function createExecutionRecorder(
   deps: { eventStore: EventStore; now: () => Date; /** Told of every append (in-process /step readers). */ updates?: ExecutionUpdates },
   executionId: string,
-  principal: Principal,
+  origin: EventOrigin,
   /** Where an existing run's stream stands, for a resume. */
   from: { state: ExecutionState; revision: number } = { state: execution.initialState(), revision: -1 },
 ) {
@@ -55,10 +55,12 @@ export function createExecutionRecorder(
       return out;
     });
     const occurredAt = deps.now().toISOString();
+    const { principal, requestId } = origin;
+    const metadata = { correlationId: executionId, causationId: null, principal, occurredAt, ...(requestId === undefined ? {} : { requestId }) };
     const result = await appendWithRetry(
       deps.eventStore,
       streamId,
-      decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { correlationId: executionId, causationId: null, principal, occurredAt } })),
+      decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata })),
       revision === -1 ? 'no_stream' : revision,
       { durability },
     );

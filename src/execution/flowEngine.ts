@@ -33,6 +33,8 @@ export interface ExecutionRequest {
   mode: 'sync' | 'async' | 'step' | 'test';
   apiKeyId: string | null;
   principal: Principal;
+  /** The API request that started the run (X-Request-Id): on every event of the run, a worker's too. */
+  requestId?: string;
   /** /jobs only: where and for which terminal events to send webhooks. */
   callback?: { url: string; events: WebhookEventName[] } | null;
   /** Test runs only: the test run this run belongs to. */
@@ -48,6 +50,8 @@ export interface ResumeInput {
   toolCallMessages: unknown[];
   tools: ToolRequest;
   principal: Principal;
+  /** The API request that resumes the run: on the events from the resume on. */
+  requestId?: string;
   /** The steps of a version, by id (versions are immutable). */
   loadSteps: (versionId: string) => Promise<StoredStep[]>;
 }
@@ -67,7 +71,7 @@ export interface PreparedRun {
  * runner takes it from there (continueExecution).
  */
 export async function acceptJob(deps: EngineDependencies, request: ExecutionRequest): Promise<number> {
-  const recorder = createExecutionRecorder(deps, request.executionId, request.principal);
+  const recorder = createExecutionRecorder(deps, request.executionId, { principal: request.principal, requestId: request.requestId });
   const position = await recorder.record(requestedEvent(request));
   deps.updates.jobAccepted(request.executionId);
   return position;
@@ -96,7 +100,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
 });
 
 export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
-  const recorder = createExecutionRecorder(deps, request.executionId, request.principal);
+  const recorder = createExecutionRecorder(deps, request.executionId, { principal: request.principal, requestId: request.requestId });
   const started: { promise?: Promise<void>; resolve?: () => void; reject?: (error: unknown) => void } = {};
   started.promise = new Promise<void>((resolve, reject) => Object.assign(started, { resolve, reject }));
   started.promise.catch(() => undefined); // observed by whoever awaits `started`
@@ -132,7 +136,7 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
   if (!pausable) throw new ApiError('PAUSED_STEP_INVALID', `pausedAtStep '${input.pausedAtStep}' is not a tools-enabled block of the version this run executes`);
 
-  const recorder = createExecutionRecorder(deps, input.executionId, input.principal, { state, revision });
+  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId: input.requestId }, { state, revision });
   try {
     await recorder.resume({ pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages }, input.flowId);
   } catch (error) {
@@ -174,7 +178,9 @@ export async function continueExecution(
   const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   const { state, revision } = loaded;
   if (state.status !== 'running') return undefined;
-  const recorder = createExecutionRecorder(deps, input.executionId, input.principal, { state, revision });
+  // The worker's events name the request that accepted the job, so one id follows the run across processes.
+  const requestId = loaded.recorded[0]?.metadata.requestId;
+  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId }, { state, revision });
   await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
 
   const steps = await input.loadSteps(state.versionId);

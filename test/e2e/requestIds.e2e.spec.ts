@@ -1,5 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { executionStream } from '../../src/domain/execution/executionEvents.ts';
+import { organizationStream } from '../../src/domain/organizations/organizationEvents.ts';
+import { type JobRunner, createJobRunner } from '../../src/workers/jobRunner.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -9,6 +12,7 @@ describe('request ids: X-Request-Id on every answer, in error bodies and in the 
   let app: FastifyInstance;
   let base: string;
   let key: string;
+  let runner: JobRunner | undefined;
 
   beforeAll(async () => {
     t = await createTestRuntime('reqid');
@@ -17,6 +21,7 @@ describe('request ids: X-Request-Id on every answer, in error bodies and in the 
     ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
+    await runner?.stop();
     await app?.close();
     await t?.close();
   });
@@ -62,5 +67,44 @@ describe('request ids: X-Request-Id on every answer, in error bodies and in the 
     await execute({ 'x-request-id': 'caller-req-5' });
     const lines = t.logs().split('\n').filter((line) => line.includes('"requestId":"caller-req-5"'));
     expect(lines.length).toBeGreaterThanOrEqual(2); // the request and its answer
+  });
+
+  const metadataOf = async (streamId: string) => (await t.runtime.eventStore.readStream(streamId)).map((e) => ({ type: e.type, principal: e.metadata.principal.kind, requestId: e.metadata.requestId }));
+
+  it('stamps the id on every event the request appends', async () => {
+    const answer = await execute({ 'x-request-id': 'caller-req-6' });
+    const { executionId } = (await answer.json()) as { executionId: string };
+    const events = await metadataOf(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(expect.arrayContaining(['ExecutionRequested', 'ExecutionCompleted']));
+    expect(events.every((e) => e.requestId === 'caller-req-6')).toBe(true);
+  });
+
+  it("follows a job into the worker: the runner's events name the request that accepted it", async () => {
+    const submitted = await fetch(`${base}/seq/acme/web/hello/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'caller-req-7' },
+      body: JSON.stringify({ message: 'hi' }),
+    });
+    expect(submitted.status).toBe(202);
+    const { executionId } = (await submitted.json()) as { executionId: string };
+    await t.runtime.projections.start(); // runners claim jobs from the read model
+    runner = createJobRunner({ db: t.runtime.db, engine: t.runtime.execution, logger: t.runtime.logger, leaseMs: 2000, concurrency: 1, workerId: 'reqid-worker', pollMs: 20 });
+    runner.start();
+    let events = await metadataOf(executionStream(executionId));
+    for (let i = 0; i < 400 && !events.some((e) => e.type === 'ExecutionCompleted'); i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      events = await metadataOf(executionStream(executionId));
+    }
+    expect(events).toContainEqual({ type: 'JobClaimed', principal: 'system', requestId: 'caller-req-7' });
+    expect(events).toContainEqual({ type: 'ExecutionCompleted', principal: 'system', requestId: 'caller-req-7' });
+    expect(events.every((e) => e.requestId === 'caller-req-7')).toBe(true);
+  });
+
+  it('stamps the id on the events a command of the request appends (a webhook secret issued on first fetch)', async () => {
+    const { id } = await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
+    const answer = await fetch(`${base}/organizations/${id}/webhooks/secret`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'caller-req-8' } });
+    expect(answer.status).toBe(200);
+    const issued = (await metadataOf(organizationStream(id))).filter((e) => e.requestId === 'caller-req-8');
+    expect(issued.map((e) => e.type)).toEqual(['WebhookSecretIssued']);
   });
 });

@@ -35,7 +35,7 @@ describe("a run's recorder combines its appends", () => {
 
   it('events noted one after the other go with the record that follows them, in one append, in order', async () => {
     const executionId = randomUUID();
-    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
     await recorder.noteAndWait(requested(executionId));
     recorder.note(stepStarted(executionId));
     recorder.note(stepCompleted(executionId));
@@ -49,7 +49,7 @@ describe("a run's recorder combines its appends", () => {
 
   it('a note whose append failed breaks the recorder: the next record fails with its error and nothing more is written', async () => {
     const executionId = randomUUID();
-    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
     await recorder.noteAndWait(requested(executionId));
     // Another writer moves the stream on: the recorder's next append meets a revision it did not expect.
     await t.runtime.eventStore.append(executionStream(executionId), [{ id: randomUUID(), type: 'JobClaimed', schemaVersion: 1, data: { executionId, worker: 'other', claim: 1 }, metadata: { correlationId: executionId, causationId: null, principal: testPrincipal.principal, occurredAt: new Date().toISOString() } }], 0);
@@ -63,7 +63,7 @@ describe("a run's recorder combines its appends", () => {
 
   it('after a noted event that could not be written, a later record that could be is refused too (no gap in the history)', async () => {
     const executionId = randomUUID();
-    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
     await recorder.noteAndWait(requested(executionId));
     recorder.note({ type: 'ExecutionStepStarted', data: { ...ref(executionId), processorType: 'shell', input: 'hi', missingPlaceholders: [] } } as unknown as ExecutionEvent);
     await new Promise((r) => setImmediate(r));
@@ -76,7 +76,7 @@ describe("a run's recorder combines its appends", () => {
 
   it('a refused record alone does not break it: its caller hears the refusal and the run still records its end', async () => {
     const executionId = randomUUID();
-    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, testPrincipal.principal);
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
     await recorder.noteAndWait(requested(executionId));
     // The run is not paused, so the decider refuses a resume.
     await expect(recorder.resume({ pausedAtStep: 'relay', toolCallMessages: [] }, 'f')).rejects.toMatchObject({ code: 'EXECUTION_ID_INVALID' });

@@ -11,6 +11,8 @@ export interface ConsoleContext {
   operator: Principal | null;
   /** Live event subscriptions open on this listener (bounded: each holds a place in the log). */
   live: LiveSubscriptions;
+  /** The HTTP request's id (X-Request-Id), stamped on the events the call appends. */
+  requestId: string;
 }
 
 export interface LiveSubscriptions {
@@ -43,13 +45,13 @@ export function createConsoleContextFactory(runtime: Runtime, sessions: ConsoleS
     const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
     if (session) {
       const operator = await sessions.verify(decodeURIComponent(session));
-      if (operator) return { runtime, live, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
+      if (operator) return { runtime, live, requestId: req.id, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (bearer && jwt) {
       const subject = await jwt(bearer, audience ? { audience } : {}).then((v) => v.subject, () => null);
-      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, live, operator: { kind: 'user', id: subject, via: 'console' } };
+      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, live, requestId: req.id, operator: { kind: 'user', id: subject, via: 'console' } };
     }
-    return { runtime, live, operator: null };
+    return { runtime, live, requestId: req.id, operator: null };
   };
 }

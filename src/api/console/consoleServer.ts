@@ -14,6 +14,7 @@ import { trackRouteMethods } from '../rest/routeMethods.ts';
 import { createConsoleContextFactory, createLiveSubscriptions } from './consoleContext.ts';
 import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
+import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
 
 
 /**
@@ -25,7 +26,8 @@ export async function buildConsoleServer(
   runtime: Runtime,
   options: { /** Open `events.live` streams on this listener; one more is refused TOO_MANY_REQUESTS. */ maxLiveSubscriptions?: number } = {},
 ): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler });
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions });
+  installRequestIds(app);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   const sessions = createConsoleSessions(runtime.masterKey);

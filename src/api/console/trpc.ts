@@ -44,5 +44,5 @@ export const router = t.router;
 /** Every console procedure: an operator must be signed in; the operator is the principal of what it does. */
 export const operatorProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
   if (!ctx.operator) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in as an operator: open a link from `seqflow console link`, or send an OAuth token of a subject granted `seqflow operator grant`' });
-  return next({ ctx: { ...ctx, operator: ctx.operator, metadata: { principal: ctx.operator } } });
+  return next({ ctx: { ...ctx, operator: ctx.operator, metadata: { principal: ctx.operator, requestId: ctx.requestId } } });
 });

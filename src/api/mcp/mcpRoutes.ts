@@ -78,7 +78,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
         },
         async (request, reply) => {
           const caller = request.mcpCaller!;
-          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal }, runLimiter }, version);
+          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, requestId: request.id }, runLimiter }, version);
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           reply.hijack();
           reply.raw.on('close', () => {

@@ -63,19 +63,25 @@ export interface PreparedCall {
  */
 export async function executeCall(
   runtime: Runtime,
-  apiKey: ApiKeyPrincipal,
+  caller: RestCaller,
   slugs: { org: string; project: string; flow: string },
   body: ExecuteBody,
   mode: 'sync' | 'step',
 ): Promise<ExecutionCall> {
-  const { flow, run } = await prepareCall(runtime, apiKey, slugs, body, mode);
+  const { flow, run } = await prepareCall(runtime, caller, slugs, body, mode);
   return { flow, outcome: await runtime.runs.track(run.executionId, run.start) };
+}
+
+/** The API key a call is made with, and the request's id (X-Request-Id) for the run's events. */
+export interface RestCaller {
+  apiKey: ApiKeyPrincipal;
+  requestId: string;
 }
 
 /** Every check of a call; what it returns is ready to start. */
 export async function prepareCall(
   runtime: Runtime,
-  apiKey: ApiKeyPrincipal,
+  { apiKey, requestId }: RestCaller,
   slugs: { org: string; project: string; flow: string },
   body: ExecuteBody,
   mode: 'sync' | 'step',
@@ -93,6 +99,7 @@ export async function prepareCall(
   const flow = await runtime.flows.findExecutableFlow(slugs, apiKey.projectId);
   if (tools) checkToolsAllowedIn(flow.steps);
   const principal = { kind: 'apiKey' as const, id: apiKey.keyId };
+  const origin = { principal, requestId };
 
   if (resuming) {
     if (!tools) throw new ApiError('INVALID_RESUME', 'the tools array must be sent again with every resume call');
@@ -102,7 +109,7 @@ export async function prepareCall(
       pausedAtStep: body.pausedAtStep!,
       toolCallMessages: body.toolCallMessages!,
       tools,
-      principal,
+      ...origin,
       loadSteps: (versionId) => runtime.flows.versionSteps(versionId),
     });
     return { flow, run };
@@ -120,7 +127,7 @@ export async function prepareCall(
     tools,
     mode,
     apiKeyId: apiKey.keyId,
-    principal,
+    ...origin,
   });
   return { flow, run };
 }

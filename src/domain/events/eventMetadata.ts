@@ -17,5 +17,10 @@ export const eventMetadataSchema = z.object({
   causationId: z.string().min(1).nullable(),
   principal: principalSchema,
   occurredAt: z.iso.datetime(),
+  /** The API request (X-Request-Id) that caused the event, or that started the run it belongs to. */
+  requestId: z.string().min(1).max(200).optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
+
+/** What the writer of an event knows of its cause; the rest of the metadata is the writer's own. */
+export type EventOrigin = Pick<EventMetadata, 'principal' | 'requestId'>;

@@ -12,7 +12,7 @@ export function executeRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.post('/seq/:org/:project/:flow/execute', async (request, reply) => {
       const body = parseExecuteBody(request.body);
-      const { flow, outcome } = await executeCall(runtime, request.apiKey!, flowPath.parse(request.params), body, 'sync');
+      const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'sync');
       switch (outcome.status) {
         case 'completed':
           return reply.send({ status: 'completed', result: outcome.result, flowId: flow.flowId, blockCount: countBlocks(flow.steps), executionId: outcome.executionId });

@@ -89,6 +89,7 @@ export function jobRoutes(runtime: Runtime) {
         mode: 'async',
         apiKeyId: apiKey.keyId,
         principal: { kind: 'apiKey', id: apiKey.keyId },
+        requestId: request.id,
         callback,
       });
       return reply.status(202).send({ executionId, status: 'started', flowId: flow.flowId, blockCount: countBlocks(flow.steps) });

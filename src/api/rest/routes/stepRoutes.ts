@@ -21,7 +21,7 @@ export function stepRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.post('/seq/:org/:project/:flow/step', async (request, reply) => {
       const body = parseExecuteBody(request.body);
-      const { flow, run } = await prepareCall(runtime, request.apiKey!, flowPath.parse(request.params), body, 'step');
+      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'step');
       // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
       const outcome = run.start();
       runtime.runs.follow(run.executionId, outcome);

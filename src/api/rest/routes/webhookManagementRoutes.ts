@@ -20,7 +20,7 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
     app.get('/organizations/:org_id/webhooks/secret', async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
-      return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal });
+      return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal, requestId: request.id });
     });
 
     app.get('/organizations/:org_id/webhooks/deliveries', async (request) => {
@@ -34,7 +34,7 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
     app.post('/organizations/:org_id/webhooks/secret/rotate', async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
-      return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal });
+      return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal, requestId: request.id });
     });
   };
 }
