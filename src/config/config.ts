@@ -84,6 +84,7 @@ const envSchema = z
     SEQFLOW_JOB_MAX_CLAIMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(5)),
     SEQFLOW_WORKER_ID: optionalString,
     SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
+    SEQFLOW_IDEMPOTENCY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(900_000)),
     SEQFLOW_SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(30_000)),
     SEQFLOW_RESTART_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(500)),
     SEQFLOW_LOOP_MAX_ITEMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(10_000).default(100)),
@@ -162,6 +163,8 @@ export interface Config {
   restartDelayMs: number;
   /** On SIGTERM/SIGINT: how long requests and runs in flight get to finish before they are interrupted. */
   shutdownGraceMs: number;
+  /** How long an unanswered Idempotency-Key claim holds its key (its process may have died): then a retry runs anew. */
+  idempotencyLeaseMs: number;
   /** A CA certificate (PEM file) outbound TLS also trusts: development and tests only. */
   outboundExtraCaFile: string | undefined;
   /** An Ed25519 private key (PEM file) that signs the manifests of `seqflow audit export`. */
@@ -245,6 +248,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
+    idempotencyLeaseMs: e.SEQFLOW_IDEMPOTENCY_LEASE_MS,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,

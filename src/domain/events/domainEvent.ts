@@ -26,6 +26,7 @@ import {
   ExecutionStepStarted,
   JobClaimed,
 } from '../execution/executionEvents.ts';
+import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from '../idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from '../projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from '../signIn/loginCodeEvents.ts';
 import { OperatorGranted, OperatorRevoked } from '../operators/operatorEvents.ts';
@@ -87,6 +88,9 @@ export const eventDefinitions = [
   OperatorRevoked,
   ConsoleLinkIssued,
   ConsoleLinkRedeemed,
+  IdempotencyKeyClaimed,
+  IdempotentResponseRecorded,
+  IdempotencyKeyReleased,
 ] as const;
 
 export type DomainEvent = EventOf<(typeof eventDefinitions)[number]>;

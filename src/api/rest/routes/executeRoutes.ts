@@ -4,29 +4,32 @@ import { ApiError, type ErrorCode } from '../../../domain/errors/apiError.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { executeCall, parseExecuteBody } from '../executionCall.ts';
+import { answerIdempotently } from '../idempotentAnswer.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 
-/** `POST /seq/{org}/{project}/{flow}/execute`: a fresh run or a resume, answered when it completes, pauses or fails. */
+/** `POST /seq/{org}/{project}/{flow}/execute`: a fresh run or a resume, answered when it completes, pauses or fails; once per `Idempotency-Key`. */
 export function executeRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.post('/seq/:org/:project/:flow/execute', async (request, reply) => {
-      const body = parseExecuteBody(request.body);
-      const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'sync');
-      switch (outcome.status) {
-        case 'completed':
-          return reply.send({ status: 'completed', result: outcome.result, flowId: flow.flowId, blockCount: countBlocks(flow.steps), executionId: outcome.executionId });
-        case 'paused': {
-          const { position: _position, status: _status, ...pause } = outcome;
-          return reply.send({ status: 'tool_calls_required', ...pause });
+    app.post('/seq/:org/:project/:flow/execute', async (request, reply) =>
+      answerIdempotently(runtime, request, reply, 'execute', async () => {
+        const body = parseExecuteBody(request.body);
+        const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'sync');
+        switch (outcome.status) {
+          case 'completed':
+            return { status: 200, body: { status: 'completed', result: outcome.result, flowId: flow.flowId, blockCount: countBlocks(flow.steps), executionId: outcome.executionId } };
+          case 'paused': {
+            const { position: _position, status: _status, ...pause } = outcome;
+            return { status: 200, body: { status: 'tool_calls_required', ...pause } };
+          }
+          case 'failed':
+            throw new ApiError(outcome.code as ErrorCode, outcome.message, {
+              executionId: outcome.executionId,
+              failureReason: outcome.reason,
+              ...(outcome.blockName ? { step_name: outcome.blockName } : {}),
+            });
         }
-        case 'failed':
-          throw new ApiError(outcome.code as ErrorCode, outcome.message, {
-            executionId: outcome.executionId,
-            failureReason: outcome.reason,
-            ...(outcome.blockName ? { step_name: outcome.blockName } : {}),
-          });
-      }
-    });
+      }),
+    );
   };
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { type WebhookEventName, webhookEvents } from '../../../domain/execution/executionEvents.ts';
@@ -11,7 +11,9 @@ import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
+import type { StoredResponse } from '../../../domain/idempotency/idempotencyKey.ts';
 import { type ExecuteBody, parseExecuteBody } from '../executionCall.ts';
+import { answerIdempotently } from '../idempotentAnswer.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 const jobPath = flowPath.extend({ executionId: z.string() });
@@ -62,38 +64,41 @@ function presentJob(view: JobView) {
   };
 }
 
+/** Every check of a /jobs call, then the job's first event: the 202 answer. */
+async function startJob(runtime: Runtime, request: FastifyRequest): Promise<StoredResponse> {
+  const body = parseExecuteBody(request.body);
+  if (body.tools !== undefined || body.toolChoice !== undefined) {
+    throw new ApiError('TOOLS_REQUIRE_SYNC_EXECUTE', 'tools need a caller to answer tool calls: use /execute (or /step), not /jobs');
+  }
+  if (body.executionId !== undefined || body.pausedAtStep !== undefined || body.toolCallMessages !== undefined) {
+    throw new ApiError('INVALID_RESUME', 'jobs are never paused, so there is nothing to resume: use /execute (or /step)');
+  }
+  const callback = await checkCallback(runtime, body);
+  if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required', { problems: ['message: required'] });
+  const apiKey = request.apiKey!;
+  const flow = await runtime.flows.findExecutableFlow(flowPath.parse(request.params), apiKey.projectId);
+  const attachments = body.attachments ?? [];
+  await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
+  const executionId = randomUUID();
+  await acceptJob(runtime.execution, {
+    executionId,
+    ...flow,
+    message: body.message,
+    parameters: body.parameters ?? {},
+    attachments,
+    tools: undefined,
+    mode: 'async',
+    apiKeyId: apiKey.keyId,
+    principal: { kind: 'apiKey', id: apiKey.keyId },
+    requestId: request.id,
+    callback,
+  });
+  return { status: 202, body: { executionId, status: 'started', flowId: flow.flowId, blockCount: countBlocks(flow.steps) } };
+}
+
 export function jobRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.post('/seq/:org/:project/:flow/jobs', async (request, reply) => {
-      const body = parseExecuteBody(request.body);
-      if (body.tools !== undefined || body.toolChoice !== undefined) {
-        throw new ApiError('TOOLS_REQUIRE_SYNC_EXECUTE', 'tools need a caller to answer tool calls: use /execute (or /step), not /jobs');
-      }
-      if (body.executionId !== undefined || body.pausedAtStep !== undefined || body.toolCallMessages !== undefined) {
-        throw new ApiError('INVALID_RESUME', 'jobs are never paused, so there is nothing to resume: use /execute (or /step)');
-      }
-      const callback = await checkCallback(runtime, body);
-      if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required', { problems: ['message: required'] });
-      const apiKey = request.apiKey!;
-      const flow = await runtime.flows.findExecutableFlow(flowPath.parse(request.params), apiKey.projectId);
-      const attachments = body.attachments ?? [];
-      await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
-      const executionId = randomUUID();
-      await acceptJob(runtime.execution, {
-        executionId,
-        ...flow,
-        message: body.message,
-        parameters: body.parameters ?? {},
-        attachments,
-        tools: undefined,
-        mode: 'async',
-        apiKeyId: apiKey.keyId,
-        principal: { kind: 'apiKey', id: apiKey.keyId },
-        requestId: request.id,
-        callback,
-      });
-      return reply.status(202).send({ executionId, status: 'started', flowId: flow.flowId, blockCount: countBlocks(flow.steps) });
-    });
+    app.post('/seq/:org/:project/:flow/jobs', async (request, reply) => answerIdempotently(runtime, request, reply, 'jobs', () => startJob(runtime, request)));
 
     app.get('/seq/:org/:project/:flow/jobs/:executionId', async (request) => {
       const params = jobPath.parse(request.params);
