@@ -9,6 +9,7 @@ export interface RunFilters {
   projectId?: string;
   flowId?: string;
   status?: RunsTable['status'][];
+  mode?: RunsTable['mode'][];
   /** true: test runs only; false: no test runs. */
   test?: boolean;
   apiKeyId?: string;
@@ -24,6 +25,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   if (filters.projectId) query = query.where('project_id', '=', filters.projectId);
   if (filters.flowId) query = query.where('flow_id', '=', filters.flowId);
   if (filters.status?.length) query = query.where('status', 'in', filters.status);
+  if (filters.mode?.length) query = query.where('mode', 'in', filters.mode);
   if (filters.test !== undefined) query = query.where('test_run_id', filters.test ? 'is not' : 'is', null);
   if (filters.apiKeyId) query = query.where('api_key_id', '=', filters.apiKeyId);
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));

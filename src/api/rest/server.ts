@@ -15,6 +15,7 @@ import { executeRoutes } from './routes/executeRoutes.ts';
 import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
 import { jobRoutes } from './routes/jobRoutes.ts';
+import { runListingRoutes } from './routes/runListingRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 
@@ -52,6 +53,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
       await seq.register(executeRoutes(runtime));
       await seq.register(stepRoutes(runtime));
       await seq.register(jobRoutes(runtime));
+      await seq.register(runListingRoutes(runtime));
     },
     { prefix: '/api/v1' },
   );

@@ -9,6 +9,8 @@ import { readRunHistory } from '../../../execution/runHistoryOf.ts';
 import { jobViewOfRow } from '../../../projections/readModels/jobsProjection.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { acceptJob } from '../../../execution/flowEngine.ts';
+import { cancelRun } from '../../../execution/cancelRun.ts';
+import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import type { StoredResponse } from '../../../domain/idempotency/idempotencyKey.ts';
@@ -17,6 +19,7 @@ import { answerIdempotently } from '../idempotentAnswer.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 const jobPath = flowPath.extend({ executionId: z.string() });
+const cancelBody = z.strictObject({ reason: z.string().min(1).max(500).optional() });
 
 /** callbackUrl: HTTPS, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
 async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url: string; events: WebhookEventName[] } | null> {
@@ -49,7 +52,7 @@ async function jobFromStream(runtime: Runtime, executionId: string, flowId: stri
 }
 
 /** The poll's answer: `result` only when completed, the failure's fields only when failed. */
-function presentJob(view: JobView) {
+export function presentJob(view: JobView) {
   const { executionId, flowId, status, createdAt, startedAt, completedAt, durationMs } = view;
   return {
     executionId,
@@ -99,6 +102,16 @@ async function startJob(runtime: Runtime, request: FastifyRequest): Promise<Stor
 export function jobRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.post('/seq/:org/:project/:flow/jobs', async (request, reply) => answerIdempotently(runtime, request, reply, 'jobs', () => startJob(runtime, request)));
+
+    app.post('/seq/:org/:project/:flow/jobs/:executionId/cancel', async (request) => {
+      const params = jobPath.parse(request.params);
+      const apiKey = request.apiKey!;
+      const parsed = cancelBody.safeParse(request.body ?? {});
+      if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid body: ${describeIssues(parsed.error.issues).join('; ')}`);
+      const flow = await runtime.flows.findFlowForCaller(params, apiKey.projectId);
+      await cancelRun(runtime.commands, { executionId: params.executionId, reason: parsed.data.reason, jobOf: flow.flowId }, { principal: { kind: 'apiKey', id: apiKey.keyId }, requestId: request.id });
+      return (await jobFromStream(runtime, params.executionId, flow.flowId))!;
+    });
 
     app.get('/seq/:org/:project/:flow/jobs/:executionId', async (request) => {
       const params = jobPath.parse(request.params);

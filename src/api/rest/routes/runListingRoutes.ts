@@ -1,0 +1,81 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import { ApiError } from '../../../domain/errors/apiError.ts';
+import { describeIssues } from '../../../domain/validation/issuePath.ts';
+import { listJobs } from '../../../queries/jobQueries.ts';
+import { listRuns } from '../../../queries/runQueries.ts';
+import type { Runtime } from '../../../runtime/runtime.ts';
+import { presentJob } from './jobRoutes.ts';
+
+const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
+
+/** `?status=a,b`: a comma-separated subset of `values`. */
+const oneOrMore = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .string()
+    .max(200)
+    .transform((text) => text.split(','))
+    .pipe(z.array(z.enum(values)));
+
+const page = {
+  from: z.iso.datetime({ offset: true }).optional(),
+  to: z.iso.datetime({ offset: true }).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().max(500).optional(),
+};
+const jobListing = z.strictObject({ status: oneOrMore(['started', 'running', 'completed', 'failed']).optional(), ...page });
+const runListing = z.strictObject({
+  status: oneOrMore(['queued', 'running', 'retrying', 'paused', 'completed', 'failed']).optional(),
+  mode: oneOrMore(['sync', 'async', 'step', 'test']).optional(),
+  ...page,
+});
+
+function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
+  const parsed = schema.safeParse(request.query);
+  if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid query: ${describeIssues(parsed.error.issues).join('; ')}`);
+  return parsed.data;
+}
+
+/**
+ * A flow's jobs and all of its runs (sync, /jobs, /step and test runs), newest first, with status
+ * and time filters and an opaque keyset cursor (`nextCursor`, null on the last page). Both list the
+ * read models: a run accepted a moment ago appears once they have caught up.
+ */
+export function runListingRoutes(runtime: Runtime) {
+  return async (app: FastifyInstance) => {
+    app.get('/seq/:org/:project/:flow/jobs', async (request) => {
+      const { status, from, to, limit, cursor } = parseQuery(jobListing, request);
+      const flow = await runtime.flows.findFlowForCaller(flowPath.parse(request.params), request.apiKey!.projectId);
+      const listed = await listJobs(runtime.db, { flowId: flow.flowId, status, from, to }, { limit, cursor });
+      return {
+        // A job's result can be large: the listing leaves it out, `GET .../jobs/{executionId}` has it.
+        items: listed.items.map((job) => {
+          const { result: _result, ...listed } = presentJob(job);
+          return listed;
+        }),
+        nextCursor: listed.nextCursor,
+      };
+    });
+
+    app.get('/seq/:org/:project/:flow/runs', async (request) => {
+      const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
+      const apiKey = request.apiKey!;
+      const flow = await runtime.flows.findFlowForCaller(flowPath.parse(request.params), apiKey.projectId);
+      const listed = await listRuns(runtime.db, { projectId: apiKey.projectId, flowId: flow.flowId, status, mode, from, to }, { limit, cursor });
+      return {
+        items: listed.items.map((run) => ({
+          executionId: run.executionId,
+          flowId: run.flowId,
+          versionNumber: run.versionNumber,
+          mode: run.mode,
+          status: run.status,
+          failureCode: run.failureCode,
+          createdAt: run.createdAt,
+          endedAt: run.endedAt,
+          durationMs: run.durationMs,
+        })),
+        nextCursor: listed.nextCursor,
+      };
+    });
+  };
+}
