@@ -50,6 +50,12 @@ const envSchema = z
       (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined),
       z.array(z.url({ message: 'must be a comma-separated list of origins such as https://app.example.com' })).optional(),
     ),
+    SEQFLOW_CORS_ORIGINS: z.preprocess(
+      (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined),
+      z.array(z.union([z.literal('*'), z.url({ message: 'must be * or a comma-separated list of origins such as https://app.example.com' })])).optional(),
+    ),
+    SEQFLOW_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10_000_000).default(0)),
+    SEQFLOW_RATE_LIMIT_WINDOW_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(60_000)),
     SEQFLOW_CONSOLE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
     SEQFLOW_CONSOLE_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8081)),
     SEQFLOW_CONSOLE_AUDIENCE: optionalString,
@@ -145,6 +151,10 @@ export interface Config {
     /** `run_test_case` / `run_all_tests` calls per subject per minute. */
     runsPerMinute: number;
   };
+  /** Browser origins allowed to call the REST API (CORS); unset: no CORS headers, browsers on other origins are refused by the browser. */
+  corsOrigins: string[] | undefined;
+  /** Requests per API key per window on the REST API; undefined: no limit. Counted per process. */
+  rateLimit: { max: number; windowMs: number } | undefined;
   outboundAllowCidrs: string[];
   logLevel: string;
   demo: boolean;
@@ -233,6 +243,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicUrl,
     console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
+    corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),
+    rateLimit: e.SEQFLOW_RATE_LIMIT > 0 ? { max: e.SEQFLOW_RATE_LIMIT, windowMs: e.SEQFLOW_RATE_LIMIT_WINDOW_MS } : undefined,
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,

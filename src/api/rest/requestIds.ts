@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import { type FastifyInstance, LogController } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -18,7 +18,7 @@ export function requestIdFor(request: IncomingMessage): string {
 }
 
 /** Fastify options that make `request.id` the request id and label it in the logs. */
-export const requestIdOptions = { genReqId: requestIdFor, requestIdLogLabel: 'requestId' } as const;
+export const requestIdOptions = () => ({ genReqId: requestIdFor, logController: new LogController({ requestIdLogLabel: 'requestId' }) });
 
 /**
  * Every answer carries the request id in `X-Request-Id`, and every error body in `detail.requestId`:

@@ -18,6 +18,8 @@ import { jobRoutes } from './routes/jobRoutes.ts';
 import { runListingRoutes } from './routes/runListingRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
+import { installCors } from './corsPolicy.ts';
+import { installRateLimits } from './rateLimits.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,7 +29,7 @@ declare module 'fastify' {
 
 /** The public REST facade under /api/v1, and the assistant (MCP) endpoint at /api/v1/mcp/. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions });
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
@@ -36,24 +38,28 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
   runtime.logWatch.start();
   app.addHook('onClose', async () => void authenticate.close());
-  await app.register(healthRoutes(runtime), { prefix: '/api/v1' });
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
-  await app.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)), { prefix: '/api/v1' });
   // Assistants sign in with the configured issuer, or else with the embedded one.
   const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth) : undefined;
   if (embedded) await app.register(oauthRoutes(runtime, embedded.provider));
   await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp.resource)));
-  // Everything under /seq is API-key authenticated and scoped to the key's project.
   await app.register(
-    async (seq) => {
-      seq.addHook('onRequest', async (request) => {
-        request.apiKey = await authenticate(request.headers.authorization);
+    async (api) => {
+      await installCors(api, runtime.config.corsOrigins);
+      await api.register(healthRoutes(runtime));
+      await api.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)));
+      // Everything under /seq is API-key authenticated and scoped to the key's project.
+      await api.register(async (seq) => {
+        seq.addHook('onRequest', async (request) => {
+          request.apiKey = await authenticate(request.headers.authorization);
+        });
+        await installRateLimits(seq, runtime.config.rateLimit);
+        await seq.register(flowRoutes(runtime));
+        await seq.register(executeRoutes(runtime));
+        await seq.register(stepRoutes(runtime));
+        await seq.register(jobRoutes(runtime));
+        await seq.register(runListingRoutes(runtime));
       });
-      await seq.register(flowRoutes(runtime));
-      await seq.register(executeRoutes(runtime));
-      await seq.register(stepRoutes(runtime));
-      await seq.register(jobRoutes(runtime));
-      await seq.register(runListingRoutes(runtime));
     },
     { prefix: '/api/v1' },
   );
