@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildConsoleServer } from '../api/console/consoleServer.ts';
 import { buildServer } from '../api/rest/server.ts';
@@ -13,6 +13,7 @@ import { createLogger } from '../runtime/logger.ts';
 import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../workers/workerRole.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
+import { buildMetricsServer } from '../api/metrics/metricsRoutes.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -47,10 +48,15 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // The operator console: its own listener (loopback unless configured), never the public port.
     const consoleApp = role === 'worker' ? undefined : await buildConsoleServer(runtime);
     if (consoleApp) await listenConsole(consoleApp, config);
+    const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsServer(runtime.metrics, runtime.logger as FastifyBaseLogger);
+    if (metricsApp) await listenOn(metricsApp, config.metrics.host, config.metrics.port!, 'SEQFLOW_METRICS_HOST and SEQFLOW_METRICS_PORT');
     await warnAboutProvider(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined }, 'seqflow started');
-    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp);
+    handleSignals(runtime, app, workers, () => {
+      void metricsApp?.close();
+      lock?.release();
+    }, consoleApp);
   } catch (error) {
     await runtime?.close().catch(() => undefined);
     lock?.release();
@@ -65,6 +71,16 @@ async function listenConsole(app: FastifyInstance, config: Config) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new StartupError(`Port ${config.console.port} on ${config.console.host} (the operator console) is already in use: set SEQFLOW_CONSOLE_PORT to a free port`);
     if (code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${config.console.host}:${config.console.port} (${code}): set SEQFLOW_CONSOLE_HOST and SEQFLOW_CONSOLE_PORT`);
+    throw error;
+  }
+}
+
+async function listenOn(app: FastifyInstance, host: string, port: number, settings: string) {
+  try {
+    await app.listen({ host, port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${host}:${port} (${code}): set ${settings}`);
     throw error;
   }
 }

@@ -56,6 +56,8 @@ const envSchema = z
     ),
     SEQFLOW_RATE_LIMIT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10_000_000).default(0)),
     SEQFLOW_RATE_LIMIT_WINDOW_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(60_000)),
+    SEQFLOW_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
+    SEQFLOW_METRICS_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).optional()),
     SEQFLOW_CONSOLE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
     SEQFLOW_CONSOLE_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8081)),
     SEQFLOW_CONSOLE_AUDIENCE: optionalString,
@@ -151,6 +153,8 @@ export interface Config {
     /** `run_test_case` / `run_all_tests` calls per subject per minute. */
     runsPerMinute: number;
   };
+  /** `/metrics` on a listener of its own (any role), instead of on the API port. */
+  metrics: { host: string; port: number | undefined };
   /** Browser origins allowed to call the REST API (CORS); unset: no CORS headers, browsers on other origins are refused by the browser. */
   corsOrigins: string[] | undefined;
   /** Requests per API key per window on the REST API; undefined: no limit. Counted per process. */
@@ -243,6 +247,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicUrl,
     console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
+    metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT },
     corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),
     rateLimit: e.SEQFLOW_RATE_LIMIT > 0 ? { max: e.SEQFLOW_RATE_LIMIT, windowMs: e.SEQFLOW_RATE_LIMIT_WINDOW_MS } : undefined,
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },

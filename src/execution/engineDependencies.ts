@@ -8,6 +8,7 @@ import type { FlowCatalog } from '../queries/flowCatalog.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
+import type { RecordedRunObserver } from './executionRecorder.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -25,6 +26,8 @@ export interface EngineDependencies {
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
   providerFor: (organizationId: string) => Promise<ProviderAccount | undefined>;
+  /** Told of every run append (run, step and claim metrics). */
+  runMetrics?: RecordedRunObserver;
 }
 
 export interface ToolRequest {

@@ -20,6 +20,12 @@ import type { ExecutionUpdates } from './executionUpdates.ts';
  * they were written): every later record fails with the same error, so no run's history has a gap.
  */
 type Command = Parameters<typeof execution.decide>[0];
+
+/** Told of every append of a run, with the run's state after it (the process's run metrics). */
+export interface RecordedRunObserver {
+  recorded(events: ExecutionEvent[], state: ExecutionState): void;
+}
+
 interface Waiter {
   resolve: (position: number) => void;
   reject: (error: unknown) => void;
@@ -32,7 +38,13 @@ interface Pending {
 }
 
 export function createExecutionRecorder(
-  deps: { eventStore: EventStore; now: () => Date; /** Told of every append (in-process /step readers). */ updates?: ExecutionUpdates },
+  deps: {
+    eventStore: EventStore;
+    now: () => Date;
+    /** Told of every append (in-process /step readers). */
+    updates?: ExecutionUpdates;
+    runMetrics?: RecordedRunObserver;
+  },
   executionId: string,
   origin: EventOrigin,
   /** Where an existing run's stream stands, for a resume. */
@@ -68,6 +80,7 @@ export function createExecutionRecorder(
     position = result.position;
     state = next;
     deps.updates?.notify(executionId);
+    deps.runMetrics?.recorded(decided, next);
   }
 
   /** Appends what is pending, then what gathered meanwhile, until nothing is left. */

@@ -22,3 +22,15 @@ export async function backlogStatus(db: Kysely<ReadModels>, now: Date) {
     reactors: reactors.map((r) => ({ name: r.name, position: Number(r.position) })),
   };
 }
+
+/** Jobs accepted that no runner holds a live lease on (the `seqflow_job_backlog` gauge). */
+export async function countJobBacklog(db: Kysely<ReadModels>): Promise<number> {
+  const row = await db
+    .selectFrom('jobs as j')
+    .leftJoin('job_leases as l', 'l.execution_id', 'j.execution_id')
+    .select(sql<number>`count(*)::int`.as('count'))
+    .where('j.status', 'in', ['started', 'running'])
+    .where((eb) => eb.or([eb('l.execution_id', 'is', null), eb.and([eb('l.done_at', 'is', null), eb('l.expires_at', '<', sql<Date>`now()`)])]))
+    .executeTakeFirstOrThrow();
+  return row.count;
+}

@@ -24,6 +24,10 @@ import { createOrganizationStates, type OrganizationStates } from '../queries/or
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
+import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
+import { type Metrics, createMetrics } from '../observability/metrics.ts';
+import { createRunMetrics } from '../observability/runMetrics.ts';
+import { countJobBacklog } from '../queries/backlogQueries.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {
@@ -41,6 +45,8 @@ export interface Runtime {
   logWatch: LogWatch;
   /** Organizations' states (provider key, webhook secret), kept while the log watch runs. */
   organizations: OrganizationStates;
+  /** The process's Prometheus metrics (served at /metrics). */
+  metrics: Metrics;
   /** The flows callers reach, with their versions cached (the engine's own catalog). */
   flows: FlowCatalog;
   commands: CommandDependencies;
@@ -69,8 +75,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
+    const metrics = createMetrics();
     const logWatch = createLogWatch({ eventStore: log, supervisor });
-    const eventStore = logWatch.observe(log);
+    const eventStore = logWatch.observe(instrumentAppends(log, metrics));
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
@@ -83,13 +90,19 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       db,
       flows: createFlowCatalog(db, { logWatch }),
       now: commands.now,
-      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries }),
+      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled }),
       sandbox,
       settings: config.execution,
       providerFor: providerAccountResolver(organizations, masterKey, config.openai),
       guard,
       registry: createModelRegistry(config.execution.modelRegistry),
+      runMetrics: createRunMetrics(metrics),
     };
+    metrics.readGaugesFrom({
+      projectionLag: () => projections.status(),
+      jobBacklog: () => countJobBacklog(db),
+      sandboxQueued: () => sandbox.queued(),
+    });
 
     return {
       config,
@@ -101,6 +114,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       supervisor,
       runs: createRunLifecycle(),
       logWatch,
+      metrics,
       organizations,
       flows: execution.flows,
       commands,

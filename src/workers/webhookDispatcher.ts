@@ -43,6 +43,8 @@ export function createWebhookDispatcher(options: {
   concurrency?: number;
   /** How long `stop` waits for attempts in flight before releasing their leases. */
   graceMs?: number;
+  /** Told of every attempt's outcome and seconds (the process's metrics). */
+  observeAttempt?: (outcome: string, seconds: number) => void;
 }) {
   const graceMs = options.graceMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 20_000;
@@ -138,6 +140,7 @@ export function createWebhookDispatcher(options: {
     };
     const begun = performance.now();
     const { result, excerpt } = await sendWebhook(guard, state.url, headers, state.body, timeoutMs);
+    options.observeAttempt?.(result.kind === 'response' ? (result.status < 300 ? 'succeeded' : `http_${Math.floor(result.status / 100)}xx`) : result.kind, (performance.now() - begun) / 1000);
     await handleCommand(
       commands,
       stream,

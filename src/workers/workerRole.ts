@@ -35,6 +35,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     leaseMs: runtime.config.webhooks.leaseMs,
     worker: runtime.config.jobs.workerId,
     graceMs: runtime.config.shutdownGraceMs,
+    observeAttempt: runtime.metrics.attemptFinished,
   });
   // A new delivery is attempted at once, without waiting for its read-model row or the next sweep.
   const creator = createDeliveryCreator({

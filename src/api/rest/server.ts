@@ -19,6 +19,7 @@ import { runListingRoutes } from './routes/runListingRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 import { installCors } from './corsPolicy.ts';
+import { installHttpMetrics, metricsRoute } from '../metrics/metricsRoutes.ts';
 import { installRateLimits } from './rateLimits.ts';
 
 declare module 'fastify' {
@@ -34,6 +35,8 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   installRequestGuards(app);
+  installHttpMetrics(app, runtime.metrics);
+  if (runtime.config.metrics.port === undefined) await app.register(metricsRoute(runtime.metrics));
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore, runtime.logWatch);
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
   runtime.logWatch.start();

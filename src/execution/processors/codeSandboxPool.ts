@@ -114,6 +114,8 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
   }
 
   return {
+    /** Code blocks waiting for a worker. */
+    queued: () => queue.size(),
     /** Runs a block for `owner` (an organization); resolves with its plain-JSON output. */
     run(code: string, input: unknown, owner: string, limits: Partial<CodeSandboxLimits> = {}): Promise<unknown> {
       if (closed) return Promise.reject(new Error('code sandbox closed'));

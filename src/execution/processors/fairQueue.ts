@@ -9,6 +9,8 @@ export function createFairQueue<T>(limits: { maxRunningPerOwner: number; maxQueu
   let queued = 0;
 
   return {
+    /** Items waiting, all owners together. */
+    size: () => queued,
     /** Queues an item; returns the reason when it cannot (a bound is reached), else undefined. */
     add(owner: string, item: T): string | undefined {
       const own = waiting.get(owner) ?? [];

@@ -42,6 +42,8 @@ export interface LlmProcessorOptions {
   timeoutMs: number;
   /** Retries of 429 and 5xx answers, with the client's exponential backoff (honours Retry-After). */
   maxRetries: number;
+  /** Told of every model call: the model, `ok` or the failure's code, its seconds and tokens. */
+  observeCall?: (model: string, outcome: string, seconds: number, usage?: { input: number; output: number }) => void;
 }
 
 const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({
@@ -133,10 +135,17 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
 
       const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage };
       const create = async () => {
+        const begun = performance.now();
+        const seconds = () => (performance.now() - begun) / 1000;
         try {
-          return await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          const completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          const usage = completion.usage ? { input: completion.usage.prompt_tokens, output: completion.usage.completion_tokens } : undefined;
+          options.observeCall?.(call.model, 'ok', seconds(), usage);
+          return completion;
         } catch (error) {
-          throw failureOf(error, account, 'tools' in toolParams);
+          const failure = failureOf(error, account, 'tools' in toolParams);
+          options.observeCall?.(call.model, failure.code, seconds());
+          throw failure;
         }
       };
       try {

@@ -1,0 +1,46 @@
+import { LRUCache } from 'lru-cache';
+import type { ExecutionState } from '../domain/execution/execution.ts';
+import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
+import type { RecordedRunObserver } from '../execution/executionRecorder.ts';
+import type { Metrics } from './metrics.ts';
+
+/** A run's end as a metric outcome: `completed`, `failed` (an error), or the failure's other reason. */
+const outcomeOf = (event: Extract<ExecutionEvent, { type: 'ExecutionFailed' }>) => (event.data.reason === 'error' ? 'failed' : event.data.reason);
+
+/**
+ * Run, step and claim metrics from what the run recorders of this process append: the recorder
+ * knows the run's flow and mode, whichever process accepted it. A block's processor type is known
+ * from its start, kept until it completes (bounded: a run cut mid-block leaves an entry that ages out).
+ */
+export function createRunMetrics(metrics: Metrics): RecordedRunObserver {
+  const processorTypes = new LRUCache<string, string>({ max: 10_000 });
+  const blockKey = (data: { executionId: string; stepIndex: number; blockName: string; iteration: number | null }) => `${data.executionId}\u0000${data.stepIndex}\u0000${data.blockName}\u0000${data.iteration ?? ''}`;
+
+  return {
+    recorded(events: ExecutionEvent[], state: ExecutionState) {
+      const run = state.status === 'none' ? { flow_id: 'unknown', mode: 'unknown' } : { flow_id: state.flowId, mode: state.mode };
+      for (const event of events) {
+        switch (event.type) {
+          case 'ExecutionStepStarted':
+            processorTypes.set(blockKey(event.data), event.data.processorType);
+            break;
+          case 'ExecutionStepCompleted': {
+            const key = blockKey(event.data);
+            metrics.stepDuration.observe({ processor_type: processorTypes.get(key) ?? (event.data.model ? 'llm' : 'unknown') }, event.data.durationMs / 1000);
+            processorTypes.delete(key);
+            break;
+          }
+          case 'ExecutionCompleted':
+            metrics.runs.inc({ ...run, outcome: 'completed' });
+            break;
+          case 'ExecutionFailed':
+            metrics.runs.inc({ ...run, outcome: outcomeOf(event) });
+            break;
+          case 'JobClaimed':
+            metrics.jobClaims.inc();
+            break;
+        }
+      }
+    },
+  };
+}
