@@ -9,7 +9,7 @@ import { acquireServeLock } from '../database/serveLock.ts';
 import { failRun } from '../execution/failRun.ts';
 import { BlockedAddressError } from '../outbound/addressGuard.ts';
 import { printDemo } from '../runtime/demoBanner.ts';
-import { createLogger } from '../runtime/logger.ts';
+import { createLogger, logFormatFor } from '../runtime/logger.ts';
 import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../workers/workerRole.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
@@ -30,7 +30,7 @@ export class StartupError extends Error {
  * the embedded PostgreSQL stops last.
  */
 export async function serve(config: Config, role: Role): Promise<void> {
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, 1, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   const address = `http://${config.host}:${config.port}`;
   let lock: { release(): void } | undefined;
   if (!config.databaseUrl) {

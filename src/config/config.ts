@@ -70,6 +70,7 @@ const envSchema = z
       emptyAsUndefined,
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ),
+    SEQFLOW_LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
     SEQFLOW_DEMO: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
     SEQFLOW_DEFAULT_CREDITS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
     SEQFLOW_DEFAULT_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).default('gpt-4o-mini')),
@@ -161,6 +162,8 @@ export interface Config {
   rateLimit: { max: number; windowMs: number } | undefined;
   outboundAllowCidrs: string[];
   logLevel: string;
+  /** `auto`: pretty at a terminal, JSON otherwise. */
+  logFormat: 'auto' | 'json' | 'pretty';
   demo: boolean;
   defaultCredits: number;
   webhooks: {
@@ -253,6 +256,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,
+    logFormat: e.SEQFLOW_LOG_FORMAT,
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
     webhooks: {

@@ -1,7 +1,7 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { JobsTable, ReadModels } from '../projections/readModelSchema.ts';
 import { jobViewOfRow } from '../projections/readModels/jobsProjection.ts';
-import { decodeCursor, encodeCursor, exactInstant } from './keysetCursor.ts';
+import { afterCreatedCursor, exactInstant, nextCreatedCursor } from './keysetCursor.ts';
 
 const CURSOR_PREFIX = 'jb1.';
 
@@ -19,14 +19,10 @@ export async function listJobs(db: Kysely<ReadModels>, filters: JobFilters, page
   if (filters.status?.length) query = query.where('status', 'in', filters.status);
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));
   if (filters.to) query = query.where('created_at', '<', new Date(filters.to));
-  if (page.cursor) {
-    const [createdAt, id] = decodeCursor(CURSOR_PREFIX, page.cursor, (key): key is [string, string] => typeof key[0] === 'string' && typeof key[1] === 'string' && !Number.isNaN(Date.parse(key[0])));
-    query = query.where(sql<boolean>`(created_at, execution_id) < (${createdAt}::timestamptz, ${id})`);
-  }
+  if (page.cursor) query = query.where(afterCreatedCursor(CURSOR_PREFIX, page.cursor));
   const rows = await query.orderBy('created_at', 'desc').orderBy('execution_id', 'desc').limit(page.limit).execute();
-  const last = rows.at(-1);
   return {
     items: rows.map(({ created_at_exact: _exact, ...row }) => jobViewOfRow(row)),
-    nextCursor: rows.length === page.limit && last ? encodeCursor(CURSOR_PREFIX, [last.created_at_exact, last.execution_id]) : null,
+    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit),
   };
 }

@@ -18,3 +18,17 @@ export function decodeCursor<T extends unknown[]>(prefix: string, cursor: string
   }
   throw new ApiError('VALIDATION_FAILED', 'cursor: not a cursor this service issued; pass nextCursor back unchanged');
 }
+
+const isCreatedKey = (key: unknown[]): key is [string, string] => typeof key[0] === 'string' && typeof key[1] === 'string' && !Number.isNaN(Date.parse(key[0]));
+
+/** For a listing newest first by (created_at, execution_id): the rows after the one `cursor` names. */
+export function afterCreatedCursor(prefix: string, cursor: string) {
+  const [createdAt, id] = decodeCursor(prefix, cursor, isCreatedKey);
+  return sql<boolean>`(created_at, execution_id) < (${createdAt}::timestamptz, ${id})`;
+}
+
+/** The next page's cursor of such a listing: null when this page was not full (it was the last). */
+export const nextCreatedCursor = (prefix: string, rows: { created_at_exact: string; execution_id: string }[], limit: number) => {
+  const last = rows.at(-1);
+  return rows.length === limit && last ? encodeCursor(prefix, [last.created_at_exact, last.execution_id]) : null;
+};

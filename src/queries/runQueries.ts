@@ -1,6 +1,6 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ReadModels, RunsTable } from '../projections/readModelSchema.ts';
-import { decodeCursor, encodeCursor, exactInstant } from './keysetCursor.ts';
+import { afterCreatedCursor, exactInstant, nextCreatedCursor } from './keysetCursor.ts';
 
 const CURSOR_PREFIX = 'rn1.';
 
@@ -30,12 +30,8 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   if (filters.apiKeyId) query = query.where('api_key_id', '=', filters.apiKeyId);
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));
   if (filters.to) query = query.where('created_at', '<', new Date(filters.to));
-  if (page.cursor) {
-    const [createdAt, id] = decodeCursor(CURSOR_PREFIX, page.cursor, (key): key is [string, string] => typeof key[0] === 'string' && typeof key[1] === 'string' && !Number.isNaN(Date.parse(key[0])));
-    query = query.where(sql<boolean>`(created_at, execution_id) < (${createdAt}::timestamptz, ${id})`);
-  }
+  if (page.cursor) query = query.where(afterCreatedCursor(CURSOR_PREFIX, page.cursor));
   const rows = await query.orderBy('created_at', 'desc').orderBy('execution_id', 'desc').limit(page.limit).execute();
-  const last = rows.at(-1);
   const { deliveries, flows } = await pageDetails(db, rows);
   return {
     items: rows.map((r) => ({
@@ -58,7 +54,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       /** The run's webhook deliveries: a dead-lettered one is what an operator looks for first. */
       deliveries: deliveries.get(r.execution_id) ?? [],
     })),
-    nextCursor: rows.length === page.limit && last ? encodeCursor(CURSOR_PREFIX, [last.created_at_exact, last.execution_id]) : null,
+    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit),
   };
 }
 

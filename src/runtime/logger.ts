@@ -1,9 +1,17 @@
 import pino, { type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
-/** JSON logs; credentials never reach them (headers, keys, secrets are redacted wherever they appear). */
-export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
-  return pino(
-    {
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * SEQFLOW_LOG_FORMAT `auto`: pretty lines for a person at a terminal, JSON lines for anything that
+ * collects them (a file, a pipe, a log shipper).
+ */
+export const logFormatFor = (setting: 'auto' | LogFormat, isTerminal: boolean): LogFormat => (setting === 'auto' ? (isTerminal ? 'pretty' : 'json') : setting);
+
+/** JSON logs (or pretty ones, for a terminal); credentials never reach them (headers, keys, secrets are redacted wherever they appear). */
+export function createLogger(level: string, destination: 1 | 2 = 1, format: LogFormat = 'json'): Logger {
+  const options = {
     level,
     redact: {
       paths: [
@@ -21,7 +29,8 @@ export function createLogger(level: string, destination: 1 | 2 = 1): Logger {
       ],
       censor: '[redacted]',
     },
-    },
-    pino.destination({ fd: destination, sync: destination === 2 }),
-  );
+  };
+  // In-process pretty printing (no transport thread): what a terminal shows is what was logged, in order.
+  if (format === 'pretty') return pino(options, pretty({ destination, sync: true, colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }));
+  return pino(options, pino.destination({ fd: destination, sync: destination === 2 }));
 }
