@@ -48,15 +48,13 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // The operator console: its own listener (loopback unless configured), never the public port.
     const consoleApp = role === 'worker' ? undefined : await buildConsoleServer(runtime);
     if (consoleApp) await listenConsole(consoleApp, config);
+    // Left open through a shutdown (the process exits at its end): the drain can still be scraped.
     const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsServer(runtime.metrics, runtime.logger as FastifyBaseLogger);
     if (metricsApp) await listenOn(metricsApp, config.metrics.host, config.metrics.port!, 'SEQFLOW_METRICS_HOST and SEQFLOW_METRICS_PORT');
     await warnAboutProvider(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined }, 'seqflow started');
-    handleSignals(runtime, app, workers, () => {
-      void metricsApp?.close();
-      lock?.release();
-    }, consoleApp);
+    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp);
   } catch (error) {
     await runtime?.close().catch(() => undefined);
     lock?.release();

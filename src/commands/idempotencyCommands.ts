@@ -13,10 +13,16 @@ export interface IdempotentRequest {
   leaseMs: number;
 }
 
-/** A claim this request holds (answer or release it), or the first request's answer to send again. */
-export type IdempotencyClaim =
-  | { kind: 'claimed'; streamId: string; claimId: string; known: { state: IdempotencyKeyState; revision: number; position: number } }
-  | { kind: 'replay'; response: StoredResponse };
+/** A key this request holds: it answers or releases it. */
+export interface HeldClaim {
+  kind: 'claimed';
+  streamId: string;
+  claimId: string;
+  known: { state: IdempotencyKeyState; revision: number; position: number };
+}
+
+/** A claim this request holds, or the first request's answer to send again. */
+export type IdempotencyClaim = HeldClaim | { kind: 'replay'; response: StoredResponse };
 
 /** Takes the key for this request, or finds the answer it already has; refuses a key in use or reused (the decider). */
 export async function claimIdempotencyKey(deps: CommandDependencies, request: IdempotentRequest, metadata: CommandMetadata): Promise<IdempotencyClaim> {
@@ -31,7 +37,7 @@ export async function claimIdempotencyKey(deps: CommandDependencies, request: Id
 /** Keeps the answer for retries. A claim taken over meanwhile (this request outlived its lease) keeps nothing. */
 export async function answerIdempotencyKey(
   deps: CommandDependencies,
-  claim: Extract<IdempotencyClaim, { kind: 'claimed' }>,
+  claim: HeldClaim,
   answer: { executionId: string | null; response: StoredResponse },
   metadata: CommandMetadata,
 ) {
@@ -39,6 +45,6 @@ export async function answerIdempotencyKey(
 }
 
 /** Frees the key: the request was refused before any run began, so a retry should be tried anew. */
-export async function releaseIdempotencyKey(deps: CommandDependencies, claim: Extract<IdempotencyClaim, { kind: 'claimed' }>, metadata: CommandMetadata) {
+export async function releaseIdempotencyKey(deps: CommandDependencies, claim: HeldClaim, metadata: CommandMetadata) {
   await handleCommand(deps, claim.streamId, idempotencyKey, { type: 'Release', data: { claimId: claim.claimId } }, metadata, claim.known);
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { answerIdempotencyKey, claimIdempotencyKey, releaseIdempotencyKey } from '../../commands/idempotencyCommands.ts';
+import type { CommandMetadata } from '../../commands/commandHandler.ts';
+import { type HeldClaim, answerIdempotencyKey, claimIdempotencyKey, releaseIdempotencyKey } from '../../commands/idempotencyCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { StoredResponse } from '../../domain/idempotency/idempotencyKey.ts';
 import type { IdempotentOperation } from '../../domain/idempotency/idempotencyKeyEvents.ts';
@@ -70,14 +71,7 @@ export async function answerIdempotently(
 }
 
 /** A failure to keep the answer does not withhold it: the claim stays in flight until its lease runs out. */
-async function keep(
-  runtime: Runtime,
-  request: FastifyRequest,
-  claim: Parameters<typeof answerIdempotencyKey>[1],
-  executionId: string | null,
-  response: StoredResponse,
-  metadata: Parameters<typeof answerIdempotencyKey>[3],
-) {
+async function keep(runtime: Runtime, request: FastifyRequest, claim: HeldClaim, executionId: string | null, response: StoredResponse, metadata: CommandMetadata) {
   await answerIdempotencyKey(runtime.commands, claim, { executionId, response }, metadata).catch((error: unknown) =>
     request.log.warn({ err: error, executionId }, 'could not keep the answer of an Idempotency-Key; retries are refused IDEMPOTENCY_KEY_IN_USE until its lease runs out'),
   );
