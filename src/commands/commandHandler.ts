@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, encodeEvent } from '../domain/events/domainEvent.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { Principal } from '../domain/events/eventMetadata.ts';
+import { type Principal, originMarks } from '../domain/events/eventMetadata.ts';
 import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { appendWithRetry, loadStream } from '../eventstore/streams.ts';
 
@@ -19,6 +19,8 @@ export interface CommandMetadata {
   causationId?: string;
   /** The API request that sent the command (X-Request-Id), stamped on its events. */
   requestId?: string;
+  /** The trace the command's work belongs to (W3C traceparent), stamped on its events. */
+  traceparent?: string;
   /** false: a concurrent write fails the command (CONFLICT) instead of deciding again on fresh state. */
   retryOnConflict?: boolean;
 }
@@ -71,7 +73,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
         causationId: metadata.causationId ?? null,
         principal: metadata.principal,
         occurredAt,
-        ...(metadata.requestId === undefined ? {} : { requestId: metadata.requestId }),
+        ...originMarks(metadata),
       },
     }));
     try {

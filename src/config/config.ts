@@ -71,6 +71,10 @@ const envSchema = z
       z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     ),
     SEQFLOW_LOG_FORMAT: z.preprocess(emptyAsUndefined, z.enum(['auto', 'json', 'pretty']).default('auto')),
+    // The OpenTelemetry SDK's own variable names, so a deployment configures Seqflow like its other services.
+    OTEL_EXPORTER_OTLP_ENDPOINT: optionalHttpUrl,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: optionalHttpUrl,
+    OTEL_SERVICE_NAME: z.preprocess(emptyAsUndefined, z.string().default('seqflow')),
     SEQFLOW_DEMO: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
     SEQFLOW_DEFAULT_CREDITS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).default(0)),
     SEQFLOW_DEFAULT_MODEL: z.preprocess(emptyAsUndefined, z.string().min(1).default('gpt-4o-mini')),
@@ -164,6 +168,8 @@ export interface Config {
   logLevel: string;
   /** `auto`: pretty at a terminal, JSON otherwise. */
   logFormat: 'auto' | 'json' | 'pretty';
+  /** OpenTelemetry traces: exported (OTLP over HTTP, JSON) to `tracesUrl` when one is set, else not recorded at all. */
+  tracing: { tracesUrl: string | undefined; serviceName: string };
   demo: boolean;
   defaultCredits: number;
   webhooks: {
@@ -223,6 +229,12 @@ export function mcpResourceOf(publicUrl: string) {
   return { resource: url.href, resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname}` };
 }
 
+/** The OTLP spec's rule: the traces variable is the whole URL; the general one is a base that gets `v1/traces`. */
+function tracesUrlOf(tracesEndpoint: string | undefined, endpoint: string | undefined) {
+  if (tracesEndpoint) return tracesEndpoint;
+  return endpoint ? `${endpoint.replace(/\/+$/, '')}/v1/traces` : undefined;
+}
+
 /** Parses the environment; a bad value throws a ConfigError naming the variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Config {
   const parsed = envSchema.safeParse(env);
@@ -257,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outboundAllowCidrs: e.SEQFLOW_OUTBOUND_ALLOW_CIDRS,
     logLevel: e.LOG_LEVEL,
     logFormat: e.SEQFLOW_LOG_FORMAT,
+    tracing: { tracesUrl: tracesUrlOf(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: e.OTEL_SERVICE_NAME },
     demo: e.SEQFLOW_DEMO === 'true',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
     webhooks: {

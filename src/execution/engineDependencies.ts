@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { Config } from '../config/config.ts';
@@ -26,6 +27,8 @@ export interface EngineDependencies {
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
   providerFor: (organizationId: string) => Promise<ProviderAccount | undefined>;
+  /** Makes the runs', steps' and model calls' spans (records nothing when tracing is off). */
+  tracer: Tracer;
   /** Told of every run append (run, step and claim metrics). */
   runMetrics?: RecordedRunObserver;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendWithRetry } from '../eventstore/streams.ts';
 import { encodeEvent } from '../domain/events/domainEvent.ts';
-import type { EventOrigin } from '../domain/events/eventMetadata.ts';
+import { type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
@@ -67,8 +67,7 @@ export function createExecutionRecorder(
       return out;
     });
     const occurredAt = deps.now().toISOString();
-    const { principal, requestId } = origin;
-    const metadata = { correlationId: executionId, causationId: null, principal, occurredAt, ...(requestId === undefined ? {} : { requestId }) };
+    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt, ...originMarks(origin) };
     const result = await appendWithRetry(
       deps.eventStore,
       streamId,

@@ -18,7 +18,7 @@ export async function failRun(
   const { state, revision, recorded } = await loadStream(deps.eventStore, executionStream(executionId), execution);
   if (state.status !== 'running') return false;
   const requestedAt = Date.parse(recorded[0]!.metadata.occurredAt);
-  const recorder = createExecutionRecorder(deps, executionId, { principal: failure.principal, requestId: recorded[0]!.metadata.requestId }, { state, revision });
+  const recorder = createExecutionRecorder(deps, executionId, { principal: failure.principal, requestId: recorded[0]!.metadata.requestId, traceparent: recorded[0]!.metadata.traceparent }, { state, revision });
   try {
     await recorder.record({
       type: 'ExecutionFailed',

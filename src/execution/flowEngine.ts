@@ -35,6 +35,8 @@ export interface ExecutionRequest {
   principal: Principal;
   /** The API request that started the run (X-Request-Id): on every event of the run, a worker's too. */
   requestId?: string;
+  /** The trace of the request that started the run (W3C traceparent): the run's spans continue it, a worker's too. */
+  traceparent?: string;
   /** /jobs only: where and for which terminal events to send webhooks. */
   callback?: { url: string; events: WebhookEventName[] } | null;
   /** Test runs only: the test run this run belongs to. */
@@ -52,6 +54,8 @@ export interface ResumeInput {
   principal: Principal;
   /** The API request that resumes the run: on the events from the resume on. */
   requestId?: string;
+  /** The resuming request's trace: linked from the run's span, which stays in the run's own trace. */
+  traceparent?: string;
   /** The steps of a version, by id (versions are immutable). */
   loadSteps: (versionId: string) => Promise<StoredStep[]>;
 }
@@ -71,11 +75,24 @@ export interface PreparedRun {
  * runner takes it from there (continueExecution).
  */
 export async function acceptJob(deps: EngineDependencies, request: ExecutionRequest): Promise<number> {
-  const recorder = createExecutionRecorder(deps, request.executionId, { principal: request.principal, requestId: request.requestId });
+  const recorder = createExecutionRecorder(deps, request.executionId, originOf(request));
   const position = await recorder.record(requestedEvent(request));
   deps.updates.jobAccepted(request.executionId);
   return position;
 }
+
+const originOf = (request: { principal: Principal; requestId?: string; traceparent?: string }) => ({ principal: request.principal, requestId: request.requestId, traceparent: request.traceparent });
+
+/** What a resumed or taken-over run knows from its own events. */
+const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
+  executionId,
+  organizationId,
+  flowId,
+  steps,
+  message: requested.message,
+  parameters: requested.parameters,
+  attachments: requested.attachments,
+});
 
 const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
   type: 'ExecutionRequested',
@@ -100,7 +117,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
 });
 
 export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
-  const recorder = createExecutionRecorder(deps, request.executionId, { principal: request.principal, requestId: request.requestId });
+  const recorder = createExecutionRecorder(deps, request.executionId, originOf(request));
   const started: { promise?: Promise<void>; resolve?: () => void; reject?: (error: unknown) => void } = {};
   started.promise = new Promise<void>((resolve, reject) => Object.assign(started, { resolve, reject }));
   started.promise.catch(() => undefined); // observed by whoever awaits `started`
@@ -116,7 +133,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
         started.reject!(error);
         throw error;
       }
-      return runSteps(deps, { ...request, recorder, accumulated: {} }, 0, undefined, undefined);
+      return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent } }, 0, undefined, undefined);
     },
   };
 }
@@ -136,7 +153,7 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
   if (!pausable) throw new ApiError('PAUSED_STEP_INVALID', `pausedAtStep '${input.pausedAtStep}' is not a tools-enabled block of the version this run executes`);
 
-  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId: input.requestId }, { state, revision });
+  const recorder = createExecutionRecorder(deps, input.executionId, originOf(input), { state, revision });
   try {
     await recorder.resume({ pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages }, input.flowId);
   } catch (error) {
@@ -157,7 +174,14 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
     start: () =>
       runSteps(
         deps,
-        { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: input.tools, recorder, accumulated },
+        {
+          ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested),
+          tools: input.tools,
+          recorder,
+          accumulated,
+          // The run's spans stay in its own trace (that of the request that started it); the resuming request is a link.
+          trace: { parent: loaded.recorded[0]?.metadata.traceparent, link: input.traceparent },
+        },
         stepIndex,
         stepIndex === 0 ? undefined : outputOfStep(history, steps[stepIndex - 1]!, stepIndex - 1),
         input.toolCallMessages as ChatCompletionMessageParam[],
@@ -178,9 +202,9 @@ export async function continueExecution(
   const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   const { state, revision } = loaded;
   if (state.status !== 'running') return undefined;
-  // The worker's events name the request that accepted the job, so one id follows the run across processes.
-  const requestId = loaded.recorded[0]?.metadata.requestId;
-  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId }, { state, revision });
+  // The worker's events name the request that accepted the job, and continue its trace: one id and one trace follow the run across processes.
+  const { requestId, traceparent } = loaded.recorded[0]?.metadata ?? {};
+  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId, traceparent }, { state, revision });
   await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
 
   const steps = await input.loadSteps(state.versionId);
@@ -189,7 +213,7 @@ export async function continueExecution(
   const completed = new Map(history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
   return runSteps(
     deps,
-    { executionId: input.executionId, organizationId: state.organizationId, steps, message: requested.message, parameters: requested.parameters, attachments: requested.attachments, tools: undefined, recorder, accumulated: {}, completed },
+    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, trace: { parent: traceparent } },
     0,
     undefined,
     undefined,

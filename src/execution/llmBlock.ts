@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
@@ -14,7 +15,16 @@ import type { RunSession } from './runContext.ts';
  * step's start noted, the model called, and its tokens charged whatever happens next. A model that
  * asks for tools pauses the run (PausedForTools) unless the block reached its iteration cap.
  */
-export async function runLlmBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
+export async function runLlmBlock(
+  session: RunSession,
+  block: StoredBlock,
+  context: TemplateContext,
+  stepIndex: number,
+  iteration: number | null,
+  conversation: ChatCompletionMessageParam[] | undefined,
+  /** The step's span: the parent of the model calls' spans. */
+  span: Context,
+) {
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;
@@ -38,7 +48,7 @@ export async function runLlmBlock(session: RunSession, block: StoredBlock, conte
   };
   let result;
   try {
-    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, tools }, account);
+    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, tools }, account, span);
   } catch (error) {
     const usage = (error as { usage?: TokenUsage }).usage;
     if (usage) await recorder.record(...charge(usage));

@@ -1,3 +1,4 @@
+import type { Context } from '@opentelemetry/api';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
@@ -8,6 +9,7 @@ import type { ProviderAccount } from './processors/llmProcessor.ts';
 export interface RunContext {
   executionId: string;
   organizationId: string;
+  flowId: string;
   steps: StoredStep[];
   message: string | null;
   parameters: Record<string, unknown>;
@@ -18,6 +20,8 @@ export interface RunContext {
   accumulated: Record<string, unknown>;
   /** Blocks a taken-over run already completed, by `stepIndex|blockName|iteration`: not run (or paid for) again. */
   completed?: Map<string, unknown>;
+  /** The run's trace (W3C traceparent of the span it continues) and, for a resume, the resuming request's, linked. */
+  trace: { parent?: string; link?: string };
 }
 
 /** The state one call of the step runner shares with the blocks it runs. */
@@ -28,6 +32,8 @@ export interface RunSession {
   spent: number;
   /** The organization's provider account, looked up once per call. */
   provider?: Promise<ProviderAccount | undefined>;
+  /** The run's span: the parent of its steps' spans. */
+  span: Context;
 }
 
 /** Identifies one block execution within a run. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
 import type { FailureReason } from '../domain/execution/executionEvents.ts';
@@ -12,6 +13,8 @@ import { runLocalBlock } from './localBlock.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import { type RunContext, type RunSession, blockKey } from './runContext.ts';
+import { GEN_AI, SEQFLOW } from '../observability/spanAttributes.ts';
+import { contextOf, failSpan, inSpan } from '../observability/traceContext.ts';
 
 export type ExecutionOutcome =
   | { status: 'completed'; executionId: string; result: ResultObject; position: number }
@@ -34,10 +37,23 @@ export async function runSteps(
   initialPrevious: unknown,
   resumeConversation: ChatCompletionMessageParam[] | undefined,
 ): Promise<ExecutionOutcome> {
+  // One span per call of the runner (a resumed run has one per part), in the run's own trace.
+  const link = run.trace.link ? trace.getSpanContext(contextOf({ traceparent: run.trace.link })) : undefined;
+  const parent = contextOf({ traceparent: run.trace.parent });
+  const attributes = { [GEN_AI.operationName]: 'invoke_workflow', [GEN_AI.workflowName]: run.flowId, [SEQFLOW.flowId]: run.flowId, [SEQFLOW.executionId]: run.executionId, [SEQFLOW.organizationId]: run.organizationId };
+  return inSpan(deps.tracer, 'invoke_workflow', { attributes, links: link ? [{ context: link }] : [] }, parent, async (span, context) => {
+    const outcome = await stepsOfRun({ deps, run, spent: 0, span: context }, fromStep, initialPrevious, resumeConversation);
+    span.setAttribute(SEQFLOW.outcome, outcome.status);
+    if (outcome.status === 'failed') failSpan(span, outcome);
+    return outcome;
+  });
+}
+
+async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious: unknown, resumeConversation: ChatCompletionMessageParam[] | undefined): Promise<ExecutionOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  const { deps, run } = session;
   const { executionId, recorder } = run;
-  const session: RunSession = { deps, run, spent: 0 };
 
   let previous: unknown = initialPrevious;
   try {
@@ -77,12 +93,21 @@ async function runBlock(session: RunSession, block: StoredBlock, context: Templa
     if (iteration === null) setOwn(run.accumulated, block.name, output);
     return output;
   }
+  const attributes = { [SEQFLOW.stepIndex]: stepIndex, [SEQFLOW.blockName]: block.name, [SEQFLOW.processorType]: block.processor_type, ...(iteration === null ? {} : { [SEQFLOW.iteration]: iteration }) };
+  const span = session.deps.tracer.startSpan(`step ${block.name}`, { attributes }, session.span);
   try {
-    const output = block.processor_type === 'llm' ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation) : await runLocalBlock(session, block, context, stepIndex, iteration);
+    const output =
+      block.processor_type === 'llm'
+        ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation, trace.setSpan(session.span, span))
+        : await runLocalBlock(session, block, context, stepIndex, iteration);
     if (iteration === null) setOwn(run.accumulated, block.name, output);
     return output;
   } catch (error) {
+    if (error instanceof PausedForTools) span.setAttribute(SEQFLOW.paused, true);
+    else failSpan(span, error);
     throw error instanceof BlockFailure ? Object.assign(error, { stepIndex, blockName: block.name }) : error;
+  } finally {
+    span.end();
   }
 }
 

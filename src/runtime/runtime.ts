@@ -27,6 +27,8 @@ import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts'
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { createRunMetrics } from '../observability/runMetrics.ts';
+import { type Tracing, createTracing } from '../observability/tracing.ts';
+import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
@@ -47,6 +49,8 @@ export interface Runtime {
   organizations: OrganizationStates;
   /** The process's Prometheus metrics (served at /metrics). */
   metrics: Metrics;
+  /** The process's OpenTelemetry tracer (exporting over OTLP when an endpoint is set). */
+  tracing: Tracing;
   /** The flows callers reach, with their versions cached (the engine's own catalog). */
   flows: FlowCatalog;
   commands: CommandDependencies;
@@ -76,6 +80,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
     const metrics = createMetrics();
+    const tracing = createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
     const eventStore = logWatch.observe(instrumentAppends(log, metrics));
     const organizations = createOrganizationStates(eventStore, logWatch);
@@ -90,13 +95,14 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       db,
       flows: createFlowCatalog(db, { logWatch }),
       now: commands.now,
-      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled }),
+      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled, tracer: tracing.tracer }),
       sandbox,
       settings: config.execution,
       providerFor: providerAccountResolver(organizations, masterKey, config.openai),
       guard,
       registry: createModelRegistry(config.execution.modelRegistry),
       runMetrics: createRunMetrics(metrics),
+      tracer: tracing.tracer,
     };
     metrics.readGaugesFrom({
       projectionLag: () => projections.status(),
@@ -115,6 +121,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       runs: createRunLifecycle(),
       logWatch,
       metrics,
+      tracing,
       organizations,
       flows: execution.flows,
       commands,
@@ -124,6 +131,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       databaseUrl,
       async close() {
         await supervisor.stop();
+        await tracing.close(); // exports the spans of the work that just drained
         await sandbox.close();
         await guard.close();
         await eventStore.close();

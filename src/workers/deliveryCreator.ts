@@ -78,7 +78,8 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
           data: { deliveryId, organizationId: requested.data.organizationId, executionId: ending.data.executionId, flowId: requested.data.flowId, event, url: requested.data.callbackUrl, body, truncated: payload.truncated },
         },
       },
-      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId },
+      // The delivery's attempts continue the run's trace.
+      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId, traceparent: first.metadata.traceparent },
     );
     options.onCreated(deliveryId);
   }

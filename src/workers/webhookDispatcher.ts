@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { Tracer } from '@opentelemetry/api';
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import cron from 'node-cron';
 import type { Logger } from 'pino';
@@ -15,6 +16,8 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
 import { sendWebhook } from './webhookSender.ts';
+import { attemptSpan, endAttemptSpan } from './attemptSpan.ts';
+import { contextOf, failSpan } from '../observability/traceContext.ts';
 
 /**
  * Attempts due deliveries. Due work is data (`webhook_deliveries.next_attempt_at`), swept every
@@ -45,6 +48,8 @@ export function createWebhookDispatcher(options: {
   graceMs?: number;
   /** Told of every attempt's outcome and seconds (the process's metrics). */
   observeAttempt?: (outcome: string, seconds: number) => void;
+  /** Makes a span per attempt, in the trace of the run the delivery is about. */
+  tracer: Tracer;
 }) {
   const graceMs = options.graceMs ?? 30_000;
   const timeoutMs = options.timeoutMs ?? 20_000;
@@ -118,9 +123,11 @@ export function createWebhookDispatcher(options: {
   /** Makes one attempt; answers its number, or undefined when none was due. */
   async function attempt(deliveryId: string): Promise<number | undefined> {
     const stream = deliveryStream(deliveryId);
+    // Read here rather than in the command, for the trace its first event carries (no second read).
+    const loaded = await loadStream(commands.eventStore, stream, delivery);
     let started;
     try {
-      started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false });
+      started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false }, loaded);
     } catch (error) {
       if (error instanceof ApiError && error.code === 'CONFLICT') return undefined; // not due, already done, or someone else's
       throw error;
@@ -139,7 +146,14 @@ export function createWebhookDispatcher(options: {
       'x-service-signature': signatureHeader(timestamp, state.body, secrets),
     };
     const begun = performance.now();
-    const { result, excerpt } = await sendWebhook(guard, state.url, headers, state.body, timeoutMs);
+    const span = attemptSpan(options.tracer, contextOf({ traceparent: loaded.recorded[0]?.metadata.traceparent }), { deliveryId, url: state.url, event: state.event, attempt: attemptNumber });
+    const sent = await sendWebhook(guard, state.url, headers, state.body, timeoutMs).catch((error: unknown) => {
+      failSpan(span, error);
+      span.end();
+      throw error;
+    });
+    endAttemptSpan(span, sent.result);
+    const { result, excerpt } = sent;
     options.observeAttempt?.(result.kind === 'response' ? (result.status < 300 ? 'succeeded' : `http_${Math.floor(result.status / 100)}xx`) : result.kind, (performance.now() - begun) / 1000);
     await handleCommand(
       commands,

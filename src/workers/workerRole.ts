@@ -36,6 +36,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     worker: runtime.config.jobs.workerId,
     graceMs: runtime.config.shutdownGraceMs,
     observeAttempt: runtime.metrics.attemptFinished,
+    tracer: runtime.tracing.tracer,
   });
   // A new delivery is attempted at once, without waiting for its read-model row or the next sweep.
   const creator = createDeliveryCreator({

@@ -64,7 +64,7 @@ describe('work accepted in this process is taken at once, before the read models
   });
 
   it('a new delivery is attempted on offer, and a sweep does not attempt it again while the read model still shows it pending', async () => {
-    const dispatcher = createWebhookDispatcher({ db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, masterKey: t.runtime.masterKey, logger: t.runtime.logger, worker: 'local' });
+    const dispatcher = createWebhookDispatcher({ db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, masterKey: t.runtime.masterKey, logger: t.runtime.logger, worker: 'local', tracer: t.runtime.tracing.tracer });
     const executionId = randomUUID();
     const deliveryId = deliveryIdFor(executionId, 'flow.completed');
     const body = JSON.stringify({ event: 'flow.completed', executionId });

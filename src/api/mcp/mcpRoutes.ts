@@ -8,6 +8,7 @@ import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
 import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
+import { requestOrigin } from '../rest/requestTracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,7 +79,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
         },
         async (request, reply) => {
           const caller = request.mcpCaller!;
-          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, requestId: request.id }, runLimiter }, version);
+          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           reply.hijack();
           reply.raw.on('close', () => {

@@ -72,16 +72,18 @@ export async function executeCall(
   return { flow, outcome: await runtime.runs.track(run.executionId, run.start) };
 }
 
-/** The API key a call is made with, and the request's id (X-Request-Id) for the run's events. */
+/** The API key a call is made with, and the request's id (X-Request-Id) and trace for the run's events. */
 export interface RestCaller {
   apiKey: ApiKeyPrincipal;
   requestId: string;
+  /** The request's trace (W3C traceparent), when tracing is on: the run's spans continue it. */
+  traceparent?: string;
 }
 
 /** Every check of a call; what it returns is ready to start. */
 export async function prepareCall(
   runtime: Runtime,
-  { apiKey, requestId }: RestCaller,
+  { apiKey, requestId, traceparent }: RestCaller,
   slugs: { org: string; project: string; flow: string },
   body: ExecuteBody,
   mode: 'sync' | 'step',
@@ -99,7 +101,7 @@ export async function prepareCall(
   const flow = await runtime.flows.findExecutableFlow(slugs, apiKey.projectId);
   if (tools) checkToolsAllowedIn(flow.steps);
   const principal = { kind: 'apiKey' as const, id: apiKey.keyId };
-  const origin = { principal, requestId };
+  const origin = { principal, requestId, traceparent };
 
   if (resuming) {
     if (!tools) throw new ApiError('INVALID_RESUME', 'the tools array must be sent again with every resume call');

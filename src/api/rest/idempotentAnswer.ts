@@ -9,6 +9,7 @@ import type { IdempotentOperation } from '../../domain/idempotency/idempotencyKe
 import type { Runtime } from '../../runtime/runtime.ts';
 import { errorBody } from './errorHandler.ts';
 import { errorStatus } from './errorStatus.ts';
+import { requestOrigin } from './requestTracing.ts';
 
 export const IDEMPOTENCY_KEY_HEADER = 'idempotency-key';
 /** Set on an answer sent again for a retried key (Stripe's header). */
@@ -42,7 +43,7 @@ export async function answerIdempotently(
     throw new ApiError('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key: send one key of 1-255 visible ASCII characters (a UUID is a good choice)');
   }
   const apiKey = request.apiKey!;
-  const metadata = { principal: { kind: 'apiKey' as const, id: apiKey.keyId }, requestId: request.id };
+  const metadata = { principal: { kind: 'apiKey' as const, id: apiKey.keyId }, ...requestOrigin(request) };
   const requestHash = sha256(canonicalize({ operation, params: request.params, body: request.body ?? null })!);
   const claim = await claimIdempotencyKey(
     runtime.commands,

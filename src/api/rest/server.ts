@@ -1,6 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { installRequestIds, requestIdOptions } from './requestIds.ts';
+import { installRequestTracing } from './requestTracing.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
@@ -32,6 +33,7 @@ declare module 'fastify' {
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
+  installRequestTracing(app, runtime.tracing.tracer);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   installRequestGuards(app);

@@ -19,8 +19,20 @@ export const eventMetadataSchema = z.object({
   occurredAt: z.iso.datetime(),
   /** The API request (X-Request-Id) that caused the event, or that started the run it belongs to. */
   requestId: z.string().min(1).max(200).optional(),
+  /**
+   * W3C trace context of the request's span (or, for a run, the span its trace continues from), so
+   * another process doing the work these events start (a worker running a job, a webhook attempt)
+   * continues the same trace. Only when tracing is on.
+   */
+  traceparent: z.string().regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/).optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 
 /** What the writer of an event knows of its cause; the rest of the metadata is the writer's own. */
-export type EventOrigin = Pick<EventMetadata, 'principal' | 'requestId'>;
+export type EventOrigin = Pick<EventMetadata, 'principal' | 'requestId' | 'traceparent'>;
+
+/** The optional parts of an origin, only when present (the metadata leaves absent ones out rather than storing undefined). */
+export const originMarks = ({ requestId, traceparent }: Pick<EventMetadata, 'requestId' | 'traceparent'>) => ({
+  ...(requestId === undefined ? {} : { requestId }),
+  ...(traceparent === undefined ? {} : { traceparent }),
+});

@@ -1,3 +1,5 @@
+import { type Context, ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
+import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
 import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -10,6 +12,8 @@ import type { RequestedToolCall, TokenUsage } from '../../domain/execution/execu
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
 import { type AddressGuard, BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { BlockFailure } from './blockFailure.ts';
+import { GEN_AI } from '../../observability/spanAttributes.ts';
+import { failSpan } from '../../observability/traceContext.ts';
 
 /** Where llm calls go: the service's provider, or the organization's own key ("byok"). */
 export interface ProviderAccount {
@@ -44,6 +48,8 @@ export interface LlmProcessorOptions {
   maxRetries: number;
   /** Told of every model call: the model, `ok` or the failure's code, its seconds and tokens. */
   observeCall?: (model: string, outcome: string, seconds: number, usage?: { input: number; output: number }) => void;
+  /** Makes a span per model call (GenAI semantic conventions). */
+  tracer: Tracer;
 }
 
 const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({
@@ -51,6 +57,18 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
   completionTokens: a.completionTokens + (b?.completion_tokens ?? 0),
   totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
 });
+
+/** A chat call's span attributes before it is made (GenAI semantic conventions). */
+function chatAttributes(model: string, baseUrl: string) {
+  const url = new URL(baseUrl);
+  return {
+    [GEN_AI.operationName]: 'chat',
+    [GEN_AI.providerName]: 'openai',
+    [GEN_AI.requestModel]: model,
+    [ATTR_SERVER_ADDRESS]: url.hostname,
+    [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
+  };
+}
 
 export function createLlmProcessor(options: LlmProcessorOptions) {
   // One client per account, bounded; an owner whose key or base URL changed drops its previous client at once.
@@ -121,7 +139,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
   }
 
   return {
-    async run(call: LlmCall, account: ProviderAccount): Promise<LlmResult> {
+    /** `parent`: the span the model calls' spans belong to (the step's). */
+    async run(call: LlmCall, account: ProviderAccount, parent: Context = ROOT_CONTEXT): Promise<LlmResult> {
       const client = clientFor(account);
       const content: string | ChatCompletionContentPart[] =
         call.attachments.length === 0
@@ -137,15 +156,25 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       const create = async () => {
         const begun = performance.now();
         const seconds = () => (performance.now() - begun) / 1000;
+        const span = options.tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(call.model, client.baseURL) }, parent);
         try {
           const completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
           const usage = completion.usage ? { input: completion.usage.prompt_tokens, output: completion.usage.completion_tokens } : undefined;
           options.observeCall?.(call.model, 'ok', seconds(), usage);
+          span.setAttributes({
+            [GEN_AI.responseModel]: completion.model,
+            [GEN_AI.responseId]: completion.id,
+            [GEN_AI.finishReasons]: completion.choices.map((c) => c.finish_reason),
+            ...(usage ? { [GEN_AI.inputTokens]: usage.input, [GEN_AI.outputTokens]: usage.output } : {}),
+          });
           return completion;
         } catch (error) {
           const failure = failureOf(error, account, 'tools' in toolParams);
           options.observeCall?.(call.model, failure.code, seconds());
+          failSpan(span, failure);
           throw failure;
+        } finally {
+          span.end();
         }
       };
       try {

@@ -5,6 +5,7 @@ import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { executeCall, parseExecuteBody } from '../executionCall.ts';
 import { answerIdempotently } from '../idempotentAnswer.ts';
+import { requestOrigin } from '../requestTracing.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 
@@ -14,7 +15,7 @@ export function executeRoutes(runtime: Runtime) {
     app.post('/seq/:org/:project/:flow/execute', async (request, reply) =>
       answerIdempotently(runtime, request, reply, 'execute', async () => {
         const body = parseExecuteBody(request.body);
-        const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'sync');
+        const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowPath.parse(request.params), body, 'sync');
         switch (outcome.status) {
           case 'completed':
             return { status: 200, body: { status: 'completed', result: outcome.result, flowId: flow.flowId, blockCount: countBlocks(flow.steps), executionId: outcome.executionId } };

@@ -16,6 +16,7 @@ import type { Runtime } from '../../../runtime/runtime.ts';
 import type { StoredResponse } from '../../../domain/idempotency/idempotencyKey.ts';
 import { type ExecuteBody, parseExecuteBody } from '../executionCall.ts';
 import { answerIdempotently } from '../idempotentAnswer.ts';
+import { requestOrigin } from '../requestTracing.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 const jobPath = flowPath.extend({ executionId: z.string() });
@@ -93,7 +94,7 @@ async function startJob(runtime: Runtime, request: FastifyRequest): Promise<Stor
     mode: 'async',
     apiKeyId: apiKey.keyId,
     principal: { kind: 'apiKey', id: apiKey.keyId },
-    requestId: request.id,
+    ...requestOrigin(request),
     callback,
   });
   return { status: 202, body: { executionId, status: 'started', flowId: flow.flowId, blockCount: countBlocks(flow.steps) } };
@@ -109,7 +110,7 @@ export function jobRoutes(runtime: Runtime) {
       const parsed = cancelBody.safeParse(request.body ?? {});
       if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid body: ${describeIssues(parsed.error.issues).join('; ')}`);
       const flow = await runtime.flows.findFlowForCaller(params, apiKey.projectId);
-      await cancelRun(runtime.commands, { executionId: params.executionId, reason: parsed.data.reason, jobOf: flow.flowId }, { principal: { kind: 'apiKey', id: apiKey.keyId }, requestId: request.id });
+      await cancelRun(runtime.commands, { executionId: params.executionId, reason: parsed.data.reason, jobOf: flow.flowId }, { principal: { kind: 'apiKey', id: apiKey.keyId }, ...requestOrigin(request) });
       return (await jobFromStream(runtime, params.executionId, flow.flowId))!;
     });
 

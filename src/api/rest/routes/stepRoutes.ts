@@ -7,6 +7,7 @@ import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { streamExecution } from '../executionEventStream.ts';
 import { parseExecuteBody, prepareCall } from '../executionCall.ts';
+import { requestOrigin } from '../requestTracing.ts';
 
 const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 const executionPath = flowPath.extend({ executionId: z.string() });
@@ -21,7 +22,7 @@ export function stepRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
     app.post('/seq/:org/:project/:flow/step', async (request, reply) => {
       const body = parseExecuteBody(request.body);
-      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, requestId: request.id }, flowPath.parse(request.params), body, 'step');
+      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowPath.parse(request.params), body, 'step');
       // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
       const outcome = run.start();
       runtime.runs.follow(run.executionId, outcome);

@@ -6,6 +6,7 @@ import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import { listDeliveries } from '../../../queries/deliveryQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import type { createOrganizationAuth } from '../../auth/organizationAuth.ts';
+import { requestOrigin } from '../requestTracing.ts';
 
 const orgPath = z.object({ org_id: z.string() });
 const listingQuery = z.strictObject({
@@ -20,7 +21,7 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
     app.get('/organizations/:org_id/webhooks/secret', async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
-      return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal, requestId: request.id });
+      return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal, ...requestOrigin(request) });
     });
 
     app.get('/organizations/:org_id/webhooks/deliveries', async (request) => {
@@ -34,7 +35,7 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
     app.post('/organizations/:org_id/webhooks/secret/rotate', async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
-      return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal, requestId: request.id });
+      return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal, ...requestOrigin(request) });
     });
   };
 }
