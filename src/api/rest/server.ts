@@ -22,6 +22,8 @@ import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 import { installCors } from './corsPolicy.ts';
 import { installHttpMetrics, metricsRoute } from '../metrics/metricsRoutes.ts';
 import { installRateLimits } from './rateLimits.ts';
+import { installApiDocument } from './openapi/apiDocument.ts';
+import { packageVersion } from '../../config/packageVersion.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,6 +40,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installJsonParser(app);
   installRequestGuards(app);
   installHttpMetrics(app, runtime.metrics);
+  await installApiDocument(app, packageVersion());
   if (runtime.config.metrics.port === undefined) await app.register(metricsRoute(runtime.metrics));
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore, runtime.logWatch);
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).

@@ -1,21 +1,33 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import { ApiError, type ErrorCode } from '../../../domain/errors/apiError.ts';
 import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
-import { executeCall, parseExecuteBody } from '../executionCall.ts';
+import { executeBodySchema, executeCall, parseExecuteBody } from '../executionCall.ts';
 import { answerIdempotently } from '../idempotentAnswer.ts';
 import { requestOrigin } from '../requestTracing.ts';
+import { documented, flowParams, idempotentHeaders } from '../openapi/routeDocs.ts';
+import { executeAnswerSchema } from '../openapi/responseSchemas.ts';
 
-const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 
 /** `POST /seq/{org}/{project}/{flow}/execute`: a fresh run or a resume, answered when it completes, pauses or fails; once per `Idempotency-Key`. */
 export function executeRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.post('/seq/:org/:project/:flow/execute', async (request, reply) =>
+    const schema = documented(
+      {
+        summary: 'Run the production version and answer when it completes, pauses for tool calls or fails',
+        description: 'A fresh run (`message`, `parameters`, `attachments`, `tools`) or the resume of a tool pause (`executionId`, `pausedAtStep`, `toolCallMessages`, `tools`).',
+        tags: ['Runs'],
+        params: flowParams,
+        headers: idempotentHeaders,
+        body: executeBodySchema,
+        response: { 200: executeAnswerSchema },
+      },
+      ['apiKey'],
+    );
+    app.post('/seq/:org/:project/:flow/execute', { schema }, async (request, reply) =>
       answerIdempotently(runtime, request, reply, 'execute', async () => {
         const body = parseExecuteBody(request.body);
-        const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowPath.parse(request.params), body, 'sync');
+        const { flow, outcome } = await executeCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowParams.parse(request.params), body, 'sync');
         switch (outcome.status) {
           case 'completed':
             return { status: 200, body: { status: 'completed', result: outcome.result, flowId: flow.flowId, blockCount: countBlocks(flow.steps), executionId: outcome.executionId } };

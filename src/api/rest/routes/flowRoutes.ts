@@ -1,15 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 
 import type { Runtime } from '../../../runtime/runtime.ts';
+import { documented, flowParams } from '../openapi/routeDocs.ts';
+import { flowSchema } from '../openapi/responseSchemas.ts';
 
-const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 
 /** `GET /seq/{org}/{project}/{flow}`: the flow and its production version, for a key of its project. */
 export function flowRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.get('/seq/:org/:project/:flow', async (request) => {
-      const slugs = flowPath.parse(request.params);
+    const schema = documented({ summary: 'A flow and its production version', tags: ['Flows'], params: flowParams, response: { 200: flowSchema } }, ['apiKey']);
+    app.get('/seq/:org/:project/:flow', { schema }, async (request) => {
+      const slugs = flowParams.parse(request.params);
       return runtime.flows.findFlowForCaller(slugs, request.apiKey!.projectId);
     });
   };

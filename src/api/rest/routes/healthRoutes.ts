@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import type { Runtime } from '../../../runtime/runtime.ts';
+import { documented } from '../openapi/routeDocs.ts';
+import { healthSchema } from '../openapi/responseSchemas.ts';
 
 const check = async (probe: () => Promise<unknown>) => {
   try {
@@ -17,7 +19,8 @@ const check = async (probe: () => Promise<unknown>) => {
  */
 export function healthRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.get('/health', async (_request, reply) => {
+    const schema = documented({ summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema } }, []);
+    app.get('/health', { schema }, async (_request, reply) => {
       const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(runtime.db)), check(() => runtime.eventStore.ping())]);
       const projections = database.ok && eventLog.ok ? await runtime.projections.status().catch(() => []) : [];
       const healthy = database.ok && eventLog.ok;

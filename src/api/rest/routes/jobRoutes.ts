@@ -14,13 +14,14 @@ import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import { BlockedAddressError } from '../../../outbound/addressGuard.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import type { StoredResponse } from '../../../domain/idempotency/idempotencyKey.ts';
-import { type ExecuteBody, parseExecuteBody } from '../executionCall.ts';
+import { type ExecuteBody, executeBodySchema, parseExecuteBody } from '../executionCall.ts';
 import { answerIdempotently } from '../idempotentAnswer.ts';
 import { requestOrigin } from '../requestTracing.ts';
+import { documented, flowParams, idempotentHeaders, runHeaders } from '../openapi/routeDocs.ts';
+import { jobAcceptedSchema, jobSchema } from '../openapi/responseSchemas.ts';
 
-const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
-const jobPath = flowPath.extend({ executionId: z.string() });
-const cancelBody = z.strictObject({ reason: z.string().min(1).max(500).optional() });
+const jobPath = flowParams.extend({ executionId: z.string() });
+const cancelBody = z.strictObject({ reason: z.string().min(1).max(500).optional().meta({ description: 'Recorded with the cancellation' }) });
 
 /** callbackUrl: HTTPS, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
 async function checkCallback(runtime: Runtime, body: ExecuteBody): Promise<{ url: string; events: WebhookEventName[] } | null> {
@@ -80,7 +81,7 @@ async function startJob(runtime: Runtime, request: FastifyRequest): Promise<Stor
   const callback = await checkCallback(runtime, body);
   if (body.message === undefined) throw new ApiError('REQUEST_INVALID', 'message: required', { problems: ['message: required'] });
   const apiKey = request.apiKey!;
-  const flow = await runtime.flows.findExecutableFlow(flowPath.parse(request.params), apiKey.projectId);
+  const flow = await runtime.flows.findExecutableFlow(flowParams.parse(request.params), apiKey.projectId);
   const attachments = body.attachments ?? [];
   await checkAttachments(attachments, flow.steps, { guard: runtime.execution.guard, registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel });
   const executionId = randomUUID();
@@ -102,9 +103,26 @@ async function startJob(runtime: Runtime, request: FastifyRequest): Promise<Stor
 
 export function jobRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.post('/seq/:org/:project/:flow/jobs', async (request, reply) => answerIdempotently(runtime, request, reply, 'jobs', () => startJob(runtime, request)));
+    const start = documented(
+      {
+        summary: 'Accept a run to be done in the background; poll it, or get a signed webhook when it ends',
+        description: '`callbackUrl` (https) and `callbackEvents` (a subset of `flow.completed`, `flow.failed`; both by default) subscribe to its end.',
+        tags: ['Jobs'],
+        params: flowParams,
+        headers: idempotentHeaders,
+        body: executeBodySchema,
+        response: { 202: jobAcceptedSchema },
+      },
+      ['apiKey'],
+    );
+    app.post('/seq/:org/:project/:flow/jobs', { schema: start }, async (request, reply) => answerIdempotently(runtime, request, reply, 'jobs', () => startJob(runtime, request)));
 
-    app.post('/seq/:org/:project/:flow/jobs/:executionId/cancel', async (request) => {
+    const cancel = documented(
+      { summary: 'Cancel a job that has not ended: it fails with reason `cancelled` (and `flow.failed` is sent)', tags: ['Jobs'], params: jobPath, headers: runHeaders, body: cancelBody.optional(), response: { 200: jobSchema } },
+      ['apiKey'],
+    );
+
+    app.post('/seq/:org/:project/:flow/jobs/:executionId/cancel', { schema: cancel }, async (request) => {
       const params = jobPath.parse(request.params);
       const apiKey = request.apiKey!;
       const parsed = cancelBody.safeParse(request.body ?? {});
@@ -114,7 +132,8 @@ export function jobRoutes(runtime: Runtime) {
       return (await jobFromStream(runtime, params.executionId, flow.flowId))!;
     });
 
-    app.get('/seq/:org/:project/:flow/jobs/:executionId', async (request) => {
+    const poll = documented({ summary: "A job's status, and its result once completed", tags: ['Jobs'], params: jobPath, response: { 200: jobSchema } }, ['apiKey']);
+    app.get('/seq/:org/:project/:flow/jobs/:executionId', { schema: poll }, async (request) => {
       const params = jobPath.parse(request.params);
       const flow = await runtime.flows.findFlowForCaller(params, request.apiKey!.projectId);
       const row = await runtime.db.selectFrom('jobs').selectAll().where('execution_id', '=', params.executionId).where('flow_id', '=', flow.flowId).executeTakeFirst();

@@ -6,8 +6,9 @@ import { listJobs } from '../../../queries/jobQueries.ts';
 import { listRuns } from '../../../queries/runQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { presentJob } from './jobRoutes.ts';
+import { documented, flowParams } from '../openapi/routeDocs.ts';
+import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 
-const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
 
 /** `?status=a,b`: a comma-separated subset of `values`. */
 const oneOrMore = <T extends string>(values: readonly [T, ...T[]]) =>
@@ -43,9 +44,10 @@ function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
  */
 export function runListingRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.get('/seq/:org/:project/:flow/jobs', async (request) => {
+    const jobs = documented({ summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema } }, ['apiKey']);
+    app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
       const { status, from, to, limit, cursor } = parseQuery(jobListing, request);
-      const flow = await runtime.flows.findFlowForCaller(flowPath.parse(request.params), request.apiKey!.projectId);
+      const flow = await runtime.flows.findFlowForCaller(flowParams.parse(request.params), request.apiKey!.projectId);
       const listed = await listJobs(runtime.db, { flowId: flow.flowId, status, from, to }, { limit, cursor });
       return {
         // A job's result can be large: the listing leaves it out, `GET .../jobs/{executionId}` has it.
@@ -57,10 +59,11 @@ export function runListingRoutes(runtime: Runtime) {
       };
     });
 
-    app.get('/seq/:org/:project/:flow/runs', async (request) => {
+    const runs = documented({ summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema } }, ['apiKey']);
+    app.get('/seq/:org/:project/:flow/runs', { schema: runs }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
       const apiKey = request.apiKey!;
-      const flow = await runtime.flows.findFlowForCaller(flowPath.parse(request.params), apiKey.projectId);
+      const flow = await runtime.flows.findFlowForCaller(flowParams.parse(request.params), apiKey.projectId);
       const listed = await listRuns(runtime.db, { projectId: apiKey.projectId, flowId: flow.flowId, status, mode, from, to }, { limit, cursor });
       return {
         items: listed.items.map((run) => ({

@@ -6,11 +6,12 @@ import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
 import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import { streamExecution } from '../executionEventStream.ts';
-import { parseExecuteBody, prepareCall } from '../executionCall.ts';
+import { executeBodySchema, parseExecuteBody, prepareCall } from '../executionCall.ts';
 import { requestOrigin } from '../requestTracing.ts';
+import { documented, eventStream, flowParams, runHeaders } from '../openapi/routeDocs.ts';
 
-const flowPath = z.object({ org: z.string(), project: z.string(), flow: z.string() });
-const executionPath = flowPath.extend({ executionId: z.string() });
+const executionPath = flowParams.extend({ executionId: z.string() });
+const STEP_EVENTS = 'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
 
 /**
  * `POST /seq/{org}/{project}/{flow}/step` (same body as /execute, fresh or resume): every check first,
@@ -20,9 +21,13 @@ const executionPath = flowPath.extend({ executionId: z.string() });
  */
 export function stepRoutes(runtime: Runtime) {
   return async (app: FastifyInstance) => {
-    app.post('/seq/:org/:project/:flow/step', async (request, reply) => {
+    const start = documented(
+      { summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: executeBodySchema, response: { 200: eventStream(STEP_EVENTS) } },
+      ['apiKey'],
+    );
+    app.post('/seq/:org/:project/:flow/step', { schema: start }, async (request, reply) => {
       const body = parseExecuteBody(request.body);
-      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowPath.parse(request.params), body, 'step');
+      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowParams.parse(request.params), body, 'step');
       // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
       const outcome = run.start();
       runtime.runs.follow(run.executionId, outcome);
@@ -32,7 +37,18 @@ export function stepRoutes(runtime: Runtime) {
       await streamExecution(runtime, request, reply, { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps), outcome });
     });
 
-    app.get('/seq/:org/:project/:flow/step/:executionId', async (request, reply) => {
+    const follow = documented(
+      {
+        summary: "A run's events again: those after `Last-Event-ID` from the log, then the live ones",
+        tags: ['Runs'],
+        params: executionPath,
+        headers: runHeaders.extend({ 'last-event-id': z.string().optional().meta({ description: 'The id of the last event received' }) }),
+        querystring: z.object({ lastEventId: z.string().optional().meta({ description: 'As the Last-Event-ID header, for clients that cannot send it' }) }),
+        response: { 200: eventStream(STEP_EVENTS) },
+      },
+      ['apiKey'],
+    );
+    app.get('/seq/:org/:project/:flow/step/:executionId', { schema: follow }, async (request, reply) => {
       const params = executionPath.parse(request.params);
       const flow = await runtime.flows.findExecutableFlow(params, request.apiKey!.projectId);
       const [first] = await runtime.eventStore.readStream(executionStream(params.executionId), { maxCount: 1 });

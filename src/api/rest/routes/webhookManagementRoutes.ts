@@ -7,8 +7,10 @@ import { listDeliveries } from '../../../queries/deliveryQueries.ts';
 import type { Runtime } from '../../../runtime/runtime.ts';
 import type { createOrganizationAuth } from '../../auth/organizationAuth.ts';
 import { requestOrigin } from '../requestTracing.ts';
+import { documented } from '../openapi/routeDocs.ts';
+import { deliveryPageSchema, rotatedSecretSchema, webhookSecretSchema } from '../openapi/responseSchemas.ts';
 
-const orgPath = z.object({ org_id: z.string() });
+const orgPath = z.object({ org_id: z.string().meta({ description: 'Organization id' }) });
 const listingQuery = z.strictObject({
   limit: z.coerce.number().int().min(1).max(200).default(50),
   // An ISO 8601 timestamp (spec), or the opaque nextCursor of the previous page.
@@ -18,13 +20,16 @@ const listingQuery = z.strictObject({
 /** Organization-scoped webhook management (spec section 4): the masked secret, its rotation, the deliveries. */
 export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<typeof createOrganizationAuth>) {
   return async (app: FastifyInstance) => {
-    app.get('/organizations/:org_id/webhooks/secret', async (request) => {
+    const tags = ['Webhooks'];
+    const secret = documented({ summary: "The organization's webhook signing secret, masked (issued on first use)", tags, params: orgPath, response: { 200: webhookSecretSchema } }, ['apiKey', 'operatorToken']);
+    app.get('/organizations/:org_id/webhooks/secret', { schema: secret }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
       return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal, ...requestOrigin(request) });
     });
 
-    app.get('/organizations/:org_id/webhooks/deliveries', async (request) => {
+    const deliveries = documented({ summary: "The organization's webhook deliveries, newest first", tags, params: orgPath, querystring: listingQuery, response: { 200: deliveryPageSchema } }, ['apiKey', 'operatorToken']);
+    app.get('/organizations/:org_id/webhooks/deliveries', { schema: deliveries }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       await authorize(request.headers.authorization, org_id, 'member');
       const parsed = listingQuery.safeParse(request.query);
@@ -32,7 +37,8 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
       return listDeliveries(runtime.db, org_id, parsed.data);
     });
 
-    app.post('/organizations/:org_id/webhooks/secret/rotate', async (request) => {
+    const rotate = documented({ summary: 'Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window', tags, params: orgPath, response: { 200: rotatedSecretSchema } }, ['operatorToken']);
+    app.post('/organizations/:org_id/webhooks/secret/rotate', { schema: rotate }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
       return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal, ...requestOrigin(request) });

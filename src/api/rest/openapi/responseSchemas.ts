@@ -1,0 +1,134 @@
+import { z } from 'zod';
+import { failureReasons, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+
+/**
+ * What the REST API answers, as zod schemas: the OpenAPI document is generated from them, the
+ * response-conformance test checks every answer against that document, and the client package's
+ * types follow them.
+ */
+const timestamp = z.iso.datetime({ offset: true });
+const resultObject = z.record(z.string(), z.unknown()).meta({ description: "The run's result: the last block's output as an object (a non-object output is wrapped as `{output}`)" });
+
+export const toolCallSchema = z.object({ id: z.string(), function: z.object({ name: z.string(), arguments: z.string().meta({ description: 'JSON text of the arguments, as the model wrote it' }) }) });
+
+export const executeCompletedSchema = z.object({
+  status: z.literal('completed'),
+  result: resultObject,
+  flowId: z.string(),
+  blockCount: z.number().int(),
+  executionId: z.string(),
+});
+
+export const executePausedSchema = z.object({
+  status: z.literal('tool_calls_required'),
+  executionId: z.string(),
+  pausedAtStep: z.string().meta({ description: 'The block waiting for tool results: send it back as `pausedAtStep`' }),
+  iterationsUsed: z.number().int(),
+  toolCallMessages: z.array(z.unknown()).meta({ description: 'The conversation so far: append one `{role: "tool", tool_call_id, content}` per tool call and send it back' }),
+  toolCalls: z.array(toolCallSchema),
+  accumulatedOutputs: z.record(z.string(), z.unknown()),
+});
+
+export const executeAnswerSchema = z.discriminatedUnion('status', [executeCompletedSchema, executePausedSchema]).meta({ id: 'ExecuteAnswer' });
+
+export const jobAcceptedSchema = z.object({ executionId: z.string(), status: z.literal('started'), flowId: z.string(), blockCount: z.number().int() }).meta({ id: 'JobAccepted' });
+
+const jobFields = {
+  executionId: z.string(),
+  flowId: z.string(),
+  status: z.enum(['started', 'running', 'completed', 'failed']),
+  createdAt: timestamp,
+  startedAt: timestamp.nullable(),
+  completedAt: timestamp.nullable(),
+  durationMs: z.number().int().nullable(),
+  failureReason: z.enum(failureReasons).nullable().optional().meta({ description: 'Only when failed' }),
+  errorCode: z.string().nullable().optional().meta({ description: 'Only when failed' }),
+  errorMessage: z.string().nullable().optional().meta({ description: 'Only when failed' }),
+};
+export const jobSchema = z.object({ ...jobFields, result: resultObject.nullable().optional().meta({ description: 'Only when completed' }) }).meta({ id: 'Job' });
+export const jobListItemSchema = z.object(jobFields).meta({ id: 'JobListItem', description: 'A job as listed: its result is left out (poll the job for it)' });
+
+const pageOf = <T extends z.ZodType>(item: T) => z.object({ items: z.array(item), nextCursor: z.string().nullable().meta({ description: 'Pass back as `cursor` for the next page; null on the last' }) });
+export const jobPageSchema = pageOf(jobListItemSchema).meta({ id: 'JobPage' });
+
+export const runListItemSchema = z
+  .object({
+    executionId: z.string(),
+    flowId: z.string(),
+    versionNumber: z.number().int().nullable(),
+    mode: z.enum(['sync', 'async', 'step', 'test']),
+    status: z.enum(['queued', 'running', 'retrying', 'paused', 'completed', 'failed']),
+    failureCode: z.string().nullable(),
+    createdAt: timestamp,
+    endedAt: timestamp.nullable(),
+    durationMs: z.number().int().nullable(),
+  })
+  .meta({ id: 'Run' });
+export const runPageSchema = pageOf(runListItemSchema).meta({ id: 'RunPage' });
+
+export const flowSchema = z
+  .object({
+    flowId: z.string(),
+    slug: z.string(),
+    name: z.string(),
+    draftBlockCount: z.number().int(),
+    productionVersion: z.object({ versionId: z.string(), number: z.number().int(), blockCount: z.number().int(), publishedAt: timestamp }).nullable(),
+  })
+  .meta({ id: 'Flow' });
+
+export const webhookSecretSchema = z
+  .object({
+    secretPreview: z.string(),
+    version: z.number().int(),
+    createdAt: timestamp,
+    rotatedAt: timestamp.nullable(),
+    graceUntil: timestamp.nullable().meta({ description: 'While the previous secret still signs `v2`' }),
+  })
+  .meta({ id: 'WebhookSecret' });
+export const rotatedSecretSchema = webhookSecretSchema.extend({ newSecret: z.string().meta({ description: 'Shown once' }) }).meta({ id: 'RotatedWebhookSecret' });
+
+export const deliveryPageSchema = pageOf(
+  z
+    .object({
+      id: z.string(),
+      executionId: z.string(),
+      event: z.enum(webhookEvents),
+      status: z.string(),
+      attempts: z.number().int(),
+      responseStatus: z.number().int().nullable(),
+      errorExcerpt: z.string().nullable(),
+      createdAt: timestamp,
+      nextAttemptAt: timestamp.nullable(),
+    })
+    .meta({ id: 'Delivery' }),
+).meta({ id: 'DeliveryPage' });
+
+const check = z.object({ ok: z.boolean(), error: z.string().optional() });
+export const healthSchema = z
+  .object({
+    status: z.enum(['ok', 'degraded', 'unavailable']),
+    database: check,
+    eventLog: check.extend({ kind: z.string() }),
+    projections: z.object({ maxBehind: z.number().int(), detail: z.array(z.record(z.string(), z.unknown())) }),
+    tasks: z.array(z.record(z.string(), z.unknown())),
+  })
+  .meta({ id: 'Health' });
+
+export const WEBHOOK_PAYLOAD_ID = 'WebhookPayload';
+
+/** The body of a webhook delivery (signed with the organization's secret; see the README). */
+export const webhookPayloadSchema = z
+  .object({
+    event: z.enum(webhookEvents),
+    deliveryId: z.string().meta({ description: 'Stable across retries: the idempotency key of the delivery' }),
+    executionId: z.string(),
+    flowId: z.string(),
+    organizationId: z.string(),
+    durationMs: z.number().int(),
+    occurredAt: timestamp,
+    result: z.unknown().meta({ description: 'flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed: null' }),
+    errorMessage: z.string().optional(),
+    failureReason: z.enum(failureReasons).optional(),
+    truncated: z.boolean(),
+  })
+  .meta({ id: WEBHOOK_PAYLOAD_ID });

@@ -1,0 +1,29 @@
+import type { FastifySchema } from 'fastify';
+import { z } from 'zod';
+import { errorResponses } from './errorSchemas.ts';
+
+/** The path of a flow's routes; handlers parse `request.params` with it too. */
+export const flowParams = z.object({
+  org: z.string().meta({ description: 'Organization slug' }),
+  project: z.string().meta({ description: 'Project slug' }),
+  flow: z.string().meta({ description: 'Flow slug' }),
+});
+
+/** The request headers the service reads on a run's routes. */
+export const runHeaders = z.object({
+  'x-request-id': z.string().optional().meta({ description: 'Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run\'s events' }),
+  traceparent: z.string().optional().meta({ description: 'W3C Trace Context: the run continues your trace (when the service exports traces)' }),
+});
+export const idempotentHeaders = runHeaders.extend({
+  'idempotency-key': z.string().optional().meta({ description: 'Up to 255 visible ASCII characters: the same key with the same request within 24 h answers the first response again (`Idempotent-Replayed: true`)' }),
+});
+
+type RouteDoc = Omit<FastifySchema, 'response'> & { summary: string; description?: string; tags: string[]; response: Record<number, unknown> };
+
+/** A route's schema for the document: its own answers plus every error status, and how callers authenticate (any one of `auth`). */
+export function documented(doc: RouteDoc, auth: ('apiKey' | 'operatorToken')[]): FastifySchema {
+  return { ...doc, ...(auth.length === 0 ? {} : { security: auth.map((scheme) => ({ [scheme]: [] })) }), response: { ...errorResponses(), ...doc.response } };
+}
+
+/** A server-sent events answer (OpenAPI 3.1 cannot type the events: the description lists them). */
+export const eventStream = (description: string) => ({ description, content: { 'text/event-stream': { schema: z.string().meta({ description }) } } });
