@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.seqflow/', 'dist/', 'coverage/', 'test-output/'] },
+  { ignores: ['node_modules/', '.seqflow/', 'dist/', 'packages/*/dist/', 'coverage/', 'test-output/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

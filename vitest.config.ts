@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.spec.ts'],
+    include: ['test/**/*.spec.ts', 'packages/*/test/**/*.spec.ts'],
     globalSetup: ['test/support/globalSetup.ts'],
     reporters: ['default', './test/support/summaryLineReporter.ts'],
     testTimeout: 60_000,

@@ -10,8 +10,8 @@ const tsc = new URL('../node_modules/typescript/bin/tsc', import.meta.url);
 const developmentInstall = existsSync(new URL('../node_modules/tsx', import.meta.url));
 if (!developmentInstall || !existsSync(tsc)) process.exit(0);
 const cwd = new URL('..', import.meta.url).pathname;
-// The service (tsc), then the operator console page (Vite): what `npm run build` does.
-for (const args of [[tsc.pathname, '-p', 'tsconfig.build.json'], [new URL('../node_modules/vite/bin/vite.js', import.meta.url).pathname, 'build', '--config', 'console/vite.config.ts']]) {
+// The service (tsc), the operator console page (Vite), then the client package: what `npm run build` does.
+for (const args of [[tsc.pathname, '-p', 'tsconfig.build.json'], [new URL('../node_modules/vite/bin/vite.js', import.meta.url).pathname, 'build', '--config', 'console/vite.config.ts'], [tsc.pathname, '-p', 'packages/client']]) {
   const result = spawnSync(process.execPath, args, { stdio: 'inherit', cwd });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -1,8 +1,5 @@
-import type { Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { AlwaysOffSampler, BatchSpanProcessor, ParentBasedSampler, AlwaysOnSampler, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
+import { ProxyTracerProvider, type Tracer } from '@opentelemetry/api';
+import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/config.ts';
 
 /** The process's OpenTelemetry tracer and the exporter behind it. */
@@ -20,20 +17,31 @@ export interface Tracing {
  * as the global one (nor a global context manager or propagator): two runtimes in one process keep
  * their spans apart, and a library's auto-instrumentation cannot add spans nobody asked for. Context
  * travels explicitly (a parent passed to each span), and between processes in the events' metadata.
- * Without an endpoint the sampler records nothing, so spans cost an object each and are never exported.
+ *
+ * Without an endpoint the tracer is the API's no-op one (spans are inert objects, nothing is
+ * recorded) and the SDK and exporter are not even loaded: every CLI command starts a runtime.
  */
-export function createTracing(settings: Config['tracing'], serviceVersion: string, exporter?: SpanExporter): Tracing {
-  const target = exporter ?? (settings.tracesUrl ? new OTLPTraceExporter({ url: settings.tracesUrl }) : undefined);
+export async function createTracing(settings: Config['tracing'], serviceVersion: string, exporter?: SpanExporter): Promise<Tracing> {
+  if (!exporter && !settings.tracesUrl) {
+    // An unset ProxyTracerProvider delegates to the no-op provider, without reading the global one.
+    return { tracer: new ProxyTracerProvider().getTracer('seqflow', serviceVersion), enabled: false, flush: async () => undefined, close: async () => undefined };
+  }
+  const [{ BatchSpanProcessor, ParentBasedSampler, AlwaysOnSampler, TracerProvider }, { OTLPTraceExporter }, { resourceFromAttributes }, { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION }] = await Promise.all([
+    import('@opentelemetry/sdk-trace'),
+    import('@opentelemetry/exporter-trace-otlp-http'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/semantic-conventions'),
+  ]);
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ [ATTR_SERVICE_NAME]: settings.serviceName, [ATTR_SERVICE_VERSION]: serviceVersion }),
     // A caller's `traceparent` that says "not sampled" is honoured; everything else is recorded.
-    sampler: target ? new ParentBasedSampler({ root: new AlwaysOnSampler() }) : new AlwaysOffSampler(),
+    sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     // The batch queue is bounded (2048 spans by default): a collector that is down drops spans, never memory.
-    spanProcessors: target ? [new BatchSpanProcessor({ exporter: target })] : [],
+    spanProcessors: [new BatchSpanProcessor({ exporter: exporter ?? new OTLPTraceExporter({ url: settings.tracesUrl }) })],
   });
   return {
     tracer: provider.getTracer('seqflow', serviceVersion),
-    enabled: target !== undefined,
+    enabled: true,
     flush: () => provider.forceFlush(),
     close: () => provider.shutdown(),
   };

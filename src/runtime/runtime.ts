@@ -80,7 +80,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
     const metrics = createMetrics();
-    const tracing = createTracing(config.tracing, packageVersion());
+    const tracing = await createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
     const eventStore = logWatch.observe(instrumentAppends(log, metrics));
     const organizations = createOrganizationStates(eventStore, logWatch);

@@ -40,7 +40,10 @@ describe('the API reference page at /api/v1/docs (Chromium)', () => {
     expect(answer?.status()).toBe(200);
     expect(await page.title()).toBe('Seqflow API reference');
     // Rendered from the document: its description, and the first operation with its error codes.
-    await page.waitForFunction(() => document.body.innerText.includes('Database and event-log reachability'), { timeout: 30_000 });
+    // The page renders section by section: wait for the first operation's answers, not just the sidebar.
+    await page.waitForFunction(() => document.body.innerText.includes('IDEMPOTENCY_KEY_INVALID') && document.body.innerText.includes('Run the production version of a flow synchronously'), { timeout: 30_000 }).catch(async (error: unknown) => {
+      throw new Error(`the page did not render the document: ${String(error)}\n${(await page.evaluate(() => document.body.innerText)).slice(0, 3000)}`);
+    });
     const text = await page.evaluate(() => document.body.innerText);
     expect(text).toContain('Run the production version of a flow synchronously');
     expect(text).toContain('IDEMPOTENCY_KEY_INVALID');

@@ -95,6 +95,7 @@ describe('the seqflow CLI', () => {
     expect([missing.code, missing.stderr]).toEqual([1, expect.stringContaining('VERSION_NOT_FOUND')]);
   });
 
+  // 27 CLI processes, each starting the CLI from the sources: a few seconds each on a loaded 2-core machine.
   it('edits a flow block by block: create, add right and bottom, schema, update, show, publish, diff', async () => {
     const projectId = (await cli('project', 'create', '--org', 'acme', '--slug', 'authoring', '--name', 'Authoring')).json.id;
     const created = await cli('flow', 'create', '--project-id', projectId, '--name', 'Built', '--slug', 'built');
@@ -159,7 +160,7 @@ describe('the seqflow CLI', () => {
     const xml = await readFile(junit, 'utf8');
     expect(xml).toContain('<testsuite name="counter (draft)" tests="2" failures="1"');
     expect(xml).toMatch(/<testcase classname="counter" name="miscounts" time="[\d.]+">\s*<failure message="path_equals: result.n is 4, expected 5">/);
-  });
+  }, 180_000);
 
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {
     const draftBefore = (await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json;

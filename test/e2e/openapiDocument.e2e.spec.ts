@@ -68,9 +68,11 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
 
   it('names every error code under its status, and the webhook payloads', () => {
     const execute = document.paths['/api/v1/seq/{org}/{project}/{flow}/execute']!.post!.responses;
+    const components = (document.components as { schemas: Record<string, unknown> }).schemas;
     for (const [code, status] of Object.entries(errorStatus)) {
-      const schema = JSON.stringify(execute[String(status)]?.content?.['application/json']?.schema ?? null);
-      expect(schema, `${code} under ${status}`).toContain(`"${code}"`);
+      const ref = (execute[String(status)]?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
+      expect(ref, `status ${status}`).toBe(`#/components/schemas/Error${status}`);
+      expect(JSON.stringify(components[`Error${status}`]), `${code} under ${status}`).toContain(`"${code}"`);
     }
     expect(Object.keys(document.webhooks).sort()).toEqual(['flow.completed', 'flow.failed']);
     expect(JSON.stringify(document.webhooks['flow.completed'])).toContain('#/components/schemas/WebhookPayload');

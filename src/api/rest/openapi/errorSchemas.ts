@@ -19,7 +19,14 @@ export const errorBodySchema = (codes: readonly ErrorCode[]) =>
     }),
   });
 
+/**
+ * The error answer of each status, once: its body a component of the document (`Error404`...) that
+ * every route refers to (zod's registry refuses an id registered twice, hence module constants), its
+ * description the codes it carries.
+ */
+const errorAnswers: Record<number, { description: string; content: { 'application/json': { schema: z.ZodType } } }> = Object.fromEntries(
+  [...errorCodesByStatus()].map(([status, codes]) => [status, { description: codes.join(', '), content: { 'application/json': { schema: errorBodySchema(codes).meta({ id: `Error${status}` }) } } }]),
+);
+
 /** The `response` entries of every error status, for a route's schema. */
-export function errorResponses(): Record<number, z.ZodType> {
-  return Object.fromEntries([...errorCodesByStatus()].map(([status, codes]) => [status, errorBodySchema(codes).meta({ description: codes.join(', ') })]));
-}
+export const errorResponses = () => errorAnswers;

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifySchema } from 'fastify';
 import { z } from 'zod';
 import { errorResponses } from './errorSchemas.ts';
@@ -22,8 +23,11 @@ type RouteDoc = Omit<FastifySchema, 'response'> & { summary: string; description
 
 /** A route's schema for the document: its own answers plus every error status, and how callers authenticate (any one of `auth`). */
 export function documented(doc: RouteDoc, auth: ('apiKey' | 'operatorToken')[]): FastifySchema {
-  return { ...doc, ...(auth.length === 0 ? {} : { security: auth.map((scheme) => ({ [scheme]: [] })) }), response: { ...errorResponses(), ...doc.response } };
+  const own = Object.fromEntries(Object.entries(doc.response).map(([status, answer]) => [status, hasContent(answer) ? answer : { description: STATUS_CODES[Number(status)], content: { 'application/json': { schema: answer } } }]));
+  return { ...doc, ...(auth.length === 0 ? {} : { security: auth.map((scheme) => ({ [scheme]: [] })) }), response: { ...errorResponses(), ...own } };
 }
+
+const hasContent = (answer: unknown) => typeof answer === 'object' && answer !== null && 'content' in answer;
 
 /** A server-sent events answer (OpenAPI 3.1 cannot type the events: the description lists them). */
 export const eventStream = (description: string) => ({ description, content: { 'text/event-stream': { schema: z.string().meta({ description }) } } });
