@@ -9,7 +9,7 @@ import type { FlowCatalog } from '../queries/flowCatalog.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';
-import type { RecordedRunObserver } from './executionRecorder.ts';
+import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {

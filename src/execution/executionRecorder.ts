@@ -6,6 +6,7 @@ import { type ExecutionState, type ResumeRequest, execution } from '../domain/ex
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
+import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
 /**
  * Writes one run's events to `execution-<id>`. The engine is that stream's only writer while it
@@ -20,11 +21,6 @@ import type { ExecutionUpdates } from './executionUpdates.ts';
  * they were written): every later record fails with the same error, so no run's history has a gap.
  */
 type Command = Parameters<typeof execution.decide>[0];
-
-/** Told of every append of a run, with the run's state after it (the process's run metrics). */
-export interface RecordedRunObserver {
-  recorded(events: ExecutionEvent[], state: ExecutionState): void;
-}
 
 interface Waiter {
   resolve: (position: number) => void;

@@ -1,8 +1,12 @@
 import { LRUCache } from 'lru-cache';
 import type { ExecutionState } from '../domain/execution/execution.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
-import type { RecordedRunObserver } from '../execution/executionRecorder.ts';
 import type { Metrics } from './metrics.ts';
+
+/** Told of every append of a run, with the run's state after it (the run recorder calls it). */
+export interface RecordedRunObserver {
+  recorded(events: ExecutionEvent[], state: ExecutionState): void;
+}
 
 /** A run's end as a metric outcome: `completed`, `failed` (an error), or the failure's other reason. */
 const outcomeOf = (event: Extract<ExecutionEvent, { type: 'ExecutionFailed' }>) => (event.data.reason === 'error' ? 'failed' : event.data.reason);
