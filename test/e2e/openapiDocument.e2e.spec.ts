@@ -82,6 +82,7 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
   it('describes every answer the server gives: successes and errors on each route match the documented schema for their status', async () => {
     const conformance = openApiConformance(document);
     const problems: string[] = [];
+    const streamed: string[] = [];
     const flowPath = '/api/v1/seq/{org}/{project}/{flow}';
     const call = async (method: string, template: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
       const answer = await fetch(`${base}${path}`, {
@@ -93,6 +94,15 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
       const text = await answer.text();
       const parsed: unknown = type.startsWith('application/json') ? JSON.parse(text) : text;
       problems.push(...conformance.problems(method, template, answer.status, parsed, type.split(';')[0]));
+      // A /step stream: each event against the StepEvent component.
+      if (type.startsWith('text/event-stream')) {
+        for (const block of text.split('\n\n').filter((b) => b.includes('data: '))) {
+          const event = /^event: (.+)$/m.exec(block)?.[1];
+          const data = JSON.parse(/^data: (.+)$/m.exec(block)![1]!) as unknown;
+          problems.push(...conformance.problemsAgainst('StepEvent', { event, data }));
+          streamed.push(event!);
+        }
+      }
       return { status: answer.status, body: parsed as Record<string, unknown> };
     };
 
@@ -139,6 +149,7 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     await call('POST', '/api/v1/organizations/{org_id}/webhooks/secret/rotate', `/organizations/${orgId}/webhooks/secret/rotate`); // 403: an API key is not an admin
 
     expect(problems).toEqual([]);
+    expect(new Set(streamed)).toEqual(new Set(['started', 'step_started', 'step_completed', 'completed']));
     // Each route answered at least once, and the errors above under their own statuses.
     const checked = conformance.checked();
     for (const route of routes) expect(checked.some((c) => `${c.split(' ')[0]!.toLowerCase()} ${c.split(' ')[1]}` === route), route).toBe(true);

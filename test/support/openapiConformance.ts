@@ -36,6 +36,15 @@ export function openApiConformance(document: OpenApiDocument) {
       checked.push(`${method} ${template} ${status}`);
       return validate(body) ? [] : (validate.errors ?? []).map((e) => `${key}: ${e.instancePath || '(body)'} ${e.message ?? ''}`);
     },
+    /** Problems of a value against one of the document's component schemas (e.g. a `/step` event against `StepEvent`). */
+    problemsAgainst(component: string, value: unknown): string[] {
+      let validate = compiled.get(`#${component}`);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `#/components/schemas/${component}`, components: document.components });
+        compiled.set(`#${component}`, validate);
+      }
+      return validate(value) ? [] : (validate.errors ?? []).map((e) => `${component}: ${e.instancePath || '(value)'} ${e.message ?? ''}`);
+    },
     /** The route-and-status pairs checked so far. */
     checked: () => [...new Set(checked)],
   };

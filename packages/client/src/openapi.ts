@@ -2473,7 +2473,7 @@ export type paths = {
                 };
             };
             responses: {
-                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -2696,7 +2696,7 @@ export type paths = {
             };
             requestBody?: never;
             responses: {
-                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
                 200: {
                     headers: {
                         [name: string]: unknown;
@@ -3720,6 +3720,202 @@ export type components = {
             items: components["schemas"]["RunInput"][];
             /** @description Pass back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
+        };
+        StepEvent: {
+            data: {
+                blockCount: number;
+                executionId: string;
+                flowId: string;
+                versionId: string;
+                versionNumber: number;
+            };
+            /** @constant */
+            event: "started";
+        } | {
+            data: {
+                blockId: string;
+                blockName: string;
+                executionId: string;
+                iteration: number | null;
+                /** @enum {string} */
+                processorType: "llm" | "passthrough" | "code";
+                stepIndex: number;
+            };
+            /** @constant */
+            event: "step_started";
+        } | {
+            data: {
+                blockId: string;
+                blockName: string;
+                durationMs: number;
+                executionId: string;
+                iteration: number | null;
+                model: string | null;
+                output: unknown;
+                stepIndex: number;
+                usage: {
+                    completionTokens: number;
+                    promptTokens: number;
+                    totalTokens: number;
+                } | null;
+            };
+            /** @constant */
+            event: "step_completed";
+        } | {
+            data: {
+                accumulatedOutputs: {
+                    [key: string]: unknown;
+                };
+                executionId: string;
+                iterationsUsed: number;
+                /** @description The block waiting for tool results: send it back as `pausedAtStep` */
+                pausedAtStep: string;
+                /** @constant */
+                status: "tool_calls_required";
+                /** @description null when the stream is read in another process than the run (the log keeps only their digest) */
+                toolCallMessages: unknown[] | null;
+                toolCalls: {
+                    function: {
+                        /** @description JSON text of the arguments, as the model wrote it */
+                        arguments: string;
+                        name: string;
+                    };
+                    id: string;
+                }[];
+            };
+            /** @constant */
+            event: "step_paused_for_tool_calls";
+        } | {
+            data: {
+                executionId: string;
+                iterationsUsed: number;
+                pausedAtStep: string;
+            };
+            /** @constant */
+            event: "resumed";
+        } | {
+            data: {
+                blockCount: number;
+                executionId: string;
+                flowId: string;
+                /** @description The run's result: the last block's output as an object (a non-object output is wrapped as `{output}`) */
+                result: {
+                    [key: string]: unknown;
+                };
+                /** @constant */
+                status: "completed";
+            };
+            /** @constant */
+            event: "completed";
+        } | {
+            data: {
+                code: string;
+                executionId: string;
+                /** @enum {string} */
+                failureReason: "error" | "credits_exhausted" | "byok_rejected" | "cancelled";
+                message: string;
+                step_name: string | null;
+            };
+            /** @constant */
+            event: "failed";
+        };
+        StepEventInput: {
+            data: {
+                blockCount: number;
+                executionId: string;
+                flowId: string;
+                versionId: string;
+                versionNumber: number;
+            };
+            /** @constant */
+            event: "started";
+        } | {
+            data: {
+                blockId: string;
+                blockName: string;
+                executionId: string;
+                iteration: number | null;
+                /** @enum {string} */
+                processorType: "llm" | "passthrough" | "code";
+                stepIndex: number;
+            };
+            /** @constant */
+            event: "step_started";
+        } | {
+            data: {
+                blockId: string;
+                blockName: string;
+                durationMs: number;
+                executionId: string;
+                iteration: number | null;
+                model: string | null;
+                output: unknown;
+                stepIndex: number;
+                usage: {
+                    completionTokens: number;
+                    promptTokens: number;
+                    totalTokens: number;
+                } | null;
+            };
+            /** @constant */
+            event: "step_completed";
+        } | {
+            data: {
+                accumulatedOutputs: {
+                    [key: string]: unknown;
+                };
+                executionId: string;
+                iterationsUsed: number;
+                /** @description The block waiting for tool results: send it back as `pausedAtStep` */
+                pausedAtStep: string;
+                /** @constant */
+                status: "tool_calls_required";
+                /** @description null when the stream is read in another process than the run (the log keeps only their digest) */
+                toolCallMessages: unknown[] | null;
+                toolCalls: {
+                    function: {
+                        /** @description JSON text of the arguments, as the model wrote it */
+                        arguments: string;
+                        name: string;
+                    };
+                    id: string;
+                }[];
+            };
+            /** @constant */
+            event: "step_paused_for_tool_calls";
+        } | {
+            data: {
+                executionId: string;
+                iterationsUsed: number;
+                pausedAtStep: string;
+            };
+            /** @constant */
+            event: "resumed";
+        } | {
+            data: {
+                blockCount: number;
+                executionId: string;
+                flowId: string;
+                /** @description The run's result: the last block's output as an object (a non-object output is wrapped as `{output}`) */
+                result: {
+                    [key: string]: unknown;
+                };
+                /** @constant */
+                status: "completed";
+            };
+            /** @constant */
+            event: "completed";
+        } | {
+            data: {
+                code: string;
+                executionId: string;
+                /** @enum {string} */
+                failureReason: "error" | "credits_exhausted" | "byok_rejected" | "cancelled";
+                message: string;
+                step_name: string | null;
+            };
+            /** @constant */
+            event: "failed";
         };
         WebhookPayload: {
             /** @description Stable across retries: the idempotency key of the delivery */

@@ -11,7 +11,7 @@ async function* eventsOf(response: Response): AsyncGenerator<StepEvent> {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      yield { event: value.event ?? 'message', id: value.id ?? '', data: JSON.parse(value.data) } as StepEvent;
+      yield { event: value.event ?? 'message', id: value.id ?? '', data: JSON.parse(value.data) as unknown } as StepEvent;
     }
   } finally {
     reader.releaseLock();

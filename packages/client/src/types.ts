@@ -24,13 +24,5 @@ export type ErrorCode = {
   [Status in keyof paths[FlowPaths]['post']['responses']]: paths[FlowPaths]['post']['responses'][Status] extends { content: { 'application/json': { detail: { code: infer Code } } } } ? Code : never;
 }[keyof paths[FlowPaths]['post']['responses']];
 
-/** The events of a `/step` stream (the `data` of each, by its `event` name). */
-export type StepEvent =
-  | { event: 'started'; id: string; data: { executionId: string; flowId: string; versionId: string; versionNumber: number; blockCount: number } }
-  | { event: 'step_started'; id: string; data: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null; processorType: string } }
-  | { event: 'step_completed'; id: string; data: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null; output: unknown; model: string | null; usage: unknown; durationMs: number } }
-  /** `toolCallMessages` is null when the stream is read in another process than the run's (the log keeps only their digest). */
-  | { event: 'step_paused_for_tool_calls'; id: string; data: Omit<ToolCallsRequired, 'toolCallMessages'> & { toolCallMessages: unknown[] | null } }
-  | { event: 'resumed'; id: string; data: { executionId: string; pausedAtStep: string; iterationsUsed: number } }
-  | { event: 'completed'; id: string; data: CompletedRun }
-  | { event: 'failed'; id: string; data: { executionId: string; code: ErrorCode | string; message: string; failureReason: string; step_name: string | null } };
+/** The events of a `/step` stream: the SSE `event` name, its `data`, and its `id` (the position to resume after). */
+export type StepEvent = Schemas['StepEvent'] & { id: string };

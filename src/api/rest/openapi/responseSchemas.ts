@@ -132,3 +132,26 @@ export const webhookPayloadSchema = z
     truncated: z.boolean(),
   })
   .meta({ id: WEBHOOK_PAYLOAD_ID });
+
+const blockRef = { executionId: z.string(), stepIndex: z.number().int(), blockId: z.string(), blockName: z.string(), iteration: z.number().int().nullable() };
+const usage = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
+const stepEvent = <Name extends string, Data extends z.ZodType>(event: Name, data: Data) => z.object({ event: z.literal(event), data });
+
+/**
+ * The events of a `/step` stream, by their SSE `event` name, with the JSON of their `data` line.
+ * OpenAPI 3.1 cannot type a stream's events, so this schema is a component of its own (`StepEvent`).
+ */
+export const stepEventSchema = z
+  .discriminatedUnion('event', [
+    stepEvent('started', z.object({ executionId: z.string(), flowId: z.string(), versionId: z.string(), versionNumber: z.number().int(), blockCount: z.number().int() })),
+    stepEvent('step_started', z.object({ ...blockRef, processorType: z.enum(['llm', 'passthrough', 'code']) })),
+    stepEvent('step_completed', z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usage.nullable(), durationMs: z.number().int() })),
+    stepEvent(
+      'step_paused_for_tool_calls',
+      executePausedSchema.extend({ toolCallMessages: z.array(z.unknown()).nullable().meta({ description: 'null when the stream is read in another process than the run (the log keeps only their digest)' }) }),
+    ),
+    stepEvent('resumed', z.object({ executionId: z.string(), pausedAtStep: z.string(), iterationsUsed: z.number().int() })),
+    stepEvent('completed', executeCompletedSchema),
+    stepEvent('failed', z.object({ executionId: z.string(), code: z.string(), message: z.string(), failureReason: z.enum(failureReasons), step_name: z.string().nullable() })),
+  ])
+  .meta({ id: 'StepEvent' });
