@@ -1,5 +1,4 @@
 import { ProxyTracerProvider, type Tracer } from '@opentelemetry/api';
-import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { Config } from '../config/config.ts';
 
 /** The process's OpenTelemetry tracer and the exporter behind it. */
@@ -21,8 +20,8 @@ export interface Tracing {
  * Without an endpoint the tracer is the API's no-op one (spans are inert objects, nothing is
  * recorded) and the SDK and exporter are not even loaded: every CLI command starts a runtime.
  */
-export async function createTracing(settings: Config['tracing'], serviceVersion: string, exporter?: SpanExporter): Promise<Tracing> {
-  if (!exporter && !settings.tracesUrl) {
+export async function createTracing(settings: Config['tracing'], serviceVersion: string): Promise<Tracing> {
+  if (!settings.tracesUrl) {
     // An unset ProxyTracerProvider delegates to the no-op provider, without reading the global one.
     return { tracer: new ProxyTracerProvider().getTracer('seqflow', serviceVersion), enabled: false, flush: async () => undefined, close: async () => undefined };
   }
@@ -37,7 +36,7 @@ export async function createTracing(settings: Config['tracing'], serviceVersion:
     // A caller's `traceparent` that says "not sampled" is honoured; everything else is recorded.
     sampler: new ParentBasedSampler({ root: new AlwaysOnSampler() }),
     // The batch queue is bounded (2048 spans by default): a collector that is down drops spans, never memory.
-    spanProcessors: [new BatchSpanProcessor({ exporter: exporter ?? new OTLPTraceExporter({ url: settings.tracesUrl }) })],
+    spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: settings.tracesUrl }) })],
   });
   return {
     tracer: provider.getTracer('seqflow', serviceVersion),

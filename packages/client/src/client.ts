@@ -81,8 +81,7 @@ export class SeqflowClient {
     for (;;) {
       const job = await this.getJob(flow, executionId, options);
       if (job.status === 'completed' || job.status === 'failed') return job;
-      options.signal?.throwIfAborted();
-      await new Promise((resolve) => setTimeout(resolve, options.pollIntervalMs ?? 1000));
+      await pause(options.pollIntervalMs ?? 1000, options.signal);
     }
   }
 
@@ -128,6 +127,15 @@ export class SeqflowClient {
     }
     return answer;
   }
+}
+
+/** Waits `ms`, or fails at once with the signal's reason when it aborts. */
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    signal?.throwIfAborted();
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+  });
 }
 
 function queryString(query: Record<string, string | number | string[] | undefined>): string {

@@ -89,6 +89,8 @@ describe('@seqflow/client against the real service', () => {
     const first = await client.startJob('three', { message: 'later' }, { idempotencyKey: 'client-job-1' });
     const retry = await client.startJob('three', { message: 'later' }, { idempotencyKey: 'client-job-1' });
     expect(retry.executionId).toBe(first.executionId);
+    // No worker runs yet: the wait ends with its signal.
+    await expect(client.waitForJob('three', first.executionId, { pollIntervalMs: 50, signal: AbortSignal.timeout(300) })).rejects.toMatchObject({ name: 'TimeoutError' });
 
     const workers = await startWorkers(t.runtime);
     try {
