@@ -141,11 +141,11 @@ function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, worke
 /** The grace period is over: end the runs still going in the log, answer their callers, and close what is left. */
 async function interruptRuns(runtime: Runtime, app: FastifyInstance, closing: Promise<unknown>) {
   const message = `the service shut down before the run finished (after a grace period of ${runtime.config.shutdownGraceMs} ms)`;
-  const active = runtime.runs.active();
+  const active = runtime.lifecycle.active();
   const principal = { kind: 'system' as const, id: 'shutdown' };
   await Promise.all(active.map((executionId) => failRun(runtime.execution, executionId, { code: 'RUN_INTERRUPTED', message, principal }).catch(() => false)));
   runtime.logger.warn({ interrupted: active }, 'runs still going at the end of the grace period were recorded as failed');
-  runtime.runs.interruptAll(message);
+  runtime.lifecycle.interruptAll(message);
   // The 503 answers go out before the remaining connections are closed.
   if (!(await withinGrace(closing, 1000))) app.server.closeAllConnections();
   await closing;

@@ -22,7 +22,8 @@ import { createFlowCatalog, type FlowCatalog } from '../queries/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../queries/logWatch.ts';
 import { createOrganizationStates, type OrganizationStates } from '../queries/organizationStates.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
-import { type RunLifecycle, createRunLifecycle } from './runLifecycle.ts';
+import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
+import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
@@ -42,7 +43,9 @@ export interface Runtime {
   /** Keeps the process's background tasks running; their states are in /health. */
   supervisor: Supervisor;
   /** The sync runs this process runs for callers, for a clean shutdown. */
-  runs: RunLifecycle;
+  lifecycle: RunLifecycle;
+  /** The run use cases every transport starts, follows, polls, cancels and lists runs with. */
+  runs: RunService;
   /** Tells the caches what the log changed; started by the processes that serve the API. */
   logWatch: LogWatch;
   /** Organizations' states (provider key, webhook secret), kept while the log watch runs. */
@@ -104,6 +107,18 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       runMetrics: createRunMetrics(metrics),
       tracer: tracing.tracer,
     };
+    const lifecycle = createRunLifecycle();
+    const runs = createRunService({
+      flows: execution.flows,
+      engine: execution,
+      attachments: { guard, registry: execution.registry, defaultModel: config.execution.defaultModel },
+      lifecycle,
+      db,
+      eventStore,
+      commands,
+      leaseMs: config.idempotencyLeaseMs,
+      logger,
+    });
     metrics.readGaugesFrom({
       projectionLag: () => projections.status(),
       jobBacklog: () => countJobBacklog(db),
@@ -118,7 +133,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       eventStore,
       projections,
       supervisor,
-      runs: createRunLifecycle(),
+      lifecycle,
+      runs,
       logWatch,
       metrics,
       tracing,

@@ -63,10 +63,10 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
         });
         await installRateLimits(seq, runtime.config.rateLimit);
         await seq.register(flowRoutes(runtime));
-        await seq.register(executeRoutes(runtime));
-        await seq.register(stepRoutes(runtime));
-        await seq.register(jobRoutes(runtime));
-        await seq.register(runListingRoutes(runtime));
+        await seq.register(executeRoutes(runtime.runs));
+        await seq.register(stepRoutes(runtime.runs, runtime.config.execution.sseKeepAliveMs));
+        await seq.register(jobRoutes(runtime.runs));
+        await seq.register(runListingRoutes(runtime.runs));
       });
     },
     { prefix: '/api/v1' },

@@ -116,6 +116,6 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
 
 /** Runs the tool stopped waiting for go on in this process; the lifecycle tracks them for shutdown, and a failure is logged. */
 function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
-  for (const executionId of executionIds) ctx.runtime.runs.follow(executionId, running);
+  for (const executionId of executionIds) ctx.runtime.lifecycle.follow(executionId, running);
   running.catch((error: unknown) => ctx.runtime.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
 }

@@ -2,10 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { describeIssues } from '../../../domain/validation/issuePath.ts';
-import { listJobs } from '../../../queries/jobQueries.ts';
-import { listRuns } from '../../../queries/runQueries.ts';
-import type { Runtime } from '../../../runtime/runtime.ts';
-import { presentJob } from './jobRoutes.ts';
+import type { RunService } from '../../../runs/runService.ts';
+import { callerOf } from '../restCaller.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 
@@ -42,43 +40,18 @@ function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
  * and time filters and an opaque keyset cursor (`nextCursor`, null on the last page). Both list the
  * read models: a run accepted a moment ago appears once they have caught up.
  */
-export function runListingRoutes(runtime: Runtime) {
+export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns'>) {
   return async (app: FastifyInstance) => {
     const jobs = documented({ summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema } }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
       const { status, from, to, limit, cursor } = parseQuery(jobListing, request);
-      const flow = await runtime.flows.findFlowForCaller(flowParams.parse(request.params), request.apiKey!.projectId);
-      const listed = await listJobs(runtime.db, { flowId: flow.flowId, status, from, to }, { limit, cursor });
-      return {
-        // A job's result can be large: the listing leaves it out, `GET .../jobs/{executionId}` has it.
-        items: listed.items.map((job) => {
-          const { result: _result, ...listed } = presentJob(job);
-          return listed;
-        }),
-        nextCursor: listed.nextCursor,
-      };
+      return runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor });
     });
 
-    const runs = documented({ summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema } }, ['apiKey']);
-    app.get('/seq/:org/:project/:flow/runs', { schema: runs }, async (request) => {
+    const runListed = documented({ summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema } }, ['apiKey']);
+    app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
-      const apiKey = request.apiKey!;
-      const flow = await runtime.flows.findFlowForCaller(flowParams.parse(request.params), apiKey.projectId);
-      const listed = await listRuns(runtime.db, { projectId: apiKey.projectId, flowId: flow.flowId, status, mode, from, to }, { limit, cursor });
-      return {
-        items: listed.items.map((run) => ({
-          executionId: run.executionId,
-          flowId: run.flowId,
-          versionNumber: run.versionNumber,
-          mode: run.mode,
-          status: run.status,
-          failureCode: run.failureCode,
-          createdAt: run.createdAt,
-          endedAt: run.endedAt,
-          durationMs: run.durationMs,
-        })),
-        nextCursor: listed.nextCursor,
-      };
+      return runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor });
     });
   };
 }

@@ -1,13 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ApiError } from '../../../domain/errors/apiError.ts';
-import { executionStream } from '../../../domain/execution/executionEvents.ts';
-import { countBlocks } from '../../../domain/flows/flowDefinition.ts';
-import { decodeRecorded } from '../../../eventstore/decodeRecorded.ts';
-import type { Runtime } from '../../../runtime/runtime.ts';
-import { streamExecution } from '../executionEventStream.ts';
-import { executeBodySchema, parseExecuteBody, prepareCall } from '../executionCall.ts';
-import { requestOrigin } from '../requestTracing.ts';
+import { parseRunInput, runInputSchema } from '../../../runs/runInput.ts';
+import type { RunService } from '../../../runs/runService.ts';
+import { sendServerSentEvents } from '../executionEventStream.ts';
+import { callerOf } from '../restCaller.ts';
 import { documented, eventStream, flowParams, runHeaders } from '../openapi/routeDocs.ts';
 
 const executionPath = flowParams.extend({ executionId: z.string() });
@@ -19,22 +15,17 @@ const STEP_EVENTS = 'Events: `started`, `step_started`, `step_completed`, `step_
  * `GET /seq/{org}/{project}/{flow}/step/{executionId}` with `Last-Event-ID` (or `?lastEventId=`):
  * the events after that id from the log, then the live ones.
  */
-export function stepRoutes(runtime: Runtime) {
+export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow' | 'follow'>, sseKeepAliveMs: number) {
   return async (app: FastifyInstance) => {
     const start = documented(
-      { summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: executeBodySchema, response: { 200: eventStream(STEP_EVENTS) } },
+      { summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: runInputSchema, response: { 200: eventStream(STEP_EVENTS) } },
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/step', { schema: start }, async (request, reply) => {
-      const body = parseExecuteBody(request.body);
-      const { flow, run } = await prepareCall(runtime, { apiKey: request.apiKey!, ...requestOrigin(request) }, flowParams.parse(request.params), body, 'step');
-      // The run belongs to the service, not to this connection: it finishes and is recorded even if the client leaves.
-      const outcome = run.start();
-      runtime.runs.follow(run.executionId, outcome);
-      outcome.catch((error: unknown) => request.log.error({ err: error, executionId: run.executionId }, 'step-through run failed'));
+      const input = parseRunInput(request.body);
       // Nothing is streamed until the run has its first event: a run that cannot even start answers JSON.
-      await run.started;
-      await streamExecution(runtime, request, reply, { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps), outcome });
+      const run = await runs.startStep(callerOf(request), flowParams.parse(request.params), input);
+      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal));
     });
 
     const follow = documented(
@@ -49,15 +40,9 @@ export function stepRoutes(runtime: Runtime) {
       ['apiKey'],
     );
     app.get('/seq/:org/:project/:flow/step/:executionId', { schema: follow }, async (request, reply) => {
-      const params = executionPath.parse(request.params);
-      const flow = await runtime.flows.findExecutableFlow(params, request.apiKey!.projectId);
-      const [first] = await runtime.eventStore.readStream(executionStream(params.executionId), { maxCount: 1 });
-      const requested = first ? decodeRecorded(first) : undefined;
-      if (requested?.type !== 'ExecutionRequested' || requested.data.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${params.executionId} of flow '${params.flow}'`);
       const lastEventId = request.headers['last-event-id'] ?? (request.query as { lastEventId?: string }).lastEventId;
-      const afterRevision = lastEventId === undefined ? -1 : Number(lastEventId);
-      if (!Number.isInteger(afterRevision) || afterRevision < -1) throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
-      await streamExecution(runtime, request, reply, { executionId: params.executionId, afterRevision, flowId: flow.flowId, blockCount: requested.data.blockCount });
+      const run = await runs.findRunToFollow(callerOf(request), { ...executionPath.parse(request.params), lastEventId });
+      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal));
     });
   };
 }

@@ -1,0 +1,31 @@
+import { ApiError } from '../domain/errors/apiError.ts';
+import { type WebhookEventName, webhookEvents } from '../domain/execution/executionEvents.ts';
+import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
+
+export interface JobCallback {
+  url: string;
+  events: WebhookEventName[];
+}
+
+/** callbackUrl: HTTPS, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
+export async function checkCallback(guard: Pick<AddressGuard, 'check'>, input: { callbackUrl?: unknown; callbackEvents?: unknown }): Promise<JobCallback | null> {
+  if (input.callbackUrl === undefined) {
+    if (input.callbackEvents !== undefined) throw new ApiError('CALLBACK_EVENTS_INVALID', 'callbackEvents needs a callbackUrl');
+    return null;
+  }
+  const url = input.callbackUrl;
+  if (typeof url !== 'string' || url.length > 2048 || !URL.canParse(url) || new URL(url).protocol !== 'https:') {
+    throw new ApiError('CALLBACK_URL_INVALID', 'callbackUrl must be an https URL of at most 2048 characters');
+  }
+  try {
+    await guard.check(url);
+  } catch (error) {
+    if (error instanceof BlockedAddressError) throw new ApiError('CALLBACK_URL_INVALID', `callbackUrl: host not allowed (${error.message})`);
+    throw error;
+  }
+  const events = input.callbackEvents ?? [...webhookEvents];
+  if (!Array.isArray(events) || events.length === 0 || events.some((e) => !(webhookEvents as readonly unknown[]).includes(e)) || new Set(events).size !== events.length) {
+    throw new ApiError('CALLBACK_EVENTS_INVALID', `callbackEvents must be a non-empty subset of ${webhookEvents.join(', ')}`);
+  }
+  return { url, events: events as WebhookEventName[] };
+}

@@ -1,0 +1,61 @@
+import type { Kysely } from 'kysely';
+import { ApiError } from '../domain/errors/apiError.ts';
+import type { JobView } from '../domain/execution/jobView.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import type { CommandDependencies } from '../commands/commandHandler.ts';
+import { cancelRun } from '../execution/cancelRun.ts';
+import { readRunHistory } from '../execution/runHistoryOf.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import { jobViewOfRow } from '../projections/readModels/jobsProjection.ts';
+import type { FlowCatalog, FlowSlugs } from '../queries/flowCatalog.ts';
+import { type RunCaller, originOf } from './runCaller.ts';
+
+/** What reading and cancelling a caller's jobs needs. */
+export interface JobReading {
+  flows: Pick<FlowCatalog, 'findFlowForCaller'>;
+  db: Kysely<ReadModels>;
+  eventStore: EventStore;
+}
+
+/** The poll's answer: `result` only when completed, the failure's fields only when failed. */
+export function presentJob(view: JobView) {
+  const { executionId, flowId, status, createdAt, startedAt, completedAt, durationMs } = view;
+  return {
+    executionId,
+    flowId,
+    status,
+    createdAt,
+    startedAt,
+    completedAt,
+    durationMs,
+    ...(status === 'completed' ? { result: view.result } : {}),
+    ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: view.errorMessage } : {}),
+  };
+}
+
+/** A job's state from its own stream (the run history's job view, which the projection evolves its rows with): the answer while the read model has not caught up. */
+async function jobFromStream(eventStore: EventStore, executionId: string, flowId: string) {
+  const view = (await readRunHistory(eventStore, executionId)).history.job;
+  if (!view || view.flowId !== flowId) return undefined;
+  return presentJob(view);
+}
+
+/** A job of the caller's flow: the read model's row, or the job's own stream while the row is missing or not yet claimed. */
+export async function pollJob(deps: JobReading, caller: Pick<RunCaller, 'projectId'>, job: FlowSlugs & { executionId: string }) {
+  const flow = await deps.flows.findFlowForCaller(job, caller.projectId);
+  const row = await deps.db.selectFrom('jobs').selectAll().where('execution_id', '=', job.executionId).where('flow_id', '=', flow.flowId).executeTakeFirst();
+  if (!row || row.status === 'started') {
+    // Not projected yet (or maybe just claimed): the run's own stream answers, so a poll right after POST never 404s.
+    const view = await jobFromStream(deps.eventStore, job.executionId, flow.flowId);
+    if (!view) throw new ApiError('EXECUTION_NOT_FOUND', `No job ${job.executionId} of flow '${job.flow}'`);
+    return view;
+  }
+  return presentJob(jobViewOfRow(row));
+}
+
+/** Cancels a job of the caller's flow that has not ended (failed, reason `cancelled`); answers the job as its poll now shows it. */
+export async function cancelJob(deps: JobReading & { commands: CommandDependencies }, caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) {
+  const flow = await deps.flows.findFlowForCaller(job, caller.projectId);
+  await cancelRun(deps.commands, { executionId: job.executionId, reason: job.reason, jobOf: flow.flowId }, originOf(caller));
+  return (await jobFromStream(deps.eventStore, job.executionId, flow.flowId))!;
+}

@@ -1,0 +1,43 @@
+import type { Logger } from 'pino';
+import type { ApiError } from '../domain/errors/apiError.ts';
+import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
+import type { FlowSlugs } from '../queries/flowCatalog.ts';
+import { type IdempotentAnswering, type IdempotentCall, answerOnce } from './answerOnce.ts';
+import { type FollowedRun, followRun } from './followRun.ts';
+import { type JobReading, cancelJob, pollJob } from './jobPolling.ts';
+import type { RunCaller } from './runCaller.ts';
+import type { RunStarting } from './runDependencies.ts';
+import type { RunInput } from './runInput.ts';
+import { listFlowJobs, listFlowRuns } from './runListings.ts';
+import { findRunToFollow, startStepRun } from './stepRun.ts';
+import { startJob } from './startJob.ts';
+import { executeRun } from './startRun.ts';
+
+export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswering & { logger: Pick<Logger, 'warn' | 'error'> };
+
+/**
+ * The run use cases, bound once to their dependencies: what every transport (REST, MCP, the
+ * console, the CLI) starts, follows, polls, cancels and lists runs with. A transport only turns
+ * its requests into these calls' plain inputs and a caller, and their answers into its own.
+ */
+export function createRunService(deps: RunServiceDependencies) {
+  const following = { eventStore: deps.eventStore, updates: deps.engine.updates };
+  return {
+    /** A sync run, answered when it completes, pauses or fails. */
+    execute: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => executeRun(deps, caller, slugs, input),
+    /** A step-through run, started and left to go on: follow it with `follow`. */
+    startStep: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startStepRun(deps, caller, slugs, input),
+    findRunToFollow: (caller: RunCaller, run: FlowSlugs & { executionId: string; lastEventId: unknown }) => findRunToFollow(deps, caller, run),
+    follow: (run: FollowedRun, signal: AbortSignal) => followRun(following, run, signal),
+    startJob: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startJob(deps, caller, slugs, input),
+    pollJob: (caller: RunCaller, job: FlowSlugs & { executionId: string }) => pollJob(deps, caller, job),
+    cancelJob: (caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) => cancelJob(deps, caller, job),
+    listJobs: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowJobs>[3], page: Parameters<typeof listFlowJobs>[4]) => listFlowJobs(deps, caller, slugs, filters, page),
+    listRuns: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowRuns>[3], page: Parameters<typeof listFlowRuns>[4]) => listFlowRuns(deps, caller, slugs, filters, page),
+    /** `handle` once per idempotency key; `logger` is where trouble with the key is logged (the request's own). */
+    answerOnce: (caller: RunCaller, call: IdempotentCall, handle: () => Promise<StoredResponse>, answerOfFailure: (error: ApiError) => StoredResponse, logger: IdempotentAnswering['logger'] = deps.logger) =>
+      answerOnce({ commands: deps.commands, leaseMs: deps.leaseMs, logger }, caller, call, handle, answerOfFailure),
+  };
+}
+
+export type RunService = ReturnType<typeof createRunService>;
