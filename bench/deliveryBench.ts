@@ -16,7 +16,7 @@ import { deliveryIdFor } from '../src/commands/deliveryCommands.ts';
 import { delivery } from '../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../src/domain/webhooks/deliveryEvents.ts';
 import { webhookPayload } from '../src/domain/webhooks/webhookPayload.ts';
-import { startWorkers } from '../src/workers/workerRole.ts';
+import { startWorkers } from '../src/runtime/workerRole.ts';
 import { percentile } from './percentile.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));

@@ -9,7 +9,7 @@ import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
-import { startWorkers } from '../src/workers/workerRole.ts';
+import { startWorkers } from '../src/runtime/workerRole.ts';
 import { startLoadProcess } from './loadClient.ts';
 
 const JOBS = 1500;

@@ -3,7 +3,7 @@ import { type CommandMetadata, handleCommand } from '../commands/commandHandler.
 import { ApiError } from '../domain/errors/apiError.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
 import { loadRunRecord } from './runRecord.ts';
 
@@ -21,7 +21,7 @@ export async function rerunExecution(engine: EngineDependencies, input: { execut
   if (!record.version) throw new ApiError('VERSION_NOT_FOUND', `The version run ${input.executionId} executed is not in the log`);
   const original = first.data;
   const executionId = randomUUID();
-  await handleCommand(engine, executionStream(original.executionId), execution, { type: 'LinkRerun', data: { rerunExecutionId: executionId } }, metadata);
+  await handleCommand(commandsOf(engine), executionStream(original.executionId), execution, { type: 'LinkRerun', data: { rerunExecutionId: executionId } }, metadata);
   const prepared = await prepareExecution(engine, {
     executionId,
     flowId: original.flowId,

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
-import type { Runtime } from '../runtime/runtime.ts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { eventLine, positiveInt, printJson, withRuntime } from './cliSupport.ts';
 
@@ -33,7 +36,7 @@ export function registerLogCommands(program: Command) {
     );
 
   const projections = program.command('projections').description('read models');
-  const deps = async (rt: Runtime) => ({ db: rt.db, eventStore: rt.eventStore, projections: (await import('../projections/allProjections.ts')).allProjections, logger: rt.logger, databaseUrl: rt.databaseUrl });
+  const deps = async (rt: { db: Kysely<ReadModels>; eventStore: EventStore; logger: Logger; databaseUrl: string }) => ({ db: rt.db, eventStore: rt.eventStore, projections: (await import('../projections/allProjections.ts')).allProjections, logger: rt.logger, databaseUrl: rt.databaseUrl });
   projections
     .command('rebuild')
     .description('replay the whole log into a shadow copy of every read model, then swap it in (the API keeps serving the old rows until then)')

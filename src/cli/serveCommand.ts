@@ -11,7 +11,7 @@ import { BlockedAddressError } from '../outbound/addressGuard.ts';
 import { printDemo } from '../runtime/demoBanner.ts';
 import { createLogger, logFormatFor } from '../runtime/logger.ts';
 import { type Runtime, openRuntime } from '../runtime/runtime.ts';
-import { startWorkers } from '../workers/workerRole.ts';
+import { startWorkers } from '../runtime/workerRole.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
 import { buildMetricsServer } from '../api/metrics/metricsRoutes.ts';
 

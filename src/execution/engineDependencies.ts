@@ -1,6 +1,7 @@
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
+import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
@@ -37,3 +38,6 @@ export interface ToolRequest {
   tools: Tool[];
   toolChoice: ToolChoice;
 }
+
+/** The part of the engine's dependencies that commands run with: the log and the clock. */
+export const commandsOf = (engine: Pick<EngineDependencies, 'eventStore' | 'now'>): CommandDependencies => ({ eventStore: engine.eventStore, now: engine.now });

@@ -9,7 +9,7 @@ import type { TestCaseDefinition } from '../domain/testing/testCaseDefinition.ts
 import { type TestRunCommand, testRun } from '../domain/testing/testRun.ts';
 import { type RecordedAssertionResult, testRunStream } from '../domain/testing/testRunEvents.ts';
 import type { Tool } from '../domain/tools/toolRules.ts';
-import type { EngineDependencies, ToolRequest } from '../execution/engineDependencies.ts';
+import { type EngineDependencies, type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
 import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
@@ -64,12 +64,13 @@ export async function runTestCase(
   },
   metadata: CommandMetadata,
 ): Promise<TestRunSummary> {
-  const { definition, flowId } = await requireTestCase(engine, scope, input.testCaseId);
-  const flow = await requireFlow(engine, scope, flowId);
+  const commands = commandsOf(engine);
+  const { definition, flowId } = await requireTestCase(commands, scope, input.testCaseId);
+  const flow = await requireFlow(commands, scope, flowId);
   const testRunId = randomUUID();
   const executionId = randomUUID();
   const resolved = input.resolved ?? resolveTarget(flow, input, testRunId);
-  const record = (command: TestRunCommand) => handleCommand(engine, testRunStream(testRunId), testRun, command, { ...metadata, correlationId: testRunId });
+  const record = (command: TestRunCommand) => handleCommand(commands, testRunStream(testRunId), testRun, command, { ...metadata, correlationId: testRunId });
   await record({ type: 'Start', event: { type: 'TestRunStarted', data: { testRunId, testCaseId: input.testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, executionId, target: resolved.target } } });
 
   input.onStarted?.({ testRunId, testCaseId: input.testCaseId, executionId, name: definition.name });

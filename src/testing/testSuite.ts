@@ -4,7 +4,7 @@ import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { testSuiteStream } from '../domain/testing/testSuiteEvents.ts';
 import { encodeEvent } from '../domain/events/domainEvent.ts';
 import { appendWithRetry } from '../eventstore/streams.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { listTestCases } from './testCases.ts';
 import { type StartedTestRun, type TestRunSummary, runTestCase } from './testRunner.ts';
 import { resolveTarget } from './testTarget.ts';
@@ -26,7 +26,7 @@ export interface SuiteRunSummary {
  * draft snapshot, for all), a few at a time, and records the suite as one event with its results.
  */
 export async function runSuite(engine: EngineDependencies, scope: AuthoringScope, input: { flowId: string; version?: number; draft?: boolean; onStarted?: (run: StartedTestRun) => void; onFinished?: (run: TestRunSummary) => void }, metadata: CommandMetadata): Promise<SuiteRunSummary> {
-  const flow = await requireFlow(engine, scope, input.flowId);
+  const flow = await requireFlow(commandsOf(engine), scope, input.flowId);
   const suiteRunId = randomUUID();
   const resolved = resolveTarget(flow, input, suiteRunId);
   const cases = await listTestCases(engine.db, scope, flow.flowId);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/domain/webhooks/webhookSignature.ts';
-import { startWorkers } from '../../src/workers/workerRole.ts';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { ROOT } from '../support/runProcess.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
 import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
 import { setOperator } from '../../src/commands/operatorCommands.ts';
-import { startWorkers } from '../../src/workers/workerRole.ts';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';

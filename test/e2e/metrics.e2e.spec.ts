@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsServer } from '../../src/api/metrics/metricsRoutes.ts';
-import { startWorkers } from '../../src/workers/workerRole.ts';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';

@@ -13,7 +13,7 @@ import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { startWorkers } from '../../src/workers/workerRole.ts';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
-import { startWorkers } from '../../../src/workers/workerRole.ts';
+import { startWorkers } from '../../../src/runtime/workerRole.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../../../test/support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../../../test/support/testRuntime.ts';
 import { type ErrorCode, type StepEvent, SeqflowClient, SeqflowError, isSeqflowError } from '../src/index.ts';

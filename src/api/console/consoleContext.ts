@@ -1,12 +1,36 @@
 import type { FastifyRequest } from 'fastify';
 import { isOperator } from '../../commands/operatorCommands.ts';
 import type { Principal } from '../../domain/events/eventMetadata.ts';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { CommandDependencies } from '../../commands/commandHandler.ts';
+import type { EventStore } from '../../eventstore/eventStore.ts';
+import type { EngineDependencies } from '../../execution/engineDependencies.ts';
+import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
+import type { ReadModels } from '../../projections/readModelSchema.ts';
+import type { Supervisor } from '../../supervision/supervisor.ts';
 import type { JwtVerifier } from '../auth/jwtVerifier.ts';
 import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
 
+/** The services the console's procedures work with, made once by the console's wiring. */
+export interface ConsoleServices {
+  commands: CommandDependencies;
+  db: Kysely<ReadModels>;
+  eventStore: EventStore;
+  /** The engine a rerun runs on. */
+  engine: EngineDependencies;
+  projections: Pick<ProjectionRunner, 'status'>;
+  /** The process's supervised tasks, for the System view. */
+  tasks: Pick<Supervisor, 'status'>;
+  masterKey: Buffer;
+  secretGraceSeconds: number;
+  /** For the shadow read models of a verification (connections of their own). */
+  databaseUrl: string;
+  logger: Logger;
+}
+
 export interface ConsoleContext {
-  runtime: Runtime;
+  services: ConsoleServices;
   /** The signed-in operator, or null (every procedure but none then refuses). */
   operator: Principal | null;
   /** Live event subscriptions open on this listener (bounded: each holds a place in the log). */
@@ -40,18 +64,18 @@ const cookieOf = (header: string | undefined, name: string) =>
  * subject holds the operator role (checked against the log at every call: a revoke takes effect at
  * once). Anything else is no operator.
  */
-export function createConsoleContextFactory(runtime: Runtime, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined, live: LiveSubscriptions) {
+export function createConsoleContextFactory(services: ConsoleServices, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined, live: LiveSubscriptions) {
   return async ({ req }: { req: FastifyRequest }): Promise<ConsoleContext> => {
     const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
     if (session) {
       const operator = await sessions.verify(decodeURIComponent(session));
-      if (operator) return { runtime, live, requestId: req.id, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
+      if (operator) return { services, live, requestId: req.id, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (bearer && jwt) {
       const subject = await jwt(bearer, audience ? { audience } : {}).then((v) => v.subject, () => null);
-      if (subject && (await isOperator(runtime.commands, subject))) return { runtime, live, requestId: req.id, operator: { kind: 'user', id: subject, via: 'console' } };
+      if (subject && (await isOperator(services.commands, subject))) return { services, live, requestId: req.id, operator: { kind: 'user', id: subject, via: 'console' } };
     }
-    return { runtime, live, requestId: req.id, operator: null };
+    return { services, live, requestId: req.id, operator: null };
   };
 }

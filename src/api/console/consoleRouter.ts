@@ -37,17 +37,17 @@ const versionSide = z.union([z.number().int().min(1), z.literal('draft')]);
 export const consoleRouter = router({
   system: router({
     status: operatorProcedure.query(async ({ ctx }) => {
-      const { runtime } = ctx;
+      const { services } = ctx;
       return {
-        projections: await runtime.projections.status(),
-        tasks: runtime.supervisor.status(),
-        ...(await backlogStatus(runtime.db, runtime.commands.now())),
+        projections: await services.projections.status(),
+        tasks: services.tasks.status(),
+        ...(await backlogStatus(services.db, services.commands.now())),
       };
     }),
   }),
   organizations: router({
     /** Organizations and their projects, by slug (the console's pickers). */
-    list: operatorProcedure.input(z.object({ limit: z.number().int().min(1).max(1000).default(200) }).default({ limit: 200 })).query(({ ctx, input }) => listOrganizationsWithProjects(ctx.runtime.db, input.limit)),
+    list: operatorProcedure.input(z.object({ limit: z.number().int().min(1).max(1000).default(200) }).default({ limit: 200 })).query(({ ctx, input }) => listOrganizationsWithProjects(ctx.services.db, input.limit)),
   }),
   runs: router({
     list: operatorProcedure
@@ -67,46 +67,46 @@ export const consoleRouter = router({
       )
       .query(({ ctx, input }) => {
         const { limit, cursor, ...filters } = input;
-        return listRuns(ctx.runtime.db, filters, { limit, cursor });
+        return listRuns(ctx.services.db, filters, { limit, cursor });
       }),
-    get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.runtime.eventStore, {}, input.executionId)),
-    stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.runtime.eventStore, {}, input.executionId, input.stepId)),
-    rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => rerunExecution(ctx.runtime.execution, { executionId: input.executionId }, ctx.metadata)),
+    get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.services.eventStore, {}, input.executionId)),
+    stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),
+    rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => rerunExecution(ctx.services.engine, { executionId: input.executionId }, ctx.metadata)),
     /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
     cancel: operatorProcedure.input(z.object({ executionId: id, reason: z.string().max(1000).optional() })).mutation(async ({ ctx, input }) => {
-      const { position: _position, ...done } = await cancelRun(ctx.runtime.commands, input, ctx.metadata);
+      const { position: _position, ...done } = await cancelRun(ctx.services.commands, input, ctx.metadata);
       return done;
     }),
   }),
   flows: router({
-    list: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => listFlows(ctx.runtime.db, {}, input.projectId)),
-    versions: operatorProcedure.input(z.object({ flowId: id })).query(({ ctx, input }) => listFlowVersions(ctx.runtime.commands, {}, input.flowId)),
-    diff: operatorProcedure.input(z.object({ flowId: id, from: versionSide, to: versionSide })).query(({ ctx, input }) => diffFlow(ctx.runtime.commands, {}, input)),
+    list: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => listFlows(ctx.services.db, {}, input.projectId)),
+    versions: operatorProcedure.input(z.object({ flowId: id })).query(({ ctx, input }) => listFlowVersions(ctx.services.commands, {}, input.flowId)),
+    diff: operatorProcedure.input(z.object({ flowId: id, from: versionSide, to: versionSide })).query(({ ctx, input }) => diffFlow(ctx.services.commands, {}, input)),
     /** Production moves to a published version; the flow's test gate applies unless forced, and a forced promotion is an event of its own. */
     promote: operatorProcedure
       .input(z.object({ flowId: id, versionId: id, force: z.object({ reason: z.string().max(1000).nullable() }).optional() }))
       .mutation(async ({ ctx, input }) => {
-        const { position: _position, ...done } = await setProduction({ ...ctx.runtime.commands, db: ctx.runtime.db }, {}, input, ctx.metadata);
+        const { position: _position, ...done } = await setProduction({ ...ctx.services.commands, db: ctx.services.db }, {}, input, ctx.metadata);
         return done;
       }),
   }),
   tests: router({
     results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
-      await requireFlow(ctx.runtime.commands, {}, input.flowId);
-      return latestTestResults(ctx.runtime.db, input);
+      await requireFlow(ctx.services.commands, {}, input.flowId);
+      return latestTestResults(ctx.services.db, input);
     }),
   }),
   deliveries: router({
     list: operatorProcedure
       .input(z.object({ organizationId: id.optional(), executionId: id.optional(), status: z.array(z.enum(deliveryStatuses)).optional(), limit: z.number().int().min(1).max(200).default(50), cursor: z.string().max(500).optional() }))
-      .query(({ ctx, input }) => listDeliveriesForOperators(ctx.runtime.db, { organizationId: input.organizationId, executionId: input.executionId, statuses: input.status, limit: input.limit, cursor: input.cursor })),
-    get: operatorProcedure.input(z.object({ deliveryId: id })).query(({ ctx, input }) => deliveryHistory(ctx.runtime.eventStore, input.deliveryId)),
+      .query(({ ctx, input }) => listDeliveriesForOperators(ctx.services.db, { organizationId: input.organizationId, executionId: input.executionId, statuses: input.status, limit: input.limit, cursor: input.cursor })),
+    get: operatorProcedure.input(z.object({ deliveryId: id })).query(({ ctx, input }) => deliveryHistory(ctx.services.eventStore, input.deliveryId)),
     /** One more attempt of each dead-lettered or permanently failed delivery named; each answers for itself. */
     redeliver: operatorProcedure.input(z.object({ deliveryIds: z.array(id).min(1).max(100) })).mutation(async ({ ctx, input }) => {
       const results = [];
       for (const deliveryId of input.deliveryIds) {
         try {
-          const { position: _position, ...done } = await redeliver(ctx.runtime.commands, deliveryId, ctx.metadata);
+          const { position: _position, ...done } = await redeliver(ctx.services.commands, deliveryId, ctx.metadata);
           results.push({ ...done, error: null });
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
@@ -117,16 +117,16 @@ export const consoleRouter = router({
     }),
   }),
   secrets: router({
-    status: operatorProcedure.input(z.object({ organizationId: id })).query(({ ctx, input }) => getWebhookSecret(ctx.runtime.commands, input.organizationId, ctx.runtime.masterKey, ctx.metadata)),
+    status: operatorProcedure.input(z.object({ organizationId: id })).query(({ ctx, input }) => getWebhookSecret(ctx.services.commands, input.organizationId, ctx.services.masterKey, ctx.metadata)),
     /** A new secret at once (the previous one also signs during the grace window); the plaintext is answered only here. */
     rotate: operatorProcedure
       .input(z.object({ organizationId: id }))
-      .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.runtime.commands, input.organizationId, ctx.runtime.masterKey, ctx.runtime.config.webhooks.secretGraceSeconds, ctx.metadata)),
+      .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.services.commands, input.organizationId, ctx.services.masterKey, ctx.services.secretGraceSeconds, ctx.metadata)),
   }),
   projections: router({
     verify: operatorProcedure.mutation(async ({ ctx }) => {
-      const { runtime } = ctx;
-      const result = await verifyReadModels({ db: runtime.db, eventStore: runtime.eventStore, projections: allProjections, logger: runtime.logger, databaseUrl: runtime.databaseUrl });
+      const { services } = ctx;
+      const result = await verifyReadModels({ db: services.db, eventStore: services.eventStore, projections: allProjections, logger: services.logger, databaseUrl: services.databaseUrl });
       return { ok: result.ok, at: result.at, tables: result.tables.map(({ table, liveRows, shadowRows, liveHash, shadowHash, onlyLive, onlyShadow }) => ({ table, liveRows, shadowRows, same: liveHash === shadowHash, onlyLive, onlyShadow })) };
     }),
   }),
@@ -141,8 +141,8 @@ export const consoleRouter = router({
       .subscription(({ ctx, input, signal }) => withApiErrors(liveRunEvents(ctx, input, signal))),
   }),
   audit: router({
-    exportRun: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => ({ executionId: input.executionId, lines: await exportRun(ctx.runtime.eventStore, input.executionId) })),
-    verifyLog: operatorProcedure.input(z.object({ streamId: id.optional() })).mutation(({ ctx, input }) => verifyLog(ctx.runtime.eventStore, { streamId: input.streamId })),
+    exportRun: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => ({ executionId: input.executionId, lines: await exportRun(ctx.services.eventStore, input.executionId) })),
+    verifyLog: operatorProcedure.input(z.object({ streamId: id.optional() })).mutation(({ ctx, input }) => verifyLog(ctx.services.eventStore, { streamId: input.streamId })),
   }),
 });
 
@@ -150,7 +150,7 @@ export type ConsoleRouter = typeof consoleRouter;
 
 /** `events.live`: checks the filters' ids, holds one of the listener's live places, then streams. */
 async function* liveRunEvents(ctx: ConsoleContext, input: { from?: number | undefined; lastEventId?: string | null | undefined; organizationId?: string | undefined; executionId?: string | undefined }, signal: AbortSignal | undefined) {
-  const { eventStore, db } = ctx.runtime;
+  const { eventStore, db } = ctx.services;
   if (input.organizationId && !(await eventStore.streamExists(organizationStream(input.organizationId)))) throw new ApiError('NOT_FOUND', `No organization ${input.organizationId}`);
   if (input.executionId && !(await eventStore.streamExists(executionStream(input.executionId)))) throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
   if (!ctx.live.enter()) throw new ApiError('RATE_LIMITED', 'Too many live event streams are open on this console; close one and retry');

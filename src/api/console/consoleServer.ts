@@ -11,7 +11,7 @@ import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from '../rest/errorHandler.ts';
 import { installJsonParser } from '../rest/requestGuards.ts';
 import { trackRouteMethods } from '../rest/routeMethods.ts';
-import { createConsoleContextFactory, createLiveSubscriptions } from './consoleContext.ts';
+import { type ConsoleServices, createConsoleContextFactory, createLiveSubscriptions } from './consoleContext.ts';
 import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
@@ -49,7 +49,7 @@ export async function buildConsoleServer(
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
-    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(runtime, sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(options.maxLiveSubscriptions ?? 32)) },
+    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(consoleServices(runtime), sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(options.maxLiveSubscriptions ?? 32)) },
   });
   return app;
 }
@@ -72,3 +72,17 @@ async function servePage(app: FastifyInstance) {
   }
   await app.register(fastifyStatic, { root: PAGE_DIR, prefix: '/', index: 'index.html', cacheControl: false, setHeaders: (res, file) => res.setHeader('cache-control', file.endsWith('.html') ? 'no-cache' : 'public, max-age=31536000, immutable') });
 }
+
+/** What the console's procedures use, from the process's runtime. */
+const consoleServices = (runtime: Runtime): ConsoleServices => ({
+  commands: runtime.commands,
+  db: runtime.db,
+  eventStore: runtime.eventStore,
+  engine: runtime.execution,
+  projections: runtime.projections,
+  tasks: runtime.supervisor,
+  masterKey: runtime.masterKey,
+  secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds,
+  databaseUrl: runtime.databaseUrl,
+  logger: runtime.logger,
+});

@@ -7,6 +7,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
 import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
+import type { McpServices } from './toolContext.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
 import { requestOrigin } from '../rest/requestTracing.ts';
 
@@ -28,6 +29,16 @@ const MCP_RESPONSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protoco
 export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
   const { resource, resourceMetadataUrl, allowedOrigins, runsPerMinute } = runtime.config.mcp;
   const runLimiter = createRunRateLimiter(runsPerMinute);
+  const services: McpServices = {
+    commands: runtime.commands,
+    db: runtime.db,
+    eventStore: runtime.eventStore,
+    engine: runtime.execution,
+    lifecycle: runtime.lifecycle,
+    models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel },
+    waitForPosition: (position, timeoutMs) => runtime.projections.waitForPosition(position, timeoutMs),
+    logger: runtime.logger,
+  };
   const version = packageVersion();
   const metadata = {
     resource,
@@ -79,7 +90,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
         },
         async (request, reply) => {
           const caller = request.mcpCaller!;
-          const server = createMcpServer({ runtime, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
+          const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
           reply.hijack();
           reply.raw.on('close', () => {

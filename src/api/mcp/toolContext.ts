@@ -1,14 +1,35 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthoringScope } from '../../authoring/authoringScope.ts';
-import type { CommandMetadata } from '../../commands/commandHandler.ts';
+import type { CommandDependencies, CommandMetadata } from '../../commands/commandHandler.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import type { EventStore } from '../../eventstore/eventStore.ts';
+import type { EngineDependencies } from '../../execution/engineDependencies.ts';
+import type { ModelRegistry } from '../../execution/modelRegistry.ts';
+import type { ReadModels } from '../../projections/readModelSchema.ts';
+import type { RunLifecycle } from '../../runs/runLifecycle.ts';
 import type { RunRateLimiter } from './runRateLimiter.ts';
 import { toolFailure, toolSuccess } from './toolResult.ts';
 
+/** The services the tools work with, made once by the MCP wiring. */
+export interface McpServices {
+  commands: CommandDependencies;
+  db: Kysely<ReadModels>;
+  eventStore: EventStore;
+  /** The engine test runs run on. */
+  engine: EngineDependencies;
+  /** This process's live runs: a test run the caller stopped waiting for goes on, tracked for shutdown. */
+  lifecycle: Pick<RunLifecycle, 'follow'>;
+  models: { registry: ModelRegistry; defaultModel: string };
+  /** Resolves once the read models show `position`, or fails after `timeoutMs`. */
+  waitForPosition: (position: number, timeoutMs: number) => Promise<unknown>;
+  logger: Logger;
+}
+
 /** What every tool of one MCP request works with: the caller (a member of `scope`'s organizations) and the services. */
 export interface ToolContext {
-  runtime: Runtime;
+  services: McpServices;
   /** The caller's organizations: anything outside them is answered as not found. */
   scope: AuthoringScope;
   /** The principal every event the tools append carries: the subject, its OAuth client, `via: 'mcp'`. */
@@ -17,7 +38,7 @@ export interface ToolContext {
 }
 
 /** Tools read their own writes: a change is answered once the read models show it. */
-export const settled = (ctx: ToolContext, position: number) => ctx.runtime.projections.waitForPosition(position, 10_000);
+export const settled = (ctx: ToolContext, position: number) => ctx.services.waitForPosition(position, 10_000);
 
 /**
  * Runs a tool's work and shapes its answer; a failure becomes a tool error, with the hint that
@@ -31,10 +52,10 @@ export async function answer<T extends Record<string, unknown>>(
   try {
     return toolSuccess(await work());
   } catch (error) {
-    if (!(error instanceof ApiError)) return toolFailure(error, ctx.runtime.logger);
+    if (!(error instanceof ApiError)) return toolFailure(error, ctx.services.logger);
     // A hint is help, not part of the answer: if finding it fails, the error goes out without it.
     const hint = (await Promise.resolve(hintFor?.(error.code)).catch(() => undefined)) ?? defaultHints.get(error.code);
-    return toolFailure(error, ctx.runtime.logger, hint);
+    return toolFailure(error, ctx.services.logger, hint);
   }
 }
 

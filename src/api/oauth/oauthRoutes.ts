@@ -5,7 +5,7 @@ import type Provider from 'oidc-provider';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
-import type { Runtime } from '../../runtime/runtime.ts';
+import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import { MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { signInPage } from './signInPage.ts';
 
@@ -18,9 +18,9 @@ const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
  * `/oauth/.well-known/openid-configuration`), and its sign-in page at `/oauth/interaction/:uid`.
  * `provider` is made on first use: a process no assistant signs in to never makes keys.
  */
-export function oauthRoutes(runtime: Runtime, provider: () => Promise<Provider>) {
+export function oauthRoutes(deps: { commands: CommandDependencies; resource: string }, provider: () => Promise<Provider>) {
   const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
-  const resource = runtime.config.mcp.resource;
+  const { resource } = deps;
 
   return async (app: FastifyInstance) => {
     await app.register(async (signIn) => {
@@ -45,7 +45,7 @@ export function oauthRoutes(runtime: Runtime, provider: () => Promise<Provider>)
         }
         const code = (request.body as { code?: unknown } | undefined)?.code;
         try {
-          const subject = await redeemLoginCode(runtime.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
+          const subject = await redeemLoginCode(deps.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
           return await finish(oidc, details, request, reply, subject);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'LOGIN_CODE_INVALID') return reply.status(401).type('text/html').send(page(error.message));

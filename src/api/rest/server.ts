@@ -49,20 +49,20 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   // Assistants sign in with the configured issuer, or else with the embedded one.
   const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth) : undefined;
-  if (embedded) await app.register(oauthRoutes(runtime, embedded.provider));
+  if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resource: runtime.config.mcp.resource }, embedded.provider));
   await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp.resource)));
   await app.register(
     async (api) => {
       await installCors(api, runtime.config.corsOrigins);
       await api.register(healthRoutes(runtime));
-      await api.register(webhookManagementRoutes(runtime, createOrganizationAuth(runtime.eventStore, authenticate, jwt)));
+      await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt)));
       // Everything under /seq is API-key authenticated and scoped to the key's project.
       await api.register(async (seq) => {
         seq.addHook('onRequest', async (request) => {
           request.apiKey = await authenticate(request.headers.authorization);
         });
         await installRateLimits(seq, runtime.config.rateLimit);
-        await seq.register(flowRoutes(runtime));
+        await seq.register(flowRoutes(runtime.flows));
         await seq.register(executeRoutes(runtime.runs));
         await seq.register(stepRoutes(runtime.runs, runtime.config.execution.sseKeepAliveMs));
         await seq.register(jobRoutes(runtime.runs));

@@ -13,7 +13,7 @@ const edited = { flow_id: z.string(), step_id: z.string(), warnings };
 
 /** Building a flow's draft block by block, publishing it and promoting a version: each change one event. */
 export function registerAuthoringTools(server: McpServer, ctx: ToolContext) {
-  const deps = ctx.runtime.commands;
+  const deps = ctx.services.commands;
   const write = { readOnlyHint: false, destructiveHint: false, openWorldHint: false };
 
   server.registerTool(
@@ -189,7 +189,7 @@ export function registerAuthoringTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const done = await setProduction({ ...deps, db: ctx.runtime.db }, ctx.scope, { flowId: args.flow_id, versionId: args.version_id }, ctx.metadata);
+        const done = await setProduction({ ...deps, db: ctx.services.db }, ctx.scope, { flowId: args.flow_id, versionId: args.version_id }, ctx.metadata);
         await settled(ctx, done.position);
         return { flow_id: args.flow_id, version_id: args.version_id, number: done.number ?? 0 };
       }),

@@ -45,9 +45,9 @@ export function registerProjectTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => ({
-        ...(await projectMap(ctx.runtime.db, ctx.scope, args.project_id)),
-        models: ctx.runtime.execution.registry.list(),
-        default_model: ctx.runtime.config.execution.defaultModel,
+        ...(await projectMap(ctx.services.db, ctx.scope, args.project_id)),
+        models: ctx.services.models.registry.list(),
+        default_model: ctx.services.models.defaultModel,
       })),
   );
 }

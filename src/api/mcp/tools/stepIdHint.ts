@@ -5,7 +5,7 @@ import type { ToolContext } from '../toolContext.ts';
 export function stepIdHint(ctx: ToolContext, flowId: string) {
   return async (code: string) => {
     if (code !== 'BLOCK_NOT_FOUND' && code !== 'PLACEMENT_INVALID') return undefined;
-    const draft = await showDraft(ctx.runtime.commands, ctx.scope, flowId);
+    const draft = await showDraft(ctx.services.commands, ctx.scope, flowId);
     if (draft.blocks.length === 0) return 'The flow has no blocks yet: add the first one without target_id.';
     return `Valid step_ids of this flow: ${draft.blocks.map((b) => `${b.step_id} (${b.name})`).join(', ')}.`;
   };

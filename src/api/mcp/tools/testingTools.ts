@@ -24,7 +24,7 @@ const runEntry = z.object({
 
 /** Test cases and test runs: each run an ordinary engine run (mode `test`), so its trace is read like any other. */
 export function registerTestingTools(server: McpServer, ctx: ToolContext) {
-  const { runtime } = ctx;
+  const { services } = ctx;
   const subject = ctx.metadata.principal.id;
 
   server.registerTool(
@@ -46,7 +46,7 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
     (args) =>
       answer(ctx, async () => {
         const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
-        const added = await addTestCase(runtime.commands, ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
+        const added = await addTestCase(services.commands, ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
         await settled(ctx, added.position);
         return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
       }),
@@ -63,10 +63,10 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const testCase = await requireTestCase(runtime.commands, ctx.scope, args.test_case_id);
+        const testCase = await requireTestCase(services.commands, ctx.scope, args.test_case_id);
         await ctx.runLimiter(subject);
         let started: StartedTestRun | undefined;
-        const running = runTestCase(runtime.execution, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
+        const running = runTestCase(services.engine, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
         const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
         if (outcome.done) return testRunEntry(started!, outcome.value);
         keepRunning(ctx, running, started ? [started.executionId] : []);
@@ -90,13 +90,13 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        await requireFlow(runtime.commands, ctx.scope, args.flow_id);
-        const cases = await listTestCases(runtime.db, ctx.scope, args.flow_id);
+        await requireFlow(services.commands, ctx.scope, args.flow_id);
+        const cases = await listTestCases(services.db, ctx.scope, args.flow_id);
         await ctx.runLimiter(subject);
         const started = new Map<string, StartedTestRun>();
         const finished = new Map<string, TestRunSummary>();
         const suite = runSuite(
-          runtime.execution,
+          services.engine,
           ctx.scope,
           { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
           ctx.metadata,
@@ -116,6 +116,6 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
 
 /** Runs the tool stopped waiting for go on in this process; the lifecycle tracks them for shutdown, and a failure is logged. */
 function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
-  for (const executionId of executionIds) ctx.runtime.lifecycle.follow(executionId, running);
-  running.catch((error: unknown) => ctx.runtime.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
+  for (const executionId of executionIds) ctx.services.lifecycle.follow(executionId, running);
+  running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
 }

@@ -53,7 +53,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const trace = await runTrace(ctx.runtime.eventStore, ctx.scope, args.flow_run_id, options);
+        const trace = await runTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, options);
         const steps = pageOf(trace.steps, args.cursor, args.limit);
         return {
           flow_run_id: trace.executionId,
@@ -95,7 +95,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const trace = await stepTrace(ctx.runtime.eventStore, ctx.scope, args.flow_run_id, args.step_id, options);
+          const trace = await stepTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, args.step_id, options);
           const executions = pageOf(trace.executions, args.cursor, args.limit);
           return {
             flow_run_id: trace.executionId,
@@ -114,7 +114,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
 
 /** The step ids that did run in a run: what get_step_trace accepts. */
 async function runStepsHint(ctx: ToolContext, flowRunId: string) {
-  const trace = await runTrace(ctx.runtime.eventStore, ctx.scope, flowRunId, { maxStringLength: 50 });
+  const trace = await runTrace(ctx.services.eventStore, ctx.scope, flowRunId, { maxStringLength: 50 });
   const ran = new Map(trace.steps.map((s) => [String(s.stepId), String(s.name)]));
   return ran.size === 0 ? 'No block ran in this run.' : `Blocks that ran in this run: ${[...ran].map(([id, name]) => `${id} (${name})`).join(', ')}.`;
 }

@@ -8,10 +8,10 @@ import type { ToolContext } from '../toolContext.ts';
  * MODEL_MIME_INCOMPATIBLE before any work.
  */
 export async function visionWarnings(ctx: ToolContext, flowId: string): Promise<string[]> {
-  if (!(await flowReceivesImages(ctx.runtime.db, flowId))) return [];
-  const defaultModel = ctx.runtime.config.execution.defaultModel;
-  const draft = await showDraft(ctx.runtime.commands, ctx.scope, flowId);
+  if (!(await flowReceivesImages(ctx.services.db, flowId))) return [];
+  const defaultModel = ctx.services.models.defaultModel;
+  const draft = await showDraft(ctx.services.commands, ctx.scope, flowId);
   return draft.blocks
-    .filter((b) => b.processor_type === 'llm' && ctx.runtime.execution.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
+    .filter((b) => b.processor_type === 'llm' && ctx.services.models.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
     .map((b) => `This flow receives images, but block '${b.name}' (${b.step_id}) uses ${b.model ?? `the default model ${defaultModel}`}, which takes no images: set a vision-capable model with update_block.`);
 }

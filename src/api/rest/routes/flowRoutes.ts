@@ -1,17 +1,16 @@
 import type { FastifyInstance } from 'fastify';
-
-import type { Runtime } from '../../../runtime/runtime.ts';
+import type { FlowCatalog } from '../../../queries/flowCatalog.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { flowSchema } from '../openapi/responseSchemas.ts';
 
 
 /** `GET /seq/{org}/{project}/{flow}`: the flow and its production version, for a key of its project. */
-export function flowRoutes(runtime: Runtime) {
+export function flowRoutes(flows: Pick<FlowCatalog, 'findFlowForCaller'>) {
   return async (app: FastifyInstance) => {
     const schema = documented({ summary: 'A flow and its production version', tags: ['Flows'], params: flowParams, response: { 200: flowSchema } }, ['apiKey']);
     app.get('/seq/:org/:project/:flow', { schema }, async (request) => {
       const slugs = flowParams.parse(request.params);
-      return runtime.flows.findFlowForCaller(slugs, request.apiKey!.projectId);
+      return flows.findFlowForCaller(slugs, request.apiKey!.projectId);
     });
   };
 }

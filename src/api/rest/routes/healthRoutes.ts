@@ -1,6 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
-import type { Runtime } from '../../../runtime/runtime.ts';
+import type { Kysely } from 'kysely';
+import type { EventStore } from '../../../eventstore/eventStore.ts';
+import type { ProjectionRunner } from '../../../projections/projectionRunner.ts';
+import type { ReadModels } from '../../../projections/readModelSchema.ts';
+import type { Supervisor } from '../../../supervision/supervisor.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
 
@@ -17,20 +21,20 @@ const check = async (probe: () => Promise<unknown>) => {
  * Database and event-log reachability (503 when either is down), how far each projection is behind
  * the log and whether one is stalled, and the state of this process's supervised background tasks.
  */
-export function healthRoutes(runtime: Runtime) {
+export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema } }, []);
     app.get('/health', { schema }, async (_request, reply) => {
-      const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(runtime.db)), check(() => runtime.eventStore.ping())]);
-      const projections = database.ok && eventLog.ok ? await runtime.projections.status().catch(() => []) : [];
+      const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db)), check(() => deps.eventStore.ping())]);
+      const projections = database.ok && eventLog.ok ? await deps.projections.status().catch(() => []) : [];
       const healthy = database.ok && eventLog.ok;
-      const tasks = runtime.supervisor.status();
+      const tasks = deps.supervisor.status();
       // Serving, but something in the background needs attention: a task restarting, a projection stalled.
       const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled);
       return reply.status(healthy ? 200 : 503).send({
         status: !healthy ? 'unavailable' : degraded ? 'degraded' : 'ok',
         database,
-        eventLog: { ...eventLog, kind: runtime.eventStore.kind },
+        eventLog: { ...eventLog, kind: deps.eventStore.kind },
         projections: { maxBehind: Math.max(0, ...projections.map((p) => p.behind)), detail: projections },
         tasks,
       });

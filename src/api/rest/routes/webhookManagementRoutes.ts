@@ -4,7 +4,9 @@ import { getWebhookSecret, rotateWebhookSecret } from '../../../commands/webhook
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import { listDeliveries } from '../../../queries/deliveryQueries.ts';
-import type { Runtime } from '../../../runtime/runtime.ts';
+import type { Kysely } from 'kysely';
+import type { CommandDependencies } from '../../../commands/commandHandler.ts';
+import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { createOrganizationAuth } from '../../auth/organizationAuth.ts';
 import { requestOrigin } from '../requestTracing.ts';
 import { documented } from '../openapi/routeDocs.ts';
@@ -17,15 +19,24 @@ const listingQuery = z.strictObject({
   before: z.string().max(500).optional(),
 });
 
+/** What managing an organization's webhooks uses. */
+export interface WebhookManagement {
+  commands: CommandDependencies;
+  db: Kysely<ReadModels>;
+  /** Encrypts the signing secrets at rest. */
+  masterKey: Buffer;
+  secretGraceSeconds: number;
+}
+
 /** Organization-scoped webhook management (spec section 4): the masked secret, its rotation, the deliveries. */
-export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<typeof createOrganizationAuth>) {
+export function webhookManagementRoutes(deps: WebhookManagement, authorize: ReturnType<typeof createOrganizationAuth>) {
   return async (app: FastifyInstance) => {
     const tags = ['Webhooks'];
     const secret = documented({ summary: "The organization's webhook signing secret, masked (issued on first use)", tags, params: orgPath, response: { 200: webhookSecretSchema } }, ['apiKey', 'operatorToken']);
     app.get('/organizations/:org_id/webhooks/secret', { schema: secret }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
-      return getWebhookSecret(runtime.commands, org_id, runtime.masterKey, { principal: caller.principal, ...requestOrigin(request) });
+      return getWebhookSecret(deps.commands, org_id, deps.masterKey, { principal: caller.principal, ...requestOrigin(request) });
     });
 
     const deliveries = documented({ summary: "The organization's webhook deliveries, newest first", tags, params: orgPath, querystring: listingQuery, response: { 200: deliveryPageSchema } }, ['apiKey', 'operatorToken']);
@@ -34,14 +45,14 @@ export function webhookManagementRoutes(runtime: Runtime, authorize: ReturnType<
       await authorize(request.headers.authorization, org_id, 'member');
       const parsed = listingQuery.safeParse(request.query);
       if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid query: ${describeIssues(parsed.error.issues).join('; ')}`);
-      return listDeliveries(runtime.db, org_id, parsed.data);
+      return listDeliveries(deps.db, org_id, parsed.data);
     });
 
     const rotate = documented({ summary: 'Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window', tags, params: orgPath, response: { 200: rotatedSecretSchema } }, ['operatorToken']);
     app.post('/organizations/:org_id/webhooks/secret/rotate', { schema: rotate }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
-      return rotateWebhookSecret(runtime.commands, org_id, runtime.masterKey, runtime.config.webhooks.secretGraceSeconds, { principal: caller.principal, ...requestOrigin(request) });
+      return rotateWebhookSecret(deps.commands, org_id, deps.masterKey, deps.secretGraceSeconds, { principal: caller.principal, ...requestOrigin(request) });
     });
   };
 }

@@ -1,7 +1,7 @@
-import type { Runtime } from '../runtime/runtime.ts';
-import { createDeliveryCreator } from './deliveryCreator.ts';
-import { createJobRunner } from './jobRunner.ts';
-import { createWebhookDispatcher } from './webhookDispatcher.ts';
+import type { Runtime } from './runtime.ts';
+import { createDeliveryCreator } from '../workers/deliveryCreator.ts';
+import { createJobRunner } from '../workers/jobRunner.ts';
+import { createWebhookDispatcher } from '../workers/webhookDispatcher.ts';
 
 /**
  * What the `worker` role runs: the projections, the job runner, and the webhook reactors (the
