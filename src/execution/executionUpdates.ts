@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import type { PauseData } from './pauseData.ts';
+import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
@@ -18,19 +19,7 @@ export function createExecutionUpdates() {
   return {
     notify: (executionId: string) => appended.emit(executionId),
     /** Resolves at the next append to the run's stream, or after `ms`. */
-    wait(executionId: string, ms: number, signal?: AbortSignal): Promise<void> {
-      return new Promise((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          appended.off(executionId, done);
-          signal?.removeEventListener('abort', done);
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        appended.once(executionId, done);
-        signal?.addEventListener('abort', done, { once: true });
-      });
-    },
+    wait: (executionId: string, ms: number, signal?: AbortSignal): Promise<void> => nextEventOrTimeout(appended, executionId, ms, signal),
     /** A /jobs run was accepted in this process: a runner here may take it at once (the read model comes later). */
     jobAccepted: (executionId: string) => void jobs.emit('accepted', executionId),
     /** Listens for jobs accepted in this process; returns the way to stop listening. */

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
 import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
+import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
 import type { ReadModels } from './readModelSchema.ts';
@@ -155,15 +156,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
         if ((await minimumPosition(true)) >= position) return;
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw new ApiError('PROJECTION_TIMEOUT', `Read models did not reach log position ${position} within ${timeoutMs} ms`);
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, Math.min(remaining, 25));
-          function done() {
-            clearTimeout(timer);
-            advanced.off('advanced', done);
-            resolve();
-          }
-          advanced.once('advanced', done);
-        });
+        await nextEventOrTimeout(advanced, 'advanced', Math.min(remaining, 25));
       }
     },
 

@@ -180,6 +180,8 @@ export interface DeliveryLeasesTable {
   delivery_id: string;
   owner: string;
   expires_at: Timestamp;
+  claims: Generated<number>;
+  done_at: Timestamp | null;
   /** Set when the holder finished that attempt; the lease is dropped once the read model shows it. */
   finished_attempts: number | null;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { type WakeableSleep, createWakeableSleep } from './wakeableSleep.ts';
 
 /**
  * Runs the process's long-lived tasks (projections, the delivery creator, the job runner, the
@@ -38,7 +39,8 @@ interface Unit {
   stopping: boolean;
   task: SupervisedTask | undefined;
   loop: Promise<void> | undefined;
-  wake: (() => void) | undefined;
+  /** The wait before a restart, which a stop ends at once. */
+  pause: WakeableSleep;
 }
 
 export function createSupervisor(options: SupervisorOptions) {
@@ -78,15 +80,7 @@ export function createSupervisor(options: SupervisorOptions) {
           restartAt: new Date(now().getTime() + delay).toISOString(),
         };
         options.logger.error({ err: error, task: unit.status.name, restartInMs: delay }, 'supervised task failed; restarting');
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, delay);
-          function done() {
-            clearTimeout(timer);
-            unit.wake = undefined;
-            resolve();
-          }
-          unit.wake = done;
-        });
+        await unit.pause.sleep(delay);
         unit.status.restartAt = null;
       }
     }
@@ -95,7 +89,7 @@ export function createSupervisor(options: SupervisorOptions) {
 
   async function stopUnit(unit: Unit) {
     unit.stopping = true;
-    unit.wake?.();
+    unit.pause.wake();
     await unit.task?.stop().catch((error: unknown) => options.logger.warn({ err: error, task: unit.status.name }, 'task failed to stop cleanly'));
     await unit.loop;
     units.delete(unit.status.name);
@@ -105,7 +99,7 @@ export function createSupervisor(options: SupervisorOptions) {
     /** Starts `start()` now and keeps it running until stopped. Names are unique per process. */
     supervise(name: string, start: () => SupervisedTask | Promise<SupervisedTask>): { stop(): Promise<void> } {
       if (units.has(name)) throw new Error(`a task named ${name} is already supervised`);
-      const unit: Unit = { status: { name, state: 'starting', restarts: 0, lastError: null, lastErrorAt: null, restartAt: null }, stopping: false, task: undefined, loop: undefined, wake: undefined };
+      const unit: Unit = { status: { name, state: 'starting', restarts: 0, lastError: null, lastErrorAt: null, restartAt: null }, stopping: false, task: undefined, loop: undefined, pause: createWakeableSleep() };
       units.set(name, unit);
       unit.loop = keep(unit, start);
       return { stop: () => stopUnit(unit) };

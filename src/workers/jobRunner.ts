@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
@@ -11,6 +11,8 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
+import { createWakeableSleep } from '../supervision/wakeableSleep.ts';
+import { type Lease, createLeases } from '../leases/leases.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -44,32 +46,17 @@ export function createJobRunner(options: JobRunnerOptions) {
   const graceMs = options.graceMs ?? 30_000;
   const active = new Set<Promise<void>>();
   let running = false;
-  let wake: (() => void) | undefined;
+  const pause = createWakeableSleep();
   let loop: Promise<void> | undefined;
   /** Offers being claimed: they count against the concurrency until they run or are lost. */
   let offering = 0;
   let stopListening: (() => void) | undefined;
-
-  /**
-   * Inserts (or takes over, when expired and not done) the lease of the job `rows` names, after the
-   * `WITH` clause `withClause`: the claim and its count, or undefined when someone else holds it.
-   */
-  async function takeLease(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<{ executionId: string; claims: number } | undefined> {
-    const { rows: taken } = await sql<{ execution_id: string; claims: number }>`
-      ${withClause}
-      INSERT INTO job_leases (execution_id, owner, expires_at, claims) ${rows}
-      ON CONFLICT (execution_id) DO UPDATE
-        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = job_leases.claims + 1
-        WHERE job_leases.expires_at < now() AND job_leases.done_at IS NULL
-      RETURNING execution_id, claims`.execute(db);
-    const row = taken[0];
-    return row ? { executionId: row.execution_id, claims: Number(row.claims) } : undefined;
-  }
+  const leases = createLeases(db, { kind: 'job', owner: worker, leaseMs });
 
   /** Claims the oldest open job nobody holds; undefined when there is none. */
-  const claim = () =>
-    takeLease(
-      sql`WITH candidate AS (
+  const claim = async () =>
+    (
+      await leases.claim(sql`WITH candidate AS (
         SELECT j.execution_id FROM jobs j
           LEFT JOIN job_leases l ON l.execution_id = j.execution_id
          WHERE j.status IN ('started', 'running')
@@ -77,21 +64,13 @@ export function createJobRunner(options: JobRunnerOptions) {
          ORDER BY j.created_at
          LIMIT 1
          FOR UPDATE OF j SKIP LOCKED
-      )`,
-      sql`SELECT execution_id, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1 FROM candidate`,
-    );
+      )`)
+    )[0];
 
-  /**
-   * Claims one job by its id, without its read-model row: a job accepted in this process is taken at
-   * once instead of after the projection. The lease decides as in `claim` (a held or finished lease
-   * wins), and a job that has ended is found so by the run, which then appends nothing.
-   */
-  const claimById = (executionId: string) => takeLease(sql``, sql`VALUES (${executionId}, ${worker}, now() + ${leaseMs} * interval '1 millisecond', 1)`);
-
-  function begin(job: { executionId: string; claims: number }) {
+  function begin(job: Lease) {
     const task = run(job).finally(() => {
       active.delete(task);
-      wake?.();
+      pause.wake();
     });
     active.add(task);
   }
@@ -101,7 +80,8 @@ export function createJobRunner(options: JobRunnerOptions) {
     if (!running || active.size + offering >= concurrency) return;
     offering++;
     try {
-      const job = await claimById(executionId);
+      // A job accepted here is taken at once instead of after the projection; a job that has ended is found so by the run, which then appends nothing.
+      const job = await leases.claimById(executionId);
       if (job && running) begin(job);
     } catch (error) {
       logger.warn({ err: error, executionId }, 'could not take an accepted job at once; the claim loop will');
@@ -110,36 +90,36 @@ export function createJobRunner(options: JobRunnerOptions) {
     }
   }
 
-  async function run(job: { executionId: string; claims: number }) {
+  async function run(job: Lease) {
     if (job.claims > maxClaims) return abandon(job);
     const renew = setInterval(() => {
-      sql`UPDATE job_leases SET expires_at = now() + ${leaseMs} * interval '1 millisecond' WHERE execution_id = ${job.executionId} AND owner = ${worker}`
-        .execute(db)
-        .catch((error: unknown) => logger.warn({ err: error, executionId: job.executionId }, 'could not renew job lease'));
+      leases
+        .renew(job.id)
+        .catch((error: unknown) => logger.warn({ err: error, executionId: job.id }, 'could not renew job lease'));
     }, Math.max(50, Math.floor(leaseMs / 3)));
     renew.unref();
     try {
       const outcome = await continueExecution(engine, {
-        executionId: job.executionId,
+        executionId: job.id,
         worker,
         claim: job.claims,
         principal: { kind: 'system', id: `job-runner:${worker}` },
         loadSteps: (versionId) => engine.flows.versionSteps(versionId),
       });
-      logger.info({ executionId: job.executionId, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
+      logger.info({ executionId: job.id, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
     } catch (error) {
-      if (await endedElsewhere(job.executionId)) {
+      if (await endedElsewhere(job.id)) {
         // Cancelled (or ended by another writer) while this runner worked on it: nothing to take over.
-        logger.info({ executionId: job.executionId, claim: job.claims }, 'job ended by another writer (cancelled?); runner stopped');
+        logger.info({ executionId: job.id, claim: job.claims }, 'job ended by another writer (cancelled?); runner stopped');
       } else {
         // The lease stays: it runs out and the job is taken over (or found ended) by a runner.
-        logger.error({ err: error, executionId: job.executionId }, 'job run stopped');
+        logger.error({ err: error, executionId: job.id }, 'job run stopped');
         return;
       }
     } finally {
       clearInterval(renew);
     }
-    await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
+    await leases.finish(job.id);
   }
 
   async function endedElsewhere(executionId: string): Promise<boolean> {
@@ -152,11 +132,11 @@ export function createJobRunner(options: JobRunnerOptions) {
   }
 
   /** Every earlier claim died or failed outside the run's steps: end it, so it is not claimed forever. */
-  async function abandon(job: { executionId: string; claims: number }) {
+  async function abandon(job: Lease) {
     const message = `the job was claimed ${job.claims - 1} times without finishing (limit SEQFLOW_JOB_MAX_CLAIMS=${maxClaims}); see the worker logs for why`;
-    const failed = await failRun(engine, job.executionId, { code: 'JOB_ABANDONED', message, principal: { kind: 'system', id: `job-runner:${worker}` } });
-    logger.error({ executionId: job.executionId, claims: job.claims, failed }, 'job abandoned after too many claims');
-    await sql`UPDATE job_leases SET done_at = now() WHERE execution_id = ${job.executionId} AND owner = ${worker}`.execute(db);
+    const failed = await failRun(engine, job.id, { code: 'JOB_ABANDONED', message, principal: { kind: 'system', id: `job-runner:${worker}` } });
+    logger.error({ executionId: job.id, claims: job.claims, failed }, 'job abandoned after too many claims');
+    await leases.finish(job.id);
   }
 
   async function mainLoop() {
@@ -173,17 +153,7 @@ export function createJobRunner(options: JobRunnerOptions) {
           logger.warn({ err: error }, 'job claim failed; retrying');
         }
       }
-      if (!claimed) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(done, pollMs);
-          function done() {
-            clearTimeout(timer);
-            wake = undefined;
-            resolve();
-          }
-          wake = done;
-        });
-      }
+      if (!claimed) await pause.sleep(pollMs);
     }
   }
 
@@ -205,11 +175,11 @@ export function createJobRunner(options: JobRunnerOptions) {
     async stop() {
       running = false;
       stopListening?.();
-      wake?.();
+      pause.wake();
       await loop;
       if (await withinGrace(Promise.allSettled([...active]), graceMs)) return;
-      const { numAffectedRows } = await sql`UPDATE job_leases SET expires_at = now() WHERE owner = ${worker} AND done_at IS NULL AND expires_at > now()`.execute(db);
-      logger.warn({ released: Number(numAffectedRows ?? 0) }, 'jobs still running at shutdown: their leases are released for another worker');
+      const released = await leases.releaseAll();
+      logger.warn({ released }, 'jobs still running at shutdown: their leases are released for another worker');
     },
   };
 }

@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Subscription, SubscriptionOptions } from '../eventStore.ts';
 import { cursorAt, hasEventsBeyondHorizon, horizonCursor, readAfter } from './readEvents.ts';
 import type { Wakeups } from './wakeups.ts';
+import { createWakeableSleep } from '../../supervision/wakeableSleep.ts';
 
 export interface CatchUpTiming {
   /** Fallback poll when no wake-up arrives. */
@@ -24,24 +25,10 @@ export function catchUpSubscription(
 ): Subscription {
   const batchSize = options.batchSize ?? 500;
   let stopped = false;
-  let wake: (() => void) | undefined;
-  let woken = false;
-  const removeListener = wakeups.add(() => {
-    woken = true;
-    wake?.();
-  });
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      if (woken || stopped) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        wake = undefined;
-        resolve();
-      }
-      wake = done;
-    });
+  // Latched: a wake-up that comes while a batch is handled ends the next pause at once.
+  const pause = createWakeableSleep({ latch: true });
+  const removeListener = wakeups.add(() => pause.wake());
+  const sleep = (ms: number) => (stopped ? Promise.resolve() : pause.sleep(ms));
 
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -51,7 +38,6 @@ export function catchUpSubscription(
     markStarted();
     let horizonDelay = timing.horizonRetryMs;
     while (!stopped) {
-      woken = false;
       const batch = await readAfter(pool, cursor, batchSize);
       if (batch.events.length > 0) {
         await options.handler(batch.events);
@@ -85,7 +71,7 @@ export function catchUpSubscription(
     started,
     stop: async () => {
       stopped = true;
-      wake?.();
+      pause.wake();
       await done;
     },
   };

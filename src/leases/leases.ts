@@ -1,0 +1,94 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+/**
+ * Leases: which worker holds which piece of work, until when. Jobs and webhook deliveries (and any
+ * work with an owner) share this one mechanism; what is due stays the caller's question (its read
+ * model), who holds it is answered here.
+ *
+ * Crash semantics, stated once:
+ * - `claim` (by sweep, over the caller's candidates) and `claimById` insert a lease, or take one
+ *   over only when it has expired and its work may be held again: two claimants racing for the
+ *   same work get one lease between them (the row's key, and `ON CONFLICT … WHERE expired`
+ *   re-checked under the row's lock). A taken-over lease counts one claim more.
+ * - A holder that dies stops renewing: its lease expires `leaseMs` later and the work is claimable
+ *   again. Nothing else needs cleaning up; a holder that is only slow finds the work moved on in
+ *   the log (its next append is refused), never two holders believing they own it.
+ * - `renew` extends only a lease its owner still holds: an old owner cannot win a lease back.
+ * - `release` makes a held lease expire now: claimable at once by anyone. It is what a holder does
+ *   when its work failed before finishing and at shutdown (`releaseAll`): the work is never left
+ *   waiting out a lease nobody uses.
+ * - `finish` marks the work done. A job's lease is then never taken again (a job runs to its end
+ *   once). A delivery's lease is expired at once and keeps the attempt's number (`round`), so a
+ *   sweep that reads a read model not yet showing that attempt does not claim it again; the next
+ *   attempt, when due, takes the lease over.
+ */
+export type LeaseKind = 'job' | 'delivery';
+
+const TABLES = {
+  job: { table: 'job_leases', key: 'execution_id', finishedIsFinal: true },
+  delivery: { table: 'delivery_leases', key: 'delivery_id', finishedIsFinal: false },
+} as const;
+
+export interface Lease {
+  id: string;
+  /** How many times this work has been claimed, this claim included. */
+  claims: number;
+}
+
+export interface LeaseOptions {
+  kind: LeaseKind;
+  owner: string;
+  leaseMs: number;
+}
+
+export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: LeaseOptions) {
+  const { table, key, finishedIsFinal } = TABLES[kind];
+  const leases = sql.table(table);
+  const id = sql.ref(key);
+  const until = sql`now() + ${leaseMs} * interval '1 millisecond'`;
+  // A finished round of repeatable work (a delivery attempt) may be held again; a finished job never.
+  const mayTakeOver = finishedIsFinal ? sql`${leases}.done_at IS NULL` : sql`true`;
+  const resetRound = finishedIsFinal ? sql`` : sql`, finished_attempts = NULL`;
+
+  async function take(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<Lease[]> {
+    const { rows: taken } = await sql<{ id: string; claims: number }>`
+      ${withClause}
+      INSERT INTO ${leases} (${id}, owner, expires_at, claims) ${rows}
+      ON CONFLICT (${id}) DO UPDATE
+        SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at, claims = ${leases}.claims + 1, done_at = NULL${resetRound}
+        WHERE ${leases}.expires_at < now() AND ${mayTakeOver}
+      RETURNING ${id} AS id, claims`.execute(db);
+    return taken.map((row) => ({ id: row.id, claims: Number(row.claims) }));
+  }
+
+  return {
+    owner,
+    /**
+     * Claims up to `limit` of the work `candidates` selects: a `WITH candidate AS (SELECT <id> …)`
+     * clause over the caller's read model, locked `FOR UPDATE … SKIP LOCKED` so sweeps in other
+     * processes pass over what this one is taking.
+     */
+    claim: (candidates: RawBuilder<unknown>) => take(candidates, sql`SELECT * , ${owner}, ${until}, 1 FROM candidate`),
+    /** Claims one piece of work by its id, without its read-model row (work just accepted in this process). */
+    claimById: async (workId: string): Promise<Lease | undefined> => (await take(sql``, sql`VALUES (${workId}, ${owner}, ${until}, 1)`))[0],
+    renew: async (workId: string) => {
+      await sql`UPDATE ${leases} SET expires_at = ${until} WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+    },
+    release: async (workId: string) => {
+      await sql`UPDATE ${leases} SET expires_at = now() WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+    },
+    /** Releases every lease this owner holds (shutdown); answers how many. */
+    releaseAll: async (): Promise<number> => {
+      const { numAffectedRows } = await sql`UPDATE ${leases} SET expires_at = now() WHERE owner = ${owner} AND done_at IS NULL AND expires_at > now()`.execute(db);
+      return Number(numAffectedRows ?? 0);
+    },
+    /** Marks the work done; `round` is the attempt that finished, for repeatable work. */
+    finish: async (workId: string, round?: number) => {
+      const roundDone = finishedIsFinal ? sql`` : sql`, expires_at = now(), finished_attempts = ${round ?? null}`;
+      await sql`UPDATE ${leases} SET done_at = now()${roundDone} WHERE ${id} = ${workId} AND owner = ${owner}`.execute(db);
+    },
+  };
+}
+
+export type Leases = ReturnType<typeof createLeases>;

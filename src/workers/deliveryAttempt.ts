@@ -1,0 +1,88 @@
+import type { Tracer } from '@opentelemetry/api';
+import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
+import { signingSecrets } from '../commands/webhookSecretCommands.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { delivery } from '../domain/webhooks/delivery.ts';
+import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
+import { loadStream } from '../eventstore/streams.ts';
+import { contextOf, failSpan } from '../observability/traceContext.ts';
+import type { AddressGuard } from '../outbound/addressGuard.ts';
+import type { OrganizationStates } from '../queries/organizationStates.ts';
+import { attemptSpan, endAttemptSpan } from './attemptSpan.ts';
+import { sendWebhook } from './webhookSender.ts';
+
+/** What one delivery attempt needs: the log, the outbound guard, the signing secrets, the settings. */
+export interface AttemptDependencies {
+  commands: CommandDependencies;
+  guard: AddressGuard;
+  masterKey: Buffer;
+  /** Where the signing secret is read from (kept in memory while the log watch runs); else the organization's stream each time. */
+  organizations?: OrganizationStates;
+  /** The principal the attempt's events carry. */
+  principal: { kind: 'system'; id: string };
+  retryDelaysMs?: readonly number[];
+  timeoutMs: number;
+  /** Told of every attempt's outcome and seconds (the process's metrics). */
+  observeAttempt?: (outcome: string, seconds: number) => void;
+  /** Makes a span per attempt, in the trace of the run the delivery is about. */
+  tracer: Tracer;
+}
+
+/**
+ * Makes one attempt of a delivery this process holds: recorded as started (the decider refuses an
+ * attempt that is not due, so a lease never makes a wrong one), signed with a fresh timestamp, sent
+ * through the outbound guard (redirects not followed, a bounded excerpt of the answer read), and its
+ * outcome recorded. Answers the attempt's number, or undefined when none was due. A process that
+ * dies between the two records leaves the delivery in flight: the attempt is made again under the
+ * same delivery id once the lease runs out.
+ */
+export async function attemptDelivery(deps: AttemptDependencies, deliveryId: string): Promise<number | undefined> {
+  const { commands } = deps;
+  const metadata = { principal: deps.principal };
+  const stream = deliveryStream(deliveryId);
+  // Read here rather than in the command, for the trace its first event carries (no second read).
+  const loaded = await loadStream(commands.eventStore, stream, delivery);
+  let started;
+  try {
+    started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false }, loaded);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'CONFLICT') return undefined; // not due, already done, or someone else's
+    throw error;
+  }
+  const state = started.state;
+  if (state.status !== 'in_flight') return undefined;
+  const attemptNumber = state.attempts;
+  const secrets = await signingSecrets(commands, state.organizationId, deps.masterKey, metadata, await deps.organizations?.load(state.organizationId));
+  const timestamp = Math.floor(commands.now().getTime() / 1000);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': 'Seqflow-Webhook/1.0',
+    'x-service-event': state.event,
+    'x-service-delivery': deliveryId,
+    'x-service-timestamp': String(timestamp),
+    'x-service-signature': signatureHeader(timestamp, state.body, secrets),
+  };
+  const begun = performance.now();
+  const span = attemptSpan(deps.tracer, contextOf({ traceparent: loaded.recorded[0]?.metadata.traceparent }), { deliveryId, url: state.url, event: state.event, attempt: attemptNumber });
+  const sent = await sendWebhook(deps.guard, state.url, headers, state.body, deps.timeoutMs).catch((error: unknown) => {
+    failSpan(span, error);
+    span.end();
+    throw error;
+  });
+  endAttemptSpan(span, sent.result);
+  const { result, excerpt } = sent;
+  deps.observeAttempt?.(result.kind === 'response' ? (result.status < 300 ? 'succeeded' : `http_${Math.floor(result.status / 100)}xx`) : result.kind, (performance.now() - begun) / 1000);
+  const finish = {
+    attempt: attemptNumber,
+    result,
+    errorExcerpt: result.kind === 'response' && result.status < 300 ? null : excerpt,
+    endedAt: commands.now().toISOString(),
+    durationMs: Math.round(performance.now() - begun),
+    secretVersions: secrets.versions,
+    retryDelaysMs: deps.retryDelaysMs,
+  };
+  // From the stream as StartAttempt left it: no second read.
+  await handleCommand(commands, stream, delivery, { type: 'FinishAttempt', data: finish }, metadata, started);
+  return attemptNumber;
+}

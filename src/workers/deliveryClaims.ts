@@ -1,0 +1,52 @@
+import { type Kysely, sql } from 'kysely';
+import { createLeases } from '../leases/leases.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+/**
+ * Which deliveries a dispatcher holds: due ones claimed from the read model (or one just created
+ * here, by its id), on the shared lease mechanism. What is due, and when a finished attempt's lease
+ * may go, is read from `webhook_deliveries`.
+ */
+export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: string; leaseMs: number }) {
+  const leases = createLeases(db, { kind: 'delivery', ...options });
+  return {
+    owner: options.owner,
+    /** Up to `limit` due deliveries nobody holds, oldest due first; their ids. */
+    claim: async (limit: number): Promise<string[]> =>
+      (
+        await leases.claim(sql`WITH candidate AS (
+          SELECT d.id FROM webhook_deliveries d
+            LEFT JOIN delivery_leases l ON l.delivery_id = d.id
+           WHERE (
+                   (d.status = 'pending' AND (l.delivery_id IS NULL OR l.expires_at < now()))
+                OR (d.status = 'failed_retry' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now()))
+                   -- An attempt whose dispatcher died keeps its (expired) lease; one that finished keeps it
+                   -- marked with finished_attempts, even while the read model still shows it in flight.
+                OR (d.status = 'in_flight' AND l.expires_at < now() AND l.finished_attempts IS NULL)
+                 )
+             -- An attempt finished here that the read model does not show yet is not due again.
+             AND (l.finished_attempts IS NULL OR (d.attempts >= l.finished_attempts AND d.status <> 'in_flight'))
+           ORDER BY coalesce(d.next_attempt_at, d.created_at)
+           LIMIT ${limit}
+           FOR UPDATE OF d SKIP LOCKED
+        )`)
+      ).map((lease) => lease.id),
+    /** Leases one delivery by id, without its read-model row (it was just created in this process). */
+    claimById: async (deliveryId: string) => (await leases.claimById(deliveryId)) !== undefined,
+    /**
+     * After an attempt: a finished one leaves its lease expired with the attempt's number (see the
+     * claim); one that did not happen (not due, someone else's) or failed to run gives it up.
+     */
+    settle: (deliveryId: string, finishedAttempt: number | undefined) => (finishedAttempt === undefined ? leases.release(deliveryId) : leases.finish(deliveryId, finishedAttempt)),
+    releaseAll: leases.releaseAll,
+    /** Drops the leases nobody holds that the read model has caught up with (finished attempts it shows, released ones of deliveries not in flight). */
+    async dropSettled() {
+      await sql`
+        DELETE FROM delivery_leases l USING webhook_deliveries d
+         WHERE d.id = l.delivery_id AND l.expires_at < now() AND d.status <> 'in_flight'
+           AND (l.finished_attempts IS NULL OR d.attempts >= l.finished_attempts)`.execute(db);
+    },
+  };
+}
+
+export type DeliveryClaims = ReturnType<typeof createDeliveryClaims>;
