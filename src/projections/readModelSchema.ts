@@ -1,4 +1,5 @@
 import type { ColumnType, Generated } from 'kysely';
+import type { JobStatus, RunStatus } from '../domain/execution/runStatus.ts';
 
 /** Kysely's view of the read models. Every row is derived from events and can be rebuilt. */
 type Json = ColumnType<unknown, string, string>;
@@ -100,7 +101,7 @@ export interface JobsTable {
   flow_id: string;
   project_id: string;
   organization_id: string;
-  status: 'started' | 'running' | 'completed' | 'failed';
+  status: JobStatus;
   result: Json | null;
   failure_reason: string | null;
   error_code: string | null;
@@ -122,7 +123,7 @@ export interface RunsTable {
   api_key_id: string | null;
   test_run_id: string | null;
   rerun_of: string | null;
-  status: 'queued' | 'running' | 'retrying' | 'paused' | 'completed' | 'failed';
+  status: RunStatus;
   claims: Generated<number>;
   failure_code: string | null;
   created_at: Timestamp;

@@ -13,10 +13,10 @@ import { type AuthoringScope, inScope } from '../authoring/authoringScope.ts';
  */
 async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
   const { recorded, events, history } = await readRunHistory(eventStore, executionId);
-  if (!history.requested || !inScope(scope, history.requested.organizationId)) {
+  if (!history.requested || history.status === null || !inScope(scope, history.requested.organizationId)) {
     throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
   }
-  return { recorded, events, history, requested: history.requested };
+  return { recorded, events, history, requested: history.requested, status: history.status };
 }
 
 const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
@@ -28,7 +28,7 @@ export interface TraceOptions {
 
 export async function runTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, options: TraceOptions = {}) {
   const cut = (value: unknown) => truncateStrings(value, options.maxStringLength);
-  const { recorded, events, history, requested } = await loadRun(eventStore, scope, executionId);
+  const { recorded, events, history, requested, status } = await loadRun(eventStore, scope, executionId);
   const steps: Record<string, unknown>[] = [];
   const toolRounds: Record<string, unknown>[] = [];
   events.forEach((event, i) => {
@@ -48,7 +48,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     mode: requested.mode,
     version: { versionId: requested.versionId, number: requested.versionNumber },
     target: testRun?.target ?? null,
-    status: history.status,
+    status,
     requestedAt: history.requestedAt,
     endedAt: ending?.at ?? null,
     durationMs: durationOf(ending),

@@ -6,9 +6,10 @@ import { useClient } from '../consoleContext.tsx';
 import { duration, shortId, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
+import { runStatuses } from '../../../src/domain/execution/runStatus.ts';
 
 type Filters = Omit<Inputs['runs']['list'], 'cursor' | 'limit'>;
-const STATUSES = ['queued', 'running', 'retrying', 'paused', 'completed', 'failed'] as const;
+const STATUSES = runStatuses;
 
 /** Runs newest first, with every filter of `runs.list`, kept current by the live event stream. */
 export function RunsView() {

@@ -24,6 +24,7 @@ import { tracked } from '@trpc/server';
 import { liveEvents } from '../../queries/liveEvents.ts';
 import { organizationStream } from '../../domain/organizations/organizationEvents.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
+import { runStatuses } from '../../domain/execution/runStatus.ts';
 
 const id = z.string().min(1).max(200);
 const versionSide = z.union([z.number().int().min(1), z.literal('draft')]);
@@ -56,7 +57,7 @@ export const consoleRouter = router({
           organizationId: id.optional(),
           projectId: id.optional(),
           flowId: id.optional(),
-          status: z.array(z.enum(['queued', 'running', 'retrying', 'paused', 'completed', 'failed'])).optional(),
+          status: z.array(z.enum(runStatuses)).optional(),
           test: z.boolean().optional(),
           apiKeyId: id.optional(),
           from: z.iso.datetime({ offset: true }).optional(),

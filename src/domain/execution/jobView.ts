@@ -1,6 +1,7 @@
 import type { FailureReason } from './executionEvents.ts';
 import type { ResultObject } from './outputShape.ts';
 import type { HistoryEntry } from './historyEntry.ts';
+import { type JobStatus, type RunStatus, evolveRunStatus, jobStatusOf } from './runStatus.ts';
 
 /**
  * A /jobs run as its poll shows it, evolved event by event: the jobs projection applies it to its
@@ -10,7 +11,8 @@ import type { HistoryEntry } from './historyEntry.ts';
 export interface JobView {
   executionId: string;
   flowId: string;
-  status: 'started' | 'running' | 'completed' | 'failed';
+  /** The poll's status: a mapping of the run's status (runStatus.ts), which `status` and `claims` tell again. */
+  status: JobStatus;
   claims: number;
   createdAt: string;
   startedAt: string | null;
@@ -22,20 +24,31 @@ export interface JobView {
   errorMessage: string | null;
 }
 
-export function evolveJobView(view: JobView | null, { event, occurredAt }: HistoryEntry): JobView | null {
+export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobView | null {
+  const { event, occurredAt } = entry;
+  if (event.type === 'ExecutionRequested') {
+    if (view || event.data.mode !== 'async') return view;
+    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null };
+  }
+  // Only an open job moves on.
+  if (!view || view.status === 'completed' || view.status === 'failed') return view;
+  const moved = () => ({ ...view, status: jobStatusOf(evolveRunStatus(runStatusOfJob(view.status, view.claims), event)!) });
   switch (event.type) {
-    case 'ExecutionRequested':
-      if (view || event.data.mode !== 'async') return view;
-      return { executionId: event.data.executionId, flowId: event.data.flowId, status: 'started', claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null };
     case 'JobClaimed':
-      // Only an open job moves to running; the first claim sets startedAt, the count is the claim number.
-      if (!view || (view.status !== 'started' && view.status !== 'running')) return view;
-      return { ...view, status: 'running', claims: event.data.claim, startedAt: view.startedAt ?? occurredAt };
+      // The first claim sets startedAt; the count is the claim number.
+      return { ...moved(), claims: event.data.claim, startedAt: view.startedAt ?? occurredAt };
     case 'ExecutionCompleted':
-      return view && { ...view, status: 'completed', result: event.data.result, completedAt: occurredAt, durationMs: event.data.durationMs };
+      return { ...moved(), result: event.data.result, completedAt: occurredAt, durationMs: event.data.durationMs };
     case 'ExecutionFailed':
-      return view && { ...view, status: 'failed', failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, completedAt: occurredAt, durationMs: event.data.durationMs };
+      return { ...moved(), failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, completedAt: occurredAt, durationMs: event.data.durationMs };
     default:
       return view;
   }
+}
+
+/** A job's run status from what its row keeps: its poll status and its claims. */
+export function runStatusOfJob(status: JobStatus, claims: number): RunStatus {
+  if (status === 'started') return 'queued';
+  if (status === 'running') return claims > 1 ? 'retrying' : 'running';
+  return status;
 }

@@ -4,6 +4,7 @@ import type { EventOf } from '../events/eventDefinition.ts';
 import type { ExecutionFailed, ExecutionRequested, ExecutionStepCompleted } from './executionEvents.ts';
 import type { HistoryEntry } from './historyEntry.ts';
 import { type JobView, evolveJobView } from './jobView.ts';
+import { type RunStatus, evolveRunStatus } from './runStatus.ts';
 import type { ResultObject } from './outputShape.ts';
 
 /**
@@ -23,7 +24,8 @@ export interface RunHistory {
   /** Job claims so far, and when the first one was made. */
   claims: number;
   claimedAt: string | null;
-  status: 'none' | 'running' | 'paused' | 'completed' | 'failed';
+  /** The run's status (runStatus.ts); null before it was requested. */
+  status: RunStatus | null;
   /** Every completed block, in the order the log recorded them. */
   completedSteps: CompletedStep[];
   /** Outputs of completed top-level blocks (not loop items), by block name. */
@@ -35,17 +37,19 @@ export interface RunHistory {
   job: JobView | null;
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: 'none', completedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
 
 export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
   const job = evolveJobView(history.job, entry);
-  return job === history.job ? evolveRun(history, entry) : { ...evolveRun(history, entry), job };
+  const status = evolveRunStatus(history.status, entry.event);
+  const evolved = evolveRun(history, entry);
+  return job === history.job && status === evolved.status ? evolved : { ...evolved, job, status };
 }
 
 function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): RunHistory {
   switch (event.type) {
     case 'ExecutionRequested':
-      return { ...history, requested: event.data, requestedAt: occurredAt, status: 'running' };
+      return { ...history, requested: event.data, requestedAt: occurredAt };
     case 'JobClaimed':
       return { ...history, claims: event.data.claim, claimedAt: history.claimedAt ?? occurredAt };
     case 'ExecutionStepCompleted': {
@@ -55,14 +59,10 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
     }
     case 'CreditsConsumed':
       return { ...history, tokens: history.tokens + event.data.tokens };
-    case 'ExecutionPausedForToolCalls':
-      return { ...history, status: 'paused' };
-    case 'ExecutionResumed':
-      return { ...history, status: 'running' };
     case 'ExecutionCompleted':
-      return { ...history, status: 'completed', ending: { status: 'completed', result: event.data.result, durationMs: event.data.durationMs, at: occurredAt } };
+      return { ...history, ending: { status: 'completed', result: event.data.result, durationMs: event.data.durationMs, at: occurredAt } };
     case 'ExecutionFailed':
-      return { ...history, status: 'failed', ending: { status: 'failed', failure: event.data, at: occurredAt } };
+      return { ...history, ending: { status: 'failed', failure: event.data, at: occurredAt } };
     default:
       return history;
   }

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { runStatuses } from '../../../domain/execution/runStatus.ts';
 import { runTrace, stepTrace } from '../../../testing/runTrace.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 
@@ -38,7 +39,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
         flow_id: z.string(),
         mode: z.string(),
         version: z.object({ version_id: z.string(), number: z.number().int() }),
-        status: z.string(),
+        status: z.enum(runStatuses),
         duration_ms: z.number().nullable(),
         tokens: z.number(),
         result: z.unknown(),

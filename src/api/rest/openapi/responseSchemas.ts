@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { failureReasons, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
 
 /**
  * What the REST API answers, as zod schemas: the OpenAPI document is generated from them, the
@@ -36,7 +37,7 @@ export const jobAcceptedSchema = z.object({ executionId: z.string(), status: z.l
 const jobFields = {
   executionId: z.string(),
   flowId: z.string(),
-  status: z.enum(['started', 'running', 'completed', 'failed']),
+  status: z.enum(jobStatuses),
   createdAt: timestamp,
   startedAt: timestamp.nullable(),
   completedAt: timestamp.nullable(),
@@ -57,7 +58,7 @@ export const runListItemSchema = z
     flowId: z.string(),
     versionNumber: z.number().int().nullable(),
     mode: z.enum(['sync', 'async', 'step', 'test']),
-    status: z.enum(['queued', 'running', 'retrying', 'paused', 'completed', 'failed']),
+    status: z.enum(runStatuses),
     failureCode: z.string().nullable(),
     createdAt: timestamp,
     endedAt: timestamp.nullable(),

@@ -6,6 +6,7 @@ import type { RunService } from '../../../runs/runService.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
+import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
 
 
 /** `?status=a,b`: a comma-separated subset of `values`. */
@@ -22,9 +23,9 @@ const page = {
   limit: z.coerce.number().int().min(1).max(100).default(20),
   cursor: z.string().max(500).optional(),
 };
-const jobListing = z.strictObject({ status: oneOrMore(['started', 'running', 'completed', 'failed']).optional(), ...page });
+const jobListing = z.strictObject({ status: oneOrMore(jobStatuses).optional(), ...page });
 const runListing = z.strictObject({
-  status: oneOrMore(['queued', 'running', 'retrying', 'paused', 'completed', 'failed']).optional(),
+  status: oneOrMore(runStatuses).optional(),
   mode: oneOrMore(['sync', 'async', 'step', 'test']).optional(),
   ...page,
 });
