@@ -1,4 +1,5 @@
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import { readUpToHead } from '../eventstore/readUpToHead.ts';
 
 const PAGE = 1000;
 const HORIZON_WAIT_MS = 30_000;
@@ -11,17 +12,6 @@ const HORIZON_WAIT_MS = 30_000;
  */
 export async function readWholeLog(eventStore: EventStore, onPage: (events: RecordedEvent[]) => void | Promise<void> | 'stop' | Promise<'stop' | void>): Promise<void> {
   const head = await eventStore.headPosition();
-  let position = 0;
-  let stuckSince = Date.now();
-  while (position < head) {
-    const page = await eventStore.readAll(position, PAGE);
-    if (page.length === 0) {
-      if (Date.now() - stuckSince > HORIZON_WAIT_MS) throw new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: a long transaction holds the visibility horizon back`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      continue;
-    }
-    stuckSince = Date.now();
-    if ((await onPage(page)) === 'stop') return;
-    position = page.at(-1)!.position;
-  }
+  const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: a long transaction holds the visibility horizon back`);
+  await readUpToHead(eventStore, { from: 0, head, pageSize: PAGE }, { stuckMs: HORIZON_WAIT_MS, pauseMs: 20, stuck }, async (page) => ((await onPage(page)) === 'stop' ? 'stop' : page.at(-1)!.position));
 }

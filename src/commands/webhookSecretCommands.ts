@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { organization, type WebhookSecretState } from '../domain/organizations/organization.ts';
 import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { decryptSecret, encryptSecret } from '../security/secretBox.ts';
-import type { KnownOrganization } from '../queries/organizationStates.ts';
+import type { KnownOrganization } from '../caches/organizationStates.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
 /** `whsec_` and 32 random bytes; the preview shows the first 10 characters and a fixed mask. */

@@ -6,7 +6,7 @@ import type { Config } from '../config/config.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import type { FlowCatalog } from '../queries/flowCatalog.ts';
+import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor, ProviderAccount } from './processors/llmProcessor.ts';

@@ -1,4 +1,4 @@
-import type { OrganizationStates } from '../queries/organizationStates.ts';
+import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
 import type { ProviderAccount } from './processors/llmProcessor.ts';
 

@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
+import { readUpToHead } from '../eventstore/readUpToHead.ts';
 import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 import type { Projection } from './projection.ts';
@@ -100,24 +101,17 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
    * transaction is open; that is waited out, for at most `timeoutMs`.
    */
   async function catchUpTo(head: number, timeoutMs = 30_000) {
-    const deadline = Date.now() + timeoutMs;
+    const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: a long transaction holds the log's visibility horizon back`);
     let cursor = await minimumPosition();
-    while (cursor < head) {
-      const events = await eventStore.readAll(cursor, batchSize);
-      if (events.length === 0) {
-        if (Date.now() > deadline) {
-          throw new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${cursor} for ${timeoutMs} ms: a long transaction holds the log's visibility horizon back`);
-        }
-        await new Promise((resolve) => setTimeout(resolve, 10));
-        continue;
-      }
+    await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
       try {
         cursor = await batch(cursor, events);
       } catch (error) {
         if (!(error instanceof CheckpointMoved)) throw error;
         cursor = error.stored;
       }
-    }
+      return cursor;
+    });
   }
 
   /** The lowest checkpoint; `settledOnly` leaves out projections stalled on an event. */

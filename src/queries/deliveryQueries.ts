@@ -1,8 +1,8 @@
-import { type Kysely, type Selectable, sql } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
 import { z } from 'zod';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels, WebhookDeliveriesTable } from '../projections/readModelSchema.ts';
-import { exactInstant } from './keysetCursor.ts';
+import { afterCreatedCursor, exactInstant, nextCreatedCursor } from './keysetCursor.ts';
 
 /**
  * The webhook deliveries listing: newest first, paged by a keyset over (created_at, id), so
@@ -17,22 +17,6 @@ export interface DeliveryPage {
 
 const CURSOR_PREFIX = 'dc1.';
 const ISO_TIMESTAMP = z.iso.datetime({ offset: true });
-
-const encodeCursor = (createdAt: string, id: string) => `${CURSOR_PREFIX}${Buffer.from(JSON.stringify([createdAt, id])).toString('base64url')}`;
-
-function decodeBefore(before: string): { createdAt: string; id: string | null } {
-  if (!before.startsWith(CURSOR_PREFIX)) {
-    if (!ISO_TIMESTAMP.safeParse(before).success) throw new ApiError('VALIDATION_FAILED', 'before: an ISO 8601 timestamp, or the nextCursor of a previous page');
-    return { createdAt: new Date(before).toISOString(), id: null };
-  }
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(before.slice(CURSOR_PREFIX.length), 'base64url').toString('utf8')) as unknown[];
-    if (typeof createdAt !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(createdAt))) throw new Error('bad cursor');
-    return { createdAt, id };
-  } catch {
-    throw new ApiError('VALIDATION_FAILED', 'before: not a cursor this service issued; pass nextCursor back unchanged');
-  }
-}
 
 /** A delivery row as both listings show it. */
 export const deliveryRow = (r: Selectable<WebhookDeliveriesTable>) => ({
@@ -52,16 +36,14 @@ export async function listDeliveries(db: Kysely<ReadModels>, organizationId: str
     .selectAll()
     .select(exactInstant('created_at').as('created_at_exact'))
     .where('organization_id', '=', organizationId);
-  if (page.before !== undefined) {
-    const before = decodeBefore(page.before);
-    query = before.id === null
-      ? query.where('created_at', '<', new Date(before.createdAt))
-      : query.where(sql<boolean>`(created_at, id) < (${before.createdAt}::timestamptz, ${before.id})`);
+  if (page.before?.startsWith(CURSOR_PREFIX)) query = query.where(afterCreatedCursor(CURSOR_PREFIX, page.before, 'id', 'before'));
+  else if (page.before !== undefined) {
+    if (!ISO_TIMESTAMP.safeParse(page.before).success) throw new ApiError('VALIDATION_FAILED', 'before: an ISO 8601 timestamp, or the nextCursor of a previous page');
+    query = query.where('created_at', '<', new Date(page.before));
   }
   const rows = await query.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(page.limit).execute();
-  const last = rows.at(-1);
   return {
     items: rows.map((r) => ({ id: r.id, ...deliveryRow(r) })),
-    nextCursor: rows.length === page.limit && last ? encodeCursor(last.created_at_exact, last.id) : null,
+    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit, (row) => row.id),
   };
 }

@@ -23,6 +23,6 @@ export async function listJobs(db: Kysely<ReadModels>, filters: JobFilters, page
   const rows = await query.orderBy('created_at', 'desc').orderBy('execution_id', 'desc').limit(page.limit).execute();
   return {
     items: rows.map(({ created_at_exact: _exact, ...row }) => jobViewOfRow(row)),
-    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit),
+    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit, (row) => row.execution_id),
   };
 }

@@ -7,8 +7,8 @@ export const exactInstant = (column: string) => sql<string>`to_char(${sql.ref(co
 /** An opaque page cursor: the sort key of a page's last row, under a prefix that names the listing. */
 export const encodeCursor = (prefix: string, key: unknown[]) => `${prefix}${Buffer.from(JSON.stringify(key)).toString('base64url')}`;
 
-/** The sort key a cursor carries, checked by `valid`; anything else is VALIDATION_FAILED. */
-export function decodeCursor<T extends unknown[]>(prefix: string, cursor: string, valid: (key: unknown[]) => key is T): T {
+/** The sort key a cursor carries, checked by `valid`; anything else is VALIDATION_FAILED, naming the `field` the cursor came in. */
+export function decodeCursor<T extends unknown[]>(prefix: string, cursor: string, valid: (key: unknown[]) => key is T, field = 'cursor'): T {
   try {
     if (!cursor.startsWith(prefix)) throw new Error('prefix');
     const key = JSON.parse(Buffer.from(cursor.slice(prefix.length), 'base64url').toString('utf8')) as unknown;
@@ -16,19 +16,19 @@ export function decodeCursor<T extends unknown[]>(prefix: string, cursor: string
   } catch {
     // fall through to the refusal
   }
-  throw new ApiError('VALIDATION_FAILED', 'cursor: not a cursor this service issued; pass nextCursor back unchanged');
+  throw new ApiError('VALIDATION_FAILED', `${field}: not a cursor this service issued; pass nextCursor back unchanged`);
 }
 
 const isCreatedKey = (key: unknown[]): key is [string, string] => typeof key[0] === 'string' && typeof key[1] === 'string' && !Number.isNaN(Date.parse(key[0]));
 
-/** For a listing newest first by (created_at, execution_id): the rows after the one `cursor` names. */
-export function afterCreatedCursor(prefix: string, cursor: string) {
-  const [createdAt, id] = decodeCursor(prefix, cursor, isCreatedKey);
-  return sql<boolean>`(created_at, execution_id) < (${createdAt}::timestamptz, ${id})`;
+/** For a listing newest first by (created_at, `idColumn`): the rows after the one `cursor` names. */
+export function afterCreatedCursor(prefix: string, cursor: string, idColumn = 'execution_id', field = 'cursor') {
+  const [createdAt, id] = decodeCursor(prefix, cursor, isCreatedKey, field);
+  return sql<boolean>`(created_at, ${sql.ref(idColumn)}) < (${createdAt}::timestamptz, ${id})`;
 }
 
-/** The next page's cursor of such a listing: null when this page was not full (it was the last). */
-export const nextCreatedCursor = (prefix: string, rows: { created_at_exact: string; execution_id: string }[], limit: number) => {
+/** The next page's cursor of such a listing (the last row's exact instant and id): null when this page was not full (it was the last). */
+export const nextCreatedCursor = <Row extends { created_at_exact: string }>(prefix: string, rows: Row[], limit: number, idOf: (row: Row) => string) => {
   const last = rows.at(-1);
-  return rows.length === limit && last ? encodeCursor(prefix, [last.created_at_exact, last.execution_id]) : null;
+  return rows.length === limit && last ? encodeCursor(prefix, [last.created_at_exact, idOf(last)]) : null;
 };

@@ -54,7 +54,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       /** The run's webhook deliveries: a dead-lettered one is what an operator looks for first. */
       deliveries: deliveries.get(r.execution_id) ?? [],
     })),
-    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit),
+    nextCursor: nextCreatedCursor(CURSOR_PREFIX, rows, page.limit, (row) => row.execution_id),
   };
 }
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ExecutionRequest } from '../execution/flowEngine.ts';
-import type { ExecutableFlow } from '../queries/flowCatalog.ts';
+import type { ExecutableFlow } from '../caches/flowCatalog.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 import type { RunInput } from './runInput.ts';

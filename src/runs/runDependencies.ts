@@ -1,7 +1,7 @@
 import type { AddressGuard } from '../outbound/addressGuard.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import type { ModelRegistry } from '../execution/modelRegistry.ts';
-import type { FlowCatalog } from '../queries/flowCatalog.ts';
+import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import type { RunLifecycle } from './runLifecycle.ts';
 
 /** The checks a run's attachments pass before any event: the outbound guard and which models see images. */

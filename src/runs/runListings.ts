@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { type JobFilters, listJobs } from '../queries/jobQueries.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
-import type { FlowCatalog, FlowSlugs } from '../queries/flowCatalog.ts';
+import type { FlowCatalog, FlowSlugs } from '../caches/flowCatalog.ts';
 import { presentJob } from './jobPolling.ts';
 import type { RunCaller } from './runCaller.ts';
 

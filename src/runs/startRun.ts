@@ -6,7 +6,7 @@ import { checkAttachments } from '../execution/attachmentGate.ts';
 import type { ToolRequest } from '../execution/engineDependencies.ts';
 import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
-import type { ExecutableFlow, FlowSlugs } from '../queries/flowCatalog.ts';
+import type { ExecutableFlow, FlowSlugs } from '../caches/flowCatalog.ts';
 import { newRunRequest } from './newRun.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 import type { RunStarting } from './runDependencies.ts';

@@ -4,7 +4,7 @@ import { executionStream } from '../domain/execution/executionEvents.ts';
 import { countBlocks } from '../domain/flows/flowDefinition.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import type { FlowCatalog, FlowSlugs } from '../queries/flowCatalog.ts';
+import type { FlowCatalog, FlowSlugs } from '../caches/flowCatalog.ts';
 import type { FollowedRun } from './followRun.ts';
 import type { RunCaller } from './runCaller.ts';
 import type { RunStarting } from './runDependencies.ts';

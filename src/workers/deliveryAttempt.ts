@@ -8,7 +8,7 @@ import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import { contextOf, failSpan } from '../observability/traceContext.ts';
 import type { AddressGuard } from '../outbound/addressGuard.ts';
-import type { OrganizationStates } from '../queries/organizationStates.ts';
+import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { attemptSpan, endAttemptSpan } from './attemptSpan.ts';
 import { sendWebhook } from './webhookSender.ts';
 

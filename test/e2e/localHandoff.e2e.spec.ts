@@ -9,7 +9,7 @@ import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import type { ExecutableFlow } from '../../src/queries/flowCatalog.ts';
+import type { ExecutableFlow } from '../../src/caches/flowCatalog.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../../src/workers/webhookDispatcher.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';

@@ -8,7 +8,7 @@ import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
-import type { LogChange } from '../../src/queries/logWatch.ts';
+import type { LogChange } from '../../src/caches/logWatch.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };

@@ -8,7 +8,7 @@ import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts'
 import { allProjections } from '../../src/projections/allProjections.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
-import type { ExecutableFlow } from '../../src/queries/flowCatalog.ts';
+import type { ExecutableFlow } from '../../src/caches/flowCatalog.ts';
 import { createDeliveryCreator } from '../../src/workers/deliveryCreator.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';

@@ -7,7 +7,7 @@ import { ApiError } from '../../domain/errors/apiError.ts';
 import { loadStream } from '../../eventstore/streams.ts';
 import type { EventStore } from '../../eventstore/eventStore.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
-import type { LogWatch } from '../../queries/logWatch.ts';
+import type { LogWatch } from '../../caches/logWatch.ts';
 
 export interface ApiKeyPrincipal {
   keyId: string;

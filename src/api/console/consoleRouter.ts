@@ -21,7 +21,7 @@ import { runTrace, stepTrace } from '../../testing/runTrace.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
-import { liveEvents } from '../../queries/liveEvents.ts';
+import { liveEvents } from '../../caches/liveEvents.ts';
 import { organizationStream } from '../../domain/organizations/organizationEvents.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
 import { runStatuses } from '../../domain/execution/runStatus.ts';

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { FlowCatalog } from '../../../queries/flowCatalog.ts';
+import type { FlowCatalog } from '../../../caches/flowCatalog.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { flowSchema } from '../openapi/responseSchemas.ts';
 
