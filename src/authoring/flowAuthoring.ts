@@ -26,11 +26,17 @@ type CreatedFlow = Extract<FlowState, { status: 'created' }>;
 
 /** The flow, or FLOW_NOT_FOUND for a missing flow and for another organization's alike. */
 export async function requireFlow(deps: CommandDependencies, scope: AuthoringScope, flowId: string): Promise<CreatedFlow> {
-  const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
+  return (await loadFlow(deps, scope, flowId)).state;
+}
+
+/** The flow's stream as loaded (its state, events and their records), or FLOW_NOT_FOUND as `requireFlow`. */
+export async function loadFlow(deps: CommandDependencies, scope: AuthoringScope, flowId: string) {
+  const loaded = await loadStream(deps.eventStore, flowStream(flowId), flow);
+  const { state } = loaded;
   if (state.status !== 'created' || !inScope(scope, state.organizationId)) {
     throw new ApiError('FLOW_NOT_FOUND', `No flow ${flowId}`);
   }
-  return state;
+  return { ...loaded, state };
 }
 
 /** A new flow with an empty draft, in a project (by id). */

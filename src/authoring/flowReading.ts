@@ -2,12 +2,9 @@ import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type DraftDiff, diffSteps, placedBlocks } from '../domain/flows/draftDiff.ts';
-import { type FlowEvent, flowStream } from '../domain/flows/flowEvents.ts';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
-import { flow } from '../domain/flows/flow.ts';
-import { loadStream } from '../eventstore/streams.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { type AuthoringScope, requireFlow } from './flowAuthoring.ts';
+import { type AuthoringScope, loadFlow, requireFlow } from './flowAuthoring.ts';
 
 /** A flow's draft as authors see it: every block with its stable id (`step_id`) and where it stands. */
 export async function showDraft(deps: CommandDependencies, scope: AuthoringScope, flowId: string) {
@@ -33,9 +30,8 @@ export async function showDraft(deps: CommandDependencies, scope: AuthoringScope
 
 /** The flow's versions, oldest first: number, note, who published it and when, and which one is production. */
 export async function listFlowVersions(deps: CommandDependencies, scope: AuthoringScope, flowId: string) {
-  await requireFlow(deps, scope, flowId);
-  const { state, recorded, events } = await loadStream<FlowEvent, ReturnType<typeof flow.initialState>>(deps.eventStore, flowStream(flowId), flow);
-  const production = state.status === 'created' ? state.productionVersionId : null;
+  const { state, recorded, events } = await loadFlow(deps, scope, flowId);
+  const production = state.productionVersionId;
   return events.flatMap((event, i) =>
     event.type === 'FlowVersionPublished'
       ? [{ versionId: event.data.versionId, number: event.data.number, note: event.data.note, publishedBy: recorded[i]!.metadata.principal, publishedAt: recorded[i]!.metadata.occurredAt, production: event.data.versionId === production }]

@@ -1,18 +1,14 @@
 import { hostname } from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import { execution } from '../domain/execution/execution.ts';
-import { executionStream } from '../domain/execution/executionEvents.ts';
-import { loadStream } from '../eventstore/streams.ts';
-import { failRun } from '../execution/failRun.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
-import { continueExecution } from '../execution/flowEngine.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 
 import type { SupervisedTask } from '../supervision/supervisor.ts';
-import { withinGrace } from '../supervision/withinGrace.ts';
 import { createWakeableSleep } from '../supervision/wakeableSleep.ts';
-import { type Lease, createLeases } from '../leases/leases.ts';
+import { createLeases } from '../leases/leases.ts';
+import { runClaimedJob } from './jobRun.ts';
+import { createWorkSlots } from './workSlots.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -39,19 +35,16 @@ export interface JobRunnerOptions {
 }
 
 export function createJobRunner(options: JobRunnerOptions) {
-  const { db, engine, logger, leaseMs, concurrency } = options;
+  const { db, logger, leaseMs } = options;
   const worker = options.workerId ?? `${hostname()}-${process.pid}`;
-  const pollMs = options.pollMs ?? 250;
-  const maxClaims = options.maxClaims ?? 5;
   const graceMs = options.graceMs ?? 30_000;
-  const active = new Set<Promise<void>>();
   let running = false;
   const pause = createWakeableSleep();
+  const slots = createWorkSlots(options.concurrency, pause.wake);
   let loop: Promise<void> | undefined;
-  /** Offers being claimed: they count against the concurrency until they run or are lost. */
-  let offering = 0;
   let stopListening: (() => void) | undefined;
   const leases = createLeases(db, { kind: 'job', owner: worker, leaseMs });
+  const runDeps = { engine: options.engine, leases, logger, worker, leaseMs, maxClaims: options.maxClaims ?? 5 };
 
   /** Claims the oldest open job nobody holds; undefined when there is none. */
   const claim = async () =>
@@ -67,93 +60,23 @@ export function createJobRunner(options: JobRunnerOptions) {
       )`)
     )[0];
 
-  function begin(job: Lease) {
-    const task = run(job).finally(() => {
-      active.delete(task);
-      pause.wake();
-    });
-    active.add(task);
-  }
-
   /** A job accepted in this process: run it now if there is room; otherwise the claim loop finds it in the read model. */
   async function offer(executionId: string) {
-    if (!running || active.size + offering >= concurrency) return;
-    offering++;
+    if (!running || slots.free() <= 0) return;
     try {
-      // A job accepted here is taken at once instead of after the projection; a job that has ended is found so by the run, which then appends nothing.
-      const job = await leases.claimById(executionId);
-      if (job && running) begin(job);
+      // Taken at once instead of after the projection; a job that has ended is found so by the run, which then appends nothing.
+      const job = await slots.claiming(() => leases.claimById(executionId));
+      if (job && running) slots.run(() => runClaimedJob(runDeps, job));
     } catch (error) {
       logger.warn({ err: error, executionId }, 'could not take an accepted job at once; the claim loop will');
-    } finally {
-      offering--;
     }
-  }
-
-  async function run(job: Lease) {
-    if (job.claims > maxClaims) return abandon(job);
-    const renew = setInterval(() => {
-      leases
-        .renew(job.id)
-        .catch((error: unknown) => logger.warn({ err: error, executionId: job.id }, 'could not renew job lease'));
-    }, Math.max(50, Math.floor(leaseMs / 3)));
-    renew.unref();
-    try {
-      const outcome = await continueExecution(engine, {
-        executionId: job.id,
-        worker,
-        claim: job.claims,
-        principal: { kind: 'system', id: `job-runner:${worker}` },
-        loadSteps: (versionId) => engine.flows.versionSteps(versionId),
-      });
-      logger.info({ executionId: job.id, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
-    } catch (error) {
-      if (await endedElsewhere(job.id)) {
-        // Cancelled (or ended by another writer) while this runner worked on it: nothing to take over.
-        logger.info({ executionId: job.id, claim: job.claims }, 'job ended by another writer (cancelled?); runner stopped');
-      } else {
-        // The lease stays: it runs out and the job is taken over (or found ended) by a runner.
-        logger.error({ err: error, executionId: job.id }, 'job run stopped');
-        return;
-      }
-    } finally {
-      clearInterval(renew);
-    }
-    await leases.finish(job.id);
-  }
-
-  async function endedElsewhere(executionId: string): Promise<boolean> {
-    try {
-      const { state } = await loadStream(engine.eventStore, executionStream(executionId), execution);
-      return state.status === 'completed' || state.status === 'failed';
-    } catch {
-      return false;
-    }
-  }
-
-  /** Every earlier claim died or failed outside the run's steps: end it, so it is not claimed forever. */
-  async function abandon(job: Lease) {
-    const message = `the job was claimed ${job.claims - 1} times without finishing (limit SEQFLOW_JOB_MAX_CLAIMS=${maxClaims}); see the worker logs for why`;
-    const failed = await failRun(engine, job.id, { code: 'JOB_ABANDONED', message, principal: { kind: 'system', id: `job-runner:${worker}` } });
-    logger.error({ executionId: job.id, claims: job.claims, failed }, 'job abandoned after too many claims');
-    await leases.finish(job.id);
   }
 
   async function mainLoop() {
     while (running) {
-      let claimed = false;
-      if (active.size + offering < concurrency) {
-        try {
-          const job = await claim();
-          if (job) {
-            claimed = true;
-            begin(job);
-          }
-        } catch (error) {
-          logger.warn({ err: error }, 'job claim failed; retrying');
-        }
-      }
-      if (!claimed) await pause.sleep(pollMs);
+      const job = slots.free() > 0 ? await claim().catch((error: unknown) => void logger.warn({ err: error }, 'job claim failed; retrying')) : undefined;
+      if (job) slots.run(() => runClaimedJob(runDeps, job));
+      else await pause.sleep(options.pollMs ?? 250);
     }
   }
 
@@ -177,7 +100,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       stopListening?.();
       pause.wake();
       await loop;
-      if (await withinGrace(Promise.allSettled([...active]), graceMs)) return;
+      if (await slots.drained(graceMs)) return;
       const released = await leases.releaseAll();
       logger.warn({ released }, 'jobs still running at shutdown: their leases are released for another worker');
     },

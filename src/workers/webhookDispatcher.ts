@@ -7,9 +7,9 @@ import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
-import { withinGrace } from '../supervision/withinGrace.ts';
 import { type AttemptDependencies, attemptDelivery } from './deliveryAttempt.ts';
 import { createDeliveryClaims } from './deliveryClaims.ts';
+import { createWorkSlots } from './workSlots.ts';
 
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
   db: Kysely<ReadModels>;
@@ -32,7 +32,6 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
  */
 export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const graceMs = options.graceMs ?? 30_000;
-  const concurrency = options.concurrency ?? 32;
   const { logger } = options;
   const worker = options.worker ?? `${hostname()}-${process.pid}`;
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs: options.leaseMs ?? 60_000 });
@@ -42,36 +41,31 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   let again = false;
   let stopped = false;
   let ended: (() => void) | undefined;
-  const attempts = new Set<Promise<void>>();
-  let offering = 0;
+  const slots = createWorkSlots(options.concurrency ?? 32, () => void poke());
 
   /**
    * Claims as many due deliveries as there is room for and starts their attempts without waiting for
    * them: a receiver that is slow to answer holds one slot, never the other deliveries.
    */
   async function sweep() {
-    const room = concurrency - attempts.size - offering;
+    const room = slots.free();
     if (room <= 0) return;
     const ids = await claims.claim(room);
     for (const id of ids) begin(id);
     if (ids.length === room) again = true;
   }
 
-  /** Runs an attempt on a leased delivery without waiting for it; its lease is settled after. */
+  /** Runs an attempt on a leased delivery in a slot, without waiting for it; its lease is settled after. */
   function begin(id: string) {
-    const running = attemptDelivery(attemptDeps, id)
-      .then(
+    slots.run(() =>
+      attemptDelivery(attemptDeps, id).then(
         (finished) => claims.settle(id, finished).catch(() => undefined),
         async (error: unknown) => {
           logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
           await claims.settle(id, undefined).catch(() => undefined);
         },
-      )
-      .finally(() => {
-        attempts.delete(running);
-        void poke();
-      });
-    attempts.add(running);
+      ),
+    );
   }
 
   /**
@@ -79,14 +73,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
    * read-model row; otherwise a sweep finds it there.
    */
   async function offer(deliveryId: string) {
-    if (stopped || attempts.size + offering >= concurrency) return;
-    offering++;
+    if (stopped || slots.free() <= 0) return;
     try {
-      if ((await claims.claimById(deliveryId)) && !stopped) begin(deliveryId);
+      if ((await slots.claiming(() => claims.claimById(deliveryId))) && !stopped) begin(deliveryId);
     } catch (error) {
       logger.warn({ err: error, deliveryId }, 'could not attempt a new delivery at once; a sweep will');
-    } finally {
-      offering--;
     }
   }
 
@@ -101,7 +92,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
       do {
         again = false;
         await sweep().catch((error: unknown) => logger.warn({ err: error }, 'delivery sweep failed'));
-      } while (again && attempts.size + offering < concurrency && !stopped);
+      } while (again && slots.free() > 0 && !stopped);
     })().finally(() => {
       sweeping = undefined;
     });
@@ -127,9 +118,9 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
       ended?.();
       await task?.stop();
       await sweeping;
-      if (await withinGrace(Promise.allSettled([...attempts]), graceMs)) return;
+      if (await slots.drained(graceMs)) return;
       await claims.releaseAll();
-      logger.warn({ inFlight: attempts.size }, 'delivery attempts still in flight at shutdown: their leases are released for another dispatcher');
+      logger.warn({ inFlight: slots.inFlight() }, 'delivery attempts still in flight at shutdown: their leases are released for another dispatcher');
     },
     /** For operators and tests: the delivery's state as its stream tells it. */
     state: async (deliveryId: string) => (await loadStream(options.commands.eventStore, deliveryStream(deliveryId), delivery)).state,

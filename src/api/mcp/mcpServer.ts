@@ -1,6 +1,8 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './toolContext.ts';
-import { registerAuthoringTools } from './tools/authoringTools.ts';
+import { registerBlockEditingTools } from './tools/blockEditingTools.ts';
+import { registerFlowBuildingTools } from './tools/flowBuildingTools.ts';
+import { registerVersionTools } from './tools/versionTools.ts';
 import { registerProjectTools } from './tools/projectTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
@@ -19,7 +21,9 @@ export const MCP_INSTRUCTIONS = [
 export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   const server = new McpServer({ name: 'seqflow', title: 'Seqflow', version }, { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {} } });
   registerProjectTools(server, ctx);
-  registerAuthoringTools(server, ctx);
+  registerFlowBuildingTools(server, ctx);
+  registerBlockEditingTools(server, ctx);
+  registerVersionTools(server, ctx);
   registerTestingTools(server, ctx);
   registerTraceTools(server, ctx);
   return server;

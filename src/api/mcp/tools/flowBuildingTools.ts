@@ -1,0 +1,86 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { addBlock, createFlow, removeBlock } from '../../../authoring/flowAuthoring.ts';
+import { type ToolContext, answer, settled } from '../toolContext.ts';
+import { edited, flowId, stepId, write } from './authoringShapes.ts';
+import { stepIdHint } from './stepIdHint.ts';
+import { visionWarnings } from './visionWarning.ts';
+
+/** Creating a flow and adding or removing its blocks: each change one event. */
+export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
+  const deps = ctx.services.commands;
+
+  server.registerTool(
+    'create_flow',
+    {
+      title: 'Create a flow',
+      description: 'Creates an empty flow (a draft with no blocks) in a project. The slug names it in the execution URL.',
+      inputSchema: { project_id: z.string().min(1), name: z.string().min(1).max(200), slug: z.string().min(1).max(100) },
+      outputSchema: { flow_id: z.string(), project_id: z.string(), slug: z.string(), name: z.string() },
+      annotations: { ...write, idempotentHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const created = await createFlow(deps, ctx.scope, { projectId: args.project_id, name: args.name, slug: args.slug }, ctx.metadata);
+        await settled(ctx, created.position);
+        return { flow_id: created.flowId, project_id: args.project_id, slug: created.slug, name: args.name };
+      }),
+  );
+
+  server.registerTool(
+    'add_block',
+    {
+      title: 'Add a block',
+      description:
+        "Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders); code blocks need code.",
+      inputSchema: {
+        flow_id: flowId,
+        name: z.string().min(1).max(100),
+        processor_type: z.enum(['llm', 'passthrough', 'code']),
+        prompt: z.string().optional(),
+        target_id: z.string().min(1).optional().describe('The step_id the new block is placed against'),
+        direction: z.enum(['right', 'bottom']).optional().describe("'right' (default): a new step after the target's; 'bottom': a parallel sibling"),
+        model: z.string().min(1).optional(),
+        code: z.string().optional(),
+      },
+      outputSchema: edited,
+      annotations: { ...write, idempotentHint: false },
+    },
+    (args) =>
+      answer(
+        ctx,
+        async () => {
+          const added = await addBlock(
+            deps,
+            ctx.scope,
+            { flowId: args.flow_id, name: args.name, processor_type: args.processor_type, prompt: args.prompt, code: args.code, model: args.model, targetId: args.target_id, direction: args.direction },
+            ctx.metadata,
+          );
+          await settled(ctx, added.position);
+          return { flow_id: args.flow_id, step_id: added.blockId, warnings: await visionWarnings(ctx, args.flow_id) };
+        },
+        stepIdHint(ctx, args.flow_id),
+      ),
+  );
+
+  server.registerTool(
+    'remove_block',
+    {
+      title: 'Remove a block',
+      description: "Removes a block from the draft (published versions keep it). A step left empty disappears.",
+      inputSchema: { flow_id: flowId, step_id: stepId },
+      outputSchema: { flow_id: z.string(), step_id: z.string(), removed: z.boolean() },
+      annotations: { ...write, destructiveHint: true, idempotentHint: false },
+    },
+    (args) =>
+      answer(
+        ctx,
+        async () => {
+          const done = await removeBlock(deps, ctx.scope, { flowId: args.flow_id, blockId: args.step_id }, ctx.metadata);
+          await settled(ctx, done.position);
+          return { flow_id: args.flow_id, step_id: args.step_id, removed: true };
+        },
+        stepIdHint(ctx, args.flow_id),
+      ),
+  );
+}

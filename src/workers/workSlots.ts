@@ -1,0 +1,37 @@
+import { withinGrace } from '../supervision/withinGrace.ts';
+
+/**
+ * A worker's bounded concurrency: pieces of work running, and offers (work accepted in this
+ * process) still being claimed, each hold one of `concurrency` slots. `freed` is told when a
+ * piece ends, so a waiting claim loop looks for more at once.
+ */
+export function createWorkSlots(concurrency: number, freed: () => void) {
+  const running = new Set<Promise<void>>();
+  let offering = 0;
+  return {
+    /** Slots neither running work nor claiming an offer. */
+    free: () => concurrency - running.size - offering,
+    inFlight: () => running.size,
+    /** Runs `work` in a slot without waiting for it. */
+    run(work: () => Promise<void>) {
+      const task = work().finally(() => {
+        running.delete(task);
+        freed();
+      });
+      running.add(task);
+    },
+    /** Holds a slot while an offer is claimed. */
+    async claiming<T>(claim: () => Promise<T>): Promise<T> {
+      offering++;
+      try {
+        return await claim();
+      } finally {
+        offering--;
+      }
+    },
+    /** Waits for the work in the slots, at most `graceMs`: true when it all ended. */
+    drained: (graceMs: number) => withinGrace(Promise.allSettled([...running]), graceMs),
+  };
+}
+
+export type WorkSlots = ReturnType<typeof createWorkSlots>;
