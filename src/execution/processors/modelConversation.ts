@@ -1,0 +1,62 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
+import { replyOutput } from '../../domain/execution/outputShape.ts';
+import { unstorableJson } from '../../domain/validation/storableJson.ts';
+import type { SchemaValidators } from '../schemaValidators.ts';
+import { BlockFailure } from './blockFailure.ts';
+import type { LlmCall, LlmResult } from './llmProcessor.ts';
+import { parseStructured } from './structuredReply.ts';
+
+const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({
+  promptTokens: a.promptTokens + (b?.prompt_tokens ?? 0),
+  completionTokens: a.completionTokens + (b?.completion_tokens ?? 0),
+  totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
+});
+
+/** One model turn, or two when a structured reply needs its repair attempt; `spent` counts the tokens as they are used. */
+export async function converse(
+  call: LlmCall,
+  messages: ChatCompletionMessageParam[],
+  create: () => Promise<OpenAI.ChatCompletion>,
+  spent: { usage: TokenUsage },
+  validators: SchemaValidators,
+): Promise<LlmResult> {
+  // With a schema, a reply that ignores it gets one repair attempt.
+  const validationErrors: string[] = [];
+  for (let attempt = 1; attempt <= (call.output ? 2 : 1); attempt++) {
+    const completion = await create();
+    const usage = (spent.usage = addUsage(spent.usage, completion.usage));
+    const message = completion.choices[0]?.message;
+    const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
+    if (calls.length > 0) {
+      const toolCalls = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
+      const request: ChatCompletionMessageParam = {
+        role: 'assistant',
+        content: message?.content ?? null,
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })),
+      };
+      const unstorable = unstorableJson(toolCalls, 'toolCalls');
+      if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored: ${unstorable.message}`);
+      return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
+    }
+    const reply = message?.content;
+    if (!call.output) {
+      const output = replyOutput(reply ?? '');
+      const unstorable = unstorableJson(output, 'reply');
+      if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
+      return { kind: 'output', output, usage, attempts: attempt, validationErrors };
+    }
+    const parsed = parseStructured(reply, call.output, validators);
+    if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt, validationErrors };
+    if (attempt === 2) {
+      throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
+    }
+    validationErrors.push(parsed.problem);
+    messages.push(
+      { role: 'assistant', content: reply ?? '' },
+      { role: 'user', content: `Your reply was refused: ${parsed.problem}. Reply again with only a JSON object that matches the JSON Schema.` },
+    );
+  }
+  throw new Error('unreachable');
+}

@@ -1,0 +1,39 @@
+import OpenAI from 'openai';
+import { BlockedAddressError } from '../../outbound/addressGuard.ts';
+import { BlockFailure } from './blockFailure.ts';
+import type { ProviderAccount } from './llmProcessor.ts';
+
+/** What a failed model call means for the block: a failure with the spec's code and a message that says what to fix. */
+export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean, timeoutMs: number): BlockFailure {
+  if (error instanceof BlockFailure) return error;
+  if (sentTools && error instanceof OpenAI.APIError && [400, 404, 422, 501].includes(error.status ?? 0) && /tool|function/i.test(error.message)) {
+    return new BlockFailure('TOOLS_UNSUPPORTED', `the model or gateway does not support function calling: ${error.message}`);
+  }
+  if (error instanceof OpenAI.APIConnectionTimeoutError) return new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${timeoutMs} ms`);
+  if (error instanceof OpenAI.AuthenticationError || error instanceof OpenAI.PermissionDeniedError) {
+    return account.organizationKey
+      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, 'byok_rejected')
+      : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${error.status})`);
+  }
+  if (error instanceof OpenAI.APIConnectionError) {
+    const blocked = findBlocked(error);
+    return new BlockFailure(
+      'PROVIDER_ERROR',
+      blocked
+        ? `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`
+        : `cannot reach the model provider: ${error.message}`,
+    );
+  }
+  if (error instanceof OpenAI.APIError) {
+    const detail = (error.error as { message?: string } | undefined)?.message ?? error.message;
+    return new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
+  }
+  return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
+}
+
+function findBlocked(error: unknown): BlockedAddressError | undefined {
+  for (let current = error; current; current = (current as { cause?: unknown }).cause) {
+    if (current instanceof BlockedAddressError) return current;
+  }
+  return undefined;
+}
