@@ -62,7 +62,11 @@ export function registerAuditCommands(program: Command) {
       }
       printJson(result);
     });
+  registerRunAudits(audit);
+}
 
+/** `seqflow audit replay|flow|who`: runs replayed, a flow's history, who did what. */
+function registerRunAudits(audit: Command) {
   audit
     .command('replay')
     .description("replay runs from the log with no network and no clock, checking that their events are a legal sequence; exit 1 on any divergence")

@@ -31,8 +31,9 @@ const versionRef = (value: string): number | 'draft' => {
   return n;
 };
 
-/** `seqflow flow create|show|list|diff|publish` and `seqflow block add|update|remove|schema|loop`: editing a flow block by block. */
+/** `seqflow flow create|show|list|diff|gate|publish`: a flow's draft and versions. */
 export function registerAuthoringCommands(program: Command, flow: Command) {
+  registerBlockCommands(program);
   flow
     .command('create')
     .description('a new flow with an empty draft')
@@ -82,7 +83,10 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
     .action((o: { flow: string; note?: string }) =>
       withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).publishDraft(rt.commands, cliScope, { flowId: o.flow, note: o.note ?? null }, cliPrincipal))),
     );
+}
 
+/** `seqflow block add|update|remove|schema|loop`: editing a flow's draft block by block. */
+function registerBlockCommands(program: Command) {
   const block = program.command('block').description("editing a flow's draft block by block");
   block
     .command('add')
@@ -105,41 +109,7 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
         return withoutPosition(added);
       }),
     );
-  block
-    .command('update')
-    .requiredOption('--flow <id>')
-    .requiredOption('--block <step_id>')
-    .option('--name <name>')
-    .option('--model <model>', 'a model, or "default" to use SEQFLOW_DEFAULT_MODEL')
-    .option('--prompt <text>')
-    .option('--prompt-file <path>')
-    .option('--code <text>')
-    .option('--code-file <path>')
-    .option('--config <json>', 'processor_config, e.g. {"tools_enabled": true}')
-    .action((o: { flow: string; block: string; name?: string; model?: string; prompt?: string; promptFile?: string; code?: string; codeFile?: string; config?: string }) =>
-      withRuntime(async (rt) => {
-        const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
-        const code = await textOf(o.code, o.codeFile, 'code');
-        let config: unknown;
-        if (o.config !== undefined) {
-          try {
-            config = JSON.parse(o.config);
-          } catch {
-            throw new ApiError('VALIDATION_FAILED', '--config: not JSON');
-          }
-        }
-        const changes = {
-          ...(o.name !== undefined ? { name: o.name } : {}),
-          ...(o.model !== undefined ? { model: o.model === 'default' ? null : o.model } : {}),
-          ...(prompt !== undefined ? { prompt } : {}),
-          ...(code !== undefined ? { code } : {}),
-          ...(config !== undefined ? { processor_config: config as never } : {}),
-        };
-        if (Object.keys(changes).length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to change: give --name, --model, --prompt, --code or --config');
-        const { updateBlock } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await updateBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, changes }, cliPrincipal));
-      }),
-    );
+  registerBlockUpdate(block);
   block
     .command('remove')
     .requiredOption('--flow <id>')
@@ -174,6 +144,45 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
         if (!o.over === !o.unwrap) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --over PATH or --unwrap');
         const { setBlockLoop } = await import('../authoring/flowAuthoring.ts');
         return withoutPosition(await setBlockLoop(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, over: o.over ?? null }, cliPrincipal));
+      }),
+    );
+}
+
+/** `seqflow block update`: a block's settings, prompt or code. */
+function registerBlockUpdate(block: Command) {
+  block
+    .command('update')
+    .requiredOption('--flow <id>')
+    .requiredOption('--block <step_id>')
+    .option('--name <name>')
+    .option('--model <model>', 'a model, or "default" to use SEQFLOW_DEFAULT_MODEL')
+    .option('--prompt <text>')
+    .option('--prompt-file <path>')
+    .option('--code <text>')
+    .option('--code-file <path>')
+    .option('--config <json>', 'processor_config, e.g. {"tools_enabled": true}')
+    .action((o: { flow: string; block: string; name?: string; model?: string; prompt?: string; promptFile?: string; code?: string; codeFile?: string; config?: string }) =>
+      withRuntime(async (rt) => {
+        const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
+        const code = await textOf(o.code, o.codeFile, 'code');
+        let config: unknown;
+        if (o.config !== undefined) {
+          try {
+            config = JSON.parse(o.config);
+          } catch {
+            throw new ApiError('VALIDATION_FAILED', '--config: not JSON');
+          }
+        }
+        const changes = {
+          ...(o.name !== undefined ? { name: o.name } : {}),
+          ...(o.model !== undefined ? { model: o.model === 'default' ? null : o.model } : {}),
+          ...(prompt !== undefined ? { prompt } : {}),
+          ...(code !== undefined ? { code } : {}),
+          ...(config !== undefined ? { processor_config: config as never } : {}),
+        };
+        if (Object.keys(changes).length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to change: give --name, --model, --prompt, --code or --config');
+        const { updateBlock } = await import('../authoring/flowAuthoring.ts');
+        return withoutPosition(await updateBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, changes }, cliPrincipal));
       }),
     );
 }

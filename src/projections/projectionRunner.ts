@@ -2,22 +2,17 @@ import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { EventStore, Subscription } from '../eventstore/eventStore.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
 import { readUpToHead } from '../eventstore/readUpToHead.ts';
-import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
+import type { Supervisor } from '../supervision/supervisor.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 import type { Projection } from './projection.ts';
 import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
+import { subscribeProjections } from './projectionSubscription.ts';
 import type { ReadModels } from './readModelSchema.ts';
+import { type ProjectionStatus, createCheckpoints } from './projectionCheckpoints.ts';
 
-export interface ProjectionStatus {
-  name: string;
-  position: number;
-  /** How many log positions the projection is behind the head. */
-  behind: number;
-  /** Where and why it waits, while it cannot apply an event (the other projections go on). */
-  stalled: { position: number; eventType: string; error: string; since: string } | null;
-}
+export type { ProjectionStatus } from './projectionCheckpoints.ts';
 
 export interface ProjectionRunnerOptions {
   db: Kysely<ReadModels>;
@@ -45,11 +40,10 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   advanced.setMaxListeners(0);
   const stalls = new Map<string, Stall>();
   let handle: { stop(): Promise<void> } | undefined;
-  const names = projections.map((p) => p.name);
 
-  async function ensureCheckpoints() {
-    await db.insertInto('projection_checkpoints').values(names.map((name) => ({ name, position: 0 }))).onConflict((oc) => oc.column('name').doNothing()).execute();
-  }
+  const checkpoints = createCheckpoints(db, projections);
+  const ensureCheckpoints = checkpoints.ensure;
+  const minimumPosition = checkpoints.minimum;
 
   async function batch(from: number, events: Parameters<typeof applyBatch>[5]) {
     const last = await applyBatch(db, projections, stalls, logger, from, events, Date.now());
@@ -57,43 +51,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     return last;
   }
 
-  /** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
-  function run(): SupervisedTask {
-    let current: Subscription | undefined;
-    let stopped = false;
-    let retryTimer: NodeJS.Timeout | undefined;
-    const done = (async () => {
-      await ensureCheckpoints();
-      while (!stopped) {
-        let failure: unknown;
-        let cursor = await minimumPosition();
-        current = eventStore.subscribe({
-          from: cursor,
-          batchSize,
-          handler: async (events) => {
-            cursor = await batch(cursor, events);
-            // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.
-            const due = Math.min(...[...stalls.values()].map((s) => s.retryAt));
-            clearTimeout(retryTimer);
-            if (Number.isFinite(due)) retryTimer = setTimeout(() => void current?.stop(), Math.max(0, due - Date.now()));
-          },
-          onError: (error) => (failure = error),
-        });
-        await current.done;
-        clearTimeout(retryTimer);
-        if (failure !== undefined && !(failure instanceof CheckpointMoved)) throw failure;
-      }
-    })();
-    return {
-      done,
-      async stop() {
-        stopped = true;
-        clearTimeout(retryTimer);
-        await current?.stop();
-        await done.catch(() => undefined);
-      },
-    };
-  }
+  const run = () => subscribeProjections({ eventStore, batchSize, stalls, ensureCheckpoints, minimumPosition, batch });
 
   /**
    * Brings every projection up to `head` in this process (the CLI's and tests' way to catch up).
@@ -112,14 +70,6 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       }
       return cursor;
     });
-  }
-
-  /** The lowest checkpoint; `settledOnly` leaves out projections stalled on an event. */
-  async function minimumPosition(settledOnly = false): Promise<number> {
-    let query = db.selectFrom('projection_checkpoints').select((eb) => eb.fn.min('position').as('position')).where('name', 'in', names);
-    if (settledOnly) query = query.where('stalled_at_position', 'is', null);
-    const row = await query.executeTakeFirst();
-    return Number(row?.position ?? 0);
   }
 
   return {
@@ -154,20 +104,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       }
     },
 
-    async status(): Promise<ProjectionStatus[]> {
-      const head = await eventStore.headPosition();
-      const rows = await db.selectFrom('projection_checkpoints').selectAll().where('name', 'in', names).execute();
-      const stored = new Map(rows.map((r) => [r.name, r]));
-      return projections.map((p) => {
-        const row = stored.get(p.name);
-        const position = Number(row?.position ?? 0);
-        const stalled =
-          row?.stalled_at_position != null
-            ? { position: Number(row.stalled_at_position), eventType: row.stalled_event_type ?? '?', error: row.stalled_error ?? '', since: row.stalled_since?.toISOString() ?? '' }
-            : null;
-        return { name: p.name, position, behind: Math.max(0, head - position), stalled };
-      });
-    },
+    status: async (): Promise<ProjectionStatus[]> => checkpoints.status(await eventStore.headPosition()),
   };
 }
 

@@ -1,0 +1,53 @@
+import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { SupervisedTask } from '../supervision/supervisor.ts';
+import { CheckpointMoved, type Stall } from './projectionBatch.ts';
+
+/** What the projections' subscription reads with and hands its batches to. */
+export interface ProjectionReading {
+  eventStore: EventStore;
+  batchSize: number;
+  stalls: Map<string, Stall>;
+  ensureCheckpoints: () => Promise<void>;
+  minimumPosition: () => Promise<number>;
+  /** Applies a batch read after `from`; answers the position read up to. */
+  batch: (from: number, events: RecordedEvent[]) => Promise<number>;
+}
+
+/** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
+export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
+  const { eventStore, batchSize, stalls, ensureCheckpoints, minimumPosition, batch } = deps;
+  let current: Subscription | undefined;
+  let stopped = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  const done = (async () => {
+    await ensureCheckpoints();
+    while (!stopped) {
+      let failure: unknown;
+      let cursor = await minimumPosition();
+      current = eventStore.subscribe({
+        from: cursor,
+        batchSize,
+        handler: async (events) => {
+          cursor = await batch(cursor, events);
+          // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.
+          const due = Math.min(...[...stalls.values()].map((s) => s.retryAt));
+          clearTimeout(retryTimer);
+          if (Number.isFinite(due)) retryTimer = setTimeout(() => void current?.stop(), Math.max(0, due - Date.now()));
+        },
+        onError: (error) => (failure = error),
+      });
+      await current.done;
+      clearTimeout(retryTimer);
+      if (failure !== undefined && !(failure instanceof CheckpointMoved)) throw failure;
+    }
+  })();
+  return {
+    done,
+    async stop() {
+      stopped = true;
+      clearTimeout(retryTimer);
+      await current?.stop();
+      await done.catch(() => undefined);
+    },
+  };
+}
