@@ -5,6 +5,7 @@ import { type StoredStep, storedStepSchema } from '../domain/flows/flowDefinitio
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { LogWatch } from './logWatch.ts';
+import { type FlowSlugs, findFlowForCaller, flowNotFound, productionRow } from '../queries/flowQueries.ts';
 
 interface Version {
   organizationId: string;
@@ -13,9 +14,6 @@ interface Version {
   steps: StoredStep[];
 }
 
-export type FlowSlugs = { org: string; project: string; flow: string };
-
-const flowNotFound = (slugs: FlowSlugs) => new ApiError('FLOW_NOT_FOUND', `No flow '${slugs.flow}' in ${slugs.org}/${slugs.project}`);
 
 interface Production {
   flowId: string;
@@ -58,46 +56,11 @@ export function createFlowCatalog(db: Kysely<ReadModels>, options: { logWatch?: 
     const known = live ? productions.get(key) : undefined;
     if (known) return known;
     const before = told;
-    const row = await db
-      .selectFrom('flows')
-      .innerJoin('projects', 'projects.id', 'flows.project_id')
-      .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
-      .select(['flows.id', 'flows.project_id', 'flows.production_version_id'])
-      .select((eb) => eb.selectFrom('projection_checkpoints').select('position').where('name', '=', 'flows').as('read_model_position'))
-      .where('organizations.slug', '=', slugs.org)
-      .where('projects.slug', '=', slugs.project)
-      .where('flows.slug', '=', slugs.flow)
-      .executeTakeFirst();
+    const row = await productionRow(db, slugs);
     if (!row) return undefined;
     const production = { flowId: row.id, projectId: row.project_id, versionId: row.production_version_id };
     if (live && told === before && Number(row.read_model_position ?? 0) >= switchedAt) productions.set(key, production);
     return production;
-  }
-
-  /** A flow of another project is reported exactly like a missing one: a key never learns that it exists. */
-  async function findFlowForCaller(slugs: FlowSlugs, callerProjectId: string) {
-    const row = await db
-      .selectFrom('flows')
-      .innerJoin('projects', 'projects.id', 'flows.project_id')
-      .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
-      .leftJoin('flow_versions', 'flow_versions.id', 'flows.production_version_id')
-      .select(['flows.id', 'flows.slug', 'flows.name', 'flows.project_id', 'flows.block_count'])
-      .select(['flow_versions.id as version_id', 'flow_versions.number as version_number', 'flow_versions.block_count as version_block_count', 'flow_versions.published_at'])
-      .where('organizations.slug', '=', slugs.org)
-      .where('projects.slug', '=', slugs.project)
-      .where('flows.slug', '=', slugs.flow)
-      .executeTakeFirst();
-    if (!row || row.project_id !== callerProjectId) throw flowNotFound(slugs);
-    return {
-      flowId: row.id,
-      slug: row.slug,
-      name: row.name,
-      draftBlockCount: row.block_count,
-      productionVersion:
-        row.version_id !== null
-          ? { versionId: row.version_id, number: row.version_number!, blockCount: row.version_block_count!, publishedAt: row.published_at!.toISOString() }
-          : null,
-    };
   }
 
   async function version(versionId: string): Promise<Version> {
@@ -115,7 +78,8 @@ export function createFlowCatalog(db: Kysely<ReadModels>, options: { logWatch?: 
   }
 
   return {
-    findFlowForCaller,
+    /** A flow of another project is reported exactly like a missing one: a key never learns that it exists. */
+    findFlowForCaller: (slugs: FlowSlugs, callerProjectId: string) => findFlowForCaller(db, slugs, callerProjectId),
     /** The production version a caller's `/seq/{org}/{project}/{flow}` call runs, with its steps. */
     async findExecutableFlow(slugs: FlowSlugs, callerProjectId: string) {
       const flow = await productionOf(slugs);

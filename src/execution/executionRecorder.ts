@@ -33,6 +33,17 @@ interface Pending {
   waiters: Waiter[];
 }
 
+/** Each command decided on the state the ones before it left: the events, and the state after them all. */
+function decideInOrder(commands: Command[], state: ExecutionState) {
+  let next = state;
+  const decided = commands.flatMap((command) => {
+    const out = execution.decide(command, next);
+    next = out.reduce(execution.evolve, next);
+    return out;
+  });
+  return { decided, next };
+}
+
 export function createExecutionRecorder(
   deps: {
     eventStore: EventStore;
@@ -56,21 +67,10 @@ export function createExecutionRecorder(
   let broken: { error: unknown } | undefined;
 
   async function appendNow(commands: Command[], durability: 'durable' | 'deferred') {
-    let next = state;
-    const decided = commands.flatMap((command) => {
-      const out = execution.decide(command, next);
-      next = out.reduce(execution.evolve, next);
-      return out;
-    });
-    const occurredAt = deps.now().toISOString();
-    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt, ...originMarks(origin) };
-    const result = await appendWithRetry(
-      deps.eventStore,
-      streamId,
-      decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata })),
-      revision === -1 ? 'no_stream' : revision,
-      { durability },
-    );
+    const { decided, next } = decideInOrder(commands, state);
+    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt: deps.now().toISOString(), ...originMarks(origin) };
+    const toAppend = decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata }));
+    const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });
     revision = result.nextExpectedRevision;
     position = result.position;
     state = next;

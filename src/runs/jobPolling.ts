@@ -7,7 +7,8 @@ import { cancelRun } from '../execution/cancelRun.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { jobViewOfRow } from '../projections/readModels/jobsProjection.ts';
-import type { FlowCatalog, FlowSlugs } from '../caches/flowCatalog.ts';
+import type { FlowCatalog } from '../caches/flowCatalog.ts';
+import type { FlowSlugs } from '../queries/flowQueries.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 
 /** What reading and cancelling a caller's jobs needs. */

@@ -2,7 +2,8 @@ import type { Kysely } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { type JobFilters, listJobs } from '../queries/jobQueries.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
-import type { FlowCatalog, FlowSlugs } from '../caches/flowCatalog.ts';
+import type { FlowCatalog } from '../caches/flowCatalog.ts';
+import type { FlowSlugs } from '../queries/flowQueries.ts';
 import { presentJob } from './jobPolling.ts';
 import type { RunCaller } from './runCaller.ts';
 

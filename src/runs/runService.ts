@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { ApiError } from '../domain/errors/apiError.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
-import type { FlowSlugs } from '../caches/flowCatalog.ts';
+import type { FlowSlugs } from '../queries/flowQueries.ts';
 import { type IdempotentAnswering, type IdempotentCall, answerOnce } from './answerOnce.ts';
 import { type FollowedRun, followRun } from './followRun.ts';
 import { type JobReading, cancelJob, pollJob } from './jobPolling.ts';

@@ -3,7 +3,7 @@ import { countBlocks } from '../domain/flows/flowDefinition.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import { acceptJob } from '../execution/flowEngine.ts';
-import type { FlowSlugs } from '../caches/flowCatalog.ts';
+import type { FlowSlugs } from '../queries/flowQueries.ts';
 import { checkCallback } from './callbackCheck.ts';
 import { newRunRequest } from './newRun.ts';
 import type { RunCaller } from './runCaller.ts';

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -12,22 +11,15 @@ import { allProjections } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
 import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
-import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
-import { createExecutionUpdates } from '../execution/executionUpdates.ts';
-import { createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
-import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
-import { providerAccountResolver } from '../execution/providerAccounts.ts';
-import { createFlowCatalog, type FlowCatalog } from '../caches/flowCatalog.ts';
+import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../caches/logWatch.ts';
 import { createOrganizationStates, type OrganizationStates } from '../caches/organizationStates.ts';
-import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
+import { type WiredEngine, wireEngine } from './engineWiring.ts';
 import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
-import { createRunMetrics } from '../observability/runMetrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
@@ -59,7 +51,7 @@ export interface Runtime {
   commands: CommandDependencies;
   masterKey: Buffer;
   /** The engine and what the API checks before a run. */
-  execution: EngineDependencies & { guard: AddressGuard; registry: ModelRegistry };
+  execution: WiredEngine;
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
   database: 'embedded' | 'external';
   /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models). */
@@ -89,24 +81,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
-    const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
-    const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
-    const execution = {
-      eventStore,
-      logger,
-      updates: createExecutionUpdates(),
-      db,
-      flows: createFlowCatalog(db, { logWatch }),
-      now: commands.now,
-      llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled, tracer: tracing.tracer }),
-      sandbox,
-      settings: config.execution,
-      providerFor: providerAccountResolver(organizations, masterKey, config.openai),
-      guard,
-      registry: createModelRegistry(config.execution.modelRegistry),
-      runMetrics: createRunMetrics(metrics),
-      tracer: tracing.tracer,
-    };
+    const execution = await wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now });
+    const { guard, sandbox } = execution;
     const lifecycle = createRunLifecycle();
     const runs = createRunService({
       flows: execution.flows,

@@ -10,6 +10,7 @@ import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { type AttemptDependencies, attemptDelivery } from './deliveryAttempt.ts';
 import { createDeliveryClaims } from './deliveryClaims.ts';
 import { createWorkSlots } from './workSlots.ts';
+import { createCoalescedSweep } from './coalescedSweep.ts';
 
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
   db: Kysely<ReadModels>;
@@ -37,8 +38,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs: options.leaseMs ?? 60_000 });
   const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000 };
   let task: ReturnType<typeof cron.schedule> | undefined;
-  let sweeping: Promise<void> | undefined;
-  let again = false;
   let stopped = false;
   let ended: (() => void) | undefined;
   const slots = createWorkSlots(options.concurrency ?? 32, () => void poke());
@@ -47,13 +46,19 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
    * Claims as many due deliveries as there is room for and starts their attempts without waiting for
    * them: a receiver that is slow to answer holds one slot, never the other deliveries.
    */
-  async function sweep() {
+  async function sweep(): Promise<boolean> {
     const room = slots.free();
-    if (room <= 0) return;
+    if (room <= 0) return false;
     const ids = await claims.claim(room);
     for (const id of ids) begin(id);
-    if (ids.length === room) again = true;
+    return ids.length === room;
   }
+  /** One sweep at a time; a request during a sweep runs another right after. */
+  const sweeps = createCoalescedSweep(
+    () => sweep().catch((error: unknown) => (logger.warn({ err: error }, 'delivery sweep failed'), false)),
+    () => !stopped && slots.free() > 0,
+  );
+  const poke = () => sweeps.request();
 
   /** Runs an attempt on a leased delivery in a slot, without waiting for it; its lease is settled after. */
   function begin(id: string) {
@@ -81,24 +86,6 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
     }
   }
 
-  /** One sweep at a time; a request during a sweep runs another right after. */
-  function poke(): Promise<void> {
-    if (stopped) return Promise.resolve();
-    if (sweeping) {
-      again = true;
-      return sweeping;
-    }
-    sweeping = (async () => {
-      do {
-        again = false;
-        await sweep().catch((error: unknown) => logger.warn({ err: error }, 'delivery sweep failed'));
-      } while (again && slots.free() > 0 && !stopped);
-    })().finally(() => {
-      sweeping = undefined;
-    });
-    return sweeping;
-  }
-
   return {
     worker,
     /** Sweeps every second until stopped: a task for the supervisor (it ends only when stopped). */
@@ -117,7 +104,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
       stopped = true;
       ended?.();
       await task?.stop();
-      await sweeping;
+      await sweeps.settled();
       if (await slots.drained(graceMs)) return;
       await claims.releaseAll();
       logger.warn({ inFlight: slots.inFlight() }, 'delivery attempts still in flight at shutdown: their leases are released for another dispatcher');

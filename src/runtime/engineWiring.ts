@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import type { Tracer } from '@opentelemetry/api';
+import type { Kysely } from 'kysely';
+import type { Logger } from 'pino';
+import { createFlowCatalog } from '../caches/flowCatalog.ts';
+import type { LogWatch } from '../caches/logWatch.ts';
+import type { OrganizationStates } from '../caches/organizationStates.ts';
+import type { Config } from '../config/config.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import { createExecutionUpdates } from '../execution/executionUpdates.ts';
+import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
+import { type CodeSandbox, createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
+import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
+import { providerAccountResolver } from '../execution/providerAccounts.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import { createRunMetrics } from '../observability/runMetrics.ts';
+import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+
+/** The engine a process runs with, and what the API checks before a run: the outbound guard, the model registry, the code sandbox. */
+export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox };
+
+/** Makes the engine's parts from the configuration: one outbound guard for every model call, one sandbox pool, one flow catalog. */
+export async function wireEngine(
+  config: Config,
+  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date },
+): Promise<WiredEngine> {
+  const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now } = parts;
+  const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
+  const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
+  return {
+    eventStore,
+    logger,
+    updates: createExecutionUpdates(),
+    db,
+    flows: createFlowCatalog(db, { logWatch }),
+    now,
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled, tracer }),
+    sandbox,
+    settings: config.execution,
+    providerFor: providerAccountResolver(organizations, masterKey, config.openai),
+    guard,
+    registry: createModelRegistry(config.execution.modelRegistry),
+    runMetrics: createRunMetrics(metrics),
+    tracer,
+  };
+}
