@@ -45,3 +45,13 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: FlowSlugs
         : null,
   };
 }
+
+/** The slugs a flow is reached by, from its id; undefined when no such flow. */
+export const flowSlugsOf = (db: Kysely<ReadModels>, flowId: string): Promise<FlowSlugs | undefined> =>
+  db
+    .selectFrom('flows')
+    .innerJoin('projects', 'projects.id', 'flows.project_id')
+    .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
+    .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
+    .where('flows.id', '=', flowId)
+    .executeTakeFirst();

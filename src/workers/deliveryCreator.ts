@@ -1,5 +1,4 @@
 import type { Kysely } from 'kysely';
-import { LRUCache } from 'lru-cache';
 import { deliveryIdFor } from '../commands/deliveryCommands.ts';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
@@ -10,6 +9,7 @@ import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayloa
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { createJobPaths } from '../caches/jobPaths.ts';
 
 const REACTOR = 'delivery_creator';
 const CREATE_CONCURRENCY = 16;
@@ -21,23 +21,7 @@ const CREATE_CONCURRENCY = 16;
  */
 export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: (deliveryId: string) => void }) {
   const { db, eventStore, commands } = options;
-  const flowPaths = new LRUCache<string, string>({ max: 10_000 });
-
-  async function jobPath(flowId: string, executionId: string) {
-    const known = flowPaths.get(flowId);
-    if (known) return `${known}/${executionId}`;
-    const row = await db
-      .selectFrom('flows')
-      .innerJoin('projects', 'projects.id', 'flows.project_id')
-      .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
-      .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
-      .where('flows.id', '=', flowId)
-      .executeTakeFirst();
-    if (!row) return `/api/v1/jobs/${executionId}`;
-    // Slugs never change once taken, so the path of a flow's jobs can be kept.
-    flowPaths.set(flowId, `/api/v1/seq/${row.org}/${row.project}/${row.flow}/jobs`);
-    return `${flowPaths.get(flowId)}/${executionId}`;
-  }
+  const jobPath = createJobPaths(db);
 
   async function handle(recorded: RecordedEvent) {
     if (recorded.type !== 'ExecutionCompleted' && recorded.type !== 'ExecutionFailed') return;

@@ -54,21 +54,14 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
   let closed = false;
 
   function spawn(): Slot {
-    const worker = new Worker(WORKER_FILE, {
-      // Extra guard besides QuickJS's own limit: the worker's V8 heap.
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) },
-    });
+    // Extra guard besides QuickJS's own limit: the worker's V8 heap.
+    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) } });
     const slot: Slot = { worker, job: undefined, timer: undefined };
-    worker.on('message', (reply: { id: number; ok: boolean; value?: string; message?: string }) => {
+    worker.on('message', (reply: SandboxReply) => {
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
-      if (!reply.ok) return job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed'));
-      try {
-        job.resolve(decodeOutput(reply.value ?? 'null', maxOutputBytes));
-      } catch (error) {
-        job.reject(error as Error);
-      }
+      settle(job, reply, maxOutputBytes);
     });
     worker.on('error', (error) => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', `code block failed: ${error.message}`)));
     worker.on('exit', () => {
@@ -135,6 +128,23 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
 }
 
 export type CodeSandbox = ReturnType<typeof createCodeSandbox>;
+
+interface SandboxReply {
+  id: number;
+  ok: boolean;
+  value?: string;
+  message?: string;
+}
+
+/** A job's outcome from its worker's reply. */
+function settle(job: Job, reply: SandboxReply, maxOutputBytes: number) {
+  if (!reply.ok) return job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed'));
+  try {
+    job.resolve(decodeOutput(reply.value ?? 'null', maxOutputBytes));
+  } catch (error) {
+    job.reject(error as Error);
+  }
+}
 
 /** The sandbox's JSON text as the block's output: bounded in size, and storable in the log. */
 function decodeOutput(json: string, maxBytes: number): unknown {

@@ -25,7 +25,6 @@ const runEntry = z.object({
 /** Test cases and test runs: each run an ordinary engine run (mode `test`), so its trace is read like any other. */
 export function registerTestingTools(server: McpServer, ctx: ToolContext) {
   const { services } = ctx;
-  const subject = ctx.metadata.principal.id;
 
   server.registerTool(
     'create_test_case',
@@ -62,16 +61,7 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (args) =>
-      answer(ctx, async () => {
-        const testCase = await requireTestCase(services.commands, ctx.scope, args.test_case_id);
-        await ctx.runLimiter(subject);
-        let started: StartedTestRun | undefined;
-        const running = runTestCase(services.engine, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
-        const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
-        if (outcome.done) return testRunEntry(started!, outcome.value);
-        keepRunning(ctx, running, started ? [started.executionId] : []);
-        return started ? testRunEntry(started, undefined) : queuedEntry(args.test_case_id, testCase.definition.name);
-      }),
+      answer(ctx, () => runOneTestCase(ctx, args)),
   );
 
   server.registerTool(
@@ -89,28 +79,7 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     },
     (args) =>
-      answer(ctx, async () => {
-        await requireFlow(services.commands, ctx.scope, args.flow_id);
-        const cases = await listTestCases(services.db, ctx.scope, args.flow_id);
-        await ctx.runLimiter(subject);
-        const started = new Map<string, StartedTestRun>();
-        const finished = new Map<string, TestRunSummary>();
-        const suite = runSuite(
-          services.engine,
-          ctx.scope,
-          { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
-          ctx.metadata,
-        );
-        const outcome = await waitAtMost(suite, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
-        if (!outcome.done) keepRunning(ctx, suite, [...started.values()].filter((run) => !finished.has(run.testCaseId)).map((run) => run.executionId));
-        const runs = cases.map((c) => {
-          const run = started.get(c.testCaseId);
-          return run ? testRunEntry(run, finished.get(c.testCaseId)) : queuedEntry(c.testCaseId, c.name);
-        });
-        const passed = runs.filter((r) => r.passed === true).length;
-        const failed = runs.filter((r) => r.passed === false).length;
-        return { flow_id: args.flow_id, complete: outcome.done, totals: { total: runs.length, passed, failed, running: runs.length - passed - failed }, runs };
-      }),
+      answer(ctx, () => runAllTests(ctx, args)),
   );
 }
 
@@ -118,4 +87,44 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
 function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
   for (const executionId of executionIds) ctx.services.lifecycle.follow(executionId, running);
   running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
+}
+
+type TargetArgs = { version?: number | undefined; draft?: boolean | undefined; wait_seconds?: number | undefined };
+
+/** `run_test_case`: runs one case, waiting at most `wait_seconds`; a run still going is left running and answered as it stands. */
+async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_id: string }) {
+  const subject = ctx.metadata.principal.id;
+  const testCase = await requireTestCase(ctx.services.commands, ctx.scope, args.test_case_id);
+  await ctx.runLimiter(subject);
+  let started: StartedTestRun | undefined;
+  const running = runTestCase(ctx.services.engine, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
+  const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+  if (outcome.done) return testRunEntry(started!, outcome.value);
+  keepRunning(ctx, running, started ? [started.executionId] : []);
+  return started ? testRunEntry(started, undefined) : queuedEntry(args.test_case_id, testCase.definition.name);
+}
+
+/** `run_all_tests`: a flow's suite, waiting at most `wait_seconds`, with totals and an entry per case. */
+async function runAllTests(ctx: ToolContext, args: TargetArgs & { flow_id: string }) {
+  const subject = ctx.metadata.principal.id;
+  await requireFlow(ctx.services.commands, ctx.scope, args.flow_id);
+  const cases = await listTestCases(ctx.services.db, ctx.scope, args.flow_id);
+  await ctx.runLimiter(subject);
+  const started = new Map<string, StartedTestRun>();
+  const finished = new Map<string, TestRunSummary>();
+  const suite = runSuite(
+    ctx.services.engine,
+    ctx.scope,
+    { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
+    ctx.metadata,
+  );
+  const outcome = await waitAtMost(suite, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+  if (!outcome.done) keepRunning(ctx, suite, [...started.values()].filter((run) => !finished.has(run.testCaseId)).map((run) => run.executionId));
+  const runs = cases.map((c) => {
+    const run = started.get(c.testCaseId);
+    return run ? testRunEntry(run, finished.get(c.testCaseId)) : queuedEntry(c.testCaseId, c.name);
+  });
+  const passed = runs.filter((r) => r.passed === true).length;
+  const failed = runs.filter((r) => r.passed === false).length;
+  return { flow_id: args.flow_id, complete: outcome.done, totals: { total: runs.length, passed, failed, running: runs.length - passed - failed }, runs };
 }

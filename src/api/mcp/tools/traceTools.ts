@@ -53,26 +53,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
     (args) =>
-      answer(ctx, async () => {
-        const trace = await runTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, options);
-        const steps = pageOf(trace.steps, args.cursor, args.limit);
-        return {
-          flow_run_id: trace.executionId,
-          flow_id: trace.flowId,
-          mode: trace.mode,
-          version: { version_id: trace.version.versionId, number: trace.version.number },
-          status: trace.status,
-          duration_ms: trace.durationMs,
-          tokens: trace.tokens,
-          result: trace.result,
-          failure: trace.failure,
-          assertions: trace.assertions,
-          steps: steps.items.map((s) => ({ ...snakeKeys(s), ...('usage' in s ? { usage: snakeRecord(s.usage) } : {}) })),
-          tool_rounds: trace.toolRounds.map(snakeKeys),
-          total_steps: steps.total,
-          next_cursor: steps.next_cursor,
-        };
-      }),
+      answer(ctx, () => runTraceAnswer(ctx, args)),
   );
 
   server.registerTool(
@@ -118,4 +99,26 @@ async function runStepsHint(ctx: ToolContext, flowRunId: string) {
   const trace = await runTrace(ctx.services.eventStore, ctx.scope, flowRunId, { maxStringLength: 50 });
   const ran = new Map(trace.steps.map((s) => [String(s.stepId), String(s.name)]));
   return ran.size === 0 ? 'No block ran in this run.' : `Blocks that ran in this run: ${[...ran].map(([id, name]) => `${id} (${name})`).join(', ')}.`;
+}
+
+/** `get_test_run_trace`'s answer: the run's header and a page of its steps, in the tools' snake_case. */
+async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cursor?: string | undefined; limit?: number | undefined }) {
+  const trace = await runTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, { maxStringLength: TRACE_STRING_LIMIT });
+  const steps = pageOf(trace.steps, args.cursor, args.limit);
+  return {
+    flow_run_id: trace.executionId,
+    flow_id: trace.flowId,
+    mode: trace.mode,
+    version: { version_id: trace.version.versionId, number: trace.version.number },
+    status: trace.status,
+    duration_ms: trace.durationMs,
+    tokens: trace.tokens,
+    result: trace.result,
+    failure: trace.failure,
+    assertions: trace.assertions,
+    steps: steps.items.map((s) => ({ ...snakeKeys(s), ...('usage' in s ? { usage: snakeRecord(s.usage) } : {}) })),
+    tool_rounds: trace.toolRounds.map(snakeKeys),
+    total_steps: steps.total,
+    next_cursor: steps.next_cursor,
+  };
 }
