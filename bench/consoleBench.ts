@@ -9,7 +9,7 @@ import { importFlow } from '../src/commands/flowCommands.ts';
 import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
-import { encodeEvent } from '../src/domain/events/domainEvent.ts';
+import { encodeEvent } from '../src/domain/domainEvent.ts';
 import type { ExecutionEvent } from '../src/domain/execution/executionEvents.ts';
 import { openRuntime, type Runtime } from '../src/runtime/runtime.ts';
 import { launchChromium } from '../test/support/chromium.ts';

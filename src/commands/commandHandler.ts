@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
-import { type DomainEvent, encodeEvent } from '../domain/events/domainEvent.ts';
+import { type DomainEvent, encodeEvent } from '../domain/domainEvent.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type Principal, originMarks } from '../domain/events/eventMetadata.ts';
 import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';

@@ -1,4 +1,4 @@
-import { type DomainEvent, decodeEvent } from '../domain/events/domainEvent.ts';
+import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
 import type { RecordedEvent } from './eventStore.ts';
 
 /** A stored event as the domain knows it: validated, upcast from older versions, refused when newer. */

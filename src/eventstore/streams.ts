@@ -1,5 +1,5 @@
 import type { Decider } from '../domain/decider.ts';
-import { type DomainEvent, decodeEvent } from '../domain/events/domainEvent.ts';
+import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
 import type { AppendOptions, EventStore, EventToAppend } from './eventStore.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { appendWithRetry } from '../eventstore/streams.ts';
-import { encodeEvent } from '../domain/events/domainEvent.ts';
+import { encodeEvent } from '../domain/domainEvent.ts';
 import { type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';

@@ -1,6 +1,6 @@
 import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
-import type { ProviderAccount } from './processors/llmProcessor.ts';
+import type { ProviderAccount } from './processors/llmCall.ts';
 
 /**
  * Which provider account pays for an organization's llm calls: its own key when it set one

@@ -3,7 +3,7 @@ import type { Attachment } from '../domain/execution/attachment.ts';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRecorder } from './executionRecorder.ts';
-import type { ProviderAccount } from './processors/llmProcessor.ts';
+import type { ProviderAccount } from './processors/llmCall.ts';
 
 /** One run as its steps see it: its input, its recorder, and what it has produced so far. */
 export interface RunContext {

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { DomainEvent, DomainEventType } from '../domain/events/domainEvent.ts';
+import type { DomainEvent, DomainEventType } from '../domain/domainEvent.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import type { ReadModels } from './readModelSchema.ts';
 

@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import type { DomainEvent } from '../domain/events/domainEvent.ts';
+import type { DomainEvent } from '../domain/domainEvent.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import type { Projection } from './projection.ts';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
 import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { testSuiteStream } from '../domain/testing/testSuiteEvents.ts';
-import { encodeEvent } from '../domain/events/domainEvent.ts';
+import { encodeEvent } from '../domain/domainEvent.ts';
 import { appendWithRetry } from '../eventstore/streams.ts';
 import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { listTestCases } from './testCases.ts';

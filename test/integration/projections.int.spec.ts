@@ -9,7 +9,7 @@ import { runTestCase } from '../../src/testing/testRunner.ts';
 import { importFlow, publishVersion } from '../../src/commands/flowCommands.ts';
 import { addMember, createOrganization, grantCredits } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
-import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { encodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { encodeEvent } from '../../src/domain/domainEvent.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import { jobStatusOf } from '../../src/domain/execution/runStatus.ts';
 import { appendWithRetry } from '../../src/eventstore/streams.ts';

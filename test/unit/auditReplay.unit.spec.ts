@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyExport } from '../../src/audit/exportVerification.ts';
 import { replayDelivery } from '../../src/domain/audit/deliveryReplay.ts';
 import { replayRun } from '../../src/domain/audit/runReplay.ts';
-import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../src/domain/execution/executionEvents.ts';
 import type { DeliveryEvent } from '../../src/domain/webhooks/deliveryEvents.ts';
 

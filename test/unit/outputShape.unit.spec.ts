@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEvent } from '../../src/domain/events/domainEvent.ts';
+import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import { replyOutput, resultObject } from '../../src/domain/execution/outputShape.ts';
 
 describe('a run result is always a JSON object', () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/decider.ts';
 import { execution } from '../../src/domain/execution/execution.ts';
 import type { ExecutionEvent } from '../../src/domain/execution/executionEvents.ts';
-import { canonicalJson, conversationDigest } from '../../src/domain/tools/conversationDigest.ts';
+import { canonicalJson } from '../../src/domain/canonicalJson.ts';
+import { conversationDigest } from '../../src/domain/tools/conversationDigest.ts';
 import { checkTools } from '../../src/domain/tools/toolRules.ts';
 
 const conversation = [

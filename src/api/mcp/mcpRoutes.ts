@@ -8,8 +8,10 @@ import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
 import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
 import type { McpServices } from './toolContext.ts';
+import { createAuthoringService } from '../../authoring/authoringService.ts';
+import { createTestingService } from '../../testing/testingService.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
-import { requestOrigin } from '../rest/requestTracing.ts';
+import { requestOrigin } from '../http/requestTracing.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -30,10 +32,8 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
   const { resource, resourceMetadataUrl, allowedOrigins, runsPerMinute } = runtime.config.mcp;
   const runLimiter = createRunRateLimiter(runsPerMinute);
   const services: McpServices = {
-    commands: runtime.commands,
-    db: runtime.db,
-    eventStore: runtime.eventStore,
-    engine: runtime.execution,
+    authoring: createAuthoringService(runtime),
+    testing: createTestingService({ ...runtime, engine: runtime.execution }),
     lifecycle: runtime.lifecycle,
     models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel },
     waitForPosition: (position, timeoutMs) => runtime.projections.waitForPosition(position, timeoutMs),

@@ -1,24 +1,19 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthoringScope } from '../../authoring/authoringScope.ts';
-import type { CommandDependencies, CommandMetadata } from '../../commands/commandHandler.ts';
+import type { CommandMetadata } from '../../commands/commandHandler.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
-import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { EventStore } from '../../eventstore/eventStore.ts';
-import type { EngineDependencies } from '../../execution/engineDependencies.ts';
+import type { AuthoringService } from '../../authoring/authoringService.ts';
 import type { ModelRegistry } from '../../execution/modelRegistry.ts';
-import type { ReadModels } from '../../projections/readModelSchema.ts';
+import type { TestingService } from '../../testing/testingService.ts';
 import type { RunLifecycle } from '../../runs/runLifecycle.ts';
 import type { RunRateLimiter } from './runRateLimiter.ts';
 import { toolFailure, toolSuccess } from './toolResult.ts';
 
 /** The services the tools work with, made once by the MCP wiring. */
 export interface McpServices {
-  commands: CommandDependencies;
-  db: Kysely<ReadModels>;
-  eventStore: EventStore;
-  /** The engine test runs run on. */
-  engine: EngineDependencies;
+  authoring: AuthoringService;
+  testing: TestingService;
   /** This process's live runs: a test run the caller stopped waiting for goes on, tracked for shutdown. */
   lifecycle: Pick<RunLifecycle, 'follow'>;
   models: { registry: ModelRegistry; defaultModel: string };

@@ -1,7 +1,7 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { installRequestIds, requestIdOptions } from './requestIds.ts';
-import { installRequestTracing } from './requestTracing.ts';
+import { installRequestTracing } from '../http/requestTracing.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';

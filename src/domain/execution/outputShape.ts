@@ -1,3 +1,5 @@
+import { isPlainObject } from '../validation/plainObject.ts';
+
 /**
  * The shapes of block outputs and run results. The spec's `result` is always a JSON object: an llm
  * reply that is a JSON object is that object (with or without an output schema); any other final
@@ -5,8 +7,6 @@
  */
 export type ResultObject = Record<string, unknown>;
 
-export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An llm reply without an output schema: a JSON object reply is that object, anything else stays text. */
 export function replyOutput(reply: string): unknown {

@@ -1,4 +1,4 @@
-import { isPlainObject } from './outputShape.ts';
+import { isPlainObject } from '../validation/plainObject.ts';
 
 /**
  * How an llm block's output schema is sent to the model. OpenAI's strict structured outputs refuse

@@ -1,4 +1,4 @@
-import { canonicalJson } from '../tools/conversationDigest.ts';
+import { canonicalJson } from '../canonicalJson.ts';
 import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /** One block where it stands: its step, the step's kind, its place in the step, the loop's path. */

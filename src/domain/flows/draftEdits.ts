@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { ApiError } from '../errors/apiError.ts';
-import { isPlainObject } from '../execution/outputShape.ts';
+import { isPlainObject } from '../validation/plainObject.ts';
 import { BLOCK_NAME_PATTERN, LOOP_OVER_PATTERN, type StoredBlock, type StoredStep, blocksOfStep, processorConfigSchema, processorTypes } from './flowDefinition.ts';
 
 /**

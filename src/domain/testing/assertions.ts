@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { RE2JS } from 're2js';
-import { canonicalJson } from '../tools/conversationDigest.ts';
+import { canonicalJson } from '../canonicalJson.ts';
 import type { Assertion } from './testCaseDefinition.ts';
 import { valueAt } from './resultPath.ts';
 

@@ -3,43 +3,15 @@ import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-c
 import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Attachment } from '../../domain/execution/attachment.ts';
-import type { StructuredOutputPlan } from '../../domain/execution/strictSchema.ts';
 import { createSchemaValidators } from '../schemaValidators.ts';
-import type { RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
-import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { AddressGuard } from '../../outbound/addressGuard.ts';
 import { BlockFailure } from './blockFailure.ts';
 import { GEN_AI } from '../../observability/spanAttributes.ts';
 import { failSpan } from '../../observability/traceContext.ts';
 import { converse } from './modelConversation.ts';
 import { failureOf } from './providerFailure.ts';
-
-/** Where llm calls go: the service's provider, or the organization's own key ("byok"). */
-export interface ProviderAccount {
-  /** Whose account: an organization id (its own key) or `service`. */
-  owner: string;
-  apiKey: string;
-  baseUrl: string | undefined;
-  organizationKey: boolean;
-}
-
-export interface LlmCall {
-  blockName: string;
-  model: string;
-  prompt: string;
-  attachments: Attachment[];
-  /** The block's own output schema and how it is sent (strict when that keeps its meaning). */
-  output: { schema: Record<string, unknown>; plan: StructuredOutputPlan } | undefined;
-  /** Tool calling: the tools the caller sent, and the conversation so far when resuming. */
-  tools?: { tools: Tool[]; toolChoice: ToolChoice; conversation?: ChatCompletionMessageParam[] };
-}
-
-export type LlmResult =
-  /** `validationErrors`: why earlier attempts' replies were refused (each then repaired). */
-  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number; validationErrors: string[] }
-  /** The model asked for tool calls: `conversation` is every message so far, its request included. */
-  | { kind: 'tool_calls'; toolCalls: RequestedToolCall[]; conversation: ChatCompletionMessageParam[]; usage: TokenUsage };
+import type { LlmCall, LlmResult, ProviderAccount } from './llmCall.ts';
 
 export interface LlmProcessorOptions {
   guard: AddressGuard;

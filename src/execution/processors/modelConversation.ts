@@ -5,7 +5,7 @@ import { replyOutput } from '../../domain/execution/outputShape.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import type { SchemaValidators } from '../schemaValidators.ts';
 import { BlockFailure } from './blockFailure.ts';
-import type { LlmCall, LlmResult } from './llmProcessor.ts';
+import type { LlmCall, LlmResult } from './llmCall.ts';
 import { parseStructured } from './structuredReply.ts';
 
 const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({

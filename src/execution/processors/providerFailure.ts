@@ -1,7 +1,7 @@
 import OpenAI from 'openai';
 import { BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { BlockFailure } from './blockFailure.ts';
-import type { ProviderAccount } from './llmProcessor.ts';
+import type { ProviderAccount } from './llmCall.ts';
 
 /** What a failed model call means for the block: a failure with the spec's code and a message that says what to fix. */
 export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean, timeoutMs: number): BlockFailure {

@@ -1,7 +1,7 @@
 import { dropNullOptionals } from '../../domain/execution/strictSchema.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import type { SchemaValidators } from '../schemaValidators.ts';
-import type { LlmCall } from './llmProcessor.ts';
+import type { LlmCall } from './llmCall.ts';
 
 /** The reply as the block's structured output (checked against the user's own schema), or the reason it is not. */
 export function parseStructured(content: string | null | undefined, output: NonNullable<LlmCall['output']>, validators: SchemaValidators): { ok: true; value: unknown } | { ok: false; problem: string } {

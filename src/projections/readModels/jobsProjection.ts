@@ -1,5 +1,5 @@
 import type { Selectable, Transaction } from 'kysely';
-import type { DomainEvent } from '../../domain/events/domainEvent.ts';
+import type { DomainEvent } from '../../domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
 import type { Projection } from '../projection.ts';

@@ -1,4 +1,4 @@
-import type { DomainEvent } from '../../domain/events/domainEvent.ts';
+import type { DomainEvent } from '../../domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { statusAfter } from '../../domain/execution/runStatus.ts';
 import type { Projection } from '../projection.ts';

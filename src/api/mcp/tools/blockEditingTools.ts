@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { setBlockOutputSchema, updateBlock, updateBlockDraft } from '../../../authoring/flowAuthoring.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
@@ -8,7 +7,6 @@ import { visionWarnings } from './visionWarning.ts';
 
 /** Changing a draft block's settings, prompt or code, and output schema: each change one event. */
 export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
-  const deps = ctx.services.commands;
 
   server.registerTool(
     'update_block',
@@ -31,7 +29,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const done = await updateBlock(deps, ctx.scope, { flowId: flow_id, blockId: step_id, changes }, ctx.metadata);
+          const done = await ctx.services.authoring.updateBlock(ctx.scope, { flowId: flow_id, blockId: step_id, changes }, ctx.metadata);
           await settled(ctx, done.position);
           return { flow_id, step_id, warnings: await visionWarnings(ctx, flow_id) };
         },
@@ -52,7 +50,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const done = await updateBlockDraft(deps, ctx.scope, { flowId: args.flow_id, blockId: args.step_id, content: args.content }, ctx.metadata);
+          const done = await ctx.services.authoring.updateBlockDraft(ctx.scope, { flowId: args.flow_id, blockId: args.step_id, content: args.content }, ctx.metadata);
           await settled(ctx, done.position);
           return { flow_id: args.flow_id, step_id: args.step_id, field: done.field };
         },
@@ -73,7 +71,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const done = await setBlockOutputSchema(deps, ctx.scope, { flowId: args.flow_id, blockId: args.step_id, schema: args.content }, ctx.metadata);
+          const done = await ctx.services.authoring.setBlockOutputSchema(ctx.scope, { flowId: args.flow_id, blockId: args.step_id, schema: args.content }, ctx.metadata);
           await settled(ctx, done.position);
           return { flow_id: args.flow_id, step_id: args.step_id };
         },

@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { addBlock, createFlow, removeBlock } from '../../../authoring/flowAuthoring.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
@@ -8,7 +7,6 @@ import { visionWarnings } from './visionWarning.ts';
 
 /** Creating a flow and adding or removing its blocks: each change one event. */
 export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
-  const deps = ctx.services.commands;
 
   server.registerTool(
     'create_flow',
@@ -21,7 +19,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const created = await createFlow(deps, ctx.scope, { projectId: args.project_id, name: args.name, slug: args.slug }, ctx.metadata);
+        const created = await ctx.services.authoring.createFlow(ctx.scope, { projectId: args.project_id, name: args.name, slug: args.slug }, ctx.metadata);
         await settled(ctx, created.position);
         return { flow_id: created.flowId, project_id: args.project_id, slug: created.slug, name: args.name };
       }),
@@ -50,8 +48,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const added = await addBlock(
-            deps,
+          const added = await ctx.services.authoring.addBlock(
             ctx.scope,
             { flowId: args.flow_id, name: args.name, processor_type: args.processor_type, prompt: args.prompt, code: args.code, model: args.model, targetId: args.target_id, direction: args.direction },
             ctx.metadata,
@@ -76,7 +73,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const done = await removeBlock(deps, ctx.scope, { flowId: args.flow_id, blockId: args.step_id }, ctx.metadata);
+          const done = await ctx.services.authoring.removeBlock(ctx.scope, { flowId: args.flow_id, blockId: args.step_id }, ctx.metadata);
           await settled(ctx, done.position);
           return { flow_id: args.flow_id, step_id: args.step_id, removed: true };
         },

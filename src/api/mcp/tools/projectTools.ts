@@ -1,6 +1,5 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { projectMap } from '../../../authoring/projectMap.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 
 const block = z.object({
@@ -45,7 +44,7 @@ export function registerProjectTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => ({
-        ...(await projectMap(ctx.services.db, ctx.scope, args.project_id)),
+        ...(await ctx.services.authoring.projectMap(ctx.scope, args.project_id)),
         models: ctx.services.models.registry.list(),
         default_model: ctx.services.models.defaultModel,
       })),

@@ -1,9 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { addTestCase, listTestCases, requireTestCase } from '../../../testing/testCases.ts';
-import { type StartedTestRun, type TestRunSummary, runTestCase } from '../../../testing/testRunner.ts';
-import { runSuite } from '../../../testing/testSuite.ts';
-import { requireFlow } from '../../../authoring/flowAuthoring.ts';
+import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
 
@@ -24,7 +21,6 @@ const runEntry = z.object({
 
 /** Test cases and test runs: each run an ordinary engine run (mode `test`), so its trace is read like any other. */
 export function registerTestingTools(server: McpServer, ctx: ToolContext) {
-  const { services } = ctx;
 
   server.registerTool(
     'create_test_case',
@@ -45,7 +41,7 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
     (args) =>
       answer(ctx, async () => {
         const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
-        const added = await addTestCase(services.commands, ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
+        const added = await ctx.services.testing.addTestCase(ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
         await settled(ctx, added.position);
         return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
       }),
@@ -94,10 +90,10 @@ type TargetArgs = { version?: number | undefined; draft?: boolean | undefined; w
 /** `run_test_case`: runs one case, waiting at most `wait_seconds`; a run still going is left running and answered as it stands. */
 async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_id: string }) {
   const subject = ctx.metadata.principal.id;
-  const testCase = await requireTestCase(ctx.services.commands, ctx.scope, args.test_case_id);
+  const testCase = await ctx.services.testing.requireTestCase(ctx.scope, args.test_case_id);
   await ctx.runLimiter(subject);
   let started: StartedTestRun | undefined;
-  const running = runTestCase(ctx.services.engine, ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
+  const running = ctx.services.testing.runTestCase(ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
   const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
   if (outcome.done) return testRunEntry(started!, outcome.value);
   keepRunning(ctx, running, started ? [started.executionId] : []);
@@ -107,14 +103,12 @@ async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_i
 /** `run_all_tests`: a flow's suite, waiting at most `wait_seconds`, with totals and an entry per case. */
 async function runAllTests(ctx: ToolContext, args: TargetArgs & { flow_id: string }) {
   const subject = ctx.metadata.principal.id;
-  await requireFlow(ctx.services.commands, ctx.scope, args.flow_id);
-  const cases = await listTestCases(ctx.services.db, ctx.scope, args.flow_id);
+  await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
+  const cases = await ctx.services.testing.listTestCases(ctx.scope, args.flow_id);
   await ctx.runLimiter(subject);
   const started = new Map<string, StartedTestRun>();
   const finished = new Map<string, TestRunSummary>();
-  const suite = runSuite(
-    ctx.services.engine,
-    ctx.scope,
+  const suite = ctx.services.testing.runSuite(ctx.scope,
     { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
     ctx.metadata,
   );

@@ -1,7 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { runStatuses } from '../../../domain/execution/runStatus.ts';
-import { runTrace, stepTrace } from '../../../testing/runTrace.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 
 /** Assistants' contexts are small: strings in traces are cut at this length, with a marker saying the full one. */
@@ -77,7 +76,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
       answer(
         ctx,
         async () => {
-          const trace = await stepTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, args.step_id, options);
+          const trace = await ctx.services.testing.stepTrace(ctx.scope, args.flow_run_id, args.step_id, options);
           const executions = pageOf(trace.executions, args.cursor, args.limit);
           return {
             flow_run_id: trace.executionId,
@@ -96,14 +95,14 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
 
 /** The step ids that did run in a run: what get_step_trace accepts. */
 async function runStepsHint(ctx: ToolContext, flowRunId: string) {
-  const trace = await runTrace(ctx.services.eventStore, ctx.scope, flowRunId, { maxStringLength: 50 });
+  const trace = await ctx.services.testing.runTrace(ctx.scope, flowRunId, { maxStringLength: 50 });
   const ran = new Map(trace.steps.map((s) => [String(s.stepId), String(s.name)]));
   return ran.size === 0 ? 'No block ran in this run.' : `Blocks that ran in this run: ${[...ran].map(([id, name]) => `${id} (${name})`).join(', ')}.`;
 }
 
 /** `get_test_run_trace`'s answer: the run's header and a page of its steps, in the tools' snake_case. */
 async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cursor?: string | undefined; limit?: number | undefined }) {
-  const trace = await runTrace(ctx.services.eventStore, ctx.scope, args.flow_run_id, { maxStringLength: TRACE_STRING_LIMIT });
+  const trace = await ctx.services.testing.runTrace(ctx.scope, args.flow_run_id, { maxStringLength: TRACE_STRING_LIMIT });
   const steps = pageOf(trace.steps, args.cursor, args.limit);
   return {
     flow_run_id: trace.executionId,

@@ -1,13 +1,10 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
-import { publishDraft, setProduction } from '../../../authoring/flowAuthoring.ts';
-import { diffFlow } from '../../../authoring/flowReading.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { flowId, write } from './authoringShapes.ts';
 
 /** Publishing the draft as a version, promoting a version, and comparing versions. */
 export function registerVersionTools(server: McpServer, ctx: ToolContext) {
-  const deps = ctx.services.commands;
 
   server.registerTool(
     'publish_version',
@@ -20,7 +17,7 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const published = await publishDraft(deps, ctx.scope, { flowId: args.flow_id, note: args.note ?? null }, ctx.metadata);
+        const published = await ctx.services.authoring.publishDraft(ctx.scope, { flowId: args.flow_id, note: args.note ?? null }, ctx.metadata);
         await settled(ctx, published.position);
         return { flow_id: args.flow_id, version_id: published.versionId, number: published.number ?? 0 };
       }),
@@ -37,7 +34,7 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const done = await setProduction({ ...deps, db: ctx.services.db }, ctx.scope, { flowId: args.flow_id, versionId: args.version_id }, ctx.metadata);
+        const done = await ctx.services.authoring.setProduction(ctx.scope, { flowId: args.flow_id, versionId: args.version_id }, ctx.metadata);
         await settled(ctx, done.position);
         return { flow_id: args.flow_id, version_id: args.version_id, number: done.number ?? 0 };
       }),
@@ -62,7 +59,7 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const diff = await diffFlow(deps, ctx.scope, { flowId: args.flow_id, from: args.from, to: args.to });
+        const diff = await ctx.services.authoring.diffFlow(ctx.scope, { flowId: args.flow_id, from: args.from, to: args.to });
         const ids = (blocks: { blockId: string; name: string }[]) => blocks.map((b) => ({ step_id: b.blockId, name: b.name }));
         return { flow_id: args.flow_id, from: diff.from, to: diff.to, added: ids(diff.added), removed: ids(diff.removed), changed: diff.changed.map((c) => ({ step_id: c.blockId, name: c.name, fields: c.fields })) };
       }),

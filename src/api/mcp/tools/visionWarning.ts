@@ -1,5 +1,3 @@
-import { showDraft } from '../../../authoring/flowReading.ts';
-import { flowReceivesImages } from '../../../authoring/projectMap.ts';
 import type { ToolContext } from '../toolContext.ts';
 
 /**
@@ -8,9 +6,9 @@ import type { ToolContext } from '../toolContext.ts';
  * MODEL_MIME_INCOMPATIBLE before any work.
  */
 export async function visionWarnings(ctx: ToolContext, flowId: string): Promise<string[]> {
-  if (!(await flowReceivesImages(ctx.services.db, flowId))) return [];
+  if (!(await ctx.services.authoring.flowReceivesImages(flowId))) return [];
   const defaultModel = ctx.services.models.defaultModel;
-  const draft = await showDraft(ctx.services.commands, ctx.scope, flowId);
+  const draft = await ctx.services.authoring.showDraft(ctx.scope, flowId);
   return draft.blocks
     .filter((b) => b.processor_type === 'llm' && ctx.services.models.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
     .map((b) => `This flow receives images, but block '${b.name}' (${b.step_id}) uses ${b.model ?? `the default model ${defaultModel}`}, which takes no images: set a vision-capable model with update_block.`);

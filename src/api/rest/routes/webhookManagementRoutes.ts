@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../../../commands/commandHandler.ts';
 import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { createOrganizationAuth } from '../../auth/organizationAuth.ts';
-import { requestOrigin } from '../requestTracing.ts';
+import { requestOrigin } from '../../http/requestTracing.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { deliveryPageSchema, rotatedSecretSchema, webhookSecretSchema } from '../openapi/responseSchemas.ts';
 

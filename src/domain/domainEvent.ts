@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ApiKeyCreated, ApiKeyRevoked } from '../apiKeys/apiKeyEvents.ts';
+import { ApiKeyCreated, ApiKeyRevoked } from './apiKeys/apiKeyEvents.ts';
 import {
   FlowBlockAdded,
   FlowBlockLoopSet,
@@ -12,8 +12,8 @@ import {
   FlowPromotionForced,
   FlowPromotionGateSet,
   FlowVersionPublished,
-} from '../flows/flowEvents.ts';
-import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from '../organizations/organizationEvents.ts';
+} from './flows/flowEvents.ts';
+import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from './organizations/organizationEvents.ts';
 import {
   CreditsConsumed,
   ExecutionCompleted,
@@ -25,19 +25,19 @@ import {
   ExecutionRerunStarted,
   ExecutionStepStarted,
   JobClaimed,
-} from '../execution/executionEvents.ts';
-import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from '../idempotency/idempotencyKeyEvents.ts';
-import { ProjectCreated } from '../projects/projectEvents.ts';
-import { LoginCodeIssued, LoginCodeRedeemed } from '../signIn/loginCodeEvents.ts';
-import { OperatorGranted, OperatorRevoked } from '../operators/operatorEvents.ts';
-import { ConsoleLinkIssued, ConsoleLinkRedeemed } from '../operators/consoleLinkEvents.ts';
-import { SlugReserved } from '../slugs/slugReservation.ts';
-import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from '../testing/testCaseEvents.ts';
-import { TestRunFinished, TestRunStarted } from '../testing/testRunEvents.ts';
-import { TestSuiteRunFinished } from '../testing/testSuiteEvents.ts';
-import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from '../webhooks/deliveryEvents.ts';
-import { resultObject } from '../execution/outputShape.ts';
-import type { EventDefinition, EventOf } from './eventDefinition.ts';
+} from './execution/executionEvents.ts';
+import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
+import { ProjectCreated } from './projects/projectEvents.ts';
+import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
+import { OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
+import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
+import { SlugReserved } from './slugs/slugReservation.ts';
+import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
+import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
+import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
+import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
+import { resultObject } from './execution/outputShape.ts';
+import type { EventDefinition, EventOf } from './events/eventDefinition.ts';
 
 /** Every event type at its current schema version. */
 export const eventDefinitions = [

@@ -1,0 +1,31 @@
+import type { Kysely } from 'kysely';
+import type { CommandDependencies } from '../commands/commandHandler.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
+import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import { runTrace, stepTrace } from './runTrace.ts';
+import { addTestCase, listTestCases, requireTestCase } from './testCases.ts';
+import { runTestCase } from './testRunner.ts';
+import { runSuite } from './testSuite.ts';
+
+/** A use case's arguments after its dependencies. */
+type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
+
+/**
+ * The testing use cases, bound once: test cases, test runs and suites (ordinary engine runs of mode
+ * `test`), and the traces of any run, read from the log.
+ */
+export function createTestingService(deps: { commands: CommandDependencies; db: Kysely<ReadModels>; engine: EngineDependencies; eventStore: EventStore }) {
+  const { commands, db, engine, eventStore } = deps;
+  return {
+    addTestCase: (...args: Args<typeof addTestCase>) => addTestCase(commands, ...args),
+    requireTestCase: (...args: Args<typeof requireTestCase>) => requireTestCase(commands, ...args),
+    listTestCases: (...args: Args<typeof listTestCases>) => listTestCases(db, ...args),
+    runTestCase: (...args: Args<typeof runTestCase>) => runTestCase(engine, ...args),
+    runSuite: (...args: Args<typeof runSuite>) => runSuite(engine, ...args),
+    runTrace: (...args: Args<typeof runTrace>) => runTrace(eventStore, ...args),
+    stepTrace: (...args: Args<typeof stepTrace>) => stepTrace(eventStore, ...args),
+  };
+}
+
+export type TestingService = ReturnType<typeof createTestingService>;
