@@ -44,14 +44,19 @@ function decideInOrder(commands: Command[], state: ExecutionState) {
   return { decided, next };
 }
 
+/** What a recorder appends with, and who it tells. */
+export interface RecorderDependencies {
+  eventStore: EventStore;
+  now: () => Date;
+  /** Told of every append (in-process /step readers). */
+  updates?: ExecutionUpdates;
+  runMetrics?: RecordedRunObserver;
+}
+
+const fresh = (): Pending => ({ commands: [], durable: false, noted: false, waiters: [] });
+
 export function createExecutionRecorder(
-  deps: {
-    eventStore: EventStore;
-    now: () => Date;
-    /** Told of every append (in-process /step readers). */
-    updates?: ExecutionUpdates;
-    runMetrics?: RecordedRunObserver;
-  },
+  deps: RecorderDependencies,
   executionId: string,
   origin: EventOrigin,
   /** Where an existing run's stream stands, for a resume. */
@@ -61,7 +66,6 @@ export function createExecutionRecorder(
   let state: ExecutionState = from.state;
   let revision = from.revision;
   let position = 0;
-  const fresh = (): Pending => ({ commands: [], durable: false, noted: false, waiters: [] });
   let pending = fresh();
   let flushing = false;
   let broken: { error: unknown } | undefined;

@@ -8,6 +8,10 @@ import { type JobReading, cancelJob, pollJob } from './jobPolling.ts';
 import type { RunCaller } from './runCaller.ts';
 import type { RunStarting } from './runDependencies.ts';
 import type { RunInput } from './runInput.ts';
+import type { CommandMetadata } from '../commands/commandHandler.ts';
+import { cancelRun } from '../execution/cancelRun.ts';
+import { rerunExecution } from '../audit/runRerun.ts';
+import { type RunFilters, listRuns } from '../queries/runQueries.ts';
 import { listFlowJobs, listFlowRuns } from './runListings.ts';
 import { findRunToFollow, startStepRun } from './stepRun.ts';
 import { startJob } from './startJob.ts';
@@ -34,6 +38,12 @@ export function createRunService(deps: RunServiceDependencies) {
     cancelJob: (caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) => cancelJob(deps, caller, job),
     listJobs: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowJobs>[3], page: Parameters<typeof listFlowJobs>[4]) => listFlowJobs(deps, caller, slugs, filters, page),
     listRuns: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowRuns>[3], page: Parameters<typeof listFlowRuns>[4]) => listFlowRuns(deps, caller, slugs, filters, page),
+    /** An operator's cancel of any run that has not ended (a caller's is `cancelJob`). */
+    cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
+    /** A run again, on the version and input its log recorded (an operator's audit). */
+    rerun: (executionId: string, metadata: CommandMetadata) => rerunExecution(deps.engine, { executionId }, metadata),
+    /** Every run across organizations, with the operators' filters. */
+    listAll: (filters: RunFilters, page: { limit: number; cursor?: string | undefined }) => listRuns(deps.db, filters, page),
     /** `handle` once per idempotency key; `logger` is where trouble with the key is logged (the request's own). */
     answerOnce: (caller: RunCaller, call: IdempotentCall, handle: () => Promise<StoredResponse>, answerOfFailure: (error: ApiError) => StoredResponse, logger: IdempotentAnswering['logger'] = deps.logger) =>
       answerOnce({ commands: deps.commands, leaseMs: deps.leaseMs, logger }, caller, call, handle, answerOfFailure),

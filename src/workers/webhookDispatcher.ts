@@ -8,7 +8,7 @@ import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { type AttemptDependencies, attemptDelivery } from './deliveryAttempt.ts';
-import { createDeliveryClaims } from './deliveryClaims.ts';
+import { type DeliveryClaims, createDeliveryClaims } from './deliveryClaims.ts';
 import { createWorkSlots } from './workSlots.ts';
 import { createCoalescedSweep } from './coalescedSweep.ts';
 
@@ -31,6 +31,17 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
  * before its read-model row exists; nothing waits only in a timer. Each attempt holds a lease
  * (deliveryClaims.ts) and one of `concurrency` slots; the attempt itself is deliveryAttempt.ts.
  */
+/** One attempt of a leased delivery, then its lease settled: finished, or given up when the attempt did not happen or failed to run. */
+async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string) {
+  let finished: number | undefined;
+  try {
+    finished = await attemptDelivery(deps, id);
+  } catch (error) {
+    logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
+  }
+  await claims.settle(id, finished).catch(() => undefined);
+}
+
 export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const graceMs = options.graceMs ?? 30_000;
   const { logger } = options;
@@ -60,18 +71,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   );
   const poke = () => sweeps.request();
 
-  /** Runs an attempt on a leased delivery in a slot, without waiting for it; its lease is settled after. */
-  function begin(id: string) {
-    slots.run(() =>
-      attemptDelivery(attemptDeps, id).then(
-        (finished) => claims.settle(id, finished).catch(() => undefined),
-        async (error: unknown) => {
-          logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
-          await claims.settle(id, undefined).catch(() => undefined);
-        },
-      ),
-    );
-  }
+  /** Runs an attempt on a leased delivery in a slot, without waiting for it. */
+  const begin = (id: string) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id));
 
   /**
    * A delivery just created in this process: attempted now if there is room, without waiting for its

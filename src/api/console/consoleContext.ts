@@ -5,7 +5,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import type { EventStore } from '../../eventstore/eventStore.ts';
-import type { EngineDependencies } from '../../execution/engineDependencies.ts';
+import type { RunService } from '../../runs/runService.ts';
 import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../supervision/supervisor.ts';
@@ -17,8 +17,8 @@ export interface ConsoleServices {
   commands: CommandDependencies;
   db: Kysely<ReadModels>;
   eventStore: EventStore;
-  /** The engine a rerun runs on. */
-  engine: EngineDependencies;
+  /** The run use cases an operator calls: list, cancel, rerun. */
+  runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun'>;
   projections: Pick<ProjectionRunner, 'status'>;
   /** The process's supervised tasks, for the System view. */
   tasks: Pick<Supervisor, 'status'>;

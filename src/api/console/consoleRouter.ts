@@ -1,8 +1,6 @@
 import { z } from 'zod';
 import { verifyLog } from '../../audit/logVerification.ts';
 import { exportRun } from '../../audit/runExport.ts';
-import { rerunExecution } from '../../audit/runRerun.ts';
-import { cancelRun } from '../../execution/cancelRun.ts';
 import { diffFlow, listFlowVersions, listFlows } from '../../authoring/flowReading.ts';
 import { deliveryHistory } from '../../audit/deliveryHistory.ts';
 import { requireFlow, setProduction } from '../../authoring/flowAuthoring.ts';
@@ -11,7 +9,6 @@ import { getWebhookSecret, rotateWebhookSecret } from '../../commands/webhookSec
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
 import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
-import { listRuns } from '../../queries/runQueries.ts';
 import { listOrganizationsWithProjects } from '../../queries/organizationQueries.ts';
 import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
@@ -68,14 +65,14 @@ export const consoleRouter = router({
       )
       .query(({ ctx, input }) => {
         const { limit, cursor, ...filters } = input;
-        return listRuns(ctx.services.db, filters, { limit, cursor });
+        return ctx.services.runs.listAll(filters, { limit, cursor });
       }),
     get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.services.eventStore, {}, input.executionId)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),
-    rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => rerunExecution(ctx.services.engine, { executionId: input.executionId }, ctx.metadata)),
+    rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => ctx.services.runs.rerun(input.executionId, ctx.metadata)),
     /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
     cancel: operatorProcedure.input(z.object({ executionId: id, reason: z.string().max(1000).optional() })).mutation(async ({ ctx, input }) => {
-      const { position: _position, ...done } = await cancelRun(ctx.services.commands, input, ctx.metadata);
+      const { position: _position, ...done } = await ctx.services.runs.cancel(input, ctx.metadata);
       return done;
     }),
   }),

@@ -78,7 +78,7 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   commands: runtime.commands,
   db: runtime.db,
   eventStore: runtime.eventStore,
-  engine: runtime.execution,
+  runs: runtime.runs,
   projections: runtime.projections,
   tasks: runtime.supervisor,
   masterKey: runtime.masterKey,

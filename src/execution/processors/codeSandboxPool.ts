@@ -96,13 +96,8 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
       if (!slot) return;
       const job = queue.take();
       if (!job) return;
-      slot.job = job;
       const busy = slot;
-      slot.timer = setTimeout(
-        () => replace(busy, new BlockFailure('CODE_BLOCK_FAILED', `code block exceeded its time limit (${job.limits.timeoutMs} ms)`)),
-        job.limits.timeoutMs + graceMs,
-      );
-      slot.worker.postMessage({ id: job.id, code: job.code, input: job.input, limits: job.limits });
+      assign(slot, job, graceMs, () => replace(busy, new BlockFailure('CODE_BLOCK_FAILED', `code block exceeded its time limit (${job.limits.timeoutMs} ms)`)));
     }
   }
 
@@ -128,6 +123,13 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
 }
 
 export type CodeSandbox = ReturnType<typeof createCodeSandbox>;
+
+/** Hands a job to an idle worker, with a deadline a little past the job's own limit (QuickJS's interrupt comes first). */
+function assign(slot: Slot, job: Job, graceMs: number, timedOut: () => void) {
+  slot.job = job;
+  slot.timer = setTimeout(timedOut, job.limits.timeoutMs + graceMs);
+  slot.worker.postMessage({ id: job.id, code: job.code, input: job.input, limits: job.limits });
+}
 
 interface SandboxReply {
   id: number;
