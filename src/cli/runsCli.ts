@@ -20,6 +20,6 @@ export function registerRunCommands(program: Command) {
     .description('run a recorded run again: same input, same version (never the latest by accident), linked to the original in both streams (rerunOf)')
     .requiredOption('--execution <id>')
     .action((o: { execution: string }) =>
-      withRuntime(async (rt) => (await import('../audit/runRerun.ts')).rerunExecution(rt.execution, { executionId: o.execution }, cliPrincipal), { catchUp: false }),
+      withRuntime(async (rt) => rt.runs.rerun(o.execution, cliPrincipal), { catchUp: false }),
     );
 }
