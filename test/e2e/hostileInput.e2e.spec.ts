@@ -54,6 +54,8 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     ['deep toolCallMessages', `{"executionId": "x", "pausedAtStep": "agent", "toolCallMessages": [${nested(3000)}], "tools": ${JSON.stringify(tools)}}`, 'NESTING_TOO_DEEP', 'body.toolCallMessages[0]'],
     ['a __proto__ key', '{"message": "m", "parameters": {"__proto__": {"admin": true}}}', 'INVALID_JSON', 'keys named __proto__'],
     ['invalid JSON', '{"message": ', 'INVALID_JSON', 'The body is not valid JSON'],
+    ['a number beyond double range', '{"message": "m", "parameters": {"n": 1e400}}', 'INVALID_JSON', 'body.parameters.n is a number beyond the range of a double'],
+    ['a negative number beyond double range in a resume', `{"executionId": "x", "pausedAtStep": "agent", "toolCallMessages": [{"role": "tool", "content": "c", "n": -1e999}], "tools": ${JSON.stringify(tools)}}`, 'INVALID_JSON', 'body.toolCallMessages[0].n'],
   ])('refuses %s with 400', async (_label, body, code, message) => {
     const before = await t.runtime.eventStore.headPosition();
     const answer = await execute('echo', body);
@@ -118,5 +120,12 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     expect([answer.status, answer.body.detail.code]).toEqual([502, 'MODEL_OUTPUT_INVALID']);
     const types = (await t.runtime.eventStore.readStream(`execution-${answer.body.detail.executionId!}`)).map((e) => e.type);
     expect(types).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'CreditsConsumed', 'ExecutionFailed']);
+  });
+
+  it('fails a model reply holding a number beyond double range as MODEL_OUTPUT_INVALID, never a 500', async () => {
+    server.script({ content: '{"n": 1e400}' });
+    const answer = await execute('agent', '{"message":"m"}');
+    expect([answer.status, answer.body.detail.code]).toEqual([502, 'MODEL_OUTPUT_INVALID']);
+    expect(answer.body.detail.message).toContain('reply.n is a number beyond the range of a double');
   });
 });

@@ -3,9 +3,11 @@ import secureJson from 'secure-json-parse';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
 
+const guardCodes = { text: 'INVALID_TEXT', depth: 'NESTING_TOO_DEEP', number: 'INVALID_JSON' } as const;
+
 /**
  * What no caller input may carry past parsing: a NUL character or an unpaired UTF-16 surrogate in
- * any string or key (PostgreSQL cannot store them), or nesting deeper than the log allows. Path
+ * any string or key (PostgreSQL cannot store them), nesting deeper than the log allows, or a number beyond the range of a double. Path
  * parameters (`%00` decodes to NUL), the query string and the JSON body are all checked before any
  * route handler runs, and refused with 400 naming the first offending path.
  */
@@ -13,7 +15,7 @@ export function installRequestGuards(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
     for (const [root, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
       const problem = unstorableJson(value, root);
-      if (problem) throw new ApiError(problem.kind === 'depth' ? 'NESTING_TOO_DEEP' : 'INVALID_TEXT', `${problem.message}; such input cannot be stored`);
+      if (problem) throw new ApiError(guardCodes[problem.kind], `${problem.message}; such input cannot be stored`);
     }
   });
 }

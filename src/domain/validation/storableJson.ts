@@ -1,8 +1,9 @@
 /**
  * What the log can store. PostgreSQL's jsonb refuses the NUL character (`\u0000`) and unpaired
- * UTF-16 surrogates in any string or key, and deep nesting costs every reader stack; so caller
- * input and block outputs are checked here, and refused with the path of the first problem,
- * before anything is written.
+ * UTF-16 surrogates in any string or key, deep nesting costs every reader stack, and a JSON number
+ * beyond the range of a double (`1e400`) parses as Infinity, which no JSON text (nor the log's
+ * canonical JSON) can hold; so caller input and block outputs are checked here, and refused with
+ * the path of the first problem, before anything is written.
  */
 export const MAX_JSON_DEPTH = 64;
 
@@ -13,8 +14,8 @@ const describe = (text: string) => (text.includes('\u0000') ? 'contains a NUL ch
 const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
 
 export interface Unstorable {
-  /** `text`: a NUL or an unpaired surrogate; `depth`: nested deeper than allowed. */
-  kind: 'text' | 'depth';
+  /** `text`: a NUL or an unpaired surrogate; `depth`: nested deeper than allowed; `number`: not a finite number. */
+  kind: 'text' | 'depth' | 'number';
   message: string;
 }
 
@@ -28,6 +29,7 @@ export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON
       if (UNSTORABLE.test(current)) return { kind: 'text', message: `${path} ${describe(current)}` };
       continue;
     }
+    if (typeof current === 'number' && !Number.isFinite(current)) return { kind: 'number', message: `${path} is a number beyond the range of a double (JSON numbers must be finite)` };
     if (typeof current !== 'object' || current === null) continue;
     if (depth >= maxDepth) return { kind: 'depth', message: `${path} nests deeper than ${maxDepth} levels` };
     if (Array.isArray(current)) {
