@@ -7,7 +7,7 @@ export interface JobCallback {
   events: WebhookEventName[];
 }
 
-/** callbackUrl: HTTPS, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
+/** callbackUrl: HTTPS without credentials, resolving to public addresses only (through the outbound guard); callbackEvents: a non-empty subset. */
 export async function checkCallback(guard: Pick<AddressGuard, 'check'>, input: { callbackUrl?: unknown; callbackEvents?: unknown }): Promise<JobCallback | null> {
   if (input.callbackUrl === undefined) {
     if (input.callbackEvents !== undefined) throw new ApiError('CALLBACK_EVENTS_INVALID', 'callbackEvents needs a callbackUrl');
@@ -17,6 +17,9 @@ export async function checkCallback(guard: Pick<AddressGuard, 'check'>, input: {
   if (typeof url !== 'string' || url.length > 2048 || !URL.canParse(url) || new URL(url).protocol !== 'https:') {
     throw new ApiError('CALLBACK_URL_INVALID', 'callbackUrl must be an https URL of at most 2048 characters');
   }
+  // Credentials in the URL could never be sent safely (and would be echoed in logs and audits); deliveries are signed instead.
+  const { username, password } = new URL(url);
+  if (username || password) throw new ApiError('CALLBACK_URL_INVALID', 'callbackUrl must not carry credentials (user:password@): verify the X-Service-Signature of each delivery instead');
   try {
     await guard.check(url);
   } catch (error) {

@@ -146,6 +146,8 @@ describe('/jobs: asynchronous runs, polled', () => {
     ['a callback inside the network', { message: 'x', callbackUrl: 'https://169.254.169.254/hook' }, 400, 'CALLBACK_URL_INVALID'],
     ['a callback at an IPv4-compatible IPv6 address', { message: 'x', callbackUrl: 'https://[::a9fe:a9fe]/hook' }, 400, 'CALLBACK_URL_INVALID'],
     ['a callback at ::127.0.0.2', { message: 'x', callbackUrl: 'https://[::127.0.0.2]/hook' }, 400, 'CALLBACK_URL_INVALID'],
+    ['a callback with credentials', { message: 'x', callbackUrl: 'https://user:pass@93.184.216.34/hook?token=t' }, 400, 'CALLBACK_URL_INVALID'],
+    ['a callback with a user name only', { message: 'x', callbackUrl: 'https://user@93.184.216.34/hook' }, 400, 'CALLBACK_URL_INVALID'],
     ['unknown callback events', { message: 'x', callbackUrl: 'https://93.184.216.34/hook', callbackEvents: ['flow.started'] }, 400, 'CALLBACK_EVENTS_INVALID'],
     ['callback events without a URL', { message: 'x', callbackEvents: ['flow.failed'] }, 400, 'CALLBACK_EVENTS_INVALID'],
     ['too many attachments', { message: 'x', attachments: Array.from({ length: 11 }, () => ({ kind: 'url', url: 'https://93.184.216.34/a.png', mime_type: 'image/png' })) }, 400, 'ATTACHMENT_LIMIT_EXCEEDED'],
