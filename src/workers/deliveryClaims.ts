@@ -38,6 +38,8 @@ export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: s
      * claim); one that did not happen (not due, someone else's) or failed to run gives it up.
      */
     settle: (deliveryId: string, finishedAttempt: number | undefined) => (finishedAttempt === undefined ? leases.release(deliveryId) : leases.finish(deliveryId, finishedAttempt)),
+    /** Extends a held lease: an attempt renews it while it waits for a slow receiver. */
+    renew: leases.renew,
     releaseAll: leases.releaseAll,
     /** Drops the leases nobody holds that the read model has caught up with (finished attempts it shows, released ones of deliveries not in flight). */
     async dropSettled() {

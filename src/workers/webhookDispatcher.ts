@@ -31,13 +31,21 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
  * before its read-model row exists; nothing waits only in a timer. Each attempt holds a lease
  * (deliveryClaims.ts) and one of `concurrency` slots; the attempt itself is deliveryAttempt.ts.
  */
-/** One attempt of a leased delivery, then its lease settled: finished, or given up when the attempt did not happen or failed to run. */
-async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string) {
+/**
+ * One attempt of a leased delivery, its lease renewed while the attempt goes on (a receiver slower
+ * than the lease never gets a second, concurrent attempt), then settled: finished, or given up when
+ * the attempt did not happen or failed to run (claimable at once, the same attempt made again).
+ */
+async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string, leaseMs: number) {
+  const renew = setInterval(() => void claims.renew(id).catch((error: unknown) => logger.warn({ err: error, deliveryId: id }, 'could not renew delivery lease')), Math.max(50, Math.floor(leaseMs / 3)));
+  renew.unref();
   let finished: number | undefined;
   try {
     finished = await attemptDelivery(deps, id);
   } catch (error) {
     logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
+  } finally {
+    clearInterval(renew);
   }
   await claims.settle(id, finished).catch(() => undefined);
 }
@@ -46,7 +54,8 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const graceMs = options.graceMs ?? 30_000;
   const { logger } = options;
   const worker = options.worker ?? `${hostname()}-${process.pid}`;
-  const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs: options.leaseMs ?? 60_000 });
+  const leaseMs = options.leaseMs ?? 60_000;
+  const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs });
   const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000 };
   let task: ReturnType<typeof cron.schedule> | undefined;
   let stopped = false;
@@ -72,7 +81,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const poke = () => sweeps.request();
 
   /** Runs an attempt on a leased delivery in a slot, without waiting for it. */
-  const begin = (id: string) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id));
+  const begin = (id: string) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id, leaseMs));
 
   /**
    * A delivery just created in this process: attempted now if there is room, without waiting for its

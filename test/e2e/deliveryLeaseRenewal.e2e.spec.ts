@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createProject } from '../../src/commands/projectCommands.ts';
+import { acceptJob } from '../../src/execution/flowEngine.ts';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
+import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
+import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+
+/** The receiver answers after this long: several delivery leases' worth, and several sweeps. */
+const RECEIVER_DELAY_MS = 2500;
+
+describe('a delivery to a receiver slower than the delivery lease', () => {
+  let t: TestRuntime;
+  let receiver: HttpsReceiver;
+  const received: string[] = [];
+
+  beforeAll(async () => {
+    receiver = await startHttpsReceiver((req, res) => {
+      received.push(String(req.headers['x-service-delivery']));
+      setTimeout(() => res.writeHead(200).end('ok'), RECEIVER_DELAY_MS);
+    });
+    t = await createTestRuntime('lease_renewal', {
+      SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
+      SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile,
+      SEQFLOW_DELIVERY_LEASE_MS: '600',
+      SEQFLOW_WEBHOOK_TIMEOUT_MS: '10000',
+    });
+    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
+    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
+    await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'f', name: 'f', steps: [{ block: { name: 'c', processor_type: 'code', code: 'return 1;' } }] }, production: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await t?.close();
+  });
+
+  it('is attempted once: the dispatcher renews the lease while it waits, so no sweep starts a second attempt', async () => {
+    const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
+    const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'f' }, project.id);
+    const executionId = randomUUID();
+    const workers = await startWorkers(t.runtime);
+    try {
+      await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: { url: `${receiver.url}/hook`, events: ['flow.completed'] } });
+      let row;
+      for (let i = 0; i < 400 && row?.status !== 'succeeded'; i++) {
+        row = await t.runtime.db.selectFrom('webhook_deliveries').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
+        if (row?.status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(received).toEqual([row!.id]);
+    } finally {
+      await workers.stop();
+    }
+  });
+});
