@@ -1,4 +1,9 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { getWebhookSecret } from '../../src/commands/webhookSecretCommands.ts';
+import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { createWebhookDispatcher } from '../../src/workers/webhookDispatcher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
@@ -11,7 +16,7 @@ import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/t
 /** The receiver answers after this long: several delivery leases' worth, and several sweeps. */
 const RECEIVER_DELAY_MS = 2500;
 
-describe('a delivery to a receiver slower than the delivery lease', () => {
+describe('delivery leases', () => {
   let t: TestRuntime;
   let receiver: HttpsReceiver;
   const received: string[] = [];
@@ -37,7 +42,7 @@ describe('a delivery to a receiver slower than the delivery lease', () => {
     await t?.close();
   });
 
-  it('is attempted once: the dispatcher renews the lease while it waits, so no sweep starts a second attempt', async () => {
+  it('a receiver slower than the lease gets one attempt: the dispatcher renews the lease while it waits, so no sweep starts a second attempt', async () => {
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();
     const flow = await t.runtime.flows.findExecutableFlow({ org: 'acme', project: 'web', flow: 'f' }, project.id);
     const executionId = randomUUID();
@@ -51,6 +56,36 @@ describe('a delivery to a receiver slower than the delivery lease', () => {
       }
       expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
       expect(received).toEqual([row!.id]);
+    } finally {
+      await workers.stop();
+    }
+  });
+
+  it('an attempt that fails after it was recorded as started leaves the delivery claimable: another dispatcher makes it, under the same attempt number', async () => {
+    const organization = await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
+    await getWebhookSecret(t.runtime.commands, organization.id, t.runtime.masterKey, testPrincipal);
+    const deliveryId = randomUUID();
+    const body = JSON.stringify({ event: 'flow.completed', deliveryId });
+    await handleCommand(t.runtime.commands, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: organization.id, executionId: randomUUID(), flowId: 'f', event: 'flow.completed', url: `${receiver.url}/hook`, body, truncated: false } } }, testPrincipal);
+    const before = received.length;
+
+    // A dispatcher whose master key cannot open the signing secret: its attempt throws after StartAttempt.
+    const broken = createWebhookDispatcher({ db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, masterKey: randomBytes(32), logger: t.runtime.logger, tracer: t.runtime.tracing.tracer, worker: 'broken', leaseMs: 60_000 });
+    await broken.offer(deliveryId);
+    await broken.stop();
+    expect(await broken.state(deliveryId)).toMatchObject({ status: 'in_flight', attempts: 1 });
+    expect(received.length).toBe(before);
+
+    await t.runtime.projections.catchUp();
+    const workers = await startWorkers(t.runtime);
+    try {
+      let row;
+      for (let i = 0; i < 400 && row?.status !== 'succeeded'; i++) {
+        row = await t.runtime.db.selectFrom('webhook_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
+        if (row?.status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
+      expect(received.slice(before)).toEqual([deliveryId]);
     } finally {
       await workers.stop();
     }
