@@ -40,7 +40,8 @@ export function createJobRunner(options: JobRunnerOptions) {
   const graceMs = options.graceMs ?? 30_000;
   let running = false;
   const pause = createWakeableSleep();
-  const slots = createWorkSlots(options.concurrency, pause.wake);
+  // A run's own bookkeeping failed (abandoning it, its lease's last update): the lease runs out and the job is taken over or found ended.
+  const slots = createWorkSlots(options.concurrency, pause.wake, (error) => logger.error({ err: error }, 'job bookkeeping failed; the job is taken over when its lease runs out'));
   let loop: Promise<void> | undefined;
   let stopListening: (() => void) | undefined;
   const leases = createLeases(db, { kind: 'job', owner: worker, leaseMs });

@@ -60,7 +60,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   let task: ReturnType<typeof cron.schedule> | undefined;
   let stopped = false;
   let ended: (() => void) | undefined;
-  const slots = createWorkSlots(options.concurrency ?? 32, () => void poke());
+  const slots = createWorkSlots(options.concurrency ?? 32, () => void poke(), (error) => logger.error({ err: error }, 'delivery attempt bookkeeping failed'));
 
   /**
    * Claims as many due deliveries as there is room for and starts their attempts without waiting for

@@ -3,9 +3,10 @@ import { withinGrace } from '../supervision/withinGrace.ts';
 /**
  * A worker's bounded concurrency: pieces of work running, and offers (work accepted in this
  * process) still being claimed, each hold one of `concurrency` slots. `freed` is told when a
- * piece ends, so a waiting claim loop looks for more at once.
+ * piece ends, so a waiting claim loop looks for more at once. A piece that fails is handed to
+ * `failed` (it never becomes an unhandled rejection, which would end the process).
  */
-export function createWorkSlots(concurrency: number, freed: () => void) {
+export function createWorkSlots(concurrency: number, freed: () => void, failed: (error: unknown) => void) {
   const running = new Set<Promise<void>>();
   let offering = 0;
   return {
@@ -14,10 +15,12 @@ export function createWorkSlots(concurrency: number, freed: () => void) {
     inFlight: () => running.size,
     /** Runs `work` in a slot without waiting for it. */
     run(work: () => Promise<void>) {
-      const task = work().finally(() => {
-        running.delete(task);
-        freed();
-      });
+      const task = work()
+        .catch(failed)
+        .finally(() => {
+          running.delete(task);
+          freed();
+        });
       running.add(task);
     },
     /** Holds a slot while an offer is claimed. */

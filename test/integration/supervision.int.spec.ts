@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
@@ -82,6 +83,27 @@ describe('background tasks never stall silently', () => {
     } finally {
       await task.stop();
       await t.runtime.projections.stop();
+    }
+  });
+
+  it("keeps the job runner (and the process) up when its own bookkeeping fails after a run, logging it; the next job runs", async () => {
+    await t.runtime.projections.start();
+    const doomed = await job();
+    // Injected in PostgreSQL itself: marking this job's lease done fails, as a lost connection would.
+    await sql`CREATE FUNCTION fail_lease_done() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'lease update failed (injected)'; END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fail_lease_done BEFORE UPDATE ON job_leases FOR EACH ROW WHEN (NEW.done_at IS NOT NULL AND NEW.execution_id = ${sql.lit(doomed)}) EXECUTE FUNCTION fail_lease_done()`.execute(t.runtime.db);
+    const runner = createJobRunner({ db: t.runtime.db, engine: t.runtime.execution, logger: t.runtime.logger, leaseMs: 5000, concurrency: 1, workerId: 'w-bookkeeping', pollMs: 20 });
+    const task = t.runtime.supervisor.supervise('job-runner', () => runner.start());
+    try {
+      await waitFor(() => t.runtime.eventStore.readStream(`execution-${doomed}`), (events) => events.at(-1)?.type === 'ExecutionCompleted');
+      await waitFor(async () => t.logs(), (logs) => logs.includes('lease update failed (injected)'));
+      const next = await job();
+      await waitFor(() => t.runtime.eventStore.readStream(`execution-${next}`), (events) => events.at(-1)?.type === 'ExecutionCompleted');
+      expect(t.runtime.supervisor.status().find((s) => s.name === 'job-runner')).toMatchObject({ state: 'running', restarts: 0 });
+    } finally {
+      await task.stop();
+      await t.runtime.projections.stop();
+      await sql`DROP TRIGGER fail_lease_done ON job_leases`.execute(t.runtime.db);
     }
   });
 
