@@ -51,6 +51,23 @@ describe('webhook payload', () => {
     });
   });
 
+  it("reports a cancelled run as the spec's `error`, its message naming the cancellation", () => {
+    const { payload } = webhookPayload(base, { event: 'flow.failed', errorMessage: 'cancelled by API key k1: no longer needed', failureReason: 'cancelled' }, '/jobs/e1');
+    expect(payload).toMatchObject({ failureReason: 'error', errorMessage: 'cancelled by API key k1: no longer needed', truncated: false });
+  });
+
+  it('cuts a failure message that would take the body over 256 KB, naming its full length', () => {
+    for (const unit of ['x', 'é', '"', '\u0001', '😀']) {
+      const errorMessage = unit.repeat(Math.ceil((2 * MAX_WEBHOOK_BODY_BYTES) / unit.length));
+      const { payload, body } = webhookPayload(base, { event: 'flow.failed', errorMessage, failureReason: 'error' }, '/jobs/e1');
+      expect(Buffer.byteLength(body)).toBeLessThanOrEqual(MAX_WEBHOOK_BODY_BYTES);
+      expect(Buffer.byteLength(body)).toBeGreaterThan(MAX_WEBHOOK_BODY_BYTES - 1024);
+      expect(payload.truncated).toBe(true);
+      expect(payload.errorMessage).toContain(`the message is ${errorMessage.length} characters`);
+      expect(JSON.parse(body)).toEqual(payload);
+    }
+  });
+
   it('replaces a result that would take the body over 256 KB and says where to fetch it', () => {
     const result = { text: 'x'.repeat(MAX_WEBHOOK_BODY_BYTES) };
     const { payload, body } = webhookPayload(base, { event: 'flow.completed', result }, '/api/v1/seq/a/b/c/jobs/e1');

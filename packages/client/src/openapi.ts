@@ -3921,12 +3921,16 @@ export type components = {
             /** @description Stable across retries: the idempotency key of the delivery */
             deliveryId: string;
             durationMs: number;
+            /** @description flow.failed: why; cut (naming its full length) when it would take the body over 256 KB */
             errorMessage?: string;
             /** @enum {string} */
             event: "flow.completed" | "flow.failed";
             executionId: string;
-            /** @enum {string} */
-            failureReason?: "error" | "credits_exhausted" | "byok_rejected" | "cancelled";
+            /**
+             * @description flow.failed: a cancelled run is `error`, its message naming the cancellation
+             * @enum {string}
+             */
+            failureReason?: "error" | "credits_exhausted" | "byok_rejected";
             flowId: string;
             /** Format: date-time */
             occurredAt: string;
@@ -3939,12 +3943,16 @@ export type components = {
             /** @description Stable across retries: the idempotency key of the delivery */
             deliveryId: string;
             durationMs: number;
+            /** @description flow.failed: why; cut (naming its full length) when it would take the body over 256 KB */
             errorMessage?: string;
             /** @enum {string} */
             event: "flow.completed" | "flow.failed";
             executionId: string;
-            /** @enum {string} */
-            failureReason?: "error" | "credits_exhausted" | "byok_rejected" | "cancelled";
+            /**
+             * @description flow.failed: a cancelled run is `error`, its message naming the cancellation
+             * @enum {string}
+             */
+            failureReason?: "error" | "credits_exhausted" | "byok_rejected";
             flowId: string;
             /** Format: date-time */
             occurredAt: string;

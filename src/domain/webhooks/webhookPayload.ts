@@ -13,18 +13,24 @@ export interface WebhookPayload {
   occurredAt: string;
   result?: unknown;
   errorMessage?: string;
-  failureReason?: FailureReason;
+  failureReason?: WebhookFailureReason;
   truncated: boolean;
 }
+
+/** The spec's failure reasons on `flow.failed`: a cancelled run is an `error` whose message says it was cancelled. */
+export const webhookFailureReasons = ['error', 'credits_exhausted', 'byok_rejected'] as const satisfies readonly FailureReason[];
+export type WebhookFailureReason = (typeof webhookFailureReasons)[number];
+const webhookReason = (reason: FailureReason): WebhookFailureReason => (reason === 'cancelled' ? 'error' : reason);
 
 export type RunEnding =
   | { event: 'flow.completed'; result: unknown }
   | { event: 'flow.failed'; errorMessage: string; failureReason: FailureReason };
 
 /**
- * The body of a delivery. A `flow.completed` body over 256 KB has its `result` replaced by
- * `{truncated: true, sizeBytes, fetchFrom}`, where `fetchFrom` is the job-polling path that returns
- * the full output, and `truncated` is true.
+ * The body of a delivery, at most 256 KB. A `flow.completed` body over it has its `result` replaced
+ * by `{truncated: true, sizeBytes, fetchFrom}`, where `fetchFrom` is the job-polling path that
+ * returns the full output; a `flow.failed` body over it has its `errorMessage` cut, naming the full
+ * length. Either way `truncated` is true.
  */
 export function webhookPayload(
   base: Omit<WebhookPayload, 'truncated' | 'event' | 'result' | 'errorMessage' | 'failureReason'>,
@@ -34,10 +40,25 @@ export function webhookPayload(
   const full: WebhookPayload =
     ending.event === 'flow.completed'
       ? { event: ending.event, ...base, result: ending.result ?? null, truncated: false }
-      : { event: ending.event, ...base, result: null, errorMessage: ending.errorMessage, failureReason: ending.failureReason, truncated: false };
+      : { event: ending.event, ...base, result: null, errorMessage: ending.errorMessage, failureReason: webhookReason(ending.failureReason), truncated: false };
   const body = JSON.stringify(full);
   const size = Buffer.byteLength(body, 'utf8');
-  if (size <= MAX_WEBHOOK_BODY_BYTES || ending.event !== 'flow.completed') return { payload: full, body };
+  if (size <= MAX_WEBHOOK_BODY_BYTES) return { payload: full, body };
+  if (ending.event === 'flow.failed') return withMessageCut(full, ending.errorMessage);
   const truncated: WebhookPayload = { ...full, result: { truncated: true, sizeBytes: Buffer.byteLength(JSON.stringify(ending.result), 'utf8'), fetchFrom: jobPath }, truncated: true };
   return { payload: truncated, body: JSON.stringify(truncated) };
+}
+
+/** A failure whose message would take the body over the cap: the message cut to fit, naming its full length. */
+function withMessageCut(full: WebhookPayload, message: string): { payload: WebhookPayload; body: string } {
+  const marker = `… (cut: the message is ${message.length} characters; the job's poll has it whole)`;
+  const room = MAX_WEBHOOK_BODY_BYTES - Buffer.byteLength(JSON.stringify({ ...full, errorMessage: marker, truncated: true }), 'utf8');
+  // JSON escapes can make a character up to 6 bytes: cut by that bound, then trim until it fits.
+  let kept = message.slice(0, Math.max(0, Math.floor(room / 6)));
+  for (let step = room; step > 0; step = Math.floor(step / 2)) {
+    const longer = message.slice(0, kept.length + step);
+    if (Buffer.byteLength(JSON.stringify({ ...full, errorMessage: longer + marker, truncated: true }), 'utf8') <= MAX_WEBHOOK_BODY_BYTES) kept = longer;
+  }
+  const payload = { ...full, errorMessage: kept + marker, truncated: true };
+  return { payload, body: JSON.stringify(payload) };
 }

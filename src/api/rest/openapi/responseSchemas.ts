@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { failureReasons, webhookEvents } from '../../../domain/execution/executionEvents.ts';
+import { webhookFailureReasons } from '../../../domain/webhooks/webhookPayload.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
 
 /**
@@ -128,8 +129,8 @@ export const webhookPayloadSchema = z
     durationMs: z.number().int(),
     occurredAt: timestamp,
     result: z.unknown().meta({ description: 'flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed: null' }),
-    errorMessage: z.string().optional(),
-    failureReason: z.enum(failureReasons).optional(),
+    errorMessage: z.string().optional().meta({ description: 'flow.failed: why; cut (naming its full length) when it would take the body over 256 KB' }),
+    failureReason: z.enum(webhookFailureReasons).optional().meta({ description: 'flow.failed: a cancelled run is `error`, its message naming the cancellation' }),
     truncated: z.boolean(),
   })
   .meta({ id: WEBHOOK_PAYLOAD_ID });
