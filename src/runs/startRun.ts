@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../domain/errors/apiError.ts';
 import { countBlocks } from '../domain/flows/flowDefinition.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
@@ -63,10 +64,25 @@ export async function prepareRun(deps: RunStarting, caller: RunCaller, slugs: Fl
   return { flow, run };
 }
 
-/** A sync run (/execute): prepared, run to its end or pause while the caller waits, and tracked for a clean shutdown. */
+/**
+ * A sync run (/execute): prepared, run to its end or pause while the caller waits, and tracked for a
+ * clean shutdown. An internal error once the run has started (its first event is in the log) names
+ * the run, so an Idempotency-Key keeps that answer: a retry must not run, and pay for, the flow again.
+ */
 export async function executeRun(deps: RunStarting, caller: RunCaller, slugs: FlowSlugs, input: RunInput): Promise<StoredResponse> {
   const { flow, run } = await prepareRun(deps, caller, slugs, input, 'sync');
-  return syncAnswer(flow, await deps.lifecycle.track(run.executionId, run.start));
+  let started = false;
+  run.started.then(() => (started = true), () => undefined);
+  let outcome: ExecutionOutcome;
+  try {
+    outcome = await deps.lifecycle.track(run.executionId, run.start);
+  } catch (error) {
+    if (!started || error instanceof ApiError) throw error;
+    const errorId = randomUUID();
+    deps.engine.logger.error({ err: error, errorId, executionId: run.executionId }, 'internal error in a started run');
+    throw new ApiError('INTERNAL', 'internal error', { errorId, executionId: run.executionId });
+  }
+  return syncAnswer(flow, outcome);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
@@ -154,5 +155,23 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
       ['IdempotencyKeyClaimed', 'idem-req-1'],
       ['IdempotentResponseRecorded', 'idem-req-1'],
     ]);
+  });
+
+  it('keeps the answer of a run that failed inside after it started (a log failure): a retry answers it again and runs nothing', async () => {
+    // Injected in PostgreSQL itself: the run's ending cannot be appended, as when the log goes away mid-run.
+    await sql`CREATE FUNCTION fail_poisoned_ending() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fail_poisoned_ending BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%poison-marker%') EXECUTE FUNCTION fail_poisoned_ending()`.execute(t.runtime.db);
+    try {
+      const first = await post('hello/execute', { message: 'poison-marker' }, 'started-run-key');
+      expect(first.status).toBe(500);
+      expect(first.body.detail).toMatchObject({ code: 'INTERNAL', executionId: expect.any(String) });
+      const retried = await post('hello/execute', { message: 'poison-marker' }, 'started-run-key');
+      expect({ ...retried, body: withoutRequestId(retried.body) }).toEqual({ status: 500, replayed: true, body: withoutRequestId(first.body) });
+      expect(await keyEvents('started-run-key')).toEqual(['IdempotencyKeyClaimed', 'IdempotentResponseRecorded']);
+      const requested = await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND data->>'message' = 'poison-marker'`.execute(t.runtime.db);
+      expect(requested.rows[0]!.n).toBe(1);
+    } finally {
+      await sql`DROP TRIGGER fail_poisoned_ending ON seqflow_events`.execute(t.runtime.db);
+    }
   });
 });
