@@ -1,6 +1,7 @@
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
 import type { AppendOptions, EventStore, EventToAppend } from './eventStore.ts';
+import { isConnectionLoss } from '../database/connectionLoss.ts';
 
 /**
  * What every layer does with one stream: read and fold it through the upcasters, and append with a
@@ -8,9 +9,6 @@ import type { AppendOptions, EventStore, EventToAppend } from './eventStore.ts';
  */
 const MAX_TRANSIENT_RETRIES = 2;
 
-const TRANSIENT_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT', '57P01', '08000', '08003', '08006']);
-const isTransient = (error: unknown) =>
-  TRANSIENT_CODES.has((error as { code?: string }).code ?? '') || /Connection terminated/i.test((error as Error).message ?? '');
 
 export async function loadStream<Event extends DomainEvent, State>(
   eventStore: EventStore,
@@ -35,7 +33,7 @@ export async function appendWithRetry(eventStore: EventStore, streamId: string, 
     try {
       return await eventStore.append(streamId, events, expected, options);
     } catch (error) {
-      if (attempt < MAX_TRANSIENT_RETRIES && isTransient(error)) continue;
+      if (attempt < MAX_TRANSIENT_RETRIES && isConnectionLoss(error)) continue;
       throw error;
     }
   }

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../domain/errors/apiError.ts';
+import { isConnectionLoss } from '../database/connectionLoss.ts';
 import { countBlocks } from '../domain/flows/flowDefinition.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
 import { checkToolMessagesSize, checkTools, checkToolsAllowedIn } from '../domain/tools/toolRules.ts';
@@ -80,6 +81,7 @@ export async function executeRun(deps: RunStarting, caller: RunCaller, slugs: Fl
     if (!started || error instanceof ApiError) throw error;
     const errorId = randomUUID();
     deps.engine.logger.error({ err: error, errorId, executionId: run.executionId }, 'internal error in a started run');
+    if (isConnectionLoss(error)) throw new ApiError('DATABASE_UNAVAILABLE', 'the database connection was lost during the run; retry with the same Idempotency-Key to get this answer again', { errorId, executionId: run.executionId });
     throw new ApiError('INTERNAL', 'internal error', { errorId, executionId: run.executionId });
   }
   return syncAnswer(flow, outcome);

@@ -5,6 +5,7 @@ import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../database/embeddedPostgres.ts';
 import { resolveMasterKey } from '../database/masterKey.ts';
+import { createDatabasePool } from '../database/databasePool.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
 import { allProjections } from '../projections/allProjections.ts';
@@ -66,8 +67,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
 
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 20 });
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  const pool = createDatabasePool({ connectionString: databaseUrl, max: 20 }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
     const log = await openEventStore(config, pool, databaseUrl);

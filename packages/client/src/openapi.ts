@@ -393,7 +393,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -603,7 +603,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -815,7 +815,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1027,7 +1027,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1277,7 +1277,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1495,7 +1495,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1729,7 +1729,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -1942,7 +1942,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2171,7 +2171,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2390,7 +2390,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2635,7 +2635,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -2858,7 +2858,7 @@ export type paths = {
                         "application/json": components["schemas"]["Error502"];
                     };
                 };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
+                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
                 503: {
                     headers: {
                         [name: string]: unknown;
@@ -3386,7 +3386,7 @@ export type components = {
         Error503: {
             detail: {
                 /** @enum {string} */
-                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
+                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
                 message: string;
                 /** @description The request id (X-Request-Id) to quote to support */
                 requestId?: string;
@@ -3397,7 +3397,7 @@ export type components = {
         Error503Input: {
             detail: {
                 /** @enum {string} */
-                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
+                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
                 message: string;
                 /** @description The request id (X-Request-Id) to quote to support */
                 requestId?: string;

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../domain/errors/apiError.ts';
 import { errorStatus } from './errorStatus.ts';
+import { isConnectionLoss } from '../../database/connectionLoss.ts';
 import { REQUEST_ID_HEADER, withRequestId } from './requestIds.ts';
 
 export const errorBody = (error: ApiError) => ({ detail: { code: error.code, message: error.message, ...error.extra } });
@@ -64,8 +65,13 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (path
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return reply.status(error.statusCode).send(errorBody(new ApiError('VALIDATION_FAILED', error.message)));
     }
-    // Internal: the text stays in the log; the caller gets an id to quote.
     const errorId = randomUUID();
+    if (isConnectionLoss(error)) {
+      // The database went away under this request: nothing half-written (appends are atomic); a retry may succeed.
+      request.log.warn({ err: error, errorId }, 'database connection lost during a request');
+      return reply.status(503).header('retry-after', '1').send(errorBody(new ApiError('DATABASE_UNAVAILABLE', 'the database connection was lost; retry (with the same Idempotency-Key for /execute and /jobs)', { errorId })));
+    }
+    // Internal: the text stays in the log; the caller gets an id to quote.
     request.log.error({ err: error, errorId }, 'internal error');
     return reply.status(500).send(errorBody(new ApiError('INTERNAL', 'internal error', { errorId })));
   });

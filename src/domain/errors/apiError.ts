@@ -85,6 +85,7 @@ export type ErrorCode =
   | 'PROVIDER_NOT_CONFIGURED'
   | 'JOB_ABANDONED'
   | 'RUN_INTERRUPTED'
+  | 'DATABASE_UNAVAILABLE'
   | 'INTERNAL';
 
 export class ApiError extends Error {

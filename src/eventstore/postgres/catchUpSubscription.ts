@@ -1,4 +1,4 @@
-import type pg from 'pg';
+import type { Reads } from './retryingReads.ts';
 import type { Subscription, SubscriptionOptions } from '../eventStore.ts';
 import { cursorAt, hasEventsBeyondHorizon, horizonCursor, readAfter } from './readEvents.ts';
 import type { Wakeups } from './wakeups.ts';
@@ -18,7 +18,7 @@ export interface CatchUpTiming {
  * (or the poll interval) when it has caught up. The cursor moves only after the handler resolved.
  */
 export function catchUpSubscription(
-  pool: pg.Pool,
+  pool: Reads,
   wakeups: Wakeups,
   timing: CatchUpTiming,
   options: SubscriptionOptions,

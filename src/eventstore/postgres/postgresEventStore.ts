@@ -6,6 +6,7 @@ import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.t
 import { migrateEventLog } from './migrateEventLog.ts';
 import { headPosition, readAfter, readStream, cursorAt, streamExists, streamHeads } from './readEvents.ts';
 import { Wakeups } from './wakeups.ts';
+import { retryingReads } from './retryingReads.ts';
 
 export interface PostgresEventStoreOptions {
   pool: pg.Pool;
@@ -18,6 +19,7 @@ export interface PostgresEventStoreOptions {
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
   const { pool } = options;
+  const reads = retryingReads(pool);
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
   const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
   const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
@@ -30,15 +32,15 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (appended) wakeups.committed();
       return result;
     },
-    readStream: (streamId, readOptions) => readStream(pool, streamId, readOptions),
-    streamExists: (streamId) => streamExists(pool, streamId),
-    streamHeads: (streamIds) => streamHeads(pool, streamIds),
+    readStream: (streamId, readOptions) => readStream(reads, streamId, readOptions),
+    streamExists: (streamId) => streamExists(reads, streamId),
+    streamHeads: (streamIds) => streamHeads(reads, streamIds),
     async readAll(from, limit) {
-      const cursor = await cursorAt(pool, from);
-      return (await readAfter(pool, cursor, limit)).events;
+      const cursor = await cursorAt(reads, from);
+      return (await readAfter(reads, cursor, limit)).events;
     },
-    subscribe: (subscription) => catchUpSubscription(pool, wakeups, timing, subscription),
-    headPosition: () => headPosition(pool),
+    subscribe: (subscription) => catchUpSubscription(reads, wakeups, timing, subscription),
+    headPosition: () => headPosition(reads),
     async ping() {
       await pool.query('SELECT 1 FROM seqflow_events LIMIT 0');
     },

@@ -1,6 +1,6 @@
-import type pg from 'pg';
 import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
 import type { ReadStreamOptions, RecordedEvent } from '../eventStore.ts';
+import type { Reads } from './retryingReads.ts';
 
 interface EventRow {
   global_position: string;
@@ -41,7 +41,7 @@ const toRecorded = (row: EventRow): RecordedEvent => ({
   hash: row.chain_hash,
 });
 
-export async function readStream(pool: pg.Pool, streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+export async function readStream(pool: Reads, streamId: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
   const { rows } = await pool.query<EventRow>(
     `SELECT ${COLUMNS} FROM seqflow_events WHERE stream_id = $1 AND stream_revision >= $2 ORDER BY stream_revision LIMIT $3`,
     [streamId, options.fromRevision ?? 0, options.maxCount ?? null],
@@ -49,12 +49,12 @@ export async function readStream(pool: pg.Pool, streamId: string, options: ReadS
   return rows.map(toRecorded);
 }
 
-export async function streamExists(pool: pg.Pool, streamId: string): Promise<boolean> {
+export async function streamExists(pool: Reads, streamId: string): Promise<boolean> {
   const { rows } = await pool.query<{ found: boolean }>('SELECT EXISTS (SELECT 1 FROM seqflow_streams WHERE stream_id = $1) AS found', [streamId]);
   return rows[0]!.found;
 }
 
-export async function streamHeads(pool: pg.Pool, streamIds: string[]) {
+export async function streamHeads(pool: Reads, streamIds: string[]) {
   const { rows } = await pool.query<{ stream_id: string; revision: string; head_hash: string | null }>('SELECT stream_id, revision, head_hash FROM seqflow_streams WHERE stream_id = ANY($1::text[])', [streamIds]);
   return new Map(rows.map((r) => [r.stream_id, { revision: Number(r.revision), hash: r.head_hash }]));
 }
@@ -64,7 +64,7 @@ export async function streamHeads(pool: pg.Pool, streamIds: string[]) {
  * snapshot's xmin), so an event committed late with a lower position is never skipped.
  */
 export async function readAfter(
-  pool: pg.Pool,
+  pool: Reads,
   cursor: LogCursor,
   limit: number,
 ): Promise<{ events: RecordedEvent[]; cursor: LogCursor }> {
@@ -84,7 +84,7 @@ export async function readAfter(
 }
 
 /** The cursor just after the event at `position` (or the last event before it). */
-export async function cursorAt(pool: pg.Pool, position: number): Promise<LogCursor> {
+export async function cursorAt(pool: Reads, position: number): Promise<LogCursor> {
   if (position <= 0) return START_CURSOR;
   const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
     `SELECT transaction_id::text AS transaction_id, global_position FROM seqflow_events
@@ -99,7 +99,7 @@ export async function cursorAt(pool: pg.Pool, position: number): Promise<LogCurs
  * The cursor of the last event below the visibility horizon: every event after it, committed or
  * still in an open transaction (even one holding a lower position than the head), is read after it.
  */
-export async function horizonCursor(pool: pg.Pool): Promise<LogCursor> {
+export async function horizonCursor(pool: Reads): Promise<LogCursor> {
   const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
     `SELECT transaction_id::text AS transaction_id, global_position FROM seqflow_events
       WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
@@ -110,7 +110,7 @@ export async function horizonCursor(pool: pg.Pool): Promise<LogCursor> {
 }
 
 /** True when events exist after the cursor that are not yet readable (their transactions are still open or a lower one is). */
-export async function hasEventsBeyondHorizon(pool: pg.Pool, cursor: LogCursor): Promise<boolean> {
+export async function hasEventsBeyondHorizon(pool: Reads, cursor: LogCursor): Promise<boolean> {
   const { rows } = await pool.query<{ pending: boolean }>(
     `SELECT EXISTS (SELECT 1 FROM seqflow_events WHERE (transaction_id, global_position) > ($1::xid8, $2::bigint)) AS pending`,
     [cursor.transactionId, cursor.position],
@@ -118,7 +118,7 @@ export async function hasEventsBeyondHorizon(pool: pg.Pool, cursor: LogCursor): 
   return rows[0]!.pending;
 }
 
-export async function headPosition(pool: pg.Pool): Promise<number> {
+export async function headPosition(pool: Reads): Promise<number> {
   const { rows } = await pool.query<{ head: string | null }>('SELECT max(global_position) AS head FROM seqflow_events');
   return Number(rows[0]!.head ?? 0);
 }

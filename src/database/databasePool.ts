@@ -1,0 +1,19 @@
+import pg from 'pg';
+import type { Logger } from 'pino';
+
+/**
+ * A pool whose connections never end the process when PostgreSQL drops them (a restart, a failover,
+ * `pg_terminate_backend`, a pooler's idle timeout). node-postgres emits `error` on a client whose
+ * server went away; the pool listens only while the client is idle, and an `error` with no listener
+ * is an uncaught exception. So every client gets a listener of its own for its whole life: the
+ * query in flight fails on its own (its caller retries or answers 503), and the pool drops the
+ * broken client when it is released and opens a new one when asked.
+ */
+export function createDatabasePool(config: pg.PoolConfig, logger: Pick<Logger, 'warn'>): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => logger.warn({ err: error }, 'database connection failed'));
+  });
+  return pool;
+}
