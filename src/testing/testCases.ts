@@ -10,6 +10,7 @@ import { testCaseStream } from '../domain/testing/testCaseEvents.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { checkAttachmentsStatically } from '../domain/execution/attachmentRules.ts';
 
 /**
  * Test cases of a flow, as commands on `testcase-<id>` streams (each change an event with its
@@ -31,8 +32,20 @@ export async function requireTestCase(deps: CommandDependencies, scope: Authorin
   return state;
 }
 
+/**
+ * A definition whose shape and attachments are valid: every attachment rule of /execute that needs
+ * neither the network nor a flow (count, scheme, URL length, MIME type, filename). The hosts are
+ * checked through the outbound guard, and the blocks' models against the images, each time the case
+ * runs: a saved case may run long after, against another version.
+ */
+function validDefinition(input: unknown): TestCaseDefinition {
+  const definition = parseTestCase(input);
+  checkAttachmentsStatically(definition.input.attachments ?? []);
+  return definition;
+}
+
 export async function addTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definition: unknown }, metadata: CommandMetadata) {
-  const definition = parseTestCase(input.definition);
+  const definition = validDefinition(input.definition);
   const flow = await requireFlow(deps, scope, input.flowId);
   const testCaseId = randomUUID();
   const result = await handleCommand(
@@ -46,7 +59,7 @@ export async function addTestCase(deps: CommandDependencies, scope: AuthoringSco
 }
 
 export async function updateTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { testCaseId: string; definition: unknown }, metadata: CommandMetadata) {
-  const definition = parseTestCase(input.definition);
+  const definition = validDefinition(input.definition);
   await requireTestCase(deps, scope, input.testCaseId);
   const result = await handleCommand(deps, testCaseStream(input.testCaseId), testCase, { type: 'UpdateTestCase', data: { definition } }, metadata);
   return { testCaseId: input.testCaseId, name: definition.name, position: result.position };

@@ -13,6 +13,9 @@ import { type EngineDependencies, type ToolRequest, commandsOf } from '../execut
 import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
+import { checkAttachments } from '../execution/attachmentGate.ts';
+import type { ModelRegistry } from '../execution/modelRegistry.ts';
+import type { AddressGuard } from '../outbound/addressGuard.ts';
 
 import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
@@ -50,8 +53,11 @@ export interface TestRunSummary {
  * Tool calls are answered from the case's scripted results. When the run ends, every assertion is
  * evaluated and the results are recorded (TestRunFinished).
  */
+/** The engine a test runs on, with the checks a caller's run passes first (the outbound guard, the model registry). */
+export type TestEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry };
+
 export async function runTestCase(
-  engine: EngineDependencies,
+  engine: TestEngine,
   scope: AuthoringScope,
   input: {
     testCaseId: string;
@@ -70,6 +76,8 @@ export async function runTestCase(
   const testRunId = randomUUID();
   const executionId = randomUUID();
   const resolved = input.resolved ?? resolveTarget(flow, input, testRunId);
+  // Every attachment rule of /execute, against the target's blocks, before anything is recorded.
+  await checkAttachments(definition.input.attachments ?? [], resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
   const record = (command: TestRunCommand) => handleCommand(commands, testRunStream(testRunId), testRun, command, { ...metadata, correlationId: testRunId });
   await record({ type: 'Start', event: { type: 'TestRunStarted', data: { testRunId, testCaseId: input.testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, executionId, target: resolved.target } } });
 
@@ -104,7 +112,7 @@ export async function runTestCase(
  * target, its tool calls answered from the case's scripted results, until it ends or stays paused.
  */
 async function runWithScriptedTools(
-  engine: EngineDependencies,
+  engine: TestEngine,
   run: { executionId: string; testRunId: string; flow: Extract<FlowState, { status: 'created' }>; resolved: ResolvedTarget; definition: TestCaseDefinition; principal: Principal },
 ): Promise<void> {
   const { executionId, flow, resolved, definition, principal } = run;

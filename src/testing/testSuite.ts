@@ -4,9 +4,9 @@ import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { testSuiteStream } from '../domain/testing/testSuiteEvents.ts';
 import { encodeEvent } from '../domain/domainEvent.ts';
 import { appendWithRetry } from '../eventstore/streams.ts';
-import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
+import { commandsOf } from '../execution/engineDependencies.ts';
 import { listTestCases } from './testCases.ts';
-import { type StartedTestRun, type TestRunSummary, runTestCase } from './testRunner.ts';
+import { type StartedTestRun, type TestEngine, type TestRunSummary, runTestCase } from './testRunner.ts';
 import { resolveTarget } from './testTarget.ts';
 
 /** Test cases of one suite run at once. */
@@ -25,7 +25,7 @@ export interface SuiteRunSummary {
  * Runs every test case of a flow against one target (resolved once: the same version, or the same
  * draft snapshot, for all), a few at a time, and records the suite as one event with its results.
  */
-export async function runSuite(engine: EngineDependencies, scope: AuthoringScope, input: { flowId: string; version?: number; draft?: boolean; onStarted?: (run: StartedTestRun) => void; onFinished?: (run: TestRunSummary) => void }, metadata: CommandMetadata): Promise<SuiteRunSummary> {
+export async function runSuite(engine: TestEngine, scope: AuthoringScope, input: { flowId: string; version?: number; draft?: boolean; onStarted?: (run: StartedTestRun) => void; onFinished?: (run: TestRunSummary) => void }, metadata: CommandMetadata): Promise<SuiteRunSummary> {
   const flow = await requireFlow(commandsOf(engine), scope, input.flowId);
   const suiteRunId = randomUUID();
   const resolved = resolveTarget(flow, input, suiteRunId);

@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import type { TestEngine } from './testRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { runTrace, stepTrace } from './runTrace.ts';
 import { addTestCase, listTestCases, requireTestCase } from './testCases.ts';
@@ -15,7 +15,7 @@ type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
  * The testing use cases, bound once: test cases, test runs and suites (ordinary engine runs of mode
  * `test`), and the traces of any run, read from the log.
  */
-export function createTestingService(deps: { commands: CommandDependencies; db: Kysely<ReadModels>; engine: EngineDependencies; eventStore: EventStore }) {
+export function createTestingService(deps: { commands: CommandDependencies; db: Kysely<ReadModels>; engine: TestEngine; eventStore: EventStore }) {
   const { commands, db, engine, eventStore } = deps;
   return {
     addTestCase: (...args: Args<typeof addTestCase>) => addTestCase(commands, ...args),

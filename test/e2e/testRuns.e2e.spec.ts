@@ -210,4 +210,24 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     expect(detail.executions[0]).toMatchObject({ attempts: 2, validationErrors: [expect.stringContaining('overall_score must be integer')] });
     await expect(stepTrace(t.runtime.eventStore, scope, summary.executionId, 'nope')).rejects.toMatchObject({ code: 'BLOCK_NOT_FOUND' });
   });
+
+  it.each([
+    ['an http URL to the metadata service', { kind: 'url', url: 'http://169.254.169.254/latest/meta-data/x.png', mime_type: 'image/png' }, 'ATTACHMENT_INVALID_SCHEME'],
+    ['a data: URL', { kind: 'url', url: 'data:image/png;base64,AAAA', mime_type: 'image/png' }, 'ATTACHMENT_INVALID_SCHEME'],
+    ['a file: URL', { kind: 'url', url: 'file:///etc/passwd', mime_type: 'image/png' }, 'ATTACHMENT_INVALID_SCHEME'],
+    ['a PDF', { kind: 'url', url: 'https://93.184.216.34/doc.pdf', mime_type: 'application/pdf' }, 'ATTACHMENT_UNSUPPORTED_MIME'],
+  ])('refuses to save a test case whose attachment is %s, as /execute refuses it', async (_label, attachment, code) => {
+    await expect(addTestCase(t.runtime.commands, scope, { flowId, definition: { name: 'bad', input: { message: 'm', attachments: [attachment] }, assertions: [{ type: 'contains', value: 'x' }] } }, testPrincipal)).rejects.toMatchObject({ code });
+  });
+
+  it.each([
+    ['the metadata service', 'https://169.254.169.254/latest/x.png'],
+    ['a private address', 'https://10.0.0.1/x.png'],
+  ])('refuses to run a case whose attachment host is %s (checked through the guard at each run), recording nothing', async (_label, url) => {
+    const testCaseId = await add(flowId, { name: 'private host', input: { message: 'm', attachments: [{ kind: 'url', url, mime_type: 'image/png' }] }, assertions: [{ type: 'contains', value: 'x' }] });
+    const before = await t.runtime.eventStore.headPosition();
+    await expect(runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal)).rejects.toMatchObject({ code: 'ATTACHMENT_BLOCKED_HOST' });
+    expect(await t.runtime.eventStore.headPosition()).toBe(before);
+    expect(server.requests).toHaveLength(0);
+  });
 });
