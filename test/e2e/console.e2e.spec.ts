@@ -79,6 +79,14 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((await refusal(victor.system.status.query())).data?.code).toBe('UNAUTHORIZED');
   });
 
+  it('never writes a one-time link\'s token to the log', async () => {
+    const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'logged' }, testPrincipal);
+    expect((await fetch(`${consoleBase}/login?token=${token}`)).status).toBe(200);
+    expect((await fetch(`${consoleBase}/login?token=${token}&again=1`)).status).toBe(401);
+    expect(t.logs()).toContain('/login?token=[redacted]');
+    expect(t.logs()).not.toContain(token);
+  });
+
   it('opens a session with a one-time link (a cookie), refusing the link the second time', async () => {
     const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'oncall' }, testPrincipal);
     const login = await fetch(`${consoleBase}/login?token=${token}`);

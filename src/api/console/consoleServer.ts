@@ -2,7 +2,7 @@ import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { redeemConsoleLink } from '../../commands/consoleLinkCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
@@ -26,7 +26,9 @@ export async function buildConsoleServer(
   runtime: Runtime,
   options: { /** Open `events.live` streams on this listener; one more is refused TOO_MANY_REQUESTS. */ maxLiveSubscriptions?: number } = {},
 ): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
+  // A one-time link's token is a credential: the request log shows the path with it redacted.
+  const logger = runtime.logger.child({}, { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }) } });
+  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
@@ -86,3 +88,6 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   databaseUrl: runtime.databaseUrl,
   logger: runtime.logger,
 });
+
+/** A URL as the log may show it: the value of a `token` query parameter replaced. */
+const redactToken = (url: string) => url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]');
