@@ -248,6 +248,18 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/^TEST_CASE_INVALID: /);
   });
 
+  it('answers a write that is in the log as done, even while the read models lag behind it', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Lagging', slug: 'lagging' });
+    await t.runtime.projections.stop();
+    try {
+      const added = await ok(client, 'create_test_case', { flow_id, name: 'once', input: { message: 'm' }, assertions: [{ type: 'contains', value: 'm' }] });
+      expect((await t.runtime.eventStore.readStream(`testcase-${added.test_case_id}`)).map((e) => e.type)).toEqual(['TestCaseCreated']);
+    } finally {
+      await t.runtime.projections.start();
+    }
+  });
+
   it('warns when a flow that receives images gets a model without vision', async () => {
     const client = await connect('alice');
     const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Photos', slug: 'photos' });
