@@ -111,6 +111,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 only added the reason `cancelled`: a v1 failure reads the same. The bump keeps older code from
   // reading a cancellation it does not know.
   'ExecutionFailed@1': (data) => data,
+  // v2 added why a test run failed to run: earlier test runs all ran.
+  'TestRunFinished@1': (data) => ({ ...(data as object), error: null }),
   // v2 records the signing secrets' versions: earlier attempts did not say.
   'DeliveryAttemptFinished@1': (data) => ({ ...(data as object), secretVersions: [] }),
 };

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { ApiError } from '../domain/errors/apiError.ts';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
 import { type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
@@ -43,6 +44,8 @@ export interface TestRunSummary {
   results: RecordedAssertionResult[];
   latencyMs: number;
   tokens: number;
+  /** Why the run failed to run at all (the engine threw), or null. */
+  error: { code: string; message: string } | null;
   /** The run's result (null unless it completed). */
   output: unknown;
 }
@@ -83,7 +86,20 @@ export async function runTestCase(
 
   input.onStarted?.({ testRunId, testCaseId: input.testCaseId, executionId, name: definition.name });
 
-  await runWithScriptedTools(engine, { executionId, testRunId, flow, resolved, definition, principal: metadata.principal });
+  const target: TestRunSummary['target'] = resolved.target.kind === 'version' ? { kind: 'version', number: resolved.target.number } : { kind: 'draft' };
+  const begun = engine.now().getTime();
+  try {
+    await runWithScriptedTools(engine, { executionId, testRunId, flow, resolved, definition, principal: metadata.principal });
+  } catch (error) {
+    // The run itself failed to run (the log went away, say): the test run ends failed, naming why, instead of staying started.
+    const failure = error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'internal error' };
+    engine.logger.error({ err: error, testRunId, executionId }, 'test run failed to run');
+    const failed = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: 'failed' as const, passed: false, results: [], latencyMs: Math.max(0, engine.now().getTime() - begun), tokens: 0, error: failure };
+    await record({ type: 'Finish', event: { type: 'TestRunFinished', data: failed } }).catch(() => {
+      throw error;
+    });
+    return { ...failed, output: null, name: definition.name, target };
+  }
 
   const { history, events } = await readRunHistory(engine.eventStore, executionId);
   const observed = observeRun(history, events);
@@ -102,9 +118,9 @@ export async function runTestCase(
     }
   }
   const passed = observed.status === 'completed' && results.every((r) => r.passed);
-  const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens };
+  const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens, error: null };
   await record({ type: 'Finish', event: { type: 'TestRunFinished', data: finished } });
-  return { ...finished, output: observed.result, name: definition.name, target: resolved.target.kind === 'version' ? { kind: 'version', number: resolved.target.number } : { kind: 'draft' } };
+  return { ...finished, output: observed.result, name: definition.name, target };
 }
 
 /**

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { addBlock, createFlow, publishDraft, setBlockOutputSchema, setProduction, setPromotionGate, updateBlock } from '../../src/authoring/flowAuthoring.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
@@ -229,5 +230,28 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     await expect(runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal)).rejects.toMatchObject({ code: 'ATTACHMENT_BLOCKED_HOST' });
     expect(await t.runtime.eventStore.headPosition()).toBe(before);
     expect(server.requests).toHaveLength(0);
+  });
+
+  it('ends a test run whose engine run fails to run as failed, naming why, and a suite still records every case', async () => {
+    // Injected in PostgreSQL itself: this case's run cannot write its first event, as when the log goes away.
+    await sql`CREATE FUNCTION fail_poisoned_test_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fail_poisoned_test_run BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionRequested' AND NEW.data::text LIKE '%poison-test-marker%') EXECUTE FUNCTION fail_poisoned_test_run()`.execute(t.runtime.db);
+    try {
+      const suiteFlow = (await createFlow(t.runtime.commands, scope, { projectId: (await t.runtime.db.selectFrom('projects').select('id').executeTakeFirstOrThrow()).id, name: 'Suite', slug: 'suite-faults' }, testPrincipal)).flowId;
+      await addBlock(t.runtime.commands, scope, { flowId: suiteFlow, name: 'echo', processor_type: 'passthrough' }, testPrincipal);
+      const poisoned = await add(suiteFlow, { name: 'poisoned', input: { message: 'poison-test-marker' }, assertions: [{ type: 'contains', value: 'x' }] });
+      await add(suiteFlow, { name: 'healthy', input: { message: 'fine' }, assertions: [{ type: 'contains', value: 'fine' }] });
+      await t.runtime.projections.catchUp();
+
+      const summary = await runTestCase(t.runtime.execution, scope, { testCaseId: poisoned, draft: true }, testPrincipal);
+      expect(summary).toMatchObject({ runStatus: 'failed', passed: false, error: { code: 'INTERNAL' } });
+      expect((await streamOf(`testrun-${summary.testRunId}`)).map((e) => e.type)).toEqual(['TestRunStarted', 'TestRunFinished']);
+
+      const suite = await runSuite(t.runtime.execution, scope, { flowId: suiteFlow, draft: true }, testPrincipal);
+      expect(suite.totals).toEqual({ total: 2, passed: 1, failed: 1 });
+      expect((await streamOf(`testsuite-${suite.suiteRunId}`)).map((e) => e.type)).toEqual(['TestSuiteRunFinished']);
+    } finally {
+      await sql`DROP TRIGGER fail_poisoned_test_run ON seqflow_events`.execute(t.runtime.db);
+    }
   });
 });

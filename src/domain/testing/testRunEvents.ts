@@ -27,9 +27,10 @@ export const TestRunStarted = defineEvent(
   1,
   z.object({ testRunId: z.string(), testCaseId: z.string(), flowId: z.string(), organizationId: z.string(), executionId: z.string(), target: testTargetSchema }),
 );
+/** Version 2 added `error`: why the run itself failed to run (the engine threw), null when it ran. */
 export const TestRunFinished = defineEvent(
   'TestRunFinished',
-  1,
+  2,
   z.object({
     testRunId: z.string(),
     testCaseId: z.string(),
@@ -39,6 +40,7 @@ export const TestRunFinished = defineEvent(
     results: z.array(assertionResultSchema),
     latencyMs: z.number().int(),
     tokens: z.number().int(),
+    error: z.object({ code: z.string(), message: z.string() }).nullable(),
   }),
 );
 
