@@ -79,7 +79,9 @@ export class SeqflowClient {
   /** Polls a job until it has completed or failed (both are answers, not errors: see `status`). */
   async waitForJob(flow: string, executionId: string, options: CallOptions & { pollIntervalMs?: number } = {}): Promise<Job> {
     for (;;) {
-      const job = await this.getJob(flow, executionId, options);
+      // Each poll's request listens on a signal of its own, dropped with it: a long-lived signal collects no listeners.
+      const poll = options.signal && typeof AbortSignal.any === 'function' ? { ...options, signal: AbortSignal.any([options.signal]) } : options;
+      const job = await this.getJob(flow, executionId, poll);
       if (job.status === 'completed' || job.status === 'failed') return job;
       await pause(options.pollIntervalMs ?? 1000, options.signal);
     }
@@ -129,12 +131,19 @@ export class SeqflowClient {
   }
 }
 
-/** Waits `ms`, or fails at once with the signal's reason when it aborts. */
+/** Waits `ms`, or fails at once with the signal's reason when it aborts; leaves no listener on the signal either way. */
 function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     signal?.throwIfAborted();
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(signal!.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', aborted);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', aborted, { once: true });
   });
 }
 

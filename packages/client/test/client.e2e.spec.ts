@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest';
 import { startWorkers } from '../../../src/runtime/workerRole.ts';
@@ -94,8 +95,11 @@ describe('@seqflow/client against the real service', () => {
 
     const workers = await startWorkers(t.runtime);
     try {
-      const done = await client.waitForJob('three', first.executionId, { pollIntervalMs: 50 });
+      // A long-lived signal: the polls between must leave no listener behind on it.
+      const longLived = new AbortController();
+      const done = await client.waitForJob('three', first.executionId, { pollIntervalMs: 50, signal: longLived.signal });
       expect(done).toMatchObject({ status: 'completed', result: { text: 'LATER' } });
+      expect(getEventListeners(longLived.signal, 'abort')).toHaveLength(0);
     } finally {
       await workers.stop();
     }
