@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, revokeApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
@@ -44,6 +45,24 @@ describe('HTTP API skeleton (real server on loopback)', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ status: 'ok', database: { ok: true }, eventLog: { ok: true, kind: 'postgres' }, projections: { maxBehind: expect.any(Number) } });
     expect((body.projections as { detail: { name: string }[] }).detail.map((p) => p.name)).toEqual(allProjections.map((p) => p.name));
+  });
+
+  it("names a stalled projection and a restarting task on /health without echoing their errors' text to anyone", async () => {
+    await sql`UPDATE projection_checkpoints SET stalled_at_position = 1, stalled_event_type = 'OrganizationCreated', stalled_error = 'relation secret_table: password=hunter2', stalled_since = now() WHERE name = 'runs'`.execute(t.runtime.db);
+    const failing = t.runtime.supervisor.supervise('leaky', () => ({ done: Promise.reject(new Error('connect to db.internal:5432 as admin failed')), stop: async () => undefined }));
+    try {
+      let body: Record<string, unknown> = {};
+      for (let i = 0; i < 100 && !JSON.stringify(body).includes('"leaky"'); i++) body = (await get('/health')).body;
+      expect(body).toMatchObject({ status: 'degraded' });
+      const text = JSON.stringify(body);
+      expect(text).toContain('OrganizationCreated');
+      expect(text).toContain('"leaky"');
+      expect(text).not.toContain('hunter2');
+      expect(text).not.toContain('db.internal');
+    } finally {
+      await failing.stop();
+      await sql`UPDATE projection_checkpoints SET stalled_at_position = NULL, stalled_event_type = NULL, stalled_error = NULL, stalled_since = NULL WHERE name = 'runs'`.execute(t.runtime.db);
+    }
   });
 
   it('serves a flow to a key of its project, including a key created a moment ago', async () => {

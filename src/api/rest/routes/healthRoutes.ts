@@ -8,12 +8,16 @@ import type { Supervisor } from '../../../supervision/supervisor.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
 
-const check = async (probe: () => Promise<unknown>) => {
+/** Said in place of an error's text: /health answers anyone, and the text can name hosts, data or queries (the log and the console have it). */
+const WITHHELD = 'withheld: see the service log, or the operator console';
+
+const check = async (probe: () => Promise<unknown>, log: (error: unknown) => void) => {
   try {
     await probe();
     return { ok: true as const };
   } catch (error) {
-    return { ok: false as const, error: (error as Error).message };
+    log(error);
+    return { ok: false as const, error: 'unreachable' };
   }
 };
 
@@ -24,11 +28,13 @@ const check = async (probe: () => Promise<unknown>) => {
 export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema } }, []);
-    app.get('/health', { schema }, async (_request, reply) => {
-      const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db)), check(() => deps.eventStore.ping())]);
-      const projections = database.ok && eventLog.ok ? await deps.projections.status().catch(() => []) : [];
+    app.get('/health', { schema }, async (request, reply) => {
+      const log = (what: string) => (error: unknown) => request.log.warn({ err: error }, `health check: ${what} unreachable`);
+      const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db), log('database')), check(() => deps.eventStore.ping(), log('event log'))]);
+      const status = database.ok && eventLog.ok ? await deps.projections.status().catch(() => []) : [];
+      const projections = status.map((p) => (p.stalled ? { ...p, stalled: { ...p.stalled, error: WITHHELD } } : p));
       const healthy = database.ok && eventLog.ok;
-      const tasks = deps.supervisor.status();
+      const tasks = deps.supervisor.status().map((task) => (task.lastError === null ? task : { ...task, lastError: WITHHELD }));
       // Serving, but something in the background needs attention: a task restarting, a projection stalled.
       const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled);
       return reply.status(healthy ? 200 : 503).send({
