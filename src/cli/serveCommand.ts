@@ -53,7 +53,8 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (metricsApp) await listenOn(metricsApp, config.metrics.host, config.metrics.port!, 'SEQFLOW_METRICS_HOST and SEQFLOW_METRICS_PORT');
     await warnAboutProvider(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
-    logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined }, 'seqflow started');
+    // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
+    logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined, oauthAudience: config.oauth?.audience }, 'seqflow started');
     handleSignals(runtime, app, workers, () => lock?.release(), consoleApp);
   } catch (error) {
     await runtime?.close().catch(() => undefined);

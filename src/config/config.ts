@@ -10,14 +10,15 @@ export interface Config {
   port: number;
   masterKey: Buffer | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
-  oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined } | undefined;
+  /** `audience`: OAUTH_AUDIENCE, else the public URL (never none: a token of any audience would pass). */
+  oauth: { issuer: string; audience: string; jwksUrl: string | undefined } | undefined;
   /**
    * The embedded OAuth authorization server (at `<public URL>/oauth`), on when no OAUTH_ISSUER is
    * set, so assistants can sign in to the MCP endpoint of a plain `npm start`.
    */
   embeddedOAuth: { issuer: string } | undefined;
   /** The operator console's own listener (loopback by default), and the audience of operators' OAuth tokens (else OAUTH_AUDIENCE). */
-  console: { host: string; port: number; audience: string | undefined };
+  console: { host: string; port: number; audience: string };
   /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://HOST:PORT), without a trailing slash. */
   publicUrl: string;
   mcp: {
@@ -130,9 +131,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: e.PORT,
     masterKey: e.SEQFLOW_MASTER_KEY ? Buffer.from(e.SEQFLOW_MASTER_KEY, 'base64') : undefined,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
-    oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
+    // Without an audience, a token minted for anything else (the assistant endpoint, another service) would pass: the public URL is the default.
+    oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE ?? publicUrl, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
     publicUrl,
-    console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE },
+    console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE ?? publicUrl },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
     metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT },
     corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),

@@ -69,4 +69,10 @@ describe('configuration', () => {
     expect(config.outboundAllowCidrs).toEqual(['127.0.0.0/8', '::1/128']);
     expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'seqflow', jwksUrl: undefined });
   });
+
+  it('defaults the audience of OAuth tokens to the public URL, so a token minted for anything else is refused', () => {
+    const config = loadConfig({ DATABASE_URL: 'postgres://u@db:5432/seqflow', SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), OAUTH_ISSUER: 'https://auth.example.com/', SEQFLOW_PUBLIC_URL: 'https://seqflow.example.com' });
+    expect(config.oauth).toEqual({ issuer: 'https://auth.example.com/', audience: 'https://seqflow.example.com', jwksUrl: undefined });
+    expect(config.console.audience).toBe('https://seqflow.example.com');
+  });
 });
