@@ -6,8 +6,9 @@ COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts ./scripts
 COPY src ./src
 COPY console ./console
-# `npm ci` runs `prepare`, which builds dist/: the service (tsc) and the operator console page (Vite),
-# both development dependencies here.
+COPY packages ./packages
+# `npm ci` runs `prepare`, which builds dist/: the service (tsc), the operator console page (Vite) and
+# the client package (tsc -p packages/client), all with development dependencies here.
 RUN npm ci
 
 FROM node:24-slim
