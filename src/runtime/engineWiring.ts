@@ -22,10 +22,10 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox };
 
 /** Makes the engine's parts from the configuration: one outbound guard for every model call, one sandbox pool, one flow catalog. */
-export async function wireEngine(
+export function wireEngine(
   config: Config,
   parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date },
-): Promise<WiredEngine> {
+): WiredEngine {
   const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });

@@ -81,7 +81,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
-    const execution = await wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now });
+    const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now });
     const { guard, sandbox } = execution;
     const lifecycle = createRunLifecycle();
     const runs = createRunService({

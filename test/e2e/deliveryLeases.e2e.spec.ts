@@ -5,13 +5,10 @@ import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { createWebhookDispatcher } from '../../src/workers/webhookDispatcher.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFlow } from '../../src/commands/flowCommands.ts';
-import { createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 /** The receiver answers after this long: several delivery leases' worth, and several sweeps. */
 const RECEIVER_DELAY_MS = 2500;
@@ -32,9 +29,7 @@ describe('delivery leases', () => {
       SEQFLOW_DELIVERY_LEASE_MS: '600',
       SEQFLOW_WEBHOOK_TIMEOUT_MS: '10000',
     });
-    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'f', name: 'f', steps: [{ block: { name: 'c', processor_type: 'code', code: 'return 1;' } }] }, production: true }, testPrincipal);
+    await seedProject(t.runtime, { f: [{ block: { name: 'c', processor_type: 'code', code: 'return 1;' } }] });
     await t.runtime.projections.catchUp();
   });
   afterAll(async () => {

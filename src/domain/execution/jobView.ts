@@ -47,7 +47,7 @@ export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobVie
 }
 
 /** A job's run status from what its row keeps: its poll status and its claims. */
-export function runStatusOfJob(status: JobStatus, claims: number): RunStatus {
+function runStatusOfJob(status: JobStatus, claims: number): RunStatus {
   if (status === 'started') return 'queued';
   if (status === 'running') return claims > 1 ? 'retrying' : 'running';
   return status;
