@@ -6,12 +6,12 @@ const HORIZON_WAIT_MS = 30_000;
 
 /**
  * Reads the whole log as it stands when called, page by page in log order, up to the head position
- * of that moment. Reads stop below the visibility horizon (an open transaction anywhere on the
- * server holds it back), so an audit waits for the events committed before it began rather than
+ * of that moment. Reads stop below the visibility horizon (an append still in flight holds it
+ * back), so an audit waits for the events committed before it began rather than
  * silently leaving them out; it gives up after 30 s of no progress.
  */
 export async function readWholeLog(eventStore: EventStore, onPage: (events: RecordedEvent[]) => void | Promise<void> | 'stop' | Promise<'stop' | void>): Promise<void> {
   const head = await eventStore.headPosition();
-  const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: a long transaction holds the visibility horizon back`);
+  const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: an append transaction stays open and holds the log's visibility horizon back`);
   await readUpToHead(eventStore, { from: 0, head, pageSize: PAGE }, { stuckMs: HORIZON_WAIT_MS, pauseMs: 20, stuck }, async (page) => ((await onPage(page)) === 'stop' ? 'stop' : page.at(-1)!.position));
 }

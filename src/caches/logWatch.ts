@@ -22,12 +22,17 @@ export interface LogWatcher {
  * Tells the process's caches what changed in the log, so they can skip a round trip per request
  * and still never serve what the log has overruled. It follows the log from `now` (appends already
  * in flight included), under the supervisor; appends made by this process are told at once, before
- * their `append` resolves, so the writer reads its own change. While the watch is not running,
- * `live` is false and caches must read through: a change they might have missed is never trusted.
+ * their `append` resolves, so the writer reads its own change. While the watch is not running, or
+ * has not proven within `maxLagMs` that it read everything the log had made readable (a stuck read,
+ * a stalled connection, a handler that hangs), `live` is false and caches must read through: a
+ * change they might have missed is never trusted.
  */
-export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor }) {
+export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor; maxLagMs?: number; now?: () => number }) {
+  const maxLagMs = options.maxLagMs ?? 5000;
+  const now = options.now ?? Date.now;
   const watchers = new Set<LogWatcher>();
-  let live = false;
+  let running = false;
+  let caughtUpAt = Number.NEGATIVE_INFINITY;
   let handle: { stop(): Promise<void> } | undefined;
 
   function tell(changes: LogChange[]) {
@@ -35,7 +40,8 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
   }
 
   function goDark() {
-    live = false;
+    running = false;
+    caughtUpAt = Number.NEGATIVE_INFINITY;
     for (const watcher of watchers) watcher.reset();
   }
 
@@ -43,6 +49,7 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
     goDark();
     let ended = false;
     let failure: unknown;
+    let readStartedAt = Number.NEGATIVE_INFINITY;
     const subscription: Subscription = options.eventStore.subscribe({
       from: 'now',
       handler: async (events: RecordedEvent[]) => tell(events.map((e) => ({ streamId: e.streamId, type: e.type, data: e.data, position: e.position }))),
@@ -50,9 +57,16 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
         ended = true;
         failure = error;
       },
+      // Current as of when the read began, not when it returned: a read may miss what committed meanwhile.
+      onReadStart: () => {
+        readStartedAt = now();
+      },
+      onCaughtUp: () => {
+        if (running) caughtUpAt = readStartedAt;
+      },
     });
     void subscription.started.then(() => {
-      if (!ended) live = true;
+      if (!ended) running = true;
     });
     return {
       // Ending without `stop` is a failure (the supervisor restarts the watch); either way caches stop trusting.
@@ -68,8 +82,9 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
   }
 
   return {
+    /** True while the watch runs and has been current within `maxLagMs`. */
     get live() {
-      return live;
+      return running && now() - caughtUpAt <= maxLagMs;
     },
     watch(watcher: LogWatcher): () => void {
       watchers.add(watcher);

@@ -49,6 +49,15 @@ export interface SubscriptionOptions {
   batchSize?: number;
   /** Called once when the handler throws or the store fails; the subscription then stops. */
   onError?: (error: unknown) => void;
+  /** Called as a read of the log begins (for a live subscription: as it checks that it is current). */
+  onReadStart?: () => void;
+  /**
+   * Called when the read that began at the last `onReadStart` handed the handler everything the log
+   * had made readable (it reached the visibility horizon, or a live subscription is current): how a
+   * cache proves it is not behind. Called at least once a second while the subscription keeps up,
+   * never while it lags.
+   */
+  onCaughtUp?: () => void;
 }
 
 export interface Subscription {
@@ -89,7 +98,7 @@ export interface EventStore {
   subscribe(options: SubscriptionOptions): Subscription;
   /**
    * Position of the newest committed event (0 when empty). A subscriber may see it a moment later:
-   * reads of `$all` stop below the visibility horizon, which open transactions hold back.
+   * reads of `$all` stop below the visibility horizon, which appends still in flight hold back.
    */
   headPosition(): Promise<number>;
   ping(): Promise<void>;

@@ -12,7 +12,7 @@ export interface HorizonWait {
 /**
  * Reads the log after `from` up to `head`, page by page in log order, handing each page to `onPage`,
  * which answers the position to read on from (or 'stop'). Reads stop below the visibility horizon
- * (a transaction still open holds it back), so events committed before `head` may not show yet: an
+ * (an append still in flight holds it back), so events committed before `head` may not show yet: an
  * empty page below `head` is waited out rather than taken for the end, and after `stuckMs` without
  * progress the read gives up with `wait.stuck`.
  */

@@ -55,11 +55,11 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 
   /**
    * Brings every projection up to `head` in this process (the CLI's and tests' way to catch up).
-   * Committed events below `head` may still sit above the visibility horizon while some other
-   * transaction is open; that is waited out, for at most `timeoutMs`.
+   * Committed events below `head` may still sit above the visibility horizon while an append to
+   * the log is still in flight; that is waited out, for at most `timeoutMs`.
    */
   async function catchUpTo(head: number, timeoutMs = 30_000) {
-    const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: a long transaction holds the log's visibility horizon back`);
+    const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: an append transaction stays open and holds the log's visibility horizon back`);
     let cursor = await minimumPosition();
     await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
       try {

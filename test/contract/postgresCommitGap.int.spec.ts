@@ -7,7 +7,7 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 
 const metadata = () => JSON.stringify({ correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: new Date().toISOString() });
 
-describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBoundary', () => {
+describe('PostgreSQL event log: concurrentCommitGap, strangers\' transactions and transactionIdDigitBoundary', () => {
   let database: TestDatabase;
   let pool: pg.Pool;
   let store: ReturnType<typeof createPostgresEventStore>;
@@ -27,7 +27,7 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     pool.on('error', () => undefined);
     const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
     (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('pg_snapshot_xmin')) logReads++;
+      if (typeof args[0] === 'string' && args[0].includes('seqflow_read_after')) logReads++;
       return query(...args);
     };
     store = createPostgresEventStore({ pool, connectionString: database.url, timing: { pollIntervalMs: 50 } });
@@ -116,6 +116,45 @@ describe('PostgreSQL event log: concurrentCommitGap and transactionIdDigitBounda
     for (let i = 0; i < 100 && !seen.some((e) => e.type === 'InFlight'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     await subscription.stop();
     expect(seen.map((e) => [e.type, e.position])).toContainEqual(['InFlight', inFlightPosition]);
+  });
+
+  it('is not held back by a transaction of another database, nor by a write of this one that is not an append', async () => {
+    // Strangers: an open transaction with an id in another database of the server, and one here.
+    const other = await createTestDatabase('gap_stranger');
+    const strangers = [new pg.Client({ connectionString: other.url }), new pg.Client({ connectionString: database.url })];
+    try {
+      for (const stranger of strangers) {
+        await stranger.connect();
+        await stranger.query('BEGIN');
+        await stranger.query('SELECT pg_current_xact_id()');
+      }
+      const from = await store.headPosition();
+      const seen: RecordedEvent[] = [];
+      const subscription = store.subscribe({ from, handler: async (events) => void seen.push(...events) });
+      const appended = await store.append('after-strangers', [{ id: randomUUID(), type: 'AfterStrangers', schemaVersion: 1, data: {}, metadata: JSON.parse(metadata()) }], 'no_stream');
+      for (let i = 0; i < 250 && seen.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      await subscription.stop();
+      expect(seen.map((e) => [e.type, e.position])).toEqual([['AfterStrangers', appended.position]]);
+      expect((await store.readAll(from, 10)).map((e) => e.position)).toEqual([appended.position]);
+    } finally {
+      for (const stranger of strangers) await stranger.end();
+      await other.drop();
+    }
+  });
+
+  it('refuses an append made after another write of the same transaction (readers could not wait for it)', async () => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('CREATE TEMP TABLE before_append (x int) ON COMMIT DROP');
+      await client.query('INSERT INTO before_append VALUES (1)');
+      await expect(
+        client.query(`SELECT * FROM seqflow_append('late', -1, $1::uuid[], ARRAY['Late'], ARRAY[1], ARRAY['{}'::jsonb], ARRAY[$2::jsonb], ARRAY[$3])`, [[randomUUID()], metadata(), 'a'.repeat(64)]),
+      ).rejects.toThrow(/first write of its transaction/);
+    } finally {
+      await client.query('ROLLBACK');
+      client.release();
+    }
   });
 
   it('orders by transaction id numerically across a digit boundary (9 before 10), so no event is read twice', async () => {

@@ -8,7 +8,8 @@ import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
-import type { LogChange } from '../../src/caches/logWatch.ts';
+import { createLogWatch, type LogChange } from '../../src/caches/logWatch.ts';
+import { createSupervisor } from '../../src/supervision/supervisor.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flowFile = { slug: 'hello', name: 'Hello', steps: [{ block: { name: 'a', processor_type: 'passthrough' } }] };
@@ -117,6 +118,44 @@ describe('caches invalidated from the log: API keys, the version a slug runs, or
       await expect(authenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
     } finally {
       await watchGoesLive();
+    }
+  });
+
+  it('stops trusting what it holds once the watch has not been current for longer than its bound (a stuck handler), and reads the revocation', async () => {
+    // A watch of its own, on a clock the test moves, whose handler can be made to hang.
+    let clock = 0;
+    let release!: () => void;
+    let hang: Promise<void> | undefined;
+    const stuckStore = {
+      ...t.runtime.eventStore,
+      subscribe: (options: Parameters<typeof t.runtime.eventStore.subscribe>[0]) =>
+        t.runtime.eventStore.subscribe({ ...options, handler: async (events) => {
+          await hang;
+          return options.handler(events);
+        } }),
+    };
+    const supervisor = createSupervisor({ logger: t.runtime.logger, initialDelayMs: 50 });
+    const watch = createLogWatch({ eventStore: stuckStore, supervisor, maxLagMs: 1000, now: () => clock });
+    const ownAuthenticate = createApiKeyAuthenticator(t.runtime.db, t.runtime.eventStore, watch);
+    watch.start();
+    try {
+      for (let i = 0; i < 500 && !watch.live; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(watch.live).toBe(true);
+      const { key, keyId } = await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'live' }, testPrincipal);
+      await ownAuthenticate(`Bearer ${key}`);
+      const reads = keyStreamReads;
+      await ownAuthenticate(`Bearer ${key}`);
+      expect(keyStreamReads).toBe(reads);
+
+      hang = new Promise<void>((resolve) => (release = resolve));
+      await revokeApiKey(elsewhere, { keyId }, testPrincipal);
+      clock += 1001;
+      expect(watch.live).toBe(false);
+      await expect(ownAuthenticate(`Bearer ${key}`)).rejects.toMatchObject({ code: 'API_KEY_REVOKED' });
+    } finally {
+      release?.();
+      ownAuthenticate.close();
+      await watch.stop();
     }
   });
 

@@ -77,15 +77,37 @@ export function subscribeToKurrentDb(client: KurrentDBClient, options: Subscript
   const subscription = client.subscribeToAll({ fromPosition: options.from === 'now' ? END : toReadPosition(options.from), filter: excludeSystemEvents() });
   let stopped = false;
   const started = new Promise<void>((resolve) => subscription.once('confirmation', resolve));
+  // The server says when the subscription turns live and when it falls behind; while live, every
+  // event it has is pushed, so the subscription is current after each event handled and while idle.
+  // A handler still at work (or stuck) is behind, whatever the server says.
+  let current = false;
+  let handling = false;
+  const tellCaughtUp = () => {
+    if (!current || handling || stopped) return;
+    options.onReadStart?.();
+    options.onCaughtUp?.();
+  };
+  subscription.on('caughtUp', () => {
+    current = true;
+    tellCaughtUp();
+  });
+  subscription.on('fellBehind', () => (current = false));
+  const heartbeat = setInterval(tellCaughtUp, 500);
+  heartbeat.unref();
   const done = (async () => {
     for await (const resolved of subscription) {
       if (stopped) break;
       if (isSystem(resolved)) continue;
+      handling = true;
       await options.handler([toRecorded(resolved)]);
+      handling = false;
+      tellCaughtUp();
     }
-  })().catch((error: unknown) => {
-    if (!stopped) options.onError?.(error);
-  });
+  })()
+    .catch((error: unknown) => {
+      if (!stopped) options.onError?.(error);
+    })
+    .finally(() => clearInterval(heartbeat));
   return {
     done,
     started: Promise.race([started, done]),

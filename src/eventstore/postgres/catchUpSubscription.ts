@@ -7,9 +7,9 @@ import { createWakeableSleep } from '../../supervision/wakeableSleep.ts';
 export interface CatchUpTiming {
   /** Fallback poll when no wake-up arrives. */
   pollIntervalMs: number;
-  /** First re-check when committed events wait behind a still-open transaction; doubles up to `horizonRetryMaxMs`. */
+  /** First re-check when committed events wait behind an append still in flight; doubles up to `horizonRetryMaxMs`. */
   horizonRetryMs: number;
-  /** An open transaction ahead of committed events ends within milliseconds; never wait longer than this for it. */
+  /** An append in flight ahead of committed events ends within milliseconds; never wait longer than this for it. */
   horizonRetryMaxMs: number;
 }
 
@@ -38,15 +38,19 @@ export function catchUpSubscription(
     markStarted();
     let horizonDelay = timing.horizonRetryMs;
     while (!stopped) {
+      options.onReadStart?.();
       const batch = await readAfter(pool, cursor, batchSize);
       if (batch.events.length > 0) {
         await options.handler(batch.events);
         cursor = batch.cursor;
         horizonDelay = timing.horizonRetryMs;
+        // A short batch read everything below the horizon; a full one may have left more.
+        if (batch.events.length < batchSize) options.onCaughtUp?.();
         continue;
       }
+      options.onCaughtUp?.();
       if (await hasEventsBeyondHorizon(pool, cursor)) {
-        // Committed events sit behind an open transaction: look again soon, not at the next poll.
+        // Committed events sit behind an append still in flight: look again soon, not at the next poll.
         await sleep(horizonDelay);
         horizonDelay = Math.min(horizonDelay * 2, timing.horizonRetryMaxMs);
       } else {

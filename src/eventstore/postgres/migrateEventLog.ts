@@ -3,8 +3,9 @@ import type pg from 'pg';
 import * as eventLog0001 from './migrations/0001_event_log.ts';
 import * as eventLog0002 from './migrations/0002_hash_chain.ts';
 import * as eventLog0003 from './migrations/0003_append_batch.ts';
+import * as eventLog0004 from './migrations/0004_own_horizon.ts';
 
-const migrations: Record<string, Migration> = { '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002, '0003_append_batch': eventLog0003 };
+const migrations: Record<string, Migration> = { '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002, '0003_append_batch': eventLog0003, '0004_own_horizon': eventLog0004 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 

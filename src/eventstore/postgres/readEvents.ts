@@ -60,8 +60,9 @@ export async function streamHeads(pool: Reads, streamIds: string[]) {
 }
 
 /**
- * Events after the cursor in log order, only from transactions that have all ended (below the
- * snapshot's xmin), so an event committed late with a lower position is never skipped.
+ * Events after the cursor in log order, only from below the log's visibility horizon (every
+ * appending transaction below it has ended: see migration 0004), so an event committed late with a
+ * lower position is never skipped, and no transaction but the log's own appenders holds readers back.
  */
 export async function readAfter(
   pool: Reads,
@@ -69,11 +70,7 @@ export async function readAfter(
   limit: number,
 ): Promise<{ events: RecordedEvent[]; cursor: LogCursor }> {
   const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM seqflow_events e
-      WHERE e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-        AND (e.transaction_id, e.global_position) > ($1::xid8, $2::bigint)
-      ORDER BY e.transaction_id, e.global_position
-      LIMIT $3`,
+    `SELECT ${COLUMNS} FROM seqflow_read_after($1::xid8, $2::bigint, $3)`,
     [cursor.transactionId, cursor.position, limit],
   );
   const last = rows.at(-1);
@@ -100,10 +97,13 @@ export async function cursorAt(pool: Reads, position: number): Promise<LogCursor
  * still in an open transaction (even one holding a lower position than the head), is read after it.
  */
 export async function horizonCursor(pool: Reads): Promise<LogCursor> {
+  // Two statements: the read's snapshot must be taken after the horizon (see migration 0004).
+  const horizon = (await pool.query<{ horizon: string }>('SELECT seqflow_log_horizon()::text AS horizon')).rows[0]!.horizon;
   const { rows } = await pool.query<{ transaction_id: string; global_position: string }>(
     `SELECT transaction_id::text AS transaction_id, global_position FROM seqflow_events
-      WHERE transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+      WHERE transaction_id < $1::xid8
       ORDER BY transaction_id DESC, global_position DESC LIMIT 1`,
+    [horizon],
   );
   const row = rows[0];
   return row ? { transactionId: row.transaction_id, position: Number(row.global_position) } : START_CURSOR;
