@@ -72,6 +72,8 @@ export interface Config {
     workerId: string | undefined;
     /** A job claimed this many times without finishing fails with JOB_ABANDONED. */
     maxClaims: number;
+    /** A process's runner lease (runnerLease.ts): its sync, step and test runs are ended as interrupted this long after it died. */
+    runnerLeaseMs: number;
   };
   execution: {
     defaultModel: string;
@@ -157,7 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     idempotencyLeaseMs: e.SEQFLOW_IDEMPOTENCY_LEASE_MS,
-    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS },
+    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS, runnerLeaseMs: e.SEQFLOW_RUNNER_LEASE_MS },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,

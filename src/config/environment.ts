@@ -95,6 +95,7 @@ export const envSchema = z
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),
     SEQFLOW_JOB_MAX_CLAIMS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1000).default(5)),
     SEQFLOW_WORKER_ID: optionalString,
+    SEQFLOW_RUNNER_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(300).max(3_600_000).default(30_000)),
     SEQFLOW_SSE_KEEPALIVE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(600_000).default(15_000)),
     SEQFLOW_IDEMPOTENCY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(900_000)),
     SEQFLOW_SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(30_000)),

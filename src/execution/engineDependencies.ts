@@ -33,6 +33,8 @@ export interface EngineDependencies {
   tracer: Tracer;
   /** Told of every run append (run, step and claim metrics). */
   runMetrics?: RecordedRunObserver;
+  /** This process's runner lease, named in the run events it writes (runnerLease.ts). */
+  runner?: string;
 }
 
 export interface ToolRequest {

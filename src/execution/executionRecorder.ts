@@ -51,6 +51,8 @@ export interface RecorderDependencies {
   /** Told of every append (in-process /step readers). */
   updates?: ExecutionUpdates;
   runMetrics?: RecordedRunObserver;
+  /** This process's runner lease, named in every event it writes for a run (runnerLease.ts). */
+  runner?: string;
 }
 
 const fresh = (): Pending => ({ commands: [], durable: false, noted: false, waiters: [] });
@@ -72,7 +74,7 @@ export function createExecutionRecorder(
 
   async function appendNow(commands: Command[], durability: 'durable' | 'deferred') {
     const { decided, next } = decideInOrder(commands, state);
-    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt: deps.now().toISOString(), ...originMarks(origin) };
+    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt: deps.now().toISOString(), ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
     const toAppend = decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata }));
     const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });
     revision = result.nextExpectedRevision;

@@ -22,12 +22,16 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
  *   once). A delivery's lease is expired at once and keeps the attempt's number (`round`), so a
  *   sweep that reads a read model not yet showing that attempt does not claim it again; the next
  *   attempt, when due, takes the lease over.
+ * - A runner's lease is a process's own: it claims it by its id at start, renews it while up and
+ *   finishes it at close. The runs it runs name it; a run whose runner's lease has expired is ended
+ *   by a sweep (src/runs/interruptedRuns.ts).
  */
-export type LeaseKind = 'job' | 'delivery';
+export type LeaseKind = 'job' | 'delivery' | 'runner';
 
 const TABLES = {
   job: { table: 'job_leases', key: 'execution_id', finishedIsFinal: true },
   delivery: { table: 'delivery_leases', key: 'delivery_id', finishedIsFinal: false },
+  runner: { table: 'runner_leases', key: 'runner_id', finishedIsFinal: true },
 } as const;
 
 export interface Lease {

@@ -129,10 +129,20 @@ export interface RunsTable {
   created_at: Timestamp;
   ended_at: Timestamp | null;
   duration_ms: number | null;
+  /** The process that runs it (its runner lease), for runs other than jobs; null for jobs and runs recorded before runners. */
+  runner: Generated<string | null>;
 }
 
 export interface JobLeasesTable {
   execution_id: string;
+  owner: string;
+  expires_at: Timestamp;
+  claims: number;
+  done_at: Timestamp | null;
+}
+
+export interface RunnerLeasesTable {
+  runner_id: string;
   owner: string;
   expires_at: Timestamp;
   claims: number;
@@ -216,6 +226,7 @@ export interface ReadModels {
   jobs: JobsTable;
   runs: RunsTable;
   job_leases: JobLeasesTable;
+  runner_leases: RunnerLeasesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   delivery_leases: DeliveryLeasesTable;
   reactor_checkpoints: ReactorCheckpointsTable;

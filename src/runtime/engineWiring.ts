@@ -24,9 +24,9 @@ export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: 
 /** Makes the engine's parts from the configuration: one outbound guard for every model call, one sandbox pool, one flow catalog. */
 export function wireEngine(
   config: Config,
-  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date },
+  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date; runner: string },
 ): WiredEngine {
-  const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now } = parts;
+  const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
   return {
@@ -44,5 +44,6 @@ export function wireEngine(
     registry: createModelRegistry(config.execution.modelRegistry),
     runMetrics: createRunMetrics(metrics),
     tracer,
+    runner,
   };
 }

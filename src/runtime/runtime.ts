@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -14,6 +16,7 @@ import { type ProjectionRunner, createProjectionRunner } from '../projections/pr
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../caches/logWatch.ts';
+import { createRunnerLease } from '../runs/runnerLease.ts';
 import { createOrganizationStates, type OrganizationStates } from '../caches/organizationStates.ts';
 import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
 import { type WiredEngine, wireEngine } from './engineWiring.ts';
@@ -81,7 +84,10 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
-    const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now });
+    // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
+    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId ?? `${hostname()}-${process.pid}`}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor });
+    await runnerLease.hold();
+    const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;
     const lifecycle = createRunLifecycle();
     const runs = createRunService({
@@ -122,6 +128,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       database: embedded ? 'embedded' : 'external',
       databaseUrl,
       async close() {
+        await runnerLease.close().catch((error: unknown) => logger.warn({ err: error }, 'could not finish the runner lease; it expires by itself'));
         await supervisor.stop();
         await tracing.close(); // exports the spans of the work that just drained
         await sandbox.close();

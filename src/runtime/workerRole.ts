@@ -2,10 +2,11 @@ import type { Runtime } from './runtime.ts';
 import { createDeliveryCreator } from '../workers/deliveryCreator.ts';
 import { createJobRunner } from '../workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../workers/webhookDispatcher.ts';
+import { createInterruptedRunSweep } from '../runs/interruptedRuns.ts';
 
 /**
- * What the `worker` role runs: the projections, the job runner, and the webhook reactors (the
- * delivery creator and the dispatcher). Any number of worker processes may run against one database.
+ * What the `worker` role runs: the projections, the job runner, the webhook reactors (the delivery
+ * creator and the dispatcher) and the sweep that ends runs whose process died. Any number of worker processes may run against one database.
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
@@ -45,8 +46,17 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     commands: runtime.commands,
     onCreated: (deliveryId) => void dispatcher.offer(deliveryId),
   });
+  const interrupted = createInterruptedRunSweep({
+    db: runtime.db,
+    engine: runtime.execution,
+    logger: runtime.logger,
+    sweeper: runtime.execution.runner ?? 'worker',
+    // A third of the lease: a dead process's runs end between one and one and a third leases after it died.
+    intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3),
+  });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
   const tasks = [
+    supervisor.supervise('interrupted-run-sweep', () => interrupted.start()),
     supervisor.supervise('job-runner', () => jobs.start()),
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),

@@ -25,6 +25,8 @@ export const eventMetadataSchema = z.object({
    * continues the same trace. Only when tracing is on.
    */
   traceparent: z.string().regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/).optional(),
+  /** A run's events: the process running it (its runner lease), so a sweep can end the run if that process dies. */
+  runner: z.string().min(1).max(200).optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 
