@@ -1,3 +1,4 @@
+import { redactUrlSecrets } from '../domain/webhooks/excerptRedaction.ts';
 import type { Tracer } from '@opentelemetry/api';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
 import { signingSecrets } from '../commands/webhookSecretCommands.ts';
@@ -76,7 +77,7 @@ export async function attemptDelivery(deps: AttemptDependencies, deliveryId: str
   const finish = {
     attempt: attemptNumber,
     result,
-    errorExcerpt: result.kind === 'response' && result.status < 300 ? null : excerpt,
+    errorExcerpt: (result.kind === 'response' && result.status < 300) || excerpt === null ? null : redactUrlSecrets(excerpt, state.url),
     endedAt: commands.now().toISOString(),
     durationMs: Math.round(performance.now() - begun),
     secretVersions: secrets.versions,

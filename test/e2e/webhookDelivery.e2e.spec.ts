@@ -61,6 +61,8 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
       const id = String(req.headers['x-service-delivery']);
       if (req.path === '/ok') return res.writeHead(200).end('thanks');
       if (req.path === '/gone') return res.writeHead(404).end('no such hook');
+      // A receiver whose error page echoes the URL it was called at, query and all.
+      if (req.path.startsWith('/echo-url?')) return res.writeHead(400).end(`bad request to ${raw.url}`);
       if (req.path === '/moved') return res.writeHead(302, { location: 'https://127.0.0.1:1/elsewhere' }).end();
       if (req.path === '/busy') return res.writeHead(500).end('down for maintenance');
       if (req.path === '/reset') return raw.socket.destroy();
@@ -141,6 +143,13 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.headers['x-service-delivery']))).toEqual(new Set([done.id]));
     expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+  });
+
+  it('never echoes the callback URL\'s query secrets in the error excerpt', async () => {
+    const token = 'tok_5ecret_value_9d1f';
+    const failed = await deliveryOf((await submit('ok', { message: 'x', callbackUrl: `${hook}/echo-url?token=${token}&team=7` })).executionId, 'failed_permanent');
+    expect(failed).toMatchObject({ responseStatus: 400, errorExcerpt: 'bad request to /echo-url?[redacted]' });
+    expect(JSON.stringify(failed)).not.toContain(token);
   });
 
   it('fails for good on 404 and on a redirect (never followed)', async () => {
