@@ -1,3 +1,4 @@
+import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import { execution } from '../domain/execution/execution.ts';
@@ -24,7 +25,7 @@ export async function failRun(
   try {
     await recorder.record({
       type: 'ExecutionFailed',
-      data: { executionId, reason: 'error', code: failure.code, message: failure.message, stepIndex: null, blockName: null, durationMs: Math.max(0, deps.now().getTime() - requestedAt) },
+      data: { executionId, reason: 'error', code: failure.code, message: capFailureMessage(failure.message), stepIndex: null, blockName: null, durationMs: Math.max(0, deps.now().getTime() - requestedAt) },
     });
     return true;
   } catch {

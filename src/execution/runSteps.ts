@@ -1,3 +1,4 @@
+import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -77,7 +78,7 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
     const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
     const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
-    const data = { executionId, reason: failure.reason, code: failure.code, message: failure.message, stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
+    const data = { executionId, reason: failure.reason, code: failure.code, message: capFailureMessage(failure.message), stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
     // If the log itself failed, this record fails too and the error reaches the caller as a 500.
     const position = await recorder.record({ type: 'ExecutionFailed', data });
     return { status: 'failed', ...data, position };

@@ -37,6 +37,7 @@ const flows: Record<string, unknown[]> = {
   vision: [{ block: llm('look', { model: 'gpt-4o' }) }, { block: llm('textonly_but_opted_out', { model: 'gpt-3.5-turbo', processor_config: { receive_attachments: false } }) }],
   textonly: [{ block: llm('read', { model: 'gpt-3.5-turbo' }) }],
   codefail: [{ block: code('boom', 'throw new Error("kaput");') }],
+  hugefail: [{ block: code('boom', 'throw "x".repeat(2000000);') }],
   loopbad: [{ loop: { over: 'parameters.list', block: code('each', 'return 1;') } }],
   jsonreply: [{ block: llm('first') }, { block: llm('second', { prompt: 'Verdict {{previous_output.verdict}}' }) }],
   relayonly: [{ block: { name: 'relay', processor_type: 'passthrough' } }],
@@ -414,6 +415,16 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(body.detail).toMatchObject({ code: 'CODE_BLOCK_FAILED', failureReason: 'error', step_name: 'boom' });
       expect(body.detail.message).toContain('kaput');
       expect((await events(body.detail.executionId)).at(-1)!.data).toMatchObject({ reason: 'error', code: 'CODE_BLOCK_FAILED', stepIndex: 0, blockName: 'boom' });
+    });
+
+    it('caps a 2 MB failure message in the answer and the event, naming its full length', async () => {
+      const { status, body } = await post('hugefail', { message: 'x' });
+      expect(status).toBe(422);
+      expect(body.detail.code).toBe('CODE_BLOCK_FAILED');
+      expect(body.detail.message.length).toBeLessThan(4100);
+      expect(body.detail.message).toMatch(/… \[truncated: \d{7} characters\]$/);
+      const failed = (await events(body.detail.executionId)).at(-1)!;
+      expect(failed.data).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: body.detail.message });
     });
 
     it('fails a loop over something that is not an array, and a loop over too many items', async () => {
