@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
-import { AssistantAuth, Browser, REDIRECT_URL } from '../support/oauthAssistant.ts';
+import { AssistantAuth, Browser, REDIRECT_URL, signInAssistant } from '../support/oauthAssistant.ts';
 import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 describe('the embedded OAuth server: an assistant signs in through the SDK\'s own OAuth flow', () => {
@@ -92,6 +92,26 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     expect(metadata).toMatchObject({ resource: mcpUrl, authorization_servers: [`${origin}/oauth`], scopes_supported: ['mcp'] });
     const discovery = (await (await fetch(`${origin}/oauth/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery).toMatchObject({ issuer: `${origin}/oauth`, code_challenge_methods_supported: ['S256'], registration_endpoint: `${origin}/oauth/reg` });
+  });
+
+  it('limits wrong codes per address, never correct ones: one office behind a NAT signs in all day', async () => {
+    const code = async () => (await issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject: 'alice' }, testPrincipal)).code;
+    for (let i = 0; i < 12; i++) expect((await signInAssistant(mcpUrl, await code())).stored?.access_token).toEqual(expect.any(String));
+
+    const auth = new AssistantAuth();
+    await new Client({ name: 'guesser', version: '1.0.0' }).connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth })).catch(() => undefined);
+    const browser = new Browser();
+    const page = await browser.follow(auth.authorizationUrl!.href);
+    const action = new URL(/action="([^"]+)"/.exec(await page.response.text())![1]!, origin).href;
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) statuses.push((await browser.follow(action, { method: 'POST', form: { code: 'AAAAA-AAAAA' } })).response.status);
+    // At most 10 wrong codes a minute (the first test of this file tried some already), then 429.
+    const refused = statuses.indexOf(429);
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(refused).toBeLessThanOrEqual(10);
+    expect(statuses.slice(0, refused).every((status) => status === 401)).toBe(true);
+    // Locked out for guessing: a correct code waits for the minute too.
+    expect((await browser.follow(action, { method: 'POST', form: { code: await code() } })).response.status).toBe(429);
   });
 
   it('issues sign-in codes only to members', async () => {

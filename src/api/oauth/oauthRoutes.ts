@@ -10,7 +10,11 @@ import { MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { signInPage } from './signInPage.ts';
 
 const PREFIX = '/oauth';
-/** Wrong codes one address may try a minute: a code is 50 bits, and this keeps guessing pointless. */
+/**
+ * Wrong codes one address may try a minute: a code is 50 bits, and this keeps guessing pointless.
+ * Each attempt is counted before its code is checked (a burst of guesses cannot slip past the
+ * count), and a correct one is given back.
+ */
 const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
 
 /**
@@ -46,6 +50,8 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resource: str
         const code = (request.body as { code?: unknown } | undefined)?.code;
         try {
           const subject = await redeemLoginCode(deps.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
+          // Only wrong codes count: many members behind one address (an office NAT) sign in freely.
+          await attempts.reward(request.ip, 1);
           return await finish(oidc, details, request, reply, subject);
         } catch (error) {
           if (error instanceof ApiError && error.code === 'LOGIN_CODE_INVALID') return reply.status(401).type('text/html').send(page(error.message));
