@@ -42,6 +42,10 @@ export async function judge(
       model,
     };
   } catch (error) {
-    return failed(`the judge could not answer: ${(error as Error).message}`, (error as { usage?: { totalTokens: number } }).usage?.totalTokens ?? 0);
+    // The provider's own words stay in the service log: they may quote the request or the account,
+    // and the reason is recorded in the log of events and answered over MCP.
+    deps.logger.warn({ err: error, organizationId, model }, 'the llm judge could not answer');
+    const code = (error as { code?: unknown }).code;
+    return failed(`the judge could not answer (${typeof code === 'string' ? code : 'INTERNAL'}); the service log has the details`, (error as { usage?: { totalTokens: number } }).usage?.totalTokens ?? 0);
   }
 }

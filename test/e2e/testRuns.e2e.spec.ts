@@ -109,6 +109,9 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     const unanswered = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
     expect(unanswered.passed).toBe(false);
     expect(unanswered.results).toEqual([expect.objectContaining({ type: 'llm_judge', passed: false, score: 0, reason: expect.stringContaining('the judge could not answer') })]);
+    // The provider's error text stays in the service log, out of the recorded reason.
+    expect(JSON.stringify(await streamOf(`testrun-${unanswered.testRunId}`))).not.toContain('model overloaded');
+    expect(t.logs()).toContain('model overloaded');
     expect((await streamOf(`testrun-${unanswered.testRunId}`)).at(-1)).toMatchObject({ type: 'TestRunFinished', data: { passed: false } });
   });
 
