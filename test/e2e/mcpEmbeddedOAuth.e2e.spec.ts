@@ -114,6 +114,26 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     expect((await browser.follow(action, { method: 'POST', form: { code: await code() } })).response.status).toBe(429);
   });
 
+  it('limits anonymous client registrations from one address to 20 a minute', async () => {
+    const discovery = (await (await fetch(`${origin}/oauth/.well-known/openid-configuration`)).json()) as { registration_endpoint: string };
+    const register = () =>
+      fetch(discovery.registration_endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'flood', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+      });
+    const statuses: number[] = [];
+    for (let i = 0; i < 25; i++) statuses.push((await register()).status);
+    // The other tests of this file registered a few clients already, within the same minute.
+    const refused = statuses.indexOf(429);
+    expect(refused).toBeGreaterThanOrEqual(1);
+    expect(statuses.slice(0, refused).every((status) => status === 201)).toBe(true);
+    const answer = await register();
+    expect(answer.status).toBe(429);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(await answer.json()).toMatchObject({ error: 'rate_limited' });
+  });
+
   it('issues sign-in codes only to members', async () => {
     await expect(issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject: 'stranger' }, testPrincipal)).rejects.toMatchObject({ code: 'USER_NOT_MEMBER' });
   });

@@ -16,6 +16,11 @@ const PREFIX = '/oauth';
  * count), and a correct one is given back.
  */
 const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
+/**
+ * Anonymous client registrations one address may make a minute. An assistant registers once per
+ * install; a flood of registrations would only fill the provider's store.
+ */
+const REGISTRATIONS_PER_MINUTE = 20;
 
 /**
  * The embedded authorization server under `/oauth` (its discovery document at
@@ -24,6 +29,7 @@ const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
  */
 export function oauthRoutes(deps: { commands: CommandDependencies; resource: string }, provider: () => Promise<Provider>) {
   const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
+  const registrations = new RateLimiterMemory({ points: REGISTRATIONS_PER_MINUTE, duration: 60 });
   const { resource } = deps;
 
   return async (app: FastifyInstance) => {
@@ -65,6 +71,15 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resource: str
       oauth.removeAllContentTypeParsers();
       oauth.addContentTypeParser('*', (_request, _payload, done) => done(null, undefined));
       oauth.all('/*', async (request, reply) => {
+        if (request.method === 'POST' && request.url.split('?')[0] === `${PREFIX}/reg`) {
+          try {
+            await registrations.consume(request.ip);
+          } catch (rejection) {
+            if (!(rejection instanceof RateLimiterRes)) throw rejection;
+            // RFC 7591's error shape, with the wait in Retry-After.
+            return reply.status(429).header('retry-after', Math.ceil(rejection.msBeforeNext / 1000)).send({ error: 'rate_limited', error_description: `at most ${REGISTRATIONS_PER_MINUTE} client registrations a minute from one address` });
+          }
+        }
         const oidc = await provider();
         reply.hijack();
         const raw = request.raw as IncomingMessage & { originalUrl?: string };
