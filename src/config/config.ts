@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { defaultDataFolder } from './dataFolder.ts';
 import { envSchema } from './environment.ts';
@@ -69,7 +70,8 @@ export interface Config {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
     concurrency: number;
-    workerId: string | undefined;
+    /** SEQFLOW_WORKER_ID, else `<host>-<pid>`: names the worker in claims and delivery leases. */
+    workerId: string;
     /** A job claimed this many times without finishing fails with JOB_ABANDONED. */
     maxClaims: number;
     /** A process's runner lease (runnerLease.ts): its sync, step and test runs are ended as interrupted this long after it died. */
@@ -159,7 +161,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     idempotencyLeaseMs: e.SEQFLOW_IDEMPOTENCY_LEASE_MS,
-    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS, runnerLeaseMs: e.SEQFLOW_RUNNER_LEASE_MS },
+    jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID ?? `${hostname()}-${process.pid}`, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS, runnerLeaseMs: e.SEQFLOW_RUNNER_LEASE_MS },
     execution: {
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,

@@ -22,9 +22,9 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
  *   once). A delivery's lease is expired at once and keeps the attempt's number (`round`), so a
  *   sweep that reads a read model not yet showing that attempt does not claim it again; the next
  *   attempt, when due, takes the lease over.
- * - A runner's lease is a process's own: it claims it by its id at start, renews it while up and
- *   finishes it at close. The runs it runs name it; a run whose runner's lease has expired is ended
- *   by a sweep (src/runs/interruptedRuns.ts).
+ * - A runner's lease is a process's own: it claims it by its id at start, keeps it while up and
+ *   releases it at close. The runs it runs name it; a run whose runner's lease is not live is ended
+ *   by a sweep (src/runs/interruptedRuns.ts), which then deletes the dead runner's row.
  */
 export type LeaseKind = 'job' | 'delivery' | 'runner';
 

@@ -5,6 +5,7 @@ import { failRun } from '../execution/failRun.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
 import { finishInterruptedTestRun } from '../testing/interruptedTestRun.ts';
+import { forgetExpiredRunners } from './runnerLease.ts';
 
 const PAGE = 100;
 
@@ -46,6 +47,8 @@ export function createInterruptedRunSweep(deps: { db: Kysely<ReadModels>; engine
       }
     }
     if (ended > 0) deps.logger.warn({ ended }, 'recorded runs whose process died as interrupted (RUN_INTERRUPTED)');
+    // A dead lease and a missing one mean the same to the question above: the rows go, the table stays small.
+    await forgetExpiredRunners(deps.db);
     return ended;
   }
 

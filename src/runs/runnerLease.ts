@@ -1,34 +1,47 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { createLeases } from '../leases/leases.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
 import type { Supervisor } from '../supervision/supervisor.ts';
 
 /**
- * This process's runner lease: claimed when the runtime opens, renewed every third of its term
- * under the supervisor, finished when the runtime closes. The run events this process writes name
- * it (`metadata.runner`), so when the process dies (kill -9, OOM, a lost host) its lease expires and
- * another process's sweep ends the runs it left (interruptedRuns.ts). A renewal that fails (the
- * database away) is retried by the supervisor; a lease that expired meanwhile is simply extended
- * again: the runs a sweep ended in between refuse this process's next append.
+ * This process's runner lease: claimed when the runtime opens, kept every third of its term under
+ * the supervisor, released when the runtime closes. The run events this process writes name it
+ * (`metadata.runner`), so when the process dies (kill -9, OOM, a lost host) its lease expires and
+ * another process's sweep ends the runs it left (interruptedRuns.ts).
+ *
+ * A lease that is no longer live means exactly what a missing one does (nobody runs those runs), so
+ * the sweep deletes expired rows (`forgetExpiredRunners`) and the table holds only live processes.
+ * Keeping the lease therefore claims it again when its row is gone: a process cut off from the
+ * database for longer than its lease comes back with a lease, and the runs a sweep ended meanwhile
+ * refuse its next append.
  */
 export function createRunnerLease(options: { db: Kysely<ReadModels>; runnerId: string; leaseMs: number; supervisor: Supervisor }) {
   const { runnerId, leaseMs } = options;
   const leases = createLeases(options.db, { kind: 'runner', owner: runnerId, leaseMs });
   let renewal: { stop(): Promise<void> } | undefined;
+  // A live row is extended; a missing or expired one is claimed again.
+  const keep = async () => {
+    if (!(await leases.claimById(runnerId))) await leases.renew(runnerId);
+  };
   return {
     id: runnerId,
     async hold() {
-      await leases.claimById(runnerId);
-      renewal ??= options.supervisor.supervise('runner-lease', () => periodicTask(Math.floor(leaseMs / 3), () => leases.renew(runnerId)));
+      await keep();
+      renewal ??= options.supervisor.supervise('runner-lease', () => periodicTask(Math.floor(leaseMs / 3), keep));
     },
-    /** Gives the lease up for good (the process's runs have ended or been recorded interrupted). */
+    /** Gives the lease up (the process's runs have ended or been recorded interrupted); a sweep deletes the row. */
     async close() {
       await renewal?.stop();
       renewal = undefined;
-      await leases.finish(runnerId);
+      await leases.release(runnerId);
     },
   };
+}
+
+/** Deletes runner leases no longer live: an expired lease and a missing one mean the same, and the table stays as small as the set of live processes. */
+export async function forgetExpiredRunners(db: Kysely<ReadModels>): Promise<void> {
+  await db.deleteFrom('runner_leases').where((eb) => eb.or([eb('expires_at', '<=', sql<Date>`now()`), eb('done_at', 'is not', null)])).execute();
 }
 
 export type RunnerLease = ReturnType<typeof createRunnerLease>;

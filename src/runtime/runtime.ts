@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -85,7 +84,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
-    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId ?? `${hostname()}-${process.pid}`}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor });
+    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor });
     await runnerLease.hold();
     const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;

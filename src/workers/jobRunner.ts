@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
@@ -24,7 +23,7 @@ export interface JobRunnerOptions {
   logger: Logger;
   leaseMs: number;
   concurrency: number;
-  workerId?: string;
+  workerId: string;
   pollMs?: number;
   /** A job claimed more often than this without finishing is failed (JOB_ABANDONED) by its next claimant. */
   maxClaims?: number;
@@ -36,7 +35,7 @@ export interface JobRunnerOptions {
 
 export function createJobRunner(options: JobRunnerOptions) {
   const { db, logger, leaseMs } = options;
-  const worker = options.workerId ?? `${hostname()}-${process.pid}`;
+  const worker = options.workerId;
   const graceMs = options.graceMs ?? 30_000;
   let running = false;
   const pause = createWakeableSleep();

@@ -1,4 +1,3 @@
-import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
 import cron from 'node-cron';
 import type { Logger } from 'pino';
@@ -15,7 +14,7 @@ import { createCoalescedSweep } from './coalescedSweep.ts';
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
   db: Kysely<ReadModels>;
   logger: Logger;
-  worker?: string;
+  worker: string;
   /** Whole-attempt timeout (default 20 s) and the attempt lease (default 60 s). */
   timeoutMs?: number;
   leaseMs?: number;
@@ -53,7 +52,7 @@ async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaim
 export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const graceMs = options.graceMs ?? 30_000;
   const { logger } = options;
-  const worker = options.worker ?? `${hostname()}-${process.pid}`;
+  const worker = options.worker;
   const leaseMs = options.leaseMs ?? 60_000;
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs });
   const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000 };

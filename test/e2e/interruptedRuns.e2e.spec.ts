@@ -110,5 +110,10 @@ describe('runs whose process is killed mid-run (kill -9)', () => {
     expect(await testRun()).toMatchObject({ passed: false });
     const finished = (await t.runtime.eventStore.readStream(`testrun-${(await testRun())!.id}`)).at(-1)!;
     expect(finished).toMatchObject({ type: 'TestRunFinished', data: { runStatus: 'failed', passed: false, error: { code: 'RUN_INTERRUPTED' } } });
+
+    // The dead processes' leases are gone: the table holds the live runner only.
+    const runners = async () => (await t.runtime.db.selectFrom('runner_leases').select('runner_id').execute()).map((row) => row.runner_id);
+    await until(async () => (await runners()).length === 1, 'the dead runners\' leases to be deleted');
+    expect(await runners()).toEqual([t.runtime.execution.runner]);
   });
 });
