@@ -99,7 +99,8 @@ describe('write transactions of strangers held open on the same server', () => {
   it('a run made through the API is listed by the read models', async () => {
     const run = await call('echo/execute', key, { message: 'listed?' });
     expect(run.status).toBe(200);
-    const listed = await eventually(() => call('echo/runs'), (answer) => (answer.body.items as { executionId: string }[]).some((item) => item.executionId === run.body.executionId));
+    // Listed once the read model has its end (its start may be projected a moment before).
+    const listed = await eventually(() => call('echo/runs'), (answer) => (answer.body.items as { executionId: string; status: string }[]).some((item) => item.executionId === run.body.executionId && item.status === 'completed'));
     expect(listed.body.items).toContainEqual(expect.objectContaining({ executionId: run.body.executionId, status: 'completed', versionNumber: 2 }));
   });
 
