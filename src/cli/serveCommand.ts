@@ -49,8 +49,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     const consoleApp = role === 'worker' ? undefined : await buildConsoleServer(runtime);
     if (consoleApp) await listenConsole(consoleApp, config);
     // Left open through a shutdown (the process exits at its end): the drain can still be scraped.
-    const metricsApp = config.metrics.port === undefined ? undefined : await buildMetricsServer(runtime.metrics, runtime.logger as FastifyBaseLogger);
-    if (metricsApp) await listenOn(metricsApp, config.metrics.host, config.metrics.port!, 'SEQFLOW_METRICS_HOST and SEQFLOW_METRICS_PORT');
+    await listenMetrics(runtime, config, logger);
     await warnAboutProvider(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
@@ -74,13 +73,27 @@ async function listenConsole(app: FastifyInstance, config: Config) {
   }
 }
 
-async function listenOn(app: FastifyInstance, host: string, port: number, settings: string) {
+/**
+ * `/metrics` on its own listener (loopback:9464 unless configured). The default port already taken
+ * (a second process on the machine) only warns: the service runs, its metrics wait for a port of
+ * their own. A port the operator chose must be had.
+ */
+async function listenMetrics(runtime: Runtime, config: Config, logger: Logger): Promise<FastifyInstance | undefined> {
+  const { host, port, explicit } = config.metrics;
+  if (port === 'off') return undefined;
+  const app = await buildMetricsServer(runtime.metrics, runtime.logger as FastifyBaseLogger);
   try {
     await app.listen({ host, port });
+    return app;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${host}:${port} (${code}): set ${settings}`);
-    throw error;
+    if (code !== 'EADDRINUSE' && code !== 'EADDRNOTAVAIL' && code !== 'EACCES') throw error;
+    await app.close();
+    if (explicit) throw new StartupError(`Cannot listen on ${host}:${port} (${code}) for /metrics: set SEQFLOW_METRICS_HOST and SEQFLOW_METRICS_PORT (or SEQFLOW_METRICS_PORT=off)`);
+    const message = `/metrics is not served: ${host}:${port} is taken (${code}), probably by another Seqflow process on this machine; give this one SEQFLOW_METRICS_PORT of its own (0: any free port), or SEQFLOW_METRICS_PORT=off`;
+    logger.warn(message);
+    process.stderr.write(`Warning: ${message}\n`);
+    return undefined;
   }
 }
 

@@ -32,8 +32,14 @@ export interface Config {
     /** `run_test_case` / `run_all_tests` calls per subject per minute. */
     runsPerMinute: number;
   };
-  /** `/metrics` on a listener of its own (any role), instead of on the API port. */
-  metrics: { host: string; port: number | undefined };
+  /**
+   * `/metrics` on a listener of its own (any role), never on the public port: loopback and
+   * DEFAULT_METRICS_PORT unless configured; `off`: not served. `explicit`: the port was chosen, so
+   * failing to bind it stops the start (the default port taken only warns).
+   */
+  metrics: { host: string; port: number | 'off'; explicit: boolean };
+  /** X-Forwarded-* headers are believed (client address, scheme, host): only behind a proxy that sets them. */
+  trustProxy: boolean;
   /** Browser origins allowed to call the REST API (CORS); unset: no CORS headers, browsers on other origins are refused by the browser. */
   corsOrigins: string[] | undefined;
   /** Requests per API key per window on the REST API; undefined: no limit. Counted per process. */
@@ -101,6 +107,9 @@ export class ConfigError extends Error {
 }
 
 /** The MCP endpoint's one canonical URL and where its metadata lives (RFC 9728: the well-known segment goes between host and path). */
+/** Prometheus exporters' customary port (OpenTelemetry's Prometheus exporter uses it too). */
+export const DEFAULT_METRICS_PORT = 9464;
+
 export function mcpResourceOf(publicUrl: string) {
   const url = new URL(`${publicUrl}/api/v1/mcp/`);
   return { resource: url.href, resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname}` };
@@ -140,7 +149,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicUrl,
     console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE ?? publicUrl },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
-    metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT },
+    metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT ?? DEFAULT_METRICS_PORT, explicit: e.SEQFLOW_METRICS_PORT !== undefined },
+    trustProxy: e.SEQFLOW_TRUST_PROXY === 'true',
     corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),
     rateLimit: e.SEQFLOW_RATE_LIMIT > 0 ? { max: e.SEQFLOW_RATE_LIMIT, windowMs: e.SEQFLOW_RATE_LIMIT_WINDOW_MS } : undefined,
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },

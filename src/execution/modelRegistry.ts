@@ -30,6 +30,8 @@ export function createModelRegistry(overrides: Record<string, ModelCapabilities>
   // A Map: a model named "constructor" or "__proto__" is just an unknown model.
   const models = new Map(Object.entries({ ...defaultModelRegistry, ...overrides }));
   return {
+    /** Whether the model is listed (the default registry or SEQFLOW_MODEL_REGISTRY): metrics name only these. */
+    knows: (model: string) => models.has(model),
     imageMimeTypes: (model: string): string[] => models.get(model)?.imageMimeTypes ?? [],
     accepts: (model: string, mimeType: string) => (models.get(model)?.imageMimeTypes ?? []).includes(mimeType),
     /** Every known model and whether it takes images at all. */

@@ -1,7 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import type { ExecutionState } from '../domain/execution/execution.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
+import { boundedLabel } from './boundedLabel.ts';
 import type { Metrics } from './metrics.ts';
+
+/** Flows a process names in its run metrics; runs of later ones are counted under `other`. */
+const FLOW_LABELS = 1000;
 
 /** Told of every append of a run, with the run's state after it (the run recorder calls it). */
 export interface RecordedRunObserver {
@@ -15,14 +19,16 @@ const outcomeOf = (event: Extract<ExecutionEvent, { type: 'ExecutionFailed' }>) 
  * Run, step and claim metrics from what the run recorders of this process append: the recorder
  * knows the run's flow and mode, whichever process accepted it. A block's processor type is known
  * from its start, kept until it completes (bounded: a run cut mid-block leaves an entry that ages out).
+ * Flow ids past the first FLOW_LABELS are counted as `other`.
  */
 export function createRunMetrics(metrics: Metrics): RecordedRunObserver {
   const processorTypes = new LRUCache<string, string>({ max: 10_000 });
+  const flowLabel = boundedLabel(FLOW_LABELS);
   const blockKey = (data: { executionId: string; stepIndex: number; blockName: string; iteration: number | null }) => `${data.executionId}\u0000${data.stepIndex}\u0000${data.blockName}\u0000${data.iteration ?? ''}`;
 
   return {
     recorded(events: ExecutionEvent[], state: ExecutionState) {
-      const run = state.status === 'none' ? { flow_id: 'unknown', mode: 'unknown' } : { flow_id: state.flowId, mode: state.mode };
+      const run = state.status === 'none' ? { flow_id: 'unknown', mode: 'unknown' } : { flow_id: flowLabel(state.flowId), mode: state.mode };
       for (const event of events) {
         switch (event.type) {
           case 'ExecutionStepStarted':

@@ -14,6 +14,7 @@ import { type CodeSandbox, createCodeSandbox } from '../execution/processors/cod
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import type { Metrics } from '../observability/metrics.ts';
+import { OTHER_LABEL } from '../observability/boundedLabel.ts';
 import { createRunMetrics } from '../observability/runMetrics.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -28,6 +29,7 @@ export function wireEngine(
 ): WiredEngine {
   const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
+  const registry = createModelRegistry(config.execution.modelRegistry);
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
   return {
     eventStore,
@@ -36,12 +38,12 @@ export function wireEngine(
     db,
     flows: createFlowCatalog(db, { logWatch }),
     now,
-    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: metrics.modelCalled, tracer }),
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
     sandbox,
     settings: config.execution,
     providerFor: providerAccountResolver(organizations, masterKey, config.openai),
     guard,
-    registry: createModelRegistry(config.execution.modelRegistry),
+    registry,
     runMetrics: createRunMetrics(metrics),
     tracer,
     runner,

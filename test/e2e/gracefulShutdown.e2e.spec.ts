@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { spawnServe } from '../support/runProcess.ts';
+import { until } from '../support/until.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, type TestRuntime } from '../support/testRuntime.ts';
 
@@ -15,13 +16,6 @@ const freePort = () =>
     });
   });
 
-const until = async (check: () => boolean | Promise<boolean>, what: string) => {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => {
   let server: ScriptedModelServer;

@@ -1,10 +1,15 @@
+import { createServer } from 'node:net';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildMetricsServer } from '../../src/api/metrics/metricsRoutes.ts';
+import { DEFAULT_METRICS_PORT } from '../../src/config/config.ts';
+import { spawnServe } from '../support/runProcess.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { createTestRuntime, freePort, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 const flows = {
   three: [
@@ -31,7 +36,9 @@ describe('Prometheus metrics at /metrics', () => {
   let receiver: HttpsReceiver;
   let t: TestRuntime;
   let app: FastifyInstance;
+  let metricsApp: FastifyInstance;
   let base: string;
+  /** The metrics listener's own address. */
   let origin: string;
   let key: string;
   let flowId: string;
@@ -60,10 +67,12 @@ describe('Prometheus metrics at /metrics', () => {
     await t.runtime.projections.catchUp();
     ({ id: flowId } = await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'three').executeTakeFirstOrThrow());
     ({ app, base } = await serveApi(t.runtime));
-    origin = base.replace(/\/api\/v1$/, '');
+    metricsApp = await buildMetricsServer(t.runtime.metrics, t.runtime.logger as FastifyBaseLogger);
+    origin = await metricsApp.listen({ host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await app?.close();
+    await metricsApp?.close();
     await t?.close();
     await server?.close();
     await receiver?.close();
@@ -115,18 +124,48 @@ describe('Prometheus metrics at /metrics', () => {
     expect(sample(text, 'seqflow_webhook_attempt_duration_seconds_count', { outcome: 'succeeded' })).toBe(1);
   });
 
-  it('serves the metrics on a listener of their own when SEQFLOW_METRICS_PORT is set, and not on the API port', async () => {
-    const own = await createTestRuntime('metrics-port', { SEQFLOW_METRICS_PORT: '0' });
-    const api = await serveApi(own.runtime);
-    const metricsApp = await buildMetricsServer(own.runtime.metrics, own.runtime.logger as FastifyBaseLogger);
+  it('never serves the metrics on the public API port: they name every tenant\'s flows', async () => {
+    expect((await fetch(`${base.replace(/\/api\/v1$/, '')}/metrics`)).status).toBe(404);
+  });
+
+  it('labels a model it does not know as `other`, and a flow id past the bound as `other`: no label grows without end', async () => {
+    const long = 'x'.repeat(300);
+    await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'odd', name: 'odd', steps: [{ block: { name: 'ask', processor_type: 'llm', prompt: 'hi', model: long } }] }, production: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    server.script({ content: 'ok' });
+    const answer = await fetch(`${base}/seq/acme/web/odd/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: '{"message":"m"}' });
+    expect(answer.status).toBe(200);
+    const text = await scrape();
+    expect(text).not.toContain(long);
+    expect(sample(text, 'seqflow_model_calls_total', { model: 'other', outcome: 'ok' })).toBe(1);
+  });
+
+  it('warns and serves on when the default metrics port (127.0.0.1:9464) is taken: a second process on the machine', async () => {
+    // Held by the test (or already taken by something else on this machine: the same case for the service).
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.once('error', () => resolve()).listen(DEFAULT_METRICS_PORT, '127.0.0.1', () => resolve()));
+    const port = await freePort();
+    const proc = spawnServe({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), PORT: String(port), SEQFLOW_METRICS_PORT: '' });
     try {
-      const address = await metricsApp.listen({ host: '127.0.0.1', port: 0 });
-      expect((await fetch(`${api.base.replace(/\/api\/v1$/, '')}/metrics`)).status).toBe(404);
-      expect(sample(await scrape(address), 'seqflow_events_appended_total')).toBeGreaterThanOrEqual(0);
+      await until(() => fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false), `the server to answer (${proc.output()})`);
+      await until(async () => proc.output().includes('/metrics is not served: 127.0.0.1:9464 is taken'), `the warning (${proc.output()})`);
     } finally {
-      await metricsApp.close();
-      await api.app.close();
-      await own.close();
+      proc.child.kill('SIGTERM');
+      await proc.exited;
+      holder.close();
+    }
+  });
+
+  it('refuses to start when a metrics port the operator chose is taken', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', () => resolve()));
+    const taken = (holder.address() as { port: number }).port;
+    const proc = spawnServe({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), PORT: String(await freePort()), SEQFLOW_METRICS_PORT: String(taken) });
+    try {
+      expect(await proc.exited).not.toBe(0);
+      expect(proc.output()).toContain(`Cannot listen on 127.0.0.1:${taken} (EADDRINUSE) for /metrics`);
+    } finally {
+      holder.close();
     }
   });
 });

@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import type { OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -74,4 +75,40 @@ export async function signInAssistant(mcpUrl: string, code: string): Promise<Ass
   if (!authorizationCode) throw new Error(`sign-in failed: ${signedIn.response.status} ${signedIn.location?.href ?? ''}`);
   await transport.finishAuth(authorizationCode);
   return auth;
+}
+
+/**
+ * A member's own OAuth client going through the authorization code flow by hand (registration, PKCE,
+ * the sign-in page, the code): for tokens the SDK would not ask for (another `resource`, `offline_access`).
+ * `exchange()` may be called twice, as an attacker replaying the code would.
+ */
+export async function authorizeByHand(origin: string, signInCode: string, ask: { resource: string; scope: string }) {
+  const registered = await fetch(`${origin}/oauth/reg`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Member Script', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+  });
+  if (registered.status !== 201) throw new Error(`registration: ${registered.status} ${await registered.text()}`);
+  const { client_id: clientId } = (await registered.json()) as { client_id: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const authorize = new URL(`${origin}/oauth/auth`);
+  for (const [key, value] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: ask.scope, resource: ask.resource, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'consent' })) {
+    authorize.searchParams.set(key, value);
+  }
+  const browser = new Browser();
+  const page = await browser.follow(authorize.href);
+  const action = new URL(/action="([^"]+)"/.exec(await page.response.text())![1]!, origin).href;
+  const signedIn = await browser.follow(action, { method: 'POST', form: { code: signInCode } });
+  const code = signedIn.location?.searchParams.get('code');
+  if (!code) throw new Error(`sign-in failed: ${signedIn.response.status} ${signedIn.location?.href ?? (await signedIn.response.text()).replace(/\s+/g, ' ').slice(0, 600)}`);
+  const tokenRequest = (form: Record<string, string>) =>
+    fetch(`${origin}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, ...form }).toString() });
+  return {
+    clientId,
+    exchange: async () => {
+      const answer = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URL, code_verifier: verifier, resource: ask.resource });
+      return { status: answer.status, body: (await answer.json()) as { access_token?: string; refresh_token?: string; error?: string } };
+    },
+    revoke: async (token: string) => (await fetch(`${origin}/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, token }).toString() })).status,
+  };
 }

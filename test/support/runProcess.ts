@@ -41,7 +41,7 @@ export function spawnWorker(env: Record<string, string>): ChildProcess {
     cwd: ROOT,
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', ...env },
   });
 }
 
@@ -51,8 +51,8 @@ export function spawnServe(env: Record<string, string>): { child: ChildProcess; 
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    // Any free port for the operator console: test servers run side by side.
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_CONSOLE_PORT: '0', ...env },
+    // Any free port for the operator console and the metrics: test servers run side by side.
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_METRICS_PORT: '0', ...env },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

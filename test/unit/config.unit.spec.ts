@@ -28,7 +28,16 @@ describe('configuration', () => {
       outboundAllowCidrs: [],
       logLevel: 'info',
       demo: true,
+      // Off the public port, on loopback; proxy headers not believed.
+      metrics: { host: '127.0.0.1', port: 9464, explicit: false },
+      trustProxy: false,
     });
+  });
+
+  it('takes a metrics port of the operator\'s, or off, and believes proxy headers only when told', () => {
+    expect(loadConfig({ SEQFLOW_METRICS_PORT: '9100' }).metrics).toEqual({ host: '127.0.0.1', port: 9100, explicit: true });
+    expect(loadConfig({ SEQFLOW_METRICS_PORT: 'off' }).metrics.port).toBe('off');
+    expect(loadConfig({ SEQFLOW_TRUST_PROXY: 'true' }).trustProxy).toBe(true);
   });
 
   it.each([
@@ -47,6 +56,8 @@ describe('configuration', () => {
     [{ OPENAI_BASE_URL: 'ftp://models.example/v1' }, 'OPENAI_BASE_URL'],
     [{ SEQFLOW_SHUTDOWN_GRACE_MS: '-1' }, 'SEQFLOW_SHUTDOWN_GRACE_MS'],
     [{ SEQFLOW_CODE_MAX_OUTPUT_BYTES: '10' }, 'SEQFLOW_CODE_MAX_OUTPUT_BYTES'],
+    [{ SEQFLOW_METRICS_PORT: 'public' }, 'SEQFLOW_METRICS_PORT'],
+    [{ SEQFLOW_TRUST_PROXY: 'yes' }, 'SEQFLOW_TRUST_PROXY'],
   ])('names the variable of a bad value: %o', (env, variable) => {
     expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
   });

@@ -9,7 +9,18 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
  * keys, `iss`, `aud`, `exp` (required) and `nbf`, and an algorithm allow-list. The JWKS address comes from
  * OAUTH_JWKS_URL, else from the issuer's metadata (`/.well-known/openid-configuration`).
  */
-export function createJwtVerifier(oauth: { issuer: string; audience: string | undefined; jwksUrl: string | undefined; /** The embedded issuer's own keys, read without a request. */ localKeys?: () => Promise<JSONWebKeySet> }) {
+export function createJwtVerifier(oauth: {
+  issuer: string;
+  audience: string | undefined;
+  jwksUrl: string | undefined;
+  /** The embedded issuer's own keys, read without a request. */
+  localKeys?: () => Promise<JSONWebKeySet>;
+  /**
+   * The embedded issuer's grants: a token must name its grant (`grant_id`) and the grant must still
+   * exist. A JWT cannot be recalled, so revoking the grant (or using its code twice) refuses it here.
+   */
+  grantIsLive?: (grantId: string) => Promise<boolean>;
+}) {
   let keySet: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet> | undefined;
 
   async function keys() {
@@ -34,6 +45,7 @@ export function createJwtVerifier(oauth: { issuer: string; audience: string | un
       // `exp` is required: a token without one would never expire.
       const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(audience ? { audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] });
       if (!payload.sub) throw new Error('no sub claim');
+      if (oauth.grantIsLive && !(typeof payload.grant_id === 'string' && (await oauth.grantIsLive(payload.grant_id)))) throw new Error('its grant was revoked: sign in again');
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
       return { subject: payload.sub, clientId };
     } catch (error) {

@@ -18,7 +18,7 @@ export function installHttpMetrics(app: FastifyInstance, metrics: Metrics) {
   });
 }
 
-/** The metrics on a listener of their own (SEQFLOW_METRICS_PORT): for worker processes, and to keep them off the public port. */
+/** The metrics on a listener of their own (SEQFLOW_METRICS_HOST/PORT), never on the public port: they name every tenant's flows. */
 export async function buildMetricsServer(metrics: Metrics, logger: FastifyBaseLogger): Promise<FastifyInstance> {
   const app = Fastify({ loggerInstance: logger });
   await app.register(metricsRoute(metrics));

@@ -4,16 +4,32 @@ import type { OAuthKeys } from './oauthKeys.ts';
 
 /** The one scope of the MCP resource: what an assistant's token may do there. */
 export const MCP_SCOPE = 'mcp';
+/** The one scope of the REST API's resource (its audience, the public URL): what a member's token may do there. */
+export const API_SCOPE = 'api';
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** The claim that names a token's grant: a token whose grant was revoked (or whose code was used twice) is refused. */
+export const GRANT_CLAIM = 'grant_id';
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The resources this server issues tokens for, and the scope each grants. */
+export interface EmbeddedResources {
+  /** The MCP endpoint's canonical URL: the default resource. */
+  mcp: string;
+  /** The REST API's audience (the public URL), for webhook management by members. */
+  api: string;
+}
 
 /**
  * The embedded OAuth 2.1 authorization server (oidc-provider) for a service started without an
  * OAUTH_ISSUER: authorization code with PKCE (S256, required), open dynamic client registration
  * (assistants register themselves), and RFC 8707 resource indicators: its access tokens are JWTs
- * (RFC 9068) whose audience is the MCP endpoint, the only resource it issues tokens for. Who signs
- * in is decided on the sign-in page (signInRoutes.ts), not here.
+ * (RFC 9068) whose audience is the MCP endpoint (the default resource) or the REST API. Each names
+ * its grant, so the verifier refuses it once the grant is gone. Who signs in is decided on the
+ * sign-in page (oauthRoutes.ts), not here. X-Forwarded-* headers are read only when `trustProxy`
+ * says a proxy sets them: otherwise any caller could rewrite the discovery documents.
  */
-export function createEmbeddedAuthorizationServer(input: { issuer: string; resource: string; keys: OAuthKeys; secureCookies: boolean }): Provider {
+export function createEmbeddedAuthorizationServer(input: { issuer: string; resources: EmbeddedResources; keys: OAuthKeys; secureCookies: boolean; trustProxy: boolean }): Provider {
+  const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
   const configuration: Configuration = {
     jwks: { keys: [input.keys.signing] },
     cookies: {
@@ -25,20 +41,33 @@ export function createEmbeddedAuthorizationServer(input: { issuer: string; resou
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
     responseTypes: ['code'],
     // `mcp` is also listed here so that clients may register and request it (dynamic registration checks scopes against this list).
-    scopes: ['openid', 'offline_access', MCP_SCOPE],
+    scopes: ['openid', 'offline_access', MCP_SCOPE, API_SCOPE],
     pkce: { required: () => true },
+    // Checked on registration: plain http only to the client's own machine (RFC 8252 loopback redirects).
+    extraClientMetadata: {
+      properties: ['redirect_uris'],
+      validator: (_ctx, key, value) => {
+        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
+        for (const uri of value as unknown[]) {
+          const url = typeof uri === 'string' ? URL.parse(uri) : null;
+          if (url?.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) throw new errors.InvalidClientMetadata('redirect_uris may use http only for loopback addresses (127.0.0.1, [::1], localhost): use https');
+        }
+      },
+    },
+    extraTokenClaims: (_ctx, token) => ('grantId' in token && typeof token.grantId === 'string' ? { [GRANT_CLAIM]: token.grantId } : undefined),
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        // Clients that send no `resource` still get tokens for the MCP endpoint: it is the only resource.
-        defaultResource: () => input.resource,
+        // Clients that send no `resource` get tokens for the MCP endpoint: assistants are this server's usual clients.
+        defaultResource: () => input.resources.mcp,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          if (indicator !== input.resource) throw new errors.InvalidTarget(`this server issues tokens only for ${input.resource}`);
-          return { scope: MCP_SCOPE, audience: input.resource, accessTokenFormat: 'jwt', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'ES256' } } };
+          const scope = scopeOf.get(indicator);
+          if (!scope) throw new errors.InvalidTarget(`this server issues tokens only for ${input.resources.mcp} and ${input.resources.api}`);
+          return { scope, audience: indicator, accessTokenFormat: 'jwt', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'ES256' } } };
         },
       },
     },
@@ -52,7 +81,6 @@ export function createEmbeddedAuthorizationServer(input: { issuer: string; resou
     },
   };
   const provider = new Provider(input.issuer, configuration);
-  // Behind a TLS-terminating proxy, URLs follow X-Forwarded-Proto/Host.
-  provider.proxy = true;
+  provider.proxy = input.trustProxy;
   return provider;
 }

@@ -15,13 +15,27 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * The embedded OAuth server of a service without OAUTH_ISSUER, and the verifier of the tokens it
- * issues (its own public key, no request): both made on first use.
+ * issues (its own public key, no request; the grant each names must still exist): both made on
+ * first use. Its tokens are for the MCP endpoint or, asked with `resource` = the public URL, for the
+ * REST API (the verifier's default audience).
  */
 export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }) {
   const keys: () => Promise<OAuthKeys> = once(() => loadOrCreateOAuthKeys(config.dataDir));
   const provider: () => Promise<Provider> = once(async () =>
-    createEmbeddedAuthorizationServer({ issuer: embedded.issuer, resource: config.mcp.resource, keys: await keys(), secureCookies: config.publicUrl.startsWith('https:') }),
+    createEmbeddedAuthorizationServer({
+      issuer: embedded.issuer,
+      resources: { mcp: config.mcp.resource, api: config.publicUrl },
+      keys: await keys(),
+      secureCookies: config.publicUrl.startsWith('https:'),
+      trustProxy: config.trustProxy,
+    }),
   );
-  const verifier = createJwtVerifier({ issuer: embedded.issuer, audience: undefined, jwksUrl: undefined, localKeys: async () => (await keys()).publicJwks });
+  const verifier = createJwtVerifier({
+    issuer: embedded.issuer,
+    audience: config.publicUrl,
+    jwksUrl: undefined,
+    localKeys: async () => (await keys()).publicJwks,
+    grantIsLive: async (grantId) => (await (await provider()).Grant.find(grantId)) !== undefined,
+  });
   return { provider, verifier };
 }

@@ -6,7 +6,7 @@ import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
-import { MCP_SCOPE } from './embeddedAuthorizationServer.ts';
+import { API_SCOPE, type EmbeddedResources, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { signInPage } from './signInPage.ts';
 
 const PREFIX = '/oauth';
@@ -27,10 +27,10 @@ const REGISTRATIONS_PER_MINUTE = 20;
  * `/oauth/.well-known/openid-configuration`), and its sign-in page at `/oauth/interaction/:uid`.
  * `provider` is made on first use: a process no assistant signs in to never makes keys.
  */
-export function oauthRoutes(deps: { commands: CommandDependencies; resource: string }, provider: () => Promise<Provider>) {
+export function oauthRoutes(deps: { commands: CommandDependencies; resources: EmbeddedResources }, provider: () => Promise<Provider>) {
   const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
   const registrations = new RateLimiterMemory({ points: REGISTRATIONS_PER_MINUTE, duration: 60 });
-  const { resource } = deps;
+  const { resources } = deps;
 
   return async (app: FastifyInstance) => {
     await app.register(async (signIn) => {
@@ -91,14 +91,21 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resource: str
     }, { prefix: PREFIX });
   };
 
-  /** Signs `subject` in and grants the client the MCP resource (and the OpenID scopes it asked for). */
+  /**
+   * Signs `subject` in and grants the client the resources it asked for (`resource`, else the MCP
+   * endpoint) and the OpenID scopes it asked for. What the member may do there is decided per
+   * request (membership, role), not by the grant.
+   */
   async function finish(oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>, request: FastifyRequest, reply: FastifyReply, subject: string) {
     const grant = details.grantId ? await oidc.Grant.find(details.grantId) : new oidc.Grant({ accountId: subject, clientId: String(details.params.client_id) });
     if (!grant) throw new Error('the interaction names a grant that does not exist');
     const requested = new Set(String(details.params.scope ?? '').split(' ').filter(Boolean));
-    const oidcScopes = ['openid', 'offline_access', MCP_SCOPE].filter((scope) => requested.has(scope));
+    // The resource scopes are also listed among the provider's scopes (registration checks them there), so they are granted as such too.
+    const oidcScopes = ['openid', 'offline_access', MCP_SCOPE, API_SCOPE].filter((scope) => requested.has(scope));
     if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
-    grant.addResourceScope(resource, MCP_SCOPE);
+    const asked = [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
+    if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, MCP_SCOPE);
+    if (asked.includes(resources.api)) grant.addResourceScope(resources.api, API_SCOPE);
     const grantId = await grant.save();
     reply.hijack();
     await oidc.interactionFinished(request.raw, reply.raw, { login: { accountId: subject }, consent: { grantId } }, { mergeWithLastSubmission: false });

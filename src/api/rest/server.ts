@@ -20,7 +20,7 @@ import { runListingRoutes } from './routes/runListingRoutes.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 import { installCors } from './corsPolicy.ts';
-import { installHttpMetrics, metricsRoute } from '../metrics/metricsRoutes.ts';
+import { installHttpMetrics } from '../metrics/metricsRoutes.ts';
 import { installRateLimits } from './rateLimits.ts';
 import { installApiDocument } from './openapi/apiDocument.ts';
 import { packageVersion } from '../../config/packageVersion.ts';
@@ -33,7 +33,8 @@ declare module 'fastify' {
 
 /** The public REST facade under /api/v1, and the assistant (MCP) endpoint at /api/v1/mcp/. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
+  // X-Forwarded-For names the client (rate limits, sign-in limits) only when a proxy is said to set it.
+  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, trustProxy: runtime.config.trustProxy, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
   installRequestTracing(app, runtime.tracing.tracer);
   installErrorHandling(app, trackRouteMethods(app));
@@ -41,7 +42,6 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installRequestGuards(app);
   installHttpMetrics(app, runtime.metrics);
   await installApiDocument(app, packageVersion());
-  if (runtime.config.metrics.port === undefined) await app.register(metricsRoute(runtime.metrics));
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore, runtime.logWatch);
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
   runtime.logWatch.start();
@@ -49,13 +49,13 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   // Assistants sign in with the configured issuer, or else with the embedded one.
   const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth) : undefined;
-  if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resource: runtime.config.mcp.resource }, embedded.provider));
+  if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resources: { mcp: runtime.config.mcp.resource, api: runtime.config.publicUrl } }, embedded.provider));
   await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp.resource)));
   await app.register(
     async (api) => {
       await installCors(api, runtime.config.corsOrigins);
       await api.register(healthRoutes(runtime));
-      await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt)));
+      await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier)));
       // Everything under /seq is API-key authenticated and scoped to the key's project.
       await api.register(async (seq) => {
         seq.addHook('onRequest', async (request) => {
