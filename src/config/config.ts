@@ -87,6 +87,8 @@ export interface Config {
     defaultModel: string;
     llmTimeoutMs: number;
     llmMaxRetries: number;
+    /** The largest model reply read (bytes of HTTP body): a larger one fails the block, PROVIDER_ERROR. */
+    llmMaxReplyBytes: number;
     codeTimeoutMs: number;
     codeMemoryMb: number;
     /** Largest output (JSON text) a code block may return. */
@@ -176,6 +178,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,
       llmMaxRetries: e.SEQFLOW_LLM_MAX_RETRIES,
+      llmMaxReplyBytes: e.SEQFLOW_LLM_MAX_REPLY_BYTES,
       codeTimeoutMs: e.SEQFLOW_CODE_TIMEOUT_MS,
       codeMemoryMb: e.SEQFLOW_CODE_MEMORY_MB,
       codeMaxOutputBytes: e.SEQFLOW_CODE_MAX_OUTPUT_BYTES,

@@ -38,7 +38,7 @@ export function wireEngine(
     db,
     flows: createFlowCatalog(db, { logWatch }),
     now,
-    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
     sandbox,
     settings: config.execution,
     providerFor: providerAccountResolver(organizations, masterKey, config.openai),

@@ -128,4 +128,14 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     expect([answer.status, answer.body.detail.code]).toEqual([502, 'MODEL_OUTPUT_INVALID']);
     expect(answer.body.detail.message).toContain('reply.n is a number beyond the range of a double');
   });
+
+  it('fails a model reply past SEQFLOW_LLM_MAX_REPLY_BYTES (8 MiB) with PROVIDER_ERROR naming the limit, and records no output', async () => {
+    server.script({ content: 'x'.repeat(9 * 1024 * 1024) });
+    const answer = await execute('agent', '{"message":"m"}');
+    expect([answer.status, answer.body.detail.code]).toEqual([502, 'PROVIDER_ERROR']);
+    expect(answer.body.detail.message).toContain('larger than 8388608 bytes (SEQFLOW_LLM_MAX_REPLY_BYTES)');
+    const types = (await t.runtime.eventStore.readStream(`execution-${answer.body.detail.executionId!}`)).map((e) => e.type);
+    expect(types).not.toContain('ExecutionStepCompleted');
+    expect(types.at(-1)).toBe('ExecutionFailed');
+  });
 });

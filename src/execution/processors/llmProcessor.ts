@@ -6,6 +6,7 @@ import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'open
 import { createSchemaValidators } from '../schemaValidators.ts';
 import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { AddressGuard } from '../../outbound/addressGuard.ts';
+import { cappedReplies } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
 import { GEN_AI } from '../../observability/spanAttributes.ts';
 import { failSpan } from '../../observability/traceContext.ts';
@@ -18,6 +19,8 @@ export interface LlmProcessorOptions {
   timeoutMs: number;
   /** Retries of 429 and 5xx answers, with the client's exponential backoff (honours Retry-After). */
   maxRetries: number;
+  /** The largest reply body read from the provider. */
+  maxReplyBytes: number;
   /** Told of every model call: the model, `ok` or the failure's code, its seconds and tokens. */
   observeCall?: (model: string, outcome: string, seconds: number, usage?: { input: number; output: number }) => void;
   /** Makes a span per model call (GenAI semantic conventions). */
@@ -41,6 +44,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
   const clients = new LRUCache<string, OpenAI>({ max: 500 });
   const keyOfOwner = new LRUCache<string, string>({ max: 500 });
   const validators = createSchemaValidators({ max: 1000 });
+  const replyFetch = cappedReplies(options.guard.fetch, options.maxReplyBytes);
 
   const clientFor = (account: ProviderAccount) => {
     const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
@@ -54,7 +58,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         baseURL: account.baseUrl,
         timeout: options.timeoutMs,
         maxRetries: options.maxRetries,
-        fetch: options.guard.fetch,
+        fetch: replyFetch,
       });
       clients.set(key, client);
     }

@@ -1,11 +1,14 @@
 import OpenAI from 'openai';
 import { BlockedAddressError } from '../../outbound/addressGuard.ts';
+import { ReplyTooLargeError } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
 import type { ProviderAccount } from './llmCall.ts';
 
 /** What a failed model call means for the block: a failure with the spec's code and a message that says what to fix. */
 export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean, timeoutMs: number): BlockFailure {
   if (error instanceof BlockFailure) return error;
+  const tooLarge = causeOf(error, ReplyTooLargeError);
+  if (tooLarge) return new BlockFailure('PROVIDER_ERROR', `the model provider's reply is larger than ${tooLarge.limitBytes} bytes (SEQFLOW_LLM_MAX_REPLY_BYTES): it was not read`);
   if (sentTools && error instanceof OpenAI.APIError && [400, 404, 422, 501].includes(error.status ?? 0) && /tool|function/i.test(error.message)) {
     return new BlockFailure('TOOLS_UNSUPPORTED', `the model or gateway does not support function calling: ${error.message}`);
   }
@@ -16,7 +19,7 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
       : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${error.status})`);
   }
   if (error instanceof OpenAI.APIConnectionError) {
-    const blocked = findBlocked(error);
+    const blocked = causeOf(error, BlockedAddressError);
     return new BlockFailure(
       'PROVIDER_ERROR',
       blocked
@@ -31,9 +34,10 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
   return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
 }
 
-function findBlocked(error: unknown): BlockedAddressError | undefined {
+/** The first error of class `kind` in `error`'s chain of causes. */
+function causeOf<T extends Error>(error: unknown, kind: abstract new (...args: never[]) => T): T | undefined {
   for (let current = error; current; current = (current as { cause?: unknown }).cause) {
-    if (current instanceof BlockedAddressError) return current;
+    if (current instanceof kind) return current;
   }
   return undefined;
 }
