@@ -5,7 +5,7 @@ import { cliPrincipal, withRuntime } from './cliSupport.ts';
 /** Where the console listens, as a browser on this machine reaches it. */
 export const consoleUrl = (config: Config) => `http://${['0.0.0.0', '::'].includes(config.console.host) ? 'localhost' : config.console.host}:${config.console.port}`;
 
-/** `seqflow operator grant|revoke` and `seqflow console link`: who may use the operator console. */
+/** `seqflow operator grant|revoke` and `seqflow console link|revoke`: who may use the operator console. */
 export function registerConsoleCommands(program: Command) {
   const operator = program.command('operator').description('the operator role (the console)');
   for (const action of ['grant', 'revoke'] as const) {
@@ -17,11 +17,10 @@ export function registerConsoleCommands(program: Command) {
         withRuntime(async (rt) => (await import('../commands/operatorCommands.ts')).setOperator(rt.commands, { subject: o.user, operator: action === 'grant' }, cliPrincipal), { catchUp: false }),
       );
   }
-  program
-    .command('console')
-    .description('the operator console')
+  const consoleCommand = program.command('console').description('the operator console');
+  consoleCommand
     .command('link')
-    .description('print a one-time sign-in link to the console (15 minutes, once), for local use')
+    .description('print a one-time sign-in link to the console (15 minutes, once; its page asks to confirm), for local use')
     .action(() =>
       withRuntime(async (rt) => {
         const { issueConsoleLink } = await import('../commands/consoleLinkCommands.ts');
@@ -29,4 +28,8 @@ export function registerConsoleCommands(program: Command) {
         return { url: `${consoleUrl(rt.config)}/login?token=${token}`, expiresAt };
       }, { catchUp: false }),
     );
+  consoleCommand
+    .command('revoke')
+    .description('end every console session opened with a link so far (at once: every call checks it); OAuth operators are not affected')
+    .action(() => withRuntime(async (rt) => (await import('../commands/operatorCommands.ts')).endConsoleLinkSessions(rt.commands, cliPrincipal), { catchUp: false }));
 }

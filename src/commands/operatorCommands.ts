@@ -1,5 +1,5 @@
 import { OPERATORS_STREAM } from '../domain/operators/operatorEvents.ts';
-import { operators } from '../domain/operators/operators.ts';
+import { linkSessionStands, operators } from '../domain/operators/operators.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
@@ -13,4 +13,17 @@ export async function setOperator(deps: CommandDependencies, input: { subject: s
 export async function isOperator(deps: Pick<CommandDependencies, 'eventStore'>, subject: string): Promise<boolean> {
   const { state } = await loadStream(deps.eventStore, OPERATORS_STREAM, operators);
   return state.subjects.has(subject);
+}
+
+/** `seqflow console revoke`: every console session opened with a one-time link so far ends, at once. */
+export async function endConsoleLinkSessions(deps: CommandDependencies, metadata: CommandMetadata) {
+  const before = deps.now().toISOString();
+  await handleCommand(deps, OPERATORS_STREAM, operators, { type: 'EndLinkSessions', data: { now: before } }, metadata);
+  return { endedBefore: before };
+}
+
+/** Whether a console link session opened at `openedAtMs` still stands, from the log (a revoke takes effect at once). */
+export async function linkSessionOpen(deps: Pick<CommandDependencies, 'eventStore'>, openedAtMs: number): Promise<boolean> {
+  const { state } = await loadStream(deps.eventStore, OPERATORS_STREAM, operators);
+  return linkSessionStands(state, openedAtMs);
 }

@@ -29,7 +29,7 @@ import {
 import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
-import { OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
+import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
 import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
 import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
@@ -86,6 +86,7 @@ export const eventDefinitions = [
   LoginCodeRedeemed,
   OperatorGranted,
   OperatorRevoked,
+  ConsoleLinkSessionsEnded,
   ConsoleLinkIssued,
   ConsoleLinkRedeemed,
   IdempotencyKeyClaimed,

@@ -16,7 +16,7 @@ import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { addTestCase } from '../../src/testing/testCases.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
 import { grantCredits } from '../../src/commands/organizationCommands.ts';
-import { setOperator } from '../../src/commands/operatorCommands.ts';
+import { endConsoleLinkSessions, setOperator } from '../../src/commands/operatorCommands.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
@@ -79,26 +79,59 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((await refusal(victor.system.status.query())).data?.code).toBe('UNAUTHORIZED');
   });
 
+  /** What a browser does with a link: open its page, then press its button (a form POST of the token). */
+  const signInWith = async (token: string) => {
+    const page = await fetch(`${consoleBase}/login?token=${token}`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('<form method="post" action="/login">');
+    const posted = /name="token" value="([^"]+)"/.exec(html)![1]!;
+    return fetch(`${consoleBase}/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: consoleBase }, body: new URLSearchParams({ token: posted }).toString() });
+  };
+
   it('never writes a one-time link\'s token to the log', async () => {
     const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'logged' }, testPrincipal);
-    expect((await fetch(`${consoleBase}/login?token=${token}`)).status).toBe(200);
-    expect((await fetch(`${consoleBase}/login?token=${token}&again=1`)).status).toBe(401);
+    expect((await signInWith(token)).status).toBe(303);
+    expect((await signInWith(token)).status).toBe(401);
     expect(t.logs()).toContain('/login?token=[redacted]');
     expect(t.logs()).not.toContain(token);
   });
 
+  it('uses a link only when its page\'s button is pressed: a link preview (GET) leaves it usable', async () => {
+    const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'previewed' }, testPrincipal);
+    for (let i = 0; i < 3; i++) expect((await fetch(`${consoleBase}/login?token=${token}`)).status).toBe(200);
+    const login = await signInWith(token);
+    expect([login.status, login.headers.get('location')]).toEqual([303, '/#/runs']);
+  });
+
+  it('refuses a sign-in posted from another site\'s page', async () => {
+    const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'csrf' }, testPrincipal);
+    const forged = await fetch(`${consoleBase}/login`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: new URLSearchParams({ token }).toString() });
+    expect(forged.status).toBe(403);
+    expect((await signInWith(token)).status).toBe(303);
+  });
+
   it('opens a session with a one-time link (a cookie), refusing the link the second time', async () => {
     const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'oncall' }, testPrincipal);
-    const login = await fetch(`${consoleBase}/login?token=${token}`);
+    const login = await fetch(`${consoleBase}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
     expect(login.status).toBe(200);
     expect(await login.json()).toEqual({ signedIn: 'oncall' });
     const cookie = login.headers.get('set-cookie')!;
     expect(cookie).toMatch(/^seqflow_console=[^;]+; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
-    expect((await fetch(`${consoleBase}/login?token=${token}`)).status).toBe(401);
+    expect((await signInWith(token)).status).toBe(401);
     expect((await fetch(`${consoleBase}/login`)).status).toBe(422);
     const session = client({ cookie: cookie.split(';')[0]! });
     expect(await session.system.status.query()).toMatchObject({ tasks: expect.any(Array), jobs: expect.any(Object), deliveries: expect.any(Object), leases: { jobs: [], deliveries: [] } });
     expect((await refusal(client({ cookie: 'seqflow_console=forged' }).system.status.query())).data?.code).toBe('UNAUTHORIZED');
+  });
+
+  it('ends every link session at once on `console revoke`; a link opened after it works', async () => {
+    const before = client({ cookie: (await signInWith((await issueConsoleLink(t.runtime.commands, { operator: 'laptop' }, testPrincipal)).token)).headers.get('set-cookie')!.split(';')[0]! });
+    expect((await before.system.status.query()).tasks).toEqual(expect.any(Array));
+    await endConsoleLinkSessions(t.runtime.commands, testPrincipal);
+    expect((await refusal(before.system.status.query())).data?.code).toBe('UNAUTHORIZED');
+    const after = client({ cookie: (await signInWith((await issueConsoleLink(t.runtime.commands, { operator: 'laptop' }, testPrincipal)).token)).headers.get('set-cookie')!.split(';')[0]! });
+    expect((await after.system.status.query()).tasks).toEqual(expect.any(Array));
   });
 
   it('reads a run from the log and answers NOT_FOUND with the service\'s code for an unknown one', async () => {

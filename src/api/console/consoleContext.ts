@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { isOperator } from '../../commands/operatorCommands.ts';
+import { isOperator, linkSessionOpen } from '../../commands/operatorCommands.ts';
 import type { Principal } from '../../domain/events/eventMetadata.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -60,16 +60,16 @@ const cookieOf = (header: string | undefined, name: string) =>
     .find(([key]) => key === name)?.[1];
 
 /**
- * Who calls the console: a session opened by a one-time link (cookie), or an OAuth JWT whose
- * subject holds the operator role (checked against the log at every call: a revoke takes effect at
- * once). Anything else is no operator.
+ * Who calls the console: a session opened by a one-time link (cookie) that no `seqflow console
+ * revoke` has ended since, or an OAuth JWT whose subject holds the operator role. Both are checked
+ * against the log at every call: a revoke takes effect at once. Anything else is no operator.
  */
 export function createConsoleContextFactory(services: ConsoleServices, sessions: ConsoleSessions, jwt: JwtVerifier | undefined, audience: string | undefined, live: LiveSubscriptions) {
   return async ({ req }: { req: FastifyRequest }): Promise<ConsoleContext> => {
     const session = cookieOf(req.headers.cookie, SESSION_COOKIE);
     if (session) {
-      const operator = await sessions.verify(decodeURIComponent(session));
-      if (operator) return { services, live, requestId: req.id, operator: { kind: 'user', id: `link:${operator}`, via: 'console' } };
+      const opened = await sessions.verify(decodeURIComponent(session));
+      if (opened && (await linkSessionOpen(services.commands, opened.openedAtMs))) return { services, live, requestId: req.id, operator: { kind: 'user', id: `link:${opened.operator}`, via: 'console' } };
     }
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     if (bearer && jwt) {

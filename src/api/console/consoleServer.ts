@@ -1,6 +1,7 @@
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -15,12 +16,14 @@ import { type ConsoleServices, createConsoleContextFactory, createLiveSubscripti
 import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
+import { confirmPage } from './loginConfirmPage.ts';
 
 
 /**
  * The operator console on its own listener (SEQFLOW_CONSOLE_HOST/PORT, loopback by default; never
  * the public port): the page at `/`, the tRPC router at /internal/trpc, and /login, where a one-time
- * link from `seqflow console link` opens a session (an HttpOnly, SameSite=Strict cookie).
+ * link from `seqflow console link` opens a session (an HttpOnly, SameSite=Strict cookie) once its
+ * page's button is pressed (a POST).
  */
 export async function buildConsoleServer(
   runtime: Runtime,
@@ -35,16 +38,27 @@ export async function buildConsoleServer(
   const sessions = createConsoleSessions(runtime.masterKey);
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
 
+  // The link's GET only shows a button: link previews and scanners fetch links, and must not use them up.
   app.get('/login', async (request, reply) => {
     const query = z.object({ token: z.string().min(1).max(200) }).safeParse(request.query);
     if (!query.success) throw new ApiError('VALIDATION_FAILED', 'Open the whole link `seqflow console link` printed: it carries ?token=');
-    const { token } = query.data;
-    const operator = await redeemConsoleLink(runtime.commands, token, { principal: { kind: 'system', id: 'console-login' } });
-    const session = await sessions.issue(operator);
-    reply.header('set-cookie', `${SESSION_COOKIE}=${encodeURIComponent(session)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${sessions.maxAgeSeconds}`).header('cache-control', 'no-store');
-    // A browser that opened the link goes on to the page; a script gets who signed in.
-    if (request.headers.accept?.includes('text/html')) return reply.redirect('/#/runs', 303);
-    return reply.send({ signedIn: operator });
+    return reply.header('cache-control', 'no-store').header('referrer-policy', 'same-origin').type('text/html').send(confirmPage(query.data.token));
+  });
+  await app.register(async (login) => {
+    await login.register(formbody);
+    login.post('/login', async (request, reply) => {
+      // Only this console's own page signs in: a form on another site cannot plant its session here.
+      const origin = request.headers.origin;
+      if (origin !== undefined && origin !== `${request.protocol}://${request.host}`) throw new ApiError('FORBIDDEN', 'Sign in from the console\'s own page');
+      const body = z.object({ token: z.string().min(1).max(200) }).safeParse(request.body);
+      if (!body.success) throw new ApiError('VALIDATION_FAILED', 'Send the `token` of the link `seqflow console link` printed');
+      const operator = await redeemConsoleLink(runtime.commands, body.data.token, { principal: { kind: 'system', id: 'console-login' } });
+      const session = await sessions.issue(operator, runtime.commands.now().getTime());
+      reply.header('set-cookie', `${SESSION_COOKIE}=${encodeURIComponent(session)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${sessions.maxAgeSeconds}`).header('cache-control', 'no-store');
+      // A browser that confirmed goes on to the page; a script gets who signed in.
+      if (request.headers['content-type']?.startsWith('application/x-www-form-urlencoded')) return reply.redirect('/#/runs', 303);
+      return reply.send({ signedIn: operator });
+    });
   });
 
   await servePage(app);

@@ -5,7 +5,10 @@ import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 export const OperatorGranted = defineEvent('OperatorGranted', 1, z.object({ subject: z.string().min(1) }));
 export const OperatorRevoked = defineEvent('OperatorRevoked', 1, z.object({ subject: z.string().min(1) }));
 
-export type OperatorEvent = EventOf<typeof OperatorGranted> | EventOf<typeof OperatorRevoked>;
+/** Every console session opened with a one-time link before `before` ends (`seqflow console revoke`). */
+export const ConsoleLinkSessionsEnded = defineEvent('ConsoleLinkSessionsEnded', 1, z.object({ before: z.iso.datetime() }));
 
-/** One stream holds who the operators are: few grants, read whole at every sign-in. */
+export type OperatorEvent = EventOf<typeof OperatorGranted> | EventOf<typeof OperatorRevoked> | EventOf<typeof ConsoleLinkSessionsEnded>;
+
+/** One stream holds who the operators are and which link sessions ended: few events, read whole at every console call. */
 export const OPERATORS_STREAM = 'operators';
