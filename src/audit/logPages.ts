@@ -12,6 +12,6 @@ const HORIZON_WAIT_MS = 30_000;
  */
 export async function readWholeLog(eventStore: EventStore, onPage: (events: RecordedEvent[]) => void | Promise<void> | 'stop' | Promise<'stop' | void>): Promise<void> {
   const head = await eventStore.headPosition();
-  const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: an append transaction stays open and holds the log's visibility horizon back`);
+  const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: an append transaction stays open and holds the log's visibility horizon back, or an event's position was changed (\`seqflow audit verify-log\` names one moved)`);
   await readUpToHead(eventStore, { from: 0, head, pageSize: PAGE }, { stuckMs: HORIZON_WAIT_MS, pauseMs: 20, stuck }, async (page) => ((await onPage(page)) === 'stop' ? 'stop' : page.at(-1)!.position));
 }

@@ -15,7 +15,8 @@ export interface LogVerification {
  * Recomputes the hash chains of the log (or of one stream) from the events as stored, and reports
  * the first break: an event whose content or place differs from what was appended (`changed`), a
  * revision missing from its stream or moved later in the log (`removed`), a revision repeated or
- * moved earlier (`reordered`), or a stream whose recorded head is not its last event.
+ * moved earlier (`reordered`, also for an event whose place in the whole log was changed, across
+ * streams), or a stream whose recorded head is not its last event.
  */
 export async function verifyLog(eventStore: EventStore, options: { streamId?: string } = {}): Promise<LogVerification> {
   return options.streamId === undefined ? verifyWholeLog(eventStore) : verifyStream(eventStore, options.streamId);
@@ -54,9 +55,16 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
     return advance(next);
   };
   let found: ChainProblem | null = null;
+  // Positions rise in log order (each append's are reserved with its transaction's place): one that falls was moved.
+  let lastPosition = -1;
   await readWholeLog(eventStore, (page) => {
     for (const event of page) {
       events++;
+      if (event.position <= lastPosition) {
+        found = movedInLog(event, lastPosition);
+        return 'stop';
+      }
+      lastPosition = event.position;
       if (event.revision > (chains.get(event.streamId) ?? emptyChain()).nextRevision) {
         const held = waiting.get(event.streamId) ?? new Map<number, RecordedEvent>();
         waiting.set(event.streamId, held.set(event.revision, event));
@@ -86,3 +94,14 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
   return { streams: chains.size, events, problem: null };
 }
 
+
+/** An event read after a higher position: its place in the log (or the other's) was changed. */
+function movedInLog(event: RecordedEvent, after: number): ChainProblem {
+  return {
+    kind: 'reordered',
+    streamId: event.streamId,
+    revision: event.revision,
+    position: event.position,
+    detail: `its place in the log was changed: position ${event.position} comes after position ${after} in log order, where positions only rise (events moved or swapped, within or across streams)`,
+  };
+}

@@ -104,6 +104,28 @@ describe('the tamper-evident event log (hash chains per stream)', () => {
     });
   });
 
+  /** SQL that makes two events trade places in the log (their positions exchanged). */
+  const tradePlaces = (a: string, b: string) => `CREATE TEMP TABLE swapped AS SELECT ${a} AS a, ${b} AS b;
+      UPDATE seqflow_events SET global_position = -1 WHERE global_position = (SELECT a FROM swapped);
+      UPDATE seqflow_events SET global_position = (SELECT a FROM swapped) WHERE global_position = (SELECT b FROM swapped);
+      UPDATE seqflow_events SET global_position = (SELECT b FROM swapped) WHERE global_position = -1;
+      DROP TABLE swapped`;
+  const positionOf = (stream: string, revision: number) => `(SELECT global_position FROM seqflow_events WHERE stream_id = '${stream}' AND stream_revision = ${revision})`;
+
+  it('catches events of two streams that traded places in the log, naming the one found out of place', async () => {
+    await tampered(tradePlaces(positionOf(orgStream, 1), positionOf(flowStream, 0)), [], async () => {
+      expect((await verifyLog(t.runtime.eventStore)).problem).toMatchObject({ kind: 'reordered', detail: expect.stringContaining('its place in the log was changed') });
+    });
+  });
+
+  it('catches the log\'s last event traded with an earlier one at once, never waiting it out as an open transaction', async () => {
+    await tampered(tradePlaces('(SELECT max(global_position) FROM seqflow_events)', positionOf(orgStream, 1)), [], async () => {
+      const { problem } = await verifyLog(t.runtime.eventStore);
+      expect(problem).toMatchObject({ kind: 'reordered', detail: expect.stringContaining('its place in the log was changed') });
+      expect(problem!.detail).not.toContain('transaction');
+    });
+  });
+
   it('verifies a stream whose racing writers committed revisions out of log order', async () => {
     const stream = `race-${randomUUID()}`;
     await Promise.all(Array.from({ length: 16 }, (_, i) => t.runtime.eventStore.append(stream, [{ id: randomUUID(), type: 'Racer', schemaVersion: 1, data: { i }, metadata: metadata() as never }], 'any')));
