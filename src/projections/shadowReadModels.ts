@@ -29,6 +29,8 @@ export interface ShadowReadModels {
 export async function createShadowReadModels(input: { connectionString: string; eventStore: EventStore; projections: readonly Projection[]; logger: Logger }): Promise<ShadowReadModels> {
   const schema = `seqflow_shadow_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: input.connectionString });
+  // A connection lost between statements must not end the process: the next statement fails instead.
+  admin.on('error', (error) => input.logger.warn({ err: error }, 'shadow read models: connection lost'));
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);
   await admin.end();
@@ -54,6 +56,7 @@ export async function createShadowReadModels(input: { connectionString: string; 
     async drop() {
       await db.destroy();
       const client = new pg.Client({ connectionString: input.connectionString });
+      client.on('error', (error) => input.logger.warn({ err: error }, 'shadow read models: connection lost'));
       await client.connect();
       await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
       await client.end();

@@ -20,16 +20,22 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
+/** A fresh self-signed certificate (openssl) for 127.0.0.1 and localhost; `caFile` is for SEQFLOW_OUTBOUND_EXTRA_CA_FILE. */
+export function selfSignedCertificate(): { key: Buffer; cert: Buffer; caFile: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-tls-'));
+  const caFile = path.join(dir, 'cert.pem');
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', caFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  return { key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(caFile), caFile };
+}
+
 /**
  * A real HTTPS webhook receiver on loopback, with a fresh self-signed certificate (openssl) for
  * 127.0.0.1 and localhost. Every request is recorded with its whole body before `answer` runs.
  */
 export async function startHttpsReceiver(answer: (request: ReceivedRequest, res: ServerResponse, req: IncomingMessage) => void): Promise<HttpsReceiver> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-tls-'));
-  const caFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', caFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost'], { stdio: 'ignore' });
+  const { key, cert, caFile } = selfSignedCertificate();
   const received: ReceivedRequest[] = [];
-  const server: Server = createServer({ key: readFileSync(path.join(dir, 'key.pem')), cert: readFileSync(caFile) }, (req, res) => {
+  const server: Server = createServer({ key, cert }, (req, res) => {
     let body = '';
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {

@@ -1,8 +1,8 @@
-/** Waits for `check` to hold (every 50 ms, up to 30 s), else fails naming `what` it waited for. */
-export async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 600; i++) {
-    if (await check()) return;
+/** Waits for `check` to hold (every 50 ms, up to `timeoutMs`, 30 s unless given), else fails naming `what` it waited for. */
+export async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
