@@ -1,37 +1,22 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
-import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { authorizeByHand } from '../support/oauthAssistant.ts';
-import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 describe('the embedded OAuth server\'s tokens: refused once their grant is gone, issued for the REST API too, never for a stranger\'s redirect', () => {
+  let service: EmbeddedOAuthService;
   let t: TestRuntime;
-  let app: FastifyInstance;
-  let dataDir: string;
   let mcpUrl: string;
   let origin: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'seqflow-oauth-grants-'));
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    mcpUrl = `${origin}/api/v1/mcp/`;
-    t = await createTestRuntime('oauth_grants', { SEQFLOW_PUBLIC_URL: origin, SEQFLOW_DATA_DIR: dataDir });
-    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await addMember(t.runtime.commands, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
-    await addMember(t.runtime.commands, { organizationSlug: 'acme', userSubject: 'olga', role: 'admin' }, testPrincipal);
-    await t.runtime.projections.catchUp();
-    ({ app } = await serveApi(t.runtime, port));
+    service = await startEmbeddedOAuthService('oauth_grants', { alice: 'member', olga: 'admin' });
+    ({ t, mcpUrl, origin } = service);
   });
   afterAll(async () => {
-    await app?.close();
-    await t?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   const loginCode = async (subject: string) => (await issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject }, testPrincipal)).code;

@@ -1,41 +1,28 @@
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
-import type { FastifyInstance } from 'fastify';
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
-import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import { AssistantAuth, Browser, REDIRECT_URL, signInAssistant } from '../support/oauthAssistant.ts';
-import { createTestRuntime, freePort, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 describe('the embedded OAuth server: an assistant signs in through the SDK\'s own OAuth flow', () => {
+  let service: EmbeddedOAuthService;
   let t: TestRuntime;
-  let app: FastifyInstance;
   let dataDir: string;
   let mcpUrl: string;
   let origin: string;
 
   beforeAll(async () => {
-    dataDir = mkdtempSync(path.join(tmpdir(), 'seqflow-oauth-'));
-    const port = await freePort();
-    origin = `http://127.0.0.1:${port}`;
-    mcpUrl = `${origin}/api/v1/mcp/`;
-    t = await createTestRuntime('mcp_oauth', { SEQFLOW_PUBLIC_URL: origin, SEQFLOW_DATA_DIR: dataDir });
-    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await addMember(t.runtime.commands, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
-    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    await t.runtime.projections.catchUp();
-    ({ app } = await serveApi(t.runtime, port));
+    service = await startEmbeddedOAuthService('mcp_oauth', { alice: 'member' });
+    ({ t, dataDir, mcpUrl, origin } = service);
   });
   afterAll(async () => {
-    await app?.close();
-    await t?.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    await service?.close();
   });
 
   it('registers the client, signs the member in with a one-time code, and lists the tools with a token for the MCP resource', async () => {
