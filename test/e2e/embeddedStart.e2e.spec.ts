@@ -67,12 +67,17 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       // The operator console's printed link opens a session once.
       const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);
       expect(consoleLink).not.toBeNull();
-      const login = await fetch(consoleLink![2]!);
+      // Opening it shows the Sign in button; pressing it posts the token.
+      const page = await fetch(consoleLink![2]!);
+      expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<form method="post" action="/login">')]);
+      const token = new URL(consoleLink![2]!).searchParams.get('token')!;
+      const signIn = () => fetch(`${consoleLink![1]}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+      const login = await signIn();
       expect([login.status, await login.json()]).toEqual([200, { signedIn: 'npm-start' }]);
       const status = await fetch(`${consoleLink![1]}/internal/trpc/system.status`, { headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } });
       expect(status.status).toBe(200);
       expect(((await status.json()) as { result: { data: { projections: unknown[] } } }).result.data.projections.length).toBeGreaterThan(0);
-      expect((await fetch(consoleLink![2]!)).status).toBe(401);
+      expect((await signIn()).status).toBe(401);
 
       // A second server on the same data folder refuses to start, naming the running one.
       const second = await runCli(['serve'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });
