@@ -31,6 +31,7 @@ describe('foreign write transactions held open for a minute', () => {
     const settings = { SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile, SEQFLOW_DEFAULT_CREDITS: '1000000' };
     t = await createTestRuntime('fault_held', settings);
     await seedProject(t.runtime, { echo: [{ block: { name: 'echo', processor_type: 'code', code: 'return { ok: input.message };' } }] });
+    await t.runtime.projections.catchUp();
     env = { ...settings, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
     const port = await freePort();
     server = spawnServe({ ...env, PORT: String(port) });

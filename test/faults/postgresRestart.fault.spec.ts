@@ -42,6 +42,8 @@ describe('PostgreSQL restarted under a burst of jobs with callbacks', () => {
     const seeding = await openRuntime(loadConfig({ ...env, SEQFLOW_DEMO: 'false' }), pino({ level: 'warn' }));
     try {
       key = await seedProject(seeding, { echo: [{ block: { name: 'echo', processor_type: 'code', code: 'return { ok: input.message };' } }] });
+      // The read models hold the flow before the server takes its first job (the CLI's commands wait alike).
+      await seeding.projections.catchUp();
     } finally {
       await seeding.close();
     }

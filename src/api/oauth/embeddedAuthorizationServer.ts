@@ -58,7 +58,8 @@ export function createEmbeddedAuthorizationServer(input: { issuer: string; resou
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
-      revocation: { enabled: true },
+      // Every client here is public (no secret): a client may revoke only the tokens issued to it.
+      revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       resourceIndicators: {
         enabled: true,
         // Clients that send no `resource` get tokens for the MCP endpoint: assistants are this server's usual clients.
