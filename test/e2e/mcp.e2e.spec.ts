@@ -343,17 +343,24 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       }
     });
 
-    it('is at exactly /api/v1/mcp/: without the slash 404, GET and DELETE 405 with Allow: POST', async () => {
+    it('is at exactly /api/v1/mcp/: without the slash 404 naming the endpoint, GET, DELETE and HEAD 405 with Allow: POST', async () => {
       const token = await issuer.sign({ sub: 'alice', aud: mcpUrl });
       for (const method of ['POST', 'GET']) {
         const response = await fetch(`${origin}/api/v1/mcp`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}), redirect: 'manual' });
         expect(response.status, method).toBe(404);
+        expect(await response.json(), method).toMatchObject({ detail: { code: 'ROUTE_NOT_FOUND', message: expect.stringContaining(`The assistant endpoint is ${mcpUrl} (with the trailing slash)`) } });
       }
-      for (const method of ['GET', 'DELETE']) {
+      for (const method of ['GET', 'DELETE', 'HEAD']) {
         const response = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${token}` } });
         expect(response.status, method).toBe(405);
         expect(response.headers.get('allow'), method).toBe('POST');
       }
+    });
+
+    it('answers a HEAD without a token with the sign-in challenge, as a POST', async () => {
+      const response = await fetch(mcpUrl, { method: 'HEAD' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('www-authenticate')).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/api/v1/mcp/"`);
     });
 
     it('answers CORS preflights before auth and refuses browser origins not in the allow list', async () => {

@@ -79,6 +79,17 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     expect(metadata).toMatchObject({ resource: mcpUrl, authorization_servers: [`${origin}/oauth`], scopes_supported: ['mcp'] });
     const discovery = (await (await fetch(`${origin}/oauth/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
     expect(discovery).toMatchObject({ issuer: `${origin}/oauth`, code_challenge_methods_supported: ['S256'], registration_endpoint: `${origin}/oauth/reg` });
+    // Every place RFC 8414 and OpenID discovery put it for an issuer with a path: clients stop at their first guess.
+    for (const path of ['/.well-known/oauth-authorization-server/oauth', '/.well-known/openid-configuration/oauth', '/oauth/.well-known/oauth-authorization-server']) {
+      const answer = await fetch(`${origin}${path}`);
+      expect(answer.status, path).toBe(200);
+      expect(await answer.json(), path).toEqual(discovery);
+    }
+  });
+
+  it('names the scope to ask for in the 401 challenge', async () => {
+    const challenge = (await fetch(mcpUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).headers.get('www-authenticate');
+    expect(challenge).toMatch(/^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="[^"]+", scope="mcp"$/);
   });
 
   it('limits wrong codes per address, never correct ones: one office behind a NAT signs in all day', async () => {

@@ -44,15 +44,16 @@ export class Browser {
     }
     return response;
   }
-  /** Follows redirects from `url` until one leaves the server (the assistant's redirect URL) or a page answers. */
+  /** Follows redirects from `url` until one leaves the server (the assistant's redirect URL, any scheme) or a page answers. */
   async follow(url: string, init: { method?: string; form?: Record<string, string> } = {}) {
+    const server = new URL(url).origin;
     let response = await this.request(url, init);
     let location = response.headers.get('location');
-    while (location && !location.startsWith(REDIRECT_URL)) {
+    while (location && new URL(location, url).origin === server) {
       response = await this.request(new URL(location, url).href);
       location = response.headers.get('location');
     }
-    return { response, location: location ? new URL(location) : undefined };
+    return { response, location: location ? new URL(location, url) : undefined };
   }
 }
 
@@ -82,17 +83,23 @@ export async function signInAssistant(mcpUrl: string, code: string): Promise<Ass
  * the sign-in page, the code): for tokens the SDK would not ask for (another `resource`, `offline_access`).
  * `exchange()` may be called twice, as an attacker replaying the code would.
  */
-export async function authorizeByHand(origin: string, signInCode: string, ask: { resource: string; scope: string }) {
+export async function authorizeByHand(
+  origin: string,
+  signInCode: string,
+  ask: { resource: string; scope: string; /** Registered (default: REDIRECT_URL). */ redirectUris?: string[]; /** Used at sign-in (default: the first registered). */ redirectUri?: string },
+) {
+  const redirectUris = ask.redirectUris ?? [REDIRECT_URL];
+  const redirectUri = ask.redirectUri ?? redirectUris[0]!;
   const registered = await fetch(`${origin}/oauth/reg`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: 'Member Script', redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    body: JSON.stringify({ client_name: 'Member Script', redirect_uris: redirectUris, grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
   });
   if (registered.status !== 201) throw new Error(`registration: ${registered.status} ${await registered.text()}`);
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL(`${origin}/oauth/auth`);
-  for (const [key, value] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: ask.scope, resource: ask.resource, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'consent' })) {
+  for (const [key, value] of Object.entries({ client_id: clientId, response_type: 'code', redirect_uri: redirectUri, scope: ask.scope, resource: ask.resource, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', prompt: 'consent' })) {
     authorize.searchParams.set(key, value);
   }
   const browser = new Browser();
@@ -105,8 +112,10 @@ export async function authorizeByHand(origin: string, signInCode: string, ask: {
     fetch(`${origin}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, ...form }).toString() });
   return {
     clientId,
+    /** Where the browser was sent back to, the code in its query. */
+    returnedTo: signedIn.location!,
     exchange: async () => {
-      const answer = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URL, code_verifier: verifier, resource: ask.resource });
+      const answer = await tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, resource: ask.resource });
       return { status: answer.status, body: (await answer.json()) as { access_token?: string; refresh_token?: string; error?: string } };
     },
     revoke: async (token: string) => (await fetch(`${origin}/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, token }).toString() })).status,

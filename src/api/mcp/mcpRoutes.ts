@@ -1,6 +1,6 @@
 import cors from '@fastify/cors';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { packageVersion } from '../../config/packageVersion.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
@@ -49,13 +49,26 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
     resource_name: 'Seqflow assistant endpoint',
     resource_documentation: `${runtime.config.publicUrl}/api/v1/mcp/`,
   };
-  // RFC 6750 §3: what a client needs to sign in again, named in every 401.
-  const challenge = (description: string) => `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${resourceMetadataUrl}"`;
+  // RFC 6750 §3 and the MCP authorization spec: what a client needs to sign in again (the metadata, and the scope to ask for), named in every 401.
+  const scope = runtime.config.embeddedOAuth ? `, scope="${MCP_SCOPE}"` : '';
+  const challenge = (description: string) => `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${resourceMetadataUrl}"${scope}`;
+  const signIn = async (request: FastifyRequest, reply: FastifyReply) => {
+    try {
+      request.mcpCaller = await authenticate(request.headers.authorization);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', challenge(error.message));
+      throw error;
+    }
+  };
 
   return async (app: FastifyInstance) => {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp/']) {
       app.get(path, async (_request, reply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').send(metadata));
     }
+    // Some clients (claude.ai among them) drop the trailing slash: say where the endpoint is instead of a bare 404.
+    app.all('/api/v1/mcp', async () => {
+      throw new ApiError('ROUTE_NOT_FOUND', `The assistant endpoint is ${resource} (with the trailing slash): configure your client with that exact URL`);
+    });
 
     await app.register(async (mcp) => {
       // Before CORS and auth: a browser page of an origin not allowed gets nothing but 403 (DNS-rebinding defence).
@@ -72,22 +85,14 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
       };
       // Exactly `/api/v1/mcp/`: without the slash is another path (404, never a redirect).
       const exact = { prefixTrailingSlash: 'slash' as const };
-      mcp.get('/', exact, postOnly);
+      mcp.get('/', { ...exact, exposeHeadRoute: false }, postOnly);
       mcp.delete('/', exact, postOnly);
+      // A client probing the endpoint with HEAD learns how to sign in (the 401 challenge), as a POST would.
+      mcp.head('/', { ...exact, onRequest: signIn }, postOnly);
 
       mcp.post(
         '/',
-        {
-          ...exact,
-          onRequest: async (request, reply) => {
-            try {
-              request.mcpCaller = await authenticate(request.headers.authorization);
-            } catch (error) {
-              if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', challenge(error.message));
-              throw error;
-            }
-          },
-        },
+        { ...exact, onRequest: signIn },
         async (request, reply) => {
           const caller = request.mcpCaller!;
           const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);

@@ -1,6 +1,7 @@
 import escapeHtml from 'escape-html';
 import Provider, { type Configuration, errors } from 'oidc-provider';
 import type { OAuthKeys } from './oauthKeys.ts';
+import { classifyRedirectUris } from './redirectUris.ts';
 
 /** The one scope of the MCP resource: what an assistant's token may do there. */
 export const MCP_SCOPE = 'mcp';
@@ -9,7 +10,6 @@ export const API_SCOPE = 'api';
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
 /** The claim that names a token's grant: a token whose grant was revoked (or whose code was used twice) is refused. */
 export const GRANT_CLAIM = 'grant_id';
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 /** The resources this server issues tokens for, and the scope each grants. */
 export interface EmbeddedResources {
@@ -43,15 +43,11 @@ export function createEmbeddedAuthorizationServer(input: { issuer: string; resou
     // `mcp` is also listed here so that clients may register and request it (dynamic registration checks scopes against this list).
     scopes: ['openid', 'offline_access', MCP_SCOPE, API_SCOPE],
     pkce: { required: () => true },
-    // Checked on registration: plain http only to the client's own machine (RFC 8252 loopback redirects).
+    // Checked at registration: native apps by their redirect URIs (loopback, private-use schemes), web clients on https.
     extraClientMetadata: {
       properties: ['redirect_uris'],
-      validator: (_ctx, key, value) => {
-        if (key !== 'redirect_uris' || !Array.isArray(value)) return;
-        for (const uri of value as unknown[]) {
-          const url = typeof uri === 'string' ? URL.parse(uri) : null;
-          if (url?.protocol === 'http:' && !LOOPBACK_HOSTS.has(url.hostname)) throw new errors.InvalidClientMetadata('redirect_uris may use http only for loopback addresses (127.0.0.1, [::1], localhost): use https');
-        }
+      validator: (_ctx, key, _value, metadata) => {
+        if (key === 'redirect_uris') classifyRedirectUris(metadata as Record<string, unknown>);
       },
     },
     extraTokenClaims: (_ctx, token) => ('grantId' in token && typeof token.grantId === 'string' ? { [GRANT_CLAIM]: token.grantId } : undefined),

@@ -10,6 +10,8 @@ import { API_SCOPE, type EmbeddedResources, MCP_SCOPE } from './embeddedAuthoriz
 import { signInPage } from './signInPage.ts';
 
 const PREFIX = '/oauth';
+/** The provider's one metadata document, served at every discovery path clients try. */
+const DISCOVERY = '/.well-known/openid-configuration';
 /**
  * Wrong codes one address may try a minute: a code is 50 bits, and this keeps guessing pointless.
  * Each attempt is counted before its code is checked (a burst of guesses cannot slip past the
@@ -80,16 +82,26 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
             return reply.status(429).header('retry-after', Math.ceil(rejection.msBeforeNext / 1000)).send({ error: 'rate_limited', error_description: `at most ${REGISTRATIONS_PER_MINUTE} client registrations a minute from one address` });
           }
         }
-        const oidc = await provider();
-        reply.hijack();
-        const raw = request.raw as IncomingMessage & { originalUrl?: string };
-        // Mounted as Express would mount it: the provider sees paths below /oauth and learns its mount from originalUrl.
-        raw.originalUrl = raw.url;
-        raw.url = raw.url!.slice(PREFIX.length) || '/';
-        await oidc.callback()(raw, reply.raw);
+        const path = request.url.split('?')[0];
+        await serve(request, reply, path === `${PREFIX}/.well-known/oauth-authorization-server` ? DISCOVERY : request.raw.url!.slice(PREFIX.length) || '/');
       });
     }, { prefix: PREFIX });
+
+    // RFC 8414 and OpenID discovery for an issuer with a path (`/oauth`): the path-insertion forms.
+    for (const path of [`/.well-known/oauth-authorization-server${PREFIX}`, `/.well-known/openid-configuration${PREFIX}`]) {
+      app.get(path, async (request, reply) => serve(request, reply, DISCOVERY));
+    }
   };
+
+  /** Hands the request to the provider as `path` below its mount, as Express would mount it (the provider learns its mount from originalUrl). */
+  async function serve(request: FastifyRequest, reply: FastifyReply, path: string) {
+    const oidc = await provider();
+    reply.hijack();
+    const raw = request.raw as IncomingMessage & { originalUrl?: string };
+    raw.originalUrl = `${PREFIX}${path}`;
+    raw.url = path;
+    await oidc.callback()(raw, reply.raw);
+  }
 
   /**
    * Signs `subject` in and grants the client the resources it asked for (`resource`, else the MCP
