@@ -1,9 +1,8 @@
-import { statSync } from 'node:fs';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
 import { AssistantAuth, Browser, REDIRECT_URL, signInAssistant } from '../support/oauthAssistant.ts';
@@ -13,13 +12,12 @@ import { type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 describe('the embedded OAuth server: an assistant signs in through the SDK\'s own OAuth flow', () => {
   let service: EmbeddedOAuthService;
   let t: TestRuntime;
-  let dataDir: string;
   let mcpUrl: string;
   let origin: string;
 
   beforeAll(async () => {
     service = await startEmbeddedOAuthService('mcp_oauth', { alice: 'member' });
-    ({ t, dataDir, mcpUrl, origin } = service);
+    ({ t, mcpUrl, origin } = service);
   });
   afterAll(async () => {
     await service?.close();
@@ -64,8 +62,16 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     expect(tools.map((tool) => tool.name)).toContain('hydrate_project');
     await client.close();
 
-    // The keys live in the data folder, readable by the owner only.
-    expect(statSync(path.join(dataDir, 'oauth-keys.json')).mode & 0o777).toBe(0o600);
+    // Asking for `mcp` only, as the SDK does, the assistant still gets a refresh token: it stays signed in past the hour.
+    expect(auth.stored!.refresh_token).toEqual(expect.any(String));
+    // Keys and sign-in state are in the database, encrypted with the master key; no token is stored as it was issued.
+    const keys = (await sql<{ kind: string; secret: string }>`SELECT kind, secret::text AS secret FROM oauth_keys`.execute(t.runtime.db)).rows;
+    expect(keys.map((key) => key.kind).sort()).toEqual(['cookie', 'signing']);
+    for (const key of keys) expect(Object.keys(JSON.parse(key.secret) as object).sort()).toEqual(['ciphertext', 'iv', 'tag']);
+    const stored = JSON.stringify((await sql`SELECT * FROM oauth_store`.execute(t.runtime.db)).rows);
+    expect(stored).not.toContain(auth.stored!.refresh_token!);
+    expect(stored).not.toContain(authorizationCode);
+    expect(stored).not.toContain('alice');
     // A used code is refused the second time.
     const otherBrowser = new Browser();
     const again = await otherBrowser.follow(auth.authorizationUrl!.href);

@@ -11,13 +11,12 @@ export interface EmbeddedOAuthService {
   /** The public URL (`http://127.0.0.1:<port>`): the embedded issuer is at `<origin>/oauth`. */
   origin: string;
   mcpUrl: string;
-  dataDir: string;
   close(): Promise<void>;
 }
 
 /**
  * The API on the embedded OAuth default (no OAUTH_ISSUER), at a public URL known before it starts,
- * with its own data folder (the sign-in keys), organization `acme` with `members`, and project `web`.
+ * with its own data folder, organization `acme` with `members`, and project `web`.
  */
 export async function startEmbeddedOAuthService(label: string, members: Record<string, MemberRole>): Promise<EmbeddedOAuthService> {
   const dataDir = mkdtempSync(path.join(tmpdir(), `seqflow-${label}-`));
@@ -33,7 +32,6 @@ export async function startEmbeddedOAuthService(label: string, members: Record<s
     t,
     origin,
     mcpUrl: `${origin}/api/v1/mcp/`,
-    dataDir,
     async close() {
       await app.close();
       await t.close();

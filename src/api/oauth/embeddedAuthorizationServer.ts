@@ -8,6 +8,8 @@ export const MCP_SCOPE = 'mcp';
 /** The one scope of the REST API's resource (its audience, the public URL): what a member's token may do there. */
 export const API_SCOPE = 'api';
 const ACCESS_TOKEN_TTL_SECONDS = 3600;
+/** A grant outlives its refresh tokens: a sign-in ends by revocation or by its refresh token's idle time. */
+const GRANT_TTL_SECONDS = 10 * 365 * 86_400;
 /** The claim that names a token's grant: a token whose grant was revoked (or whose code was used twice) is refused. */
 export const GRANT_CLAIM = 'grant_id';
 
@@ -28,10 +30,21 @@ export interface EmbeddedResources {
  * sign-in page (oauthRoutes.ts), not here. X-Forwarded-* headers are read only when `trustProxy`
  * says a proxy sets them: otherwise any caller could rewrite the discovery documents.
  */
-export function createEmbeddedAuthorizationServer(input: { issuer: string; resources: EmbeddedResources; keys: OAuthKeys; secureCookies: boolean; trustProxy: boolean }): Provider {
+export function createEmbeddedAuthorizationServer(input: {
+  issuer: string;
+  resources: EmbeddedResources;
+  keys: OAuthKeys;
+  /** Where clients, grants, sessions and refresh tokens are kept (postgresOAuthAdapter). */
+  adapter: Configuration['adapter'];
+  /** A sign-in unused this long ends (its refresh token expires; each use starts the time again). */
+  idleSeconds: number;
+  secureCookies: boolean;
+  trustProxy: boolean;
+}): Provider {
   const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
   const configuration: Configuration = {
-    jwks: { keys: [input.keys.signing] },
+    adapter: input.adapter,
+    jwks: { keys: input.keys.signing },
     cookies: {
       keys: input.keys.cookieKeys,
       long: { signed: true, httpOnly: true, sameSite: 'lax', secure: input.secureCookies },
@@ -70,8 +83,14 @@ export function createEmbeddedAuthorizationServer(input: { issuer: string; resou
     },
     interactions: { url: (_ctx, interaction) => `/oauth/interaction/${interaction.uid}` },
     findAccount: (_ctx, sub) => ({ accountId: sub, claims: () => ({ sub }) }),
-    issueRefreshToken: (_ctx, client, code) => client.grantTypeAllowed('refresh_token') && code.scopes.has('offline_access'),
-    ttl: { AccessToken: ACCESS_TOKEN_TTL_SECONDS, AuthorizationCode: 60, Interaction: 600, Grant: 14 * 86_400, Session: 14 * 86_400, RefreshToken: 14 * 86_400 },
+    // Assistants ask for their resource's scope only (never offline_access) and must stay signed in:
+    // a client allowed the refresh_token grant gets a refresh token, rotated at each use, which
+    // does not end with the browser's sign-in session. A sign-in ends when revoked, or unused for
+    // `idleSeconds` (each rotation gives the new token the whole time again).
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: true,
+    expiresWithSession: () => false,
+    ttl: { AccessToken: ACCESS_TOKEN_TTL_SECONDS, AuthorizationCode: 60, Interaction: 600, Grant: GRANT_TTL_SECONDS, Session: input.idleSeconds, RefreshToken: input.idleSeconds },
     renderError: (ctx, out) => {
       ctx.type = 'html';
       ctx.body = `<!doctype html><meta charset="utf-8"><title>Sign-in error</title><h1>Sign-in failed</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`;

@@ -2,7 +2,11 @@ import type Provider from 'oidc-provider';
 import type { Config } from '../../config/config.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createEmbeddedAuthorizationServer } from './embeddedAuthorizationServer.ts';
+import type { Kysely } from 'kysely';
+import type { ReadModels } from '../../projections/readModelSchema.ts';
 import { type OAuthKeys, loadOrCreateOAuthKeys } from './oauthKeys.ts';
+import type { OAuthTables } from './oauthStoreTables.ts';
+import { countUnusedClients, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
 
 /** A promise made on first call and kept; a failure is not kept, so the next call tries again. */
 function once<T>(make: () => Promise<T>): () => Promise<T> {
@@ -15,17 +19,21 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
 
 /**
  * The embedded OAuth server of a service without OAUTH_ISSUER, and the verifier of the tokens it
- * issues (its own public key, no request; the grant each names must still exist): both made on
- * first use. Its tokens are for the MCP endpoint or, asked with `resource` = the public URL, for the
+ * issues (its own public keys, no request; the grant each names must still exist): both made on
+ * first use. Its keys and state are in the database, shared by every API process. Its tokens are for the MCP endpoint or, asked with `resource` = the public URL, for the
  * REST API (the verifier's default audience).
  */
-export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }) {
-  const keys: () => Promise<OAuthKeys> = once(() => loadOrCreateOAuthKeys(config.dataDir));
+export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer }) {
+  // The same pool, seeing only the embedded server's own tables (migration 0015).
+  const db = store.db.withTables<OAuthTables>() as unknown as Kysely<OAuthTables>;
+  const keys: () => Promise<OAuthKeys> = once(() => loadOrCreateOAuthKeys(db, store.masterKey));
   const provider: () => Promise<Provider> = once(async () =>
     createEmbeddedAuthorizationServer({
       issuer: embedded.issuer,
       resources: { mcp: config.mcp.resource, api: config.publicUrl },
       keys: await keys(),
+      adapter: postgresOAuthAdapter(db, store.masterKey),
+      idleSeconds: config.oauthIdleDays * 86_400,
       secureCookies: config.publicUrl.startsWith('https:'),
       trustProxy: config.trustProxy,
     }),
@@ -37,5 +45,5 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
     localKeys: async () => (await keys()).publicJwks,
     grantIsLive: async (grantId) => (await (await provider()).Grant.find(grantId)) !== undefined,
   });
-  return { provider, verifier };
+  return { provider, verifier, unusedClients: () => countUnusedClients(db) };
 }

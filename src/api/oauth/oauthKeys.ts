@@ -1,44 +1,45 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import { type JWK, exportJWK, generateKeyPair } from 'jose';
-import { z } from 'zod';
+import { type Kysely, sql } from 'kysely';
+import { decryptSecret, encryptSecret } from '../../security/secretBox.ts';
+import type { OAuthTables } from './oauthStoreTables.ts';
 
-const keyFileSchema = z.object({
-  signing: z.object({ kty: z.literal('EC'), crv: z.literal('P-256'), d: z.string(), x: z.string(), y: z.string(), kid: z.string(), alg: z.literal('ES256'), use: z.literal('sig') }),
-  cookieKeys: z.array(z.string().min(32)).min(1),
-});
+/** One process at a time makes the first keys, so every process signs and verifies with the same. */
+const KEYS_LOCK = sql`pg_advisory_xact_lock(hashtext('seqflow oauth keys'))`;
 
 export interface OAuthKeys {
-  /** The private signing key (ES256 JWK) of the embedded authorization server. */
-  signing: JWK & { kid: string };
-  /** Its public half, as the JWKS tokens are verified with. */
+  /** The private signing keys (ES256 JWKs) of the embedded authorization server, newest first: it signs with the first. */
+  signing: (JWK & { kid: string })[];
+  /** Their public halves, as the JWKS tokens are verified with. */
   publicJwks: { keys: JWK[] };
-  /** Keys that sign the sign-in flow's cookies. */
+  /** Keys that sign the sign-in flow's cookies, newest first. */
   cookieKeys: string[];
 }
 
+async function newSigningKey(): Promise<JWK & { kid: string }> {
+  const { privateKey } = await generateKeyPair('ES256', { extractable: true });
+  return { ...(await exportJWK(privateKey)), kid: randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' };
+}
+
 /**
- * The embedded authorization server's keys, kept in the data folder (`oauth-keys.json`, readable by
- * the owner only): made on first use, the same after every restart, so tokens outlive one process.
+ * The embedded authorization server's keys, in the database (`oauth_keys`, encrypted with the master
+ * key): every API process signs and verifies with the same keys, and a restart keeps them. The first
+ * process to need them makes them, under a lock.
  */
-export async function loadOrCreateOAuthKeys(dataDir: string): Promise<OAuthKeys> {
-  const file = path.join(dataDir, 'oauth-keys.json');
-  let stored: z.infer<typeof keyFileSchema>;
-  try {
-    stored = keyFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${file} is not a valid key file (${(error as Error).message}); move it away to make new keys`, { cause: error });
-    const { privateKey } = await generateKeyPair('ES256', { extractable: true });
-    const jwk = await exportJWK(privateKey);
-    stored = keyFileSchema.parse({ signing: { ...jwk, kid: randomBytes(8).toString('hex'), alg: 'ES256', use: 'sig' }, cookieKeys: [randomBytes(32).toString('base64url')] });
-    await mkdir(dataDir, { recursive: true });
-    // `wx`: two processes starting at once do not overwrite each other's keys; the loser reads the winner's.
-    await writeFile(file, JSON.stringify(stored, null, 2), { mode: 0o600, flag: 'wx' }).catch(async (writeError: NodeJS.ErrnoException) => {
-      if (writeError.code !== 'EEXIST') throw writeError;
-      stored = keyFileSchema.parse(JSON.parse(await readFile(file, 'utf8')));
-    });
-  }
-  const { d: _private, ...publicKey } = stored.signing;
-  return { signing: stored.signing, publicJwks: { keys: [publicKey] }, cookieKeys: stored.cookieKeys };
+export async function loadOrCreateOAuthKeys(db: Kysely<OAuthTables>, masterKey: Buffer): Promise<OAuthKeys> {
+  await db.transaction().execute(async (trx) => {
+    await sql`SELECT ${KEYS_LOCK}`.execute(trx);
+    const kinds = new Set((await trx.selectFrom('oauth_keys').select('kind').execute()).map((row) => row.kind));
+    const missing: { kid: string; kind: 'signing' | 'cookie'; secret: string }[] = [];
+    if (!kinds.has('signing')) {
+      const key = await newSigningKey();
+      missing.push({ kid: key.kid, kind: 'signing', secret: JSON.stringify(key) });
+    }
+    if (!kinds.has('cookie')) missing.push({ kid: randomBytes(8).toString('hex'), kind: 'cookie', secret: randomBytes(32).toString('base64url') });
+    if (missing.length > 0) await trx.insertInto('oauth_keys').values(missing.map((key) => ({ ...key, secret: encryptSecret(key.secret, masterKey) }))).execute();
+  });
+  const rows = await db.selectFrom('oauth_keys').select(['kind', 'secret']).orderBy('created_at', 'desc').orderBy('kid').execute();
+  const signing = rows.filter((row) => row.kind === 'signing').map((row) => JSON.parse(decryptSecret(row.secret, masterKey)) as JWK & { kid: string });
+  const cookieKeys = rows.filter((row) => row.kind === 'cookie').map((row) => decryptSecret(row.secret, masterKey));
+  return { signing, publicJwks: { keys: signing.map(({ d: _private, ...publicKey }) => publicKey) }, cookieKeys };
 }

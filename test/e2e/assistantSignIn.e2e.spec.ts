@@ -1,0 +1,109 @@
+import type { FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
+import { loadConfig } from '../../src/config/config.ts';
+import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
+import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { REDIRECT_URL, authorizeByHand } from '../support/oauthAssistant.ts';
+import { freePort, serveApi, testPrincipal } from '../support/testRuntime.ts';
+
+/**
+ * One service, two API processes behind one public URL (the first's), sharing one database: what an
+ * assistant signed in on one is, the other knows; a restart forgets nothing.
+ */
+describe('an assistant stays signed in: on a second API process, across a restart, past its access token', () => {
+  let service: EmbeddedOAuthService;
+  let second: { runtime: Runtime; app: FastifyInstance; origin: string } | undefined;
+  let secondPort: number;
+
+  /** The second process: its own runtime and server on the same database, master key and public URL. */
+  async function startSecond() {
+    const runtime = await openRuntime(
+      loadConfig({ DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), SEQFLOW_PUBLIC_URL: service.origin, SEQFLOW_DEMO: 'false' }),
+      pino({ level: 'silent' }),
+    );
+    const { app } = await serveApi(runtime, secondPort);
+    second = { runtime, app, origin: `http://127.0.0.1:${secondPort}` };
+    return second;
+  }
+  async function stopSecond() {
+    await second?.app.close();
+    await second?.runtime.close();
+    second = undefined;
+  }
+
+  beforeAll(async () => {
+    service = await startEmbeddedOAuthService('assistant_sign_in', { alice: 'member' });
+    secondPort = await freePort();
+    await startSecond();
+  });
+  afterAll(async () => {
+    await stopSecond();
+    await service?.close();
+  });
+
+  const loginCode = async () => (await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject: 'alice' }, testPrincipal)).code;
+  const ping = async (at: string, token: string) =>
+    (await fetch(`${at}/api/v1/mcp/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) })).status;
+
+  it('signs in on one process, exchanges the code and refreshes on the other, and each process takes the other\'s tokens', async () => {
+    const flow = await authorizeByHand(service.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
+    const issued = await flow.exchange(second!.origin);
+    expect(issued.status).toBe(200);
+    expect(issued.body.refresh_token).toEqual(expect.any(String));
+    for (const at of [service.origin, second!.origin]) expect(await ping(at, issued.body.access_token!), at).toBe(200);
+
+    const refreshed = await flow.refresh(issued.body.refresh_token!, service.origin);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.refresh_token).not.toBe(issued.body.refresh_token);
+    for (const at of [service.origin, second!.origin]) expect(await ping(at, refreshed.body.access_token!), at).toBe(200);
+    // Rotated at use: the spent refresh token is refused (and, replayed, ends the sign-in).
+    expect((await flow.refresh(issued.body.refresh_token!, second!.origin)).body.error).toBe('invalid_grant');
+  });
+
+  it('keeps the client, its sign-in and its keys across a restart: the same tokens work, the refresh token too, the client needs no new registration', async () => {
+    const flow = await authorizeByHand(second!.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
+    const issued = await flow.exchange(second!.origin);
+    expect(issued.status).toBe(200);
+
+    await stopSecond();
+    const restarted = await startSecond();
+    expect(await ping(restarted.origin, issued.body.access_token!)).toBe(200);
+    const refreshed = await flow.refresh(issued.body.refresh_token!, restarted.origin);
+    expect(refreshed.status).toBe(200);
+    expect(await ping(restarted.origin, refreshed.body.access_token!)).toBe(200);
+
+    // The registered client is still known: its authorization request goes on to the sign-in page.
+    const authorize = new URL(`${restarted.origin}/oauth/auth`);
+    for (const [key, value] of Object.entries({ client_id: flow.clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })) authorize.searchParams.set(key, value);
+    const answer = await fetch(authorize, { redirect: 'manual' });
+    expect(answer.status).toBe(303);
+    expect(answer.headers.get('location')).toMatch(/\/oauth\/interaction\//);
+  });
+
+  it('keeps a client in use until revoked; an unused registration fades after a day, and 10,000 of them make registration wait', async () => {
+    const register = () =>
+      fetch(`${service.origin}/oauth/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'flood', redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'none' }) });
+    const used = await authorizeByHand(service.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
+    const tokens = await used.exchange();
+    expect(tokens.status).toBe(200);
+    const unused = ((await (await register()).json()) as { client_id: string }).client_id;
+    const expiry = async (clientId: string) =>
+      (await sql<{ left: number | null }>`SELECT extract(epoch from expires_at - now())::int AS left FROM oauth_store WHERE model = 'Client' AND client_id = ${clientId}`.execute(service.t.runtime.db)).rows[0]!.left;
+    expect(await expiry(used.clientId)).toBeNull();
+    expect(await expiry(unused)).toBeGreaterThan(86_000);
+
+    // A flood from many addresses: registration waits once 10,000 unused clients are held; clients in use are untouched.
+    await sql`INSERT INTO oauth_store (model, id_hash, payload, client_id, expires_at)
+      SELECT 'Client', md5(i::text), '{}'::jsonb, 'flood-' || i, now() + interval '1 day' FROM generate_series(1, 10000) i`.execute(service.t.runtime.db);
+    const refused = await register();
+    expect(refused.status).toBe(429);
+    expect(await refused.json()).toMatchObject({ error: 'rate_limited' });
+    expect(await ping(service.origin, tokens.body.access_token!)).toBe(200);
+    expect((await used.refresh(tokens.body.refresh_token!)).status).toBe(200);
+    await sql`DELETE FROM oauth_store WHERE client_id LIKE 'flood-%'`.execute(service.t.runtime.db);
+    expect((await register()).status).toBe(201);
+  });
+});
