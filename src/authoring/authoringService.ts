@@ -4,6 +4,7 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 import { addBlock, createFlow, publishDraft, removeBlock, requireFlow, setBlockOutputSchema, setProduction, updateBlock, updateBlockDraft } from './flowAuthoring.ts';
 import { diffFlow, showDraft } from './flowReading.ts';
 import { flowReceivesImages, projectMap } from './projectMap.ts';
+import { listProjects, resolveProjectId } from './projectList.ts';
 
 /** A use case's arguments after its dependencies. */
 type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
@@ -15,7 +16,9 @@ type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
 export function createAuthoringService(deps: { commands: CommandDependencies; db: Kysely<ReadModels> }) {
   const { commands, db } = deps;
   return {
-    projectMap: (...args: Args<typeof projectMap>) => projectMap(db, ...args),
+    listProjects: (...args: Args<typeof listProjects>) => listProjects(db, ...args),
+    /** `project`: an id, or `organization-slug/project-slug`. */
+    projectMap: async (scope: Parameters<typeof projectMap>[1], project: string) => projectMap(db, scope, await resolveProjectId(db, scope, project)),
     flowReceivesImages: (...args: Args<typeof flowReceivesImages>) => flowReceivesImages(db, ...args),
     requireFlow: (...args: Args<typeof requireFlow>) => requireFlow(commands, ...args),
     showDraft: (...args: Args<typeof showDraft>) => showDraft(commands, ...args),

@@ -99,16 +99,16 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and three more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and four more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
-    expect(client.getInstructions()).toMatch(/begin with hydrate_project/i);
+    expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
     expect(client.getInstructions()).toMatch(/vision-capable model/);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -287,10 +287,22 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await same('publish_version', { flow_id }, { flow_id: 'f-missing' }, flow_id, 'f-missing');
     await same('run_all_tests', { flow_id }, { flow_id: 'f-missing' }, flow_id, 'f-missing');
     expect(await errorText(eve, 'publish_version', { flow_id })).toMatch(/^FLOW_NOT_FOUND: /);
-    // Her own project is hers.
+    // By slugs too, never revealing the project's id.
+    expect(await errorText(eve, 'hydrate_project', { project_id: 'acme/web' })).toBe(await errorText(eve, 'hydrate_project', { project_id: 'acme/nothing' }).then((text) => text.replace('acme/nothing', 'acme/web')));
+    // Her own project is hers, and the only one she is shown.
     expect(await ok(eve, 'hydrate_project', { project_id: otherProjectId })).toMatchObject({ project_id: otherProjectId, flows: [] });
+    expect(await ok(eve, 'list_projects', {})).toEqual({ projects: [{ project_id: otherProjectId, slug: 'secret', name: 'Secret', organization_id: expect.any(String), organization_slug: 'other', organization_name: 'Other' }] });
     // And a subject who is no member anywhere sees nothing at all.
     expect(await errorText(await connect('nobody'), 'hydrate_project', { project_id: projectId })).toMatch(/^PROJECT_NOT_FOUND: /);
+    expect(await ok(await connect('nobody'), 'list_projects', {})).toEqual({ projects: [] });
+  });
+
+  it('starts an assistant without ids: list_projects names the project, hydrate_project takes its id or its slugs', async () => {
+    const alice = await connect('alice');
+    const { projects } = (await ok(alice, 'list_projects', {})) as { projects: { project_id: string; organization_slug: string; slug: string }[] };
+    expect(projects).toEqual([expect.objectContaining({ project_id: projectId, organization_slug: 'acme', slug: 'web' })]);
+    const byId = await ok(alice, 'hydrate_project', { project_id: projectId });
+    expect(await ok(alice, 'hydrate_project', { project_id: 'acme/web' })).toEqual(byId);
   });
 
   it('rate-limits test runs per subject, saying when to retry', async () => {

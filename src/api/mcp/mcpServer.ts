@@ -10,7 +10,7 @@ import { registerTraceTools } from './tools/traceTools.ts';
 /** What the server tells every assistant when it connects: the conventions of the spec. */
 export const MCP_INSTRUCTIONS = [
   'Seqflow runs flows: trees of blocks (llm, passthrough, code) that callers execute through one URL.',
-  'Begin with hydrate_project(project_id): it maps the flows, their blocks (step_id), versions and test cases, and the models.',
+  'Begin with list_projects() to find your project_id, then hydrate_project(project_id): it maps the flows, their blocks (step_id), versions and test cases, and the models.',
   'Edits change the draft only. For a change to go live: publish_version, then set_production_version with the returned version_id.',
   'Flows that receive images need a vision-capable model on their llm blocks (hydrate_project lists models with vision: true); set it with update_block.',
   'Test before promoting: create_test_case, then run_all_tests with version set to the new version number; read failures with get_test_run_trace and get_step_trace.',

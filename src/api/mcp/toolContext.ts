@@ -67,7 +67,7 @@ export async function answer<T extends Record<string, unknown>>(
 
 /** What a model can do next after each error an assistant commonly meets. */
 const defaultHints = new Map<string, string>([
-  ['PROJECT_NOT_FOUND', 'Use the project_id of a project in one of your organizations.'],
+  ['PROJECT_NOT_FOUND', 'Call list_projects to see the project_ids (and organization/project slugs) you can use.'],
   ['FLOW_NOT_FOUND', 'Call hydrate_project to see the flow_ids of the project.'],
   ['VERSION_NOT_FOUND', 'hydrate_project lists each flow\'s versions with their version_id and number; publish_version creates one.'],
   ['TEST_CASE_NOT_FOUND', 'hydrate_project lists each flow\'s test cases with their test_case_id; create_test_case adds one.'],

@@ -25,12 +25,27 @@ const flow = z.object({
 
 export function registerProjectTools(server: McpServer, ctx: ToolContext) {
   server.registerTool(
+    'list_projects',
+    {
+      title: 'List your projects',
+      description: 'Start here when you have no project_id: every project of your organizations, with its id and slugs. Then call hydrate_project with a project_id.',
+      inputSchema: {},
+      outputSchema: {
+        projects: z.array(
+          z.object({ project_id: z.string(), slug: z.string(), name: z.string(), organization_id: z.string(), organization_slug: z.string(), organization_name: z.string() }),
+        ),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    () => answer(ctx, async () => ({ projects: await ctx.services.authoring.listProjects(ctx.scope) })),
+  );
+  server.registerTool(
     'hydrate_project',
     {
       title: 'Map a project',
       description:
-        "Start here. The project, each flow with its draft blocks (step_id, name, type, model, position, prompt excerpt), draft status against the latest version, versions and production version, test cases, and the models the service knows (vision: takes images).",
-      inputSchema: { project_id: z.string().min(1) },
+        "Map a project (call list_projects first if you have no project_id). The project, each flow with its draft blocks (step_id, name, type, model, position, prompt excerpt), draft status against the latest version, versions and production version, test cases, and the models the service knows (vision: takes images).",
+      inputSchema: { project_id: z.string().min(1).describe('The project_id from list_projects, or "organization-slug/project-slug"') },
       outputSchema: {
         project_id: z.string(),
         organization_id: z.string(),
