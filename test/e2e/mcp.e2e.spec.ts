@@ -99,7 +99,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and four more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and five more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -108,7 +108,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -295,6 +295,31 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     // And a subject who is no member anywhere sees nothing at all.
     expect(await errorText(await connect('nobody'), 'hydrate_project', { project_id: projectId })).toMatch(/^PROJECT_NOT_FOUND: /);
     expect(await ok(await connect('nobody'), 'list_projects', {})).toEqual({ projects: [] });
+  });
+
+  it('reads a block whole with get_block: its full prompt, code and schema, which hydrate_project only excerpts', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Long prompt', slug: 'long-prompt' });
+    const prompt = `Summarise, in the reader's language, every point of this text: ${'{{message}} '.repeat(20)}`;
+    const ask = await ok(client, 'add_block', { flow_id, name: 'ask', processor_type: 'llm', prompt });
+    await ok(client, 'update_block_output_schema', { flow_id, step_id: ask.step_id, content: languageSchema });
+    const shape = await ok(client, 'add_block', { flow_id, name: 'shape', processor_type: 'code', code: 'return { n: 1 };', target_id: ask.step_id, direction: 'right' });
+    expect(await ok(client, 'get_block', { flow_id, step_id: ask.step_id })).toEqual({
+      flow_id,
+      step_id: ask.step_id,
+      name: 'ask',
+      processor_type: 'llm',
+      position: { step_index: 0, index_in_step: 0, step_kind: 'block' },
+      model: null,
+      prompt,
+      code: null,
+      output_schema: languageSchema,
+      processor_config: {},
+    });
+    expect(await ok(client, 'get_block', { flow_id, step_id: shape.step_id })).toMatchObject({ processor_type: 'code', code: 'return { n: 1 };', prompt: null });
+    const missing = await errorText(client, 'get_block', { flow_id, step_id: 'no-such-step' });
+    expect(missing).toMatch(/^BLOCK_NOT_FOUND: /);
+    expect(missing).toContain(`${ask.step_id} (ask)`);
   });
 
   it('starts an assistant without ids: list_projects names the project, hydrate_project takes its id or its slugs', async () => {

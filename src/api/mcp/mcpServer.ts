@@ -1,6 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ToolContext } from './toolContext.ts';
 import { registerBlockEditingTools } from './tools/blockEditingTools.ts';
+import { registerBlockReadingTools } from './tools/blockReadingTools.ts';
 import { registerFlowBuildingTools } from './tools/flowBuildingTools.ts';
 import { registerVersionTools } from './tools/versionTools.ts';
 import { registerProjectTools } from './tools/projectTools.ts';
@@ -22,6 +23,7 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   const server = new McpServer({ name: 'seqflow', title: 'Seqflow', version }, { instructions: MCP_INSTRUCTIONS, capabilities: { tools: {} } });
   registerProjectTools(server, ctx);
   registerFlowBuildingTools(server, ctx);
+  registerBlockReadingTools(server, ctx);
   registerBlockEditingTools(server, ctx);
   registerVersionTools(server, ctx);
   registerTestingTools(server, ctx);
