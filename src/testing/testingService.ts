@@ -4,7 +4,7 @@ import type { EventStore } from '../eventstore/eventStore.ts';
 import type { TestEngine } from './testRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { runTrace, stepTrace } from './runTrace.ts';
-import { addTestCase, listTestCases, requireTestCase } from './testCases.ts';
+import { addTestCase, listTestCases, removeTestCase, requireTestCase, updateTestCase } from './testCases.ts';
 import { runTestCase } from './testRunner.ts';
 import { runSuite } from './testSuite.ts';
 
@@ -19,6 +19,8 @@ export function createTestingService(deps: { commands: CommandDependencies; db: 
   const { commands, db, engine, eventStore } = deps;
   return {
     addTestCase: (...args: Args<typeof addTestCase>) => addTestCase(commands, ...args),
+    updateTestCase: (...args: Args<typeof updateTestCase>) => updateTestCase(commands, ...args),
+    removeTestCase: (...args: Args<typeof removeTestCase>) => removeTestCase(commands, ...args),
     requireTestCase: (...args: Args<typeof requireTestCase>) => requireTestCase(commands, ...args),
     listTestCases: (...args: Args<typeof listTestCases>) => listTestCases(db, ...args),
     runTestCase: (...args: Args<typeof runTestCase>) => runTestCase(engine, ...args),

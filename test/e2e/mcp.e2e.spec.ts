@@ -99,7 +99,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and five more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and seven more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -108,7 +108,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -213,6 +213,15 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(step.executions[0]).toMatchObject({ prompt: 'Grade: meh', model: 'gpt-4o-mini', attempts: 1 });
     const wrongStep = await errorText(client, 'get_step_trace', { flow_run_id: failing.flow_run_id, step_id: 'nope' });
     expect(wrongStep).toContain(`BLOCK_NOT_FOUND: Block nope did not run in ${failing.flow_run_id}\nHint: Blocks that ran in this run: ${grade.step_id} (grade).`);
+
+    // The failing case was wrong, not the flow: fix its assertion (the rest of it stays), then drop the other one.
+    const badId = all.runs.find((r: { name: string }) => r.name === 'bad essay').test_case_id as string;
+    expect(await ok(client, 'update_test_case', { test_case_id: badId, assertions: [{ type: 'number_range', path: 'overall_score', max: 60 }] })).toEqual({ test_case_id: badId, name: 'bad essay' });
+    expect((await ok(client, 'run_test_case', { test_case_id: badId })).passed).toBe(true);
+    expect(await errorText(client, 'update_test_case', { test_case_id: badId, assertions: [{ type: 'no_such_assertion' }] })).toMatch(/^TEST_CASE_INVALID: /);
+    expect(await ok(client, 'delete_test_case', { test_case_id: good.test_case_id })).toEqual({ test_case_id: good.test_case_id, deleted: true });
+    expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).test_cases).toEqual([{ test_case_id: badId, name: 'bad essay' }]);
+    expect(await errorText(client, 'delete_test_case', { test_case_id: good.test_case_id })).toMatch(/^TEST_CASE_NOT_FOUND: /);
   });
 
   it('stops waiting after wait_seconds and returns the run so far; the run goes on and its trace shows the end', async () => {

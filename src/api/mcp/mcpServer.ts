@@ -5,6 +5,7 @@ import { registerBlockReadingTools } from './tools/blockReadingTools.ts';
 import { registerFlowBuildingTools } from './tools/flowBuildingTools.ts';
 import { registerVersionTools } from './tools/versionTools.ts';
 import { registerProjectTools } from './tools/projectTools.ts';
+import { registerTestCaseTools } from './tools/testCaseTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
 
@@ -26,6 +27,7 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   registerBlockReadingTools(server, ctx);
   registerBlockEditingTools(server, ctx);
   registerVersionTools(server, ctx);
+  registerTestCaseTools(server, ctx);
   registerTestingTools(server, ctx);
   registerTraceTools(server, ctx);
   return server;

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
-import { type ToolContext, answer, settled } from '../toolContext.ts';
+import { type ToolContext, answer } from '../toolContext.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
 
 const target = {
@@ -21,31 +21,6 @@ const runEntry = z.object({
 
 /** Test cases and test runs: each run an ordinary engine run (mode `test`), so its trace is read like any other. */
 export function registerTestingTools(server: McpServer, ctx: ToolContext) {
-
-  server.registerTool(
-    'create_test_case',
-    {
-      title: 'Create a test case',
-      description:
-        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), assertions on the run ({type: equals|contains|not_contains|regex|json_schema|path_equals|number_range|max_latency_ms|max_tokens|tool_called|llm_judge, ...}) and, for flows with tools, scripted tool_results (tool name -> content).',
-      inputSchema: {
-        flow_id: z.string().min(1),
-        name: z.string().min(1).max(200),
-        input: z.record(z.string(), z.unknown()),
-        assertions: z.array(z.record(z.string(), z.unknown())).min(1).max(100),
-        tool_results: z.record(z.string(), z.string()).optional(),
-      },
-      outputSchema: { test_case_id: z.string(), flow_id: z.string(), name: z.string() },
-      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-    },
-    (args) =>
-      answer(ctx, async () => {
-        const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
-        const added = await ctx.services.testing.addTestCase(ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
-        await settled(ctx, added.position);
-        return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
-      }),
-  );
 
   server.registerTool(
     'run_test_case',

@@ -1,0 +1,69 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { type ToolContext, answer, settled } from '../toolContext.ts';
+
+const caseFields = {
+  name: z.string().min(1).max(200),
+  input: z.record(z.string(), z.unknown()).describe('{message, parameters?, attachments?}: what the run receives'),
+  assertions: z.array(z.record(z.string(), z.unknown())).min(1).max(100),
+  tool_results: z.record(z.string(), z.string()).optional().describe('For flows with tools: tool name -> the content a caller would return'),
+};
+const write = { readOnlyHint: false, openWorldHint: false };
+
+/** Test cases: each change one event on the case's stream, answered once the read models show it. */
+export function registerTestCaseTools(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    'create_test_case',
+    {
+      title: 'Create a test case',
+      description:
+        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), assertions on the run ({type: equals|contains|not_contains|regex|json_schema|path_equals|number_range|max_latency_ms|max_tokens|tool_called|llm_judge, ...}) and, for flows with tools, scripted tool_results (tool name -> content).',
+      inputSchema: { flow_id: z.string().min(1), ...caseFields },
+      outputSchema: { test_case_id: z.string(), flow_id: z.string(), name: z.string() },
+      annotations: { ...write, destructiveHint: false, idempotentHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
+        const added = await ctx.services.testing.addTestCase(ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
+        await settled(ctx, added.position);
+        return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
+      }),
+  );
+
+  server.registerTool(
+    'update_test_case',
+    {
+      title: 'Update a test case',
+      description: "Changes a test case's name, input, assertions or tool_results; fields left out stay as they are. The whole case is checked again as create_test_case checks it.",
+      inputSchema: { test_case_id: z.string().min(1), ...z.object(caseFields).partial().shape },
+      outputSchema: { test_case_id: z.string(), name: z.string() },
+      annotations: { ...write, destructiveHint: false, idempotentHint: true },
+    },
+    ({ test_case_id, ...changes }) =>
+      answer(ctx, async () => {
+        const current = await ctx.services.testing.requireTestCase(ctx.scope, test_case_id);
+        const definition = { ...current.definition, ...Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) };
+        const updated = await ctx.services.testing.updateTestCase(ctx.scope, { testCaseId: test_case_id, definition }, ctx.metadata);
+        await settled(ctx, updated.position);
+        return { test_case_id, name: updated.name };
+      }),
+  );
+
+  server.registerTool(
+    'delete_test_case',
+    {
+      title: 'Delete a test case',
+      description: 'Removes a test case from its flow: run_all_tests and the promotion gate no longer count it. Its past runs stay readable.',
+      inputSchema: { test_case_id: z.string().min(1) },
+      outputSchema: { test_case_id: z.string(), deleted: z.boolean() },
+      annotations: { ...write, destructiveHint: true, idempotentHint: false },
+    },
+    ({ test_case_id }) =>
+      answer(ctx, async () => {
+        const removed = await ctx.services.testing.removeTestCase(ctx.scope, { testCaseId: test_case_id }, ctx.metadata);
+        await settled(ctx, removed.position);
+        return { test_case_id, deleted: true };
+      }),
+  );
+}
