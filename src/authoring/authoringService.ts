@@ -5,6 +5,7 @@ import { addBlock, createFlow, publishDraft, removeBlock, requireFlow, setBlockO
 import { diffFlow, showDraft } from './flowReading.ts';
 import { flowReceivesImages, projectMap } from './projectMap.ts';
 import { listProjects, resolveProjectId } from './projectList.ts';
+import { listRunsOfFlow } from './flowRunListing.ts';
 
 /** A use case's arguments after its dependencies. */
 type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
@@ -17,6 +18,7 @@ export function createAuthoringService(deps: { commands: CommandDependencies; db
   const { commands, db } = deps;
   return {
     listProjects: (...args: Args<typeof listProjects>) => listProjects(db, ...args),
+    listRuns: (...args: Args<typeof listRunsOfFlow>) => listRunsOfFlow({ commands, db }, ...args),
     /** `project`: an id, or `organization-slug/project-slug`. */
     projectMap: async (scope: Parameters<typeof projectMap>[1], project: string) => projectMap(db, scope, await resolveProjectId(db, scope, project)),
     flowReceivesImages: (...args: Args<typeof flowReceivesImages>) => flowReceivesImages(db, ...args),

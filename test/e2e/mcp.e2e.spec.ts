@@ -99,7 +99,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and seven more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and eight more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -108,7 +108,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -222,6 +222,21 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await ok(client, 'delete_test_case', { test_case_id: good.test_case_id })).toEqual({ test_case_id: good.test_case_id, deleted: true });
     expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).test_cases).toEqual([{ test_case_id: badId, name: 'bad essay' }]);
     expect(await errorText(client, 'delete_test_case', { test_case_id: good.test_case_id })).toMatch(/^TEST_CASE_NOT_FOUND: /);
+
+    // The flow's runs, newest first, a page at a time: the four test runs above (the runs listing may trail the log by a moment).
+    let listed = await ok(client, 'list_runs', { flow_id });
+    for (let i = 0; i < 100 && listed.runs.length < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      listed = await ok(client, 'list_runs', { flow_id });
+    }
+    expect(listed.runs.map((r: { mode: string }) => r.mode)).toEqual(['test', 'test', 'test', 'test']);
+    expect(listed.runs.map((r: { flow_run_id: string }) => r.flow_run_id)).toContain(one.flow_run_id);
+    const first = await ok(client, 'list_runs', { flow_id, limit: 3 });
+    const rest = await ok(client, 'list_runs', { flow_id, limit: 3, cursor: first.next_cursor });
+    expect([...first.runs, ...rest.runs]).toEqual(listed.runs);
+    expect(rest.next_cursor).toBeNull();
+    expect((await ok(client, 'list_runs', { flow_id, mode: ['sync', 'async'] })).runs).toEqual([]);
+    expect(await errorText(client, 'list_runs', { flow_id: 'f-missing' })).toMatch(/^FLOW_NOT_FOUND: /);
   });
 
   it('stops waiting after wait_seconds and returns the run so far; the run goes on and its trace shows the end', async () => {

@@ -8,6 +8,7 @@ import { registerProjectTools } from './tools/projectTools.ts';
 import { registerTestCaseTools } from './tools/testCaseTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
+import { registerRunTools } from './tools/runTools.ts';
 
 /** What the server tells every assistant when it connects: the conventions of the spec. */
 export const MCP_INSTRUCTIONS = [
@@ -29,6 +30,7 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   registerVersionTools(server, ctx);
   registerTestCaseTools(server, ctx);
   registerTestingTools(server, ctx);
+  registerRunTools(server, ctx);
   registerTraceTools(server, ctx);
   return server;
 }
