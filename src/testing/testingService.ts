@@ -7,6 +7,7 @@ import { runTrace, stepTrace } from './runTrace.ts';
 import { addTestCase, listTestCases, removeTestCase, requireTestCase, updateTestCase } from './testCases.ts';
 import { runTestCase } from './testRunner.ts';
 import { runSuite } from './testSuite.ts';
+import { runTrial } from './trialRun.ts';
 
 /** A use case's arguments after its dependencies. */
 type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
@@ -25,6 +26,7 @@ export function createTestingService(deps: { commands: CommandDependencies; db: 
     listTestCases: (...args: Args<typeof listTestCases>) => listTestCases(db, ...args),
     runTestCase: (...args: Args<typeof runTestCase>) => runTestCase(engine, ...args),
     runSuite: (...args: Args<typeof runSuite>) => runSuite(engine, ...args),
+    runTrial: (...args: Args<typeof runTrial>) => runTrial(engine, ...args),
     runTrace: (...args: Args<typeof runTrace>) => runTrace(eventStore, ...args),
     stepTrace: (...args: Args<typeof stepTrace>) => stepTrace(eventStore, ...args),
   };

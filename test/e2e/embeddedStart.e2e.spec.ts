@@ -62,7 +62,7 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
       expect(inspector.code, inspector.stderr).toBe(0);
       const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
       expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
-      expect(listed).toHaveLength(20);
+      expect(listed).toHaveLength(21);
 
       // The operator console's printed link opens a session once.
       const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);

@@ -81,6 +81,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await createOrganization(deps, { slug: 'other', name: 'Other' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'rita', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'tess', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'other', userSubject: 'eve', role: 'owner' }, testPrincipal);
     projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
     otherProjectId = (await createProject(deps, { organizationSlug: 'other', slug: 'secret', name: 'Secret' }, testPrincipal)).id;
@@ -99,7 +100,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and eight more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and nine more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -108,7 +109,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -344,6 +345,43 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const missing = await errorText(client, 'get_block', { flow_id, step_id: 'no-such-step' });
     expect(missing).toMatch(/^BLOCK_NOT_FOUND: /);
     expect(missing).toContain(`${ask.step_id} (ask)`);
+  });
+
+  it('runs a flow with run_flow: production, the draft or a version, answering its flow_run_id even before the run ends', async () => {
+    // A subject of its own: run_flow counts against the same per-subject limit as the test runs.
+    const client = await connect('tess');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Echo', slug: 'echo-trial' });
+    const echo = await ok(client, 'add_block', { flow_id, name: 'echo', processor_type: 'code', code: 'return { said: input.message, v: 1 };' });
+    // No version yet: production cannot run, the draft can.
+    expect(await errorText(client, 'run_flow', { flow_id, input: { message: 'hi' }, target: 'production' })).toMatch(/^NO_PRODUCTION_VERSION: /);
+    expect(await ok(client, 'run_flow', { flow_id, input: { message: 'hi' }, target: 'draft' })).toEqual({ flow_run_id: expect.any(String), status: 'completed', result: { said: 'hi', v: 1 } });
+    const v1 = await ok(client, 'publish_version', { flow_id });
+    await ok(client, 'set_production_version', { flow_id, version_id: v1.version_id });
+    await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'return { said: input.message, v: 2 };' });
+    expect((await ok(client, 'run_flow', { flow_id, input: { message: 'a' } })).result).toEqual({ said: 'a', v: 1 });
+    expect((await ok(client, 'run_flow', { flow_id, input: { message: 'b' }, target: 'draft' })).result).toEqual({ said: 'b', v: 2 });
+    expect((await ok(client, 'run_flow', { flow_id, input: { message: 'c' }, target: 1 })).result).toEqual({ said: 'c', v: 1 });
+    expect(await errorText(client, 'run_flow', { flow_id, input: { message: 'd' }, target: 7 })).toMatch(/^VERSION_NOT_FOUND: /);
+
+    // A run that outlasts wait_seconds is answered running, with its id; its trace shows the end.
+    const ask = await ok(client, 'add_block', { flow_id, name: 'ask', processor_type: 'llm', prompt: '{{message}}', target_id: echo.step_id, direction: 'right' });
+    expect(ask.step_id).toEqual(expect.any(String));
+    let release: () => void = () => undefined;
+    model.script({ content: 'late', heldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    const early = await ok(client, 'run_flow', { flow_id, input: { message: 'slow' }, target: 'draft', wait_seconds: 0 });
+    expect(early).toEqual({ flow_run_id: expect.any(String), status: 'running' });
+    release();
+    let trace = await ok(client, 'get_test_run_trace', { flow_run_id: early.flow_run_id });
+    for (let i = 0; i < 100 && trace.status !== 'completed'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      trace = await ok(client, 'get_test_run_trace', { flow_run_id: early.flow_run_id });
+    }
+    expect(trace).toMatchObject({ flow_run_id: early.flow_run_id, mode: 'test', status: 'completed' });
+
+    // A failing block is the run's answer, not a tool error.
+    await ok(client, 'remove_block', { flow_id, step_id: ask.step_id });
+    await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'throw new Error("boom");' });
+    expect(await ok(client, 'run_flow', { flow_id, input: { message: 'x' }, target: 'draft' })).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.stringContaining('boom'), block_name: 'echo' } });
   });
 
   it('starts an assistant without ids: list_projects names the project, hydrate_project takes its id or its slugs', async () => {

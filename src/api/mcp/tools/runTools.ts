@@ -1,13 +1,47 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { attachmentSchema } from '../../../domain/execution/attachment.ts';
 import { runStatuses } from '../../../domain/execution/runStatus.ts';
+import { truncateStrings } from '../../../domain/execution/truncate.ts';
+import type { ExecutionOutcome } from '../../../execution/runSteps.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 import { flowId } from './authoringShapes.ts';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, waitAtMost } from './testRunWaiting.ts';
+
+/** Long strings in a run's result are cut for the assistant's context, with a marker (get_test_run_trace reads it whole). */
+const RESULT_STRINGS = 2000;
 
 const modes = ['sync', 'async', 'step', 'test'] as const;
 
-/** A flow's runs, as an assistant looks for what went wrong lately. */
+/** Running a flow as an author tries it, and a flow's runs, as an assistant looks for what went wrong lately. */
 export function registerRunTools(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    'run_flow',
+    {
+      title: 'Run a flow',
+      description:
+        'Runs a flow once on an input, as a trial (mode test: calls models, spends credits, never a webhook): its production version, its draft, or a version number. Waits at most wait_seconds; flow_run_id is always returned, so a run still going can be read later with get_test_run_trace.',
+      inputSchema: {
+        flow_id: flowId,
+        input: z.strictObject({
+          message: z.string().describe('The {{message}} of the run'),
+          parameters: z.record(z.string(), z.unknown()).optional().describe('The {{parameters.*}} of the run'),
+          attachments: z.array(attachmentSchema).max(10).optional().describe('Image URLs, as /execute takes them'),
+        }),
+        target: z.union([z.enum(['production', 'draft']), z.number().int().min(1)]).optional().describe('production (default: production, else the latest version), draft, or a version number'),
+        wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`How long to wait for the run (default ${DEFAULT_WAIT_SECONDS})`),
+      },
+      outputSchema: {
+        flow_run_id: z.string(),
+        status: z.enum(['running', 'completed', 'failed', 'paused']),
+        result: z.unknown().optional().describe('The run\'s result, once completed (long strings cut)'),
+        error: z.object({ code: z.string(), message: z.string(), block_name: z.string().nullable() }).optional(),
+      },
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    },
+    (args) => answer(ctx, () => runFlow(ctx, args)),
+  );
+
   server.registerTool(
     'list_runs',
     {
@@ -49,4 +83,44 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
         }),
       ),
   );
+}
+
+/** `run_flow`: a trial run, waited for at most `wait_seconds`; a run still going is left running and answered as such. */
+async function runFlow(
+  ctx: ToolContext,
+  args: { flow_id: string; input: { message: string; parameters?: Record<string, unknown> | undefined; attachments?: z.infer<typeof attachmentSchema>[] | undefined }; target?: 'production' | 'draft' | number | undefined; wait_seconds?: number | undefined },
+) {
+  await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
+  await ctx.runLimiter(ctx.metadata.principal.id);
+  let executionId = '';
+  let recorded: () => void = () => undefined;
+  const started = new Promise<void>((resolve) => (recorded = resolve));
+  const running = ctx.services.testing.runTrial(
+    ctx.scope,
+    {
+      flowId: args.flow_id,
+      message: args.input.message,
+      parameters: args.input.parameters ?? {},
+      attachments: args.input.attachments ?? [],
+      target: args.target,
+      onStarted: (id) => {
+        executionId = id;
+        recorded();
+      },
+    },
+    ctx.metadata,
+  );
+  // Whatever wait_seconds says, the run is answered once it is in the log (a refused input answers its error).
+  await Promise.race([started, running]);
+  const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+  if (outcome.done) return answerOf(outcome.value, executionId);
+  ctx.services.lifecycle.follow(executionId, running);
+  running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionId }, 'a flow run started over MCP failed after its caller stopped waiting'));
+  return { flow_run_id: executionId, status: 'running' as const };
+}
+
+function answerOf(outcome: ExecutionOutcome, executionId: string) {
+  if (outcome.status === 'completed') return { flow_run_id: executionId, status: 'completed' as const, result: truncateStrings(outcome.result, RESULT_STRINGS) };
+  if (outcome.status === 'failed') return { flow_run_id: executionId, status: 'failed' as const, error: { code: outcome.code, message: outcome.message, block_name: outcome.blockName } };
+  return { flow_run_id: executionId, status: 'paused' as const };
 }

@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
+import type { CommandMetadata } from '../commands/commandHandler.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import type { Attachment } from '../domain/execution/attachment.ts';
+import { commandsOf } from '../execution/engineDependencies.ts';
+import { checkAttachments } from '../execution/attachmentGate.ts';
+import { prepareExecution } from '../execution/flowEngine.ts';
+import type { ExecutionOutcome } from '../execution/runSteps.ts';
+import type { TestEngine } from './testRunner.ts';
+import { resolveTarget } from './testTarget.ts';
+
+/** Which of a flow's steps a trial runs: production, the draft, or a version by number (default: production, else the latest version). */
+export type TrialTarget = 'production' | 'draft' | number | undefined;
+
+/**
+ * An author's trial of a flow (MCP `run_flow`): an ordinary engine run of mode `test` (its own
+ * stream, credits charged, never a webhook, never counted as production traffic) with no test case
+ * behind it. Its id is told through `onStarted` as soon as the run is recorded, so a caller that
+ * stops waiting can still name it.
+ */
+export async function runTrial(
+  engine: TestEngine,
+  scope: AuthoringScope,
+  input: { flowId: string; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; target: TrialTarget; onStarted?: (executionId: string) => void },
+  metadata: CommandMetadata,
+): Promise<ExecutionOutcome> {
+  const flow = await requireFlow(commandsOf(engine), scope, input.flowId);
+  if (input.target === 'production' && !flow.productionVersionId) throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${flow.slug}' has no production version: run the draft or a version number, or set one as production`);
+  const executionId = randomUUID();
+  const resolved = resolveTarget(flow, input.target === 'draft' ? { draft: true } : typeof input.target === 'number' ? { version: input.target } : {}, executionId);
+  await checkAttachments(input.attachments, resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
+  const prepared = await prepareExecution(engine, {
+    executionId,
+    flowId: flow.flowId,
+    versionId: resolved.versionId,
+    versionNumber: resolved.versionNumber,
+    organizationId: flow.organizationId,
+    projectId: flow.projectId,
+    steps: resolved.steps,
+    message: input.message,
+    parameters: input.parameters,
+    attachments: input.attachments,
+    tools: undefined,
+    mode: 'test',
+    apiKeyId: null,
+    principal: metadata.principal,
+  });
+  // Told once the run is in the log: from then on get_test_run_trace can read it.
+  prepared.started.then(() => input.onStarted?.(executionId), () => undefined);
+  return prepared.start();
+}
