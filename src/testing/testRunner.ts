@@ -68,7 +68,7 @@ export async function runTestCase(
     draft?: boolean;
     /** A suite resolves its target once, for every case. */
     resolved?: ResolvedTarget;
-    /** Told the run's ids once it is recorded as started: a caller that stops waiting can still name it. */
+    /** Told the run's ids once its engine run is in the log: a caller that stops waiting can still name it and read its trace. */
     onStarted?: (run: StartedTestRun) => void;
   },
   metadata: CommandMetadata,
@@ -84,14 +84,21 @@ export async function runTestCase(
   const record = (command: TestRunCommand) => handleCommand(commands, testRunStream(testRunId), testRun, command, { ...metadata, correlationId: testRunId });
   await record({ type: 'Start', event: { type: 'TestRunStarted', data: { testRunId, testCaseId: input.testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, executionId, target: resolved.target } } });
 
-  input.onStarted?.({ testRunId, testCaseId: input.testCaseId, executionId, name: definition.name });
 
   const target: TestRunSummary['target'] = resolved.target.kind === 'version' ? { kind: 'version', number: resolved.target.number } : { kind: 'draft' };
   const begun = engine.now().getTime();
+  let told = false;
+  const tell = () => {
+    if (told) return;
+    told = true;
+    input.onStarted?.({ testRunId, testCaseId: input.testCaseId, executionId, name: definition.name });
+  };
   try {
-    await runWithScriptedTools(engine, { executionId, testRunId, flow, resolved, definition, principal: metadata.principal });
+    // Told once the engine run is in the log: from then on its trace can be read by flow_run_id.
+    await runWithScriptedTools(engine, { executionId, testRunId, flow, resolved, definition, principal: metadata.principal, onRecorded: tell });
   } catch (error) {
     // The run itself failed to run (the log went away, say): the test run ends failed, naming why, instead of staying started.
+    tell();
     const failure = error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'internal error' };
     engine.logger.error({ err: error, testRunId, executionId }, 'test run failed to run');
     const failed = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: 'failed' as const, passed: false, results: [], latencyMs: Math.max(0, engine.now().getTime() - begun), tokens: 0, error: failure };
@@ -129,7 +136,7 @@ export async function runTestCase(
  */
 async function runWithScriptedTools(
   engine: TestEngine,
-  run: { executionId: string; testRunId: string; flow: Extract<FlowState, { status: 'created' }>; resolved: ResolvedTarget; definition: TestCaseDefinition; principal: Principal },
+  run: { executionId: string; testRunId: string; flow: Extract<FlowState, { status: 'created' }>; resolved: ResolvedTarget; definition: TestCaseDefinition; principal: Principal; onRecorded: () => void },
 ): Promise<void> {
   const { executionId, flow, resolved, definition, principal } = run;
   const tools = scriptedTools(definition);
@@ -150,6 +157,7 @@ async function runWithScriptedTools(
     principal,
     testRunId: run.testRunId,
   });
+  prepared.started.then(run.onRecorded, () => undefined);
   let outcome: ExecutionOutcome = await prepared.start();
   for (let round = 0; outcome.status === 'paused' && tools && round < MAX_SCRIPTED_ROUNDS; round++) {
     const answers = outcome.toolCalls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: definition.tool_results?.[call.function.name] ?? `no scripted result for tool ${call.function.name}` }));

@@ -246,9 +246,13 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await ok(client, 'add_block', { flow_id, name: 'think', processor_type: 'llm', prompt: '{{message}}' });
     await ok(client, 'publish_version', { flow_id });
     const { test_case_id } = await ok(client, 'create_test_case', { flow_id, name: 'slow', input: { message: 'hm' }, assertions: [{ type: 'contains', value: 'done' }] });
-    model.script({ content: 'done thinking', delayMs: 4000 });
-    const soFar = await ok(client, 'run_test_case', { test_case_id, wait_seconds: 2 });
+    let release: () => void = () => undefined;
+    model.script({ content: 'done thinking', heldUntil: new Promise<void>((resolve) => (release = resolve)) });
+    // wait_seconds 0 still names the run (it answered flow_run_id: null before).
+    const soFar = await ok(client, 'run_test_case', { test_case_id, wait_seconds: 0 });
     expect(soFar).toMatchObject({ test_case_id, status: 'running', passed: null, assertions: [], output_excerpt: null, flow_run_id: expect.any(String) });
+    expect((await ok(client, 'get_test_run_trace', { flow_run_id: soFar.flow_run_id })).status).toBe('running');
+    release();
     let trace = await ok(client, 'get_test_run_trace', { flow_run_id: soFar.flow_run_id });
     for (let i = 0; i < 100 && trace.status !== 'completed'; i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -68,7 +68,23 @@ async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_i
   const testCase = await ctx.services.testing.requireTestCase(ctx.scope, args.test_case_id);
   await ctx.runLimiter(subject);
   let started: StartedTestRun | undefined;
-  const running = ctx.services.testing.runTestCase(ctx.scope, { testCaseId: args.test_case_id, version: args.version, draft: args.draft, onStarted: (run) => (started = run) }, ctx.metadata);
+  let recorded: () => void = () => undefined;
+  const inLog = new Promise<void>((resolve) => (recorded = resolve));
+  const running = ctx.services.testing.runTestCase(
+    ctx.scope,
+    {
+      testCaseId: args.test_case_id,
+      version: args.version,
+      draft: args.draft,
+      onStarted: (run) => {
+        started = run;
+        recorded();
+      },
+    },
+    ctx.metadata,
+  );
+  // Whatever wait_seconds says, the run is answered once it is in the log: its flow_run_id is never null.
+  await Promise.race([inLog, running]);
   const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
   if (outcome.done) return testRunEntry(started!, outcome.value);
   keepRunning(ctx, running, started ? [started.executionId] : []);
