@@ -29,6 +29,12 @@ describe('editing a draft block by block', () => {
     expect(shape(addBlock(parallel, llm('tone'), { targetId: 'grade', direction: 'bottom' }))).toEqual(['detect', '[grade,tone,style]', 'translate']);
   });
 
+  it('takes an empty prompt or code on a block without one as none, and still refuses a real one', () => {
+    const steps = addBlock([], { id: 'p', name: 'p', processor_type: 'passthrough', prompt: '', code: '' }, {});
+    expect(steps).toEqual([{ block: { id: 'p', name: 'p', processor_type: 'passthrough' } }]);
+    expect(code(() => addBlock([], { id: 'q', name: 'q', processor_type: 'passthrough', prompt: 'Say {{message}}' }, {}))).toBe('BLOCK_INVALID');
+  });
+
   it('removes a block, its step when it empties, and turns a parallel step of one into a plain step', () => {
     const parallel = addBlock(base(), llm('style'), { targetId: 'grade', direction: 'bottom' });
     expect(shape(removeBlock(parallel, 'style'))).toEqual(['detect', 'grade', 'translate']);

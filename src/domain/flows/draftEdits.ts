@@ -66,7 +66,10 @@ const replaceBlock = (step: StoredStep, indexInStep: number, block: StoredBlock)
 
 export function addBlock(steps: StoredStep[], content: BlockContent & { id: string }, placement: { targetId?: string; direction?: Direction }): StoredStep[] {
   if (!(processorTypes as readonly string[]).includes(content.processor_type)) throw new ApiError('BLOCK_INVALID', `processor_type: one of ${processorTypes.join(', ')}`);
-  const block: StoredBlock = { id: content.id, name: content.name, processor_type: content.processor_type, ...(content.prompt !== undefined ? { prompt: content.prompt } : {}), ...(content.code !== undefined ? { code: content.code } : {}), ...(content.model !== undefined ? { model: content.model } : {}) };
+  // An empty prompt or code on a block that has none means none: the spec's add_block passes a prompt for every block.
+  const prompt = content.prompt === '' && content.processor_type !== 'llm' ? undefined : content.prompt;
+  const code = content.code === '' && content.processor_type !== 'code' ? undefined : content.code;
+  const block: StoredBlock = { id: content.id, name: content.name, processor_type: content.processor_type, ...(prompt !== undefined ? { prompt } : {}), ...(code !== undefined ? { code } : {}), ...(content.model !== undefined ? { model: content.model } : {}) };
   assertNameFree(steps, block.name);
   assertContentFits(block);
   if (placement.targetId === undefined) {
