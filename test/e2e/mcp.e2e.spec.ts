@@ -82,6 +82,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'alice', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'rita', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'tess', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'uma', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'other', userSubject: 'eve', role: 'owner' }, testPrincipal);
     projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
     otherProjectId = (await createProject(deps, { organizationSlug: 'other', slug: 'secret', name: 'Secret' }, testPrincipal)).id;
@@ -386,6 +387,21 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await ok(client, 'remove_block', { flow_id, step_id: ask.step_id });
     await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'throw new Error("boom");' });
     expect(await ok(client, 'run_flow', { flow_id, input: { message: 'x' }, target: 'draft' })).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.stringContaining('boom'), block_name: 'echo' } });
+  });
+
+  it('takes a version by its version_id or its number wherever a tool names one', async () => {
+    const client = await connect('uma');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Versions', slug: 'versions' });
+    const echo = await ok(client, 'add_block', { flow_id, name: 'echo', processor_type: 'code', code: 'return { v: 1 };' });
+    const v1 = await ok(client, 'publish_version', { flow_id });
+    await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'return { v: 2 };' });
+    const v2 = await ok(client, 'publish_version', { flow_id });
+    expect(await ok(client, 'set_production_version', { flow_id, version_id: 1 })).toEqual({ flow_id, version_id: v1.version_id, number: 1 });
+    expect(await ok(client, 'set_production_version', { flow_id, version_id: v2.version_id })).toEqual({ flow_id, version_id: v2.version_id, number: 2 });
+    expect(await errorText(client, 'set_production_version', { flow_id, version_id: 9 })).toMatch(/^VERSION_NOT_FOUND: /);
+    const { test_case_id } = await ok(client, 'create_test_case', { flow_id, name: 'one', input: { message: 'x' }, assertions: [{ type: 'path_equals', path: 'v', value: 1 }] });
+    expect(await ok(client, 'run_test_case', { test_case_id, version: v1.version_id })).toMatchObject({ status: 'completed', passed: true });
+    expect(await ok(client, 'run_all_tests', { flow_id, version: 2 })).toMatchObject({ totals: { total: 1, passed: 0, failed: 1 } });
   });
 
   it('starts an assistant without ids: list_projects names the project, hydrate_project takes its id or its slugs', async () => {

@@ -2,10 +2,11 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
+import { resolveVersion, versionRef } from './versionRef.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
 
 const target = {
-  version: z.number().int().min(1).optional().describe('Run against this version number (default: production, else the latest version)'),
+  version: versionRef.optional().describe('Run against this version: its number or version_id (default: production, else the latest version)'),
   draft: z.boolean().optional().describe('Run against the current draft instead of a version'),
   wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`How long to wait for the runs (default ${DEFAULT_WAIT_SECONDS}); after that the runs go on and their status so far is returned`),
 };
@@ -60,7 +61,7 @@ function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: 
   running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
 }
 
-type TargetArgs = { version?: number | undefined; draft?: boolean | undefined; wait_seconds?: number | undefined };
+type TargetArgs = { version?: number | string | undefined; draft?: boolean | undefined; wait_seconds?: number | undefined };
 
 /** `run_test_case`: runs one case, waiting at most `wait_seconds`; a run still going is left running and answered as it stands. */
 async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_id: string }) {
@@ -74,7 +75,7 @@ async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_i
     ctx.scope,
     {
       testCaseId: args.test_case_id,
-      version: args.version,
+      version: await versionNumber(ctx, testCase.flowId, args.version),
       draft: args.draft,
       onStarted: (run) => {
         started = run;
@@ -100,7 +101,7 @@ async function runAllTests(ctx: ToolContext, args: TargetArgs & { flow_id: strin
   const started = new Map<string, StartedTestRun>();
   const finished = new Map<string, TestRunSummary>();
   const suite = ctx.services.testing.runSuite(ctx.scope,
-    { flowId: args.flow_id, version: args.version, draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
+    { flowId: args.flow_id, version: await versionNumber(ctx, args.flow_id, args.version), draft: args.draft, onStarted: (run) => started.set(run.testCaseId, run), onFinished: (run) => finished.set(run.testCaseId, run) },
     ctx.metadata,
   );
   const outcome = await waitAtMost(suite, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
@@ -113,3 +114,6 @@ async function runAllTests(ctx: ToolContext, args: TargetArgs & { flow_id: strin
   const failed = runs.filter((r) => r.passed === false).length;
   return { flow_id: args.flow_id, complete: outcome.done, totals: { total: runs.length, passed, failed, running: runs.length - passed - failed }, runs };
 }
+
+/** A version given by id is run by its number, as given by number. */
+const versionNumber = async (ctx: ToolContext, flowId: string, ref: number | string | undefined) => (typeof ref === 'string' ? (await resolveVersion(ctx, flowId, ref)).number : ref);

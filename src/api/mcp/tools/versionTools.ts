@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { resolveVersion, versionRef } from './versionRef.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { flowId, write } from './authoringShapes.ts';
 
@@ -28,15 +29,16 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Promote a version to production',
       description: "Makes a published version the one the flow's execution URL runs (also a rollback). With the flow's promotion gate on, its test cases must have passed on that version.",
-      inputSchema: { flow_id: flowId, version_id: z.string().min(1) },
+      inputSchema: { flow_id: flowId, version_id: versionRef.describe('The version_id publish_version answered, or the version number') },
       outputSchema: { flow_id: z.string(), version_id: z.string(), number: z.number().int() },
       annotations: { ...write, destructiveHint: true, idempotentHint: true },
     },
     (args) =>
       answer(ctx, async () => {
-        const done = await ctx.services.authoring.setProduction(ctx.scope, { flowId: args.flow_id, versionId: args.version_id }, ctx.metadata);
+        const version = typeof args.version_id === 'number' ? await resolveVersion(ctx, args.flow_id, args.version_id) : { versionId: args.version_id };
+        const done = await ctx.services.authoring.setProduction(ctx.scope, { flowId: args.flow_id, versionId: version.versionId }, ctx.metadata);
         await settled(ctx, done.position);
-        return { flow_id: args.flow_id, version_id: args.version_id, number: done.number ?? 0 };
+        return { flow_id: args.flow_id, version_id: version.versionId, number: done.number ?? 0 };
       }),
   );
 
