@@ -387,6 +387,12 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await ok(client, 'remove_block', { flow_id, step_id: ask.step_id });
     await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'throw new Error("boom");' });
     expect(await ok(client, 'run_flow', { flow_id, input: { message: 'x' }, target: 'draft' })).toMatchObject({ status: 'failed', error: { code: expect.any(String), message: expect.stringContaining('boom'), block_name: 'echo' } });
+
+    // Code that does not parse is never published (it was, with `return {`): the error names its line.
+    await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'const said = input.message;\nreturn {' });
+    const refused = await errorText(client, 'publish_version', { flow_id });
+    expect(refused).toMatch(/^FLOW_INVALID: /);
+    expect(refused).toMatch(/code: does not parse: line 2, column \d+: Unexpected token/);
   });
 
   it('takes a version by its version_id or its number wherever a tool names one', async () => {

@@ -1,3 +1,4 @@
+import { codeSyntaxError } from './codeSyntax.ts';
 import { Ajv } from 'ajv';
 import { formatPath } from '../validation/issuePath.ts';
 import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
@@ -33,6 +34,10 @@ function validateBlock(block: StoredBlock, path: string): string[] {
   const problems: string[] = [];
   if (block.processor_type === 'llm' && !block.prompt?.trim()) problems.push(`${path}.prompt: llm blocks need a prompt`);
   if (block.processor_type === 'code' && !block.code?.trim()) problems.push(`${path}.code: code blocks need code`);
+  else if (block.processor_type === 'code') {
+    const syntax = codeSyntaxError(block.code!);
+    if (syntax) problems.push(`${path}.code: does not parse: ${syntax}`);
+  }
   if (block.processor_config?.tools_enabled && block.processor_type !== 'llm') {
     problems.push(`${path}.processor_config.tools_enabled: only llm blocks can call tools`);
   }
