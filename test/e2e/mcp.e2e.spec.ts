@@ -151,7 +151,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     ]);
 
     const version = await ok(client, 'publish_version', { flow_id, note: 'first cut' });
-    expect(version).toEqual({ flow_id, version_id: expect.any(String), number: 1 });
+    expect(version).toEqual({ flow_id, version_id: expect.any(String), number: 1, warnings: [] });
     expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows[0].draft_status).toBe('published');
     expect(await ok(client, 'set_production_version', { flow_id, version_id: version.version_id })).toEqual({ flow_id, version_id: version.version_id, number: 1 });
 
@@ -408,6 +408,21 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const { test_case_id } = await ok(client, 'create_test_case', { flow_id, name: 'one', input: { message: 'x' }, assertions: [{ type: 'path_equals', path: 'v', value: 1 }] });
     expect(await ok(client, 'run_test_case', { test_case_id, version: v1.version_id })).toMatchObject({ status: 'completed', passed: true });
     expect(await ok(client, 'run_all_tests', { flow_id, version: 2 })).toMatchObject({ totals: { total: 1, passed: 0, failed: 1 } });
+  });
+
+  it('warns of what will go wrong at run time: a placeholder that always renders empty, an unknown model, an llm block without a prompt', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Warned', slug: 'warned' });
+    const typo = await ok(client, 'add_block', { flow_id, name: 'typo', processor_type: 'llm', prompt: 'Hello {{parameterz.name}}, {{message}}' });
+    expect(typo.warnings).toEqual([expect.stringContaining("the placeholder {{parameterz.name}} always renders empty")]);
+    const model = await ok(client, 'update_block', { flow_id, step_id: typo.step_id, prompt: 'Hello {{parameters.name}}', model: 'gpt-9-imaginary' });
+    expect(model.warnings).toEqual([expect.stringContaining("uses the model 'gpt-9-imaginary', which the service does not know")]);
+    const empty = await ok(client, 'add_block', { flow_id, name: 'empty', processor_type: 'llm', target_id: typo.step_id, direction: 'right' });
+    expect(empty.warnings).toContainEqual(expect.stringContaining("block 'empty'"));
+    expect(empty.warnings).toContainEqual(expect.stringContaining('has no prompt'));
+    await ok(client, 'remove_block', { flow_id, step_id: empty.step_id });
+    const published = await ok(client, 'publish_version', { flow_id });
+    expect(published.warnings).toEqual([expect.stringContaining('gpt-9-imaginary')]);
   });
 
   it('starts an assistant without ids: list_projects names the project, hydrate_project takes its id or its slugs', async () => {

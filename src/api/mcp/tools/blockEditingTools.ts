@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
-import { visionWarnings } from './visionWarning.ts';
+import { authoringWarnings } from './visionWarning.ts';
 
 /** Changing a draft block's settings, prompt or code, and output schema: each change one event. */
 export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
@@ -31,7 +31,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
         async () => {
           const done = await ctx.services.authoring.updateBlock(ctx.scope, { flowId: flow_id, blockId: step_id, changes }, ctx.metadata);
           await settled(ctx, done.position);
-          return { flow_id, step_id, warnings: await visionWarnings(ctx, flow_id) };
+          return { flow_id, step_id, warnings: await authoringWarnings(ctx, flow_id) };
         },
         stepIdHint(ctx, flow_id),
       ),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
-import { visionWarnings } from './visionWarning.ts';
+import { authoringWarnings } from './visionWarning.ts';
 
 /** Creating a flow and adding or removing its blocks: each change one event. */
 export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
@@ -54,7 +54,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
             ctx.metadata,
           );
           await settled(ctx, added.position);
-          return { flow_id: args.flow_id, step_id: added.blockId, warnings: await visionWarnings(ctx, args.flow_id) };
+          return { flow_id: args.flow_id, step_id: added.blockId, warnings: await authoringWarnings(ctx, args.flow_id) };
         },
         stepIdHint(ctx, args.flow_id),
       ),

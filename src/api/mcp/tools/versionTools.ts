@@ -2,7 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { resolveVersion, versionRef } from './versionRef.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
-import { flowId, write } from './authoringShapes.ts';
+import { flowId, warnings, write } from './authoringShapes.ts';
+import { authoringWarnings } from './visionWarning.ts';
 
 /** Publishing the draft as a version, promoting a version, and comparing versions. */
 export function registerVersionTools(server: McpServer, ctx: ToolContext) {
@@ -13,14 +14,14 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
       title: 'Publish the draft',
       description: 'Publishes the draft as the next immutable version. It does not go live: call set_production_version with the returned version_id for that.',
       inputSchema: { flow_id: flowId, note: z.string().max(1000).optional().describe('What changed, for the version history') },
-      outputSchema: { flow_id: z.string(), version_id: z.string(), number: z.number().int() },
+      outputSchema: { flow_id: z.string(), version_id: z.string(), number: z.number().int(), warnings },
       annotations: { ...write, idempotentHint: false },
     },
     (args) =>
       answer(ctx, async () => {
         const published = await ctx.services.authoring.publishDraft(ctx.scope, { flowId: args.flow_id, note: args.note ?? null }, ctx.metadata);
         await settled(ctx, published.position);
-        return { flow_id: args.flow_id, version_id: published.versionId, number: published.number ?? 0 };
+        return { flow_id: args.flow_id, version_id: published.versionId, number: published.number ?? 0, warnings: await authoringWarnings(ctx, args.flow_id) };
       }),
   );
 

@@ -1,3 +1,4 @@
+import { draftWarnings } from '../../../domain/flows/draftWarnings.ts';
 import type { ToolContext } from '../toolContext.ts';
 
 /**
@@ -12,4 +13,10 @@ export async function visionWarnings(ctx: ToolContext, flowId: string): Promise<
   return draft.blocks
     .filter((b) => b.processor_type === 'llm' && ctx.services.models.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
     .map((b) => `This flow receives images, but block '${b.name}' (${b.step_id}) uses ${b.model ?? `the default model ${defaultModel}`}, which takes no images: set a vision-capable model with update_block.`);
+}
+
+/** Every warning an authoring tool answers with: the draft's own (placeholders, prompts, models) and the vision ones. */
+export async function authoringWarnings(ctx: ToolContext, flowId: string): Promise<string[]> {
+  const draft = await ctx.services.authoring.showDraft(ctx.scope, flowId);
+  return [...draftWarnings(draft.blocks, ctx.services.models.registry.knows), ...(await visionWarnings(ctx, flowId))];
 }
