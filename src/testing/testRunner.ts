@@ -48,6 +48,8 @@ export interface TestRunSummary {
   error: { code: string; message: string } | null;
   /** The run's result (null unless it completed). */
   output: unknown;
+  /** Where its TestRunFinished is in the log: the promotion gate sees the result once the read models pass it. */
+  position: number;
 }
 
 /**
@@ -102,10 +104,10 @@ export async function runTestCase(
     const failure = error instanceof ApiError ? { code: error.code, message: error.message } : { code: 'INTERNAL', message: 'internal error' };
     engine.logger.error({ err: error, testRunId, executionId }, 'test run failed to run');
     const failed = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: 'failed' as const, passed: false, results: [], latencyMs: Math.max(0, engine.now().getTime() - begun), tokens: 0, error: failure };
-    await record({ type: 'Finish', event: { type: 'TestRunFinished', data: failed } }).catch(() => {
+    const recorded = await record({ type: 'Finish', event: { type: 'TestRunFinished', data: failed } }).catch(() => {
       throw error;
     });
-    return { ...failed, output: null, name: definition.name, target };
+    return { ...failed, output: null, name: definition.name, target, position: recorded.position };
   }
 
   const { history, events } = await readRunHistory(engine.eventStore, executionId);
@@ -126,8 +128,8 @@ export async function runTestCase(
   }
   const passed = observed.status === 'completed' && results.every((r) => r.passed);
   const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens, error: null };
-  await record({ type: 'Finish', event: { type: 'TestRunFinished', data: finished } });
-  return { ...finished, output: observed.result, name: definition.name, target };
+  const recorded = await record({ type: 'Finish', event: { type: 'TestRunFinished', data: finished } });
+  return { ...finished, output: observed.result, name: definition.name, target, position: recorded.position };
 }
 
 /**

@@ -5,6 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
+import { setPromotionGate } from '../../src/authoring/flowAuthoring.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
@@ -408,6 +409,12 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const { test_case_id } = await ok(client, 'create_test_case', { flow_id, name: 'one', input: { message: 'x' }, assertions: [{ type: 'path_equals', path: 'v', value: 1 }] });
     expect(await ok(client, 'run_test_case', { test_case_id, version: v1.version_id })).toMatchObject({ status: 'completed', passed: true });
     expect(await ok(client, 'run_all_tests', { flow_id, version: 2 })).toMatchObject({ totals: { total: 1, passed: 0, failed: 1 } });
+
+    // With the promotion gate on, what a complete suite answered is what the gate sees, at once.
+    await setPromotionGate(t.runtime.commands, {}, { flowId: flow_id, enabled: true }, testPrincipal);
+    expect(await ok(client, 'run_all_tests', { flow_id, version: v1.version_id })).toMatchObject({ complete: true, totals: { total: 1, passed: 1 } });
+    expect(await ok(client, 'set_production_version', { flow_id, version_id: 1 })).toMatchObject({ number: 1 });
+    expect(await errorText(client, 'set_production_version', { flow_id, version_id: 2 })).toMatch(/^TESTS_FAILING: /);
   });
 
   it('warns of what will go wrong at run time: a placeholder that always renders empty, an unknown model, an llm block without a prompt', async () => {

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
-import { type ToolContext, answer } from '../toolContext.ts';
+import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { resolveVersion, versionRef } from './versionRef.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
 
@@ -87,7 +87,11 @@ async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_i
   // Whatever wait_seconds says, the run is answered once it is in the log: its flow_run_id is never null.
   await Promise.race([inLog, running]);
   const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
-  if (outcome.done) return testRunEntry(started!, outcome.value);
+  if (outcome.done) {
+    // Answered once the promotion gate would see the result (set_production_version reads the read models).
+    await settled(ctx, outcome.value.position);
+    return testRunEntry(started!, outcome.value);
+  }
   keepRunning(ctx, running, started ? [started.executionId] : []);
   return started ? testRunEntry(started, undefined) : queuedEntry(args.test_case_id, testCase.definition.name);
 }
@@ -105,6 +109,8 @@ async function runAllTests(ctx: ToolContext, args: TargetArgs & { flow_id: strin
     ctx.metadata,
   );
   const outcome = await waitAtMost(suite, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+  // A complete suite is answered once the promotion gate would see every result.
+  if (outcome.done) await settled(ctx, Math.max(0, ...[...finished.values()].map((run) => run.position)));
   if (!outcome.done) keepRunning(ctx, suite, [...started.values()].filter((run) => !finished.has(run.testCaseId)).map((run) => run.executionId));
   const runs = cases.map((c) => {
     const run = started.get(c.testCaseId);
