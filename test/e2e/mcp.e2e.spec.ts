@@ -121,6 +121,11 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     }
     expect(Object.keys(byName.get('add_block')!.inputSchema.properties!)).toEqual(expect.arrayContaining(['flow_id', 'name', 'processor_type', 'prompt', 'target_id', 'direction']));
     expect(byName.get('update_block_draft')!.inputSchema.required).toEqual(['flow_id', 'step_id', 'content']);
+    // The assertion union is the real input schema: each type with its fields, every field described.
+    const assertionItems = (byName.get('create_test_case')!.inputSchema.properties!.assertions as { items: { anyOf?: unknown[]; oneOf?: unknown[] } }).items;
+    const variants = (assertionItems.anyOf ?? assertionItems.oneOf) as { properties: Record<string, { description?: string; const?: string }> }[];
+    expect(variants.map((v) => v.properties.type!.const)).toEqual(['equals', 'contains', 'not_contains', 'regex', 'json_schema', 'path_equals', 'number_range', 'max_latency_ms', 'max_tokens', 'tool_called', 'llm_judge']);
+    for (const variant of variants) for (const [field, schema] of Object.entries(variant.properties)) expect(schema.description, `${variant.properties.type!.const}.${field}`).toEqual(expect.any(String));
     expect(byName.get('set_production_version')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('hydrate_project')!.annotations).toMatchObject({ readOnlyHint: true });
     expect(byName.get('run_test_case')!.annotations).toMatchObject({ openWorldHint: true });
@@ -221,7 +226,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const badId = all.runs.find((r: { name: string }) => r.name === 'bad essay').test_case_id as string;
     expect(await ok(client, 'update_test_case', { test_case_id: badId, assertions: [{ type: 'number_range', path: 'overall_score', max: 60 }] })).toEqual({ test_case_id: badId, name: 'bad essay' });
     expect((await ok(client, 'run_test_case', { test_case_id: badId })).passed).toBe(true);
-    expect(await errorText(client, 'update_test_case', { test_case_id: badId, assertions: [{ type: 'no_such_assertion' }] })).toMatch(/^TEST_CASE_INVALID: /);
+    expect(await errorText(client, 'update_test_case', { test_case_id: badId, assertions: [{ type: 'no_such_assertion' }] })).toMatch(/Input validation error: .* at assertions\[0\]\.type/);
     expect(await ok(client, 'delete_test_case', { test_case_id: good.test_case_id })).toEqual({ test_case_id: good.test_case_id, deleted: true });
     expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).test_cases).toEqual([{ test_case_id: badId, name: 'bad essay' }]);
     expect(await errorText(client, 'delete_test_case', { test_case_id: good.test_case_id })).toMatch(/^TEST_CASE_NOT_FOUND: /);
@@ -276,7 +281,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await errorText(client, 'set_production_version', { flow_id, version_id: 'v-none' })).toMatch(/^VERSION_NOT_FOUND: /);
     // Arguments the schema refuses are a tool error too, never a protocol error.
     expect(await errorText(client, 'add_block', { flow_id, name: 'x', processor_type: 'shell' })).toMatch(/processor_type/);
-    expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/^TEST_CASE_INVALID: /);
+    expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/Input validation error: .*Expected 'equals' \| 'contains' .* 'llm_judge' at assertions\[0\]\.type/);
   });
 
   it('answers a write that is in the log as done, even while the read models lag behind it', async () => {

@@ -12,18 +12,27 @@ const path = z.string().regex(RESULT_PATH_PATTERN, 'must be a path such as issue
 /** An llm_judge passes at this score (0-1) unless its `threshold` says otherwise. */
 export const LLM_JUDGE_DEFAULT_THRESHOLD = 0.7;
 
+const optionalPath = path.optional().describe('Where in the run\'s result, e.g. issues[0].category; absent: the whole result');
+const requiredPath = path.describe('Where in the run\'s result, e.g. overall_score or issues[0].category');
+
+/** Each assertion type, every field described: an assistant reads these as the tool's input schema. */
 export const assertionSchema = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('equals'), path: path.optional(), value: z.unknown() }),
-  z.strictObject({ type: z.literal('contains'), path: path.optional(), value: z.string() }),
-  z.strictObject({ type: z.literal('not_contains'), path: path.optional(), value: z.string() }),
-  z.strictObject({ type: z.literal('regex'), path: path.optional(), pattern: z.string().min(1).max(1000) }),
-  z.strictObject({ type: z.literal('json_schema'), schema: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ type: z.literal('path_equals'), path, value: z.unknown() }),
-  z.strictObject({ type: z.literal('number_range'), path, min: z.number().optional(), max: z.number().optional() }),
-  z.strictObject({ type: z.literal('max_latency_ms'), value: z.number().int().min(0) }),
-  z.strictObject({ type: z.literal('max_tokens'), value: z.number().int().min(0) }),
-  z.strictObject({ type: z.literal('tool_called'), name: z.string().min(1), arguments: z.record(z.string(), z.unknown()).optional() }),
-  z.strictObject({ type: z.literal('llm_judge'), rubric: z.string().min(1).max(10_000), model: z.string().min(1).optional(), threshold: z.number().min(0).max(1).optional() }),
+  z.strictObject({ type: z.literal('equals').describe('The value (or the whole result) equals `value` exactly (JSON)'), path: optionalPath, value: z.unknown().describe('The expected JSON value') }),
+  z.strictObject({ type: z.literal('contains').describe('The text of the value contains `value`'), path: optionalPath, value: z.string().describe('Text that must appear') }),
+  z.strictObject({ type: z.literal('not_contains').describe('The text of the value does not contain `value`'), path: optionalPath, value: z.string().describe('Text that must not appear') }),
+  z.strictObject({ type: z.literal('regex').describe('The text of the value matches `pattern`'), path: optionalPath, pattern: z.string().min(1).max(1000).describe('A JavaScript regular expression, without slashes') }),
+  z.strictObject({ type: z.literal('json_schema').describe('The whole result validates against `schema`'), schema: z.record(z.string(), z.unknown()).describe('A JSON Schema object') }),
+  z.strictObject({ type: z.literal('path_equals').describe('The value at `path` equals `value` exactly'), path: requiredPath, value: z.unknown().describe('The expected JSON value') }),
+  z.strictObject({ type: z.literal('number_range').describe('The number at `path` is within [min, max]'), path: requiredPath, min: z.number().optional().describe('Lowest allowed, inclusive'), max: z.number().optional().describe('Highest allowed, inclusive') }),
+  z.strictObject({ type: z.literal('max_latency_ms').describe('The run took at most `value` milliseconds'), value: z.number().int().min(0).describe('Milliseconds') }),
+  z.strictObject({ type: z.literal('max_tokens').describe('The run used at most `value` tokens in all'), value: z.number().int().min(0).describe('Tokens') }),
+  z.strictObject({ type: z.literal('tool_called').describe('The run asked for the tool `name` (optionally with these arguments)'), name: z.string().min(1).describe('The tool\'s name'), arguments: z.record(z.string(), z.unknown()).optional().describe('Arguments it must have been called with (a subset)') }),
+  z.strictObject({
+    type: z.literal('llm_judge').describe('A model scores the result against `rubric` (0-1); passes at `threshold`'),
+    rubric: z.string().min(1).max(10_000).describe('What a good result does, in plain words'),
+    model: z.string().min(1).optional().describe('The judging model (default: the service\'s default model)'),
+    threshold: z.number().min(0).max(1).optional().describe(`Score needed to pass (default ${LLM_JUDGE_DEFAULT_THRESHOLD})`),
+  }),
 ]);
 export type Assertion = z.infer<typeof assertionSchema>;
 

@@ -1,11 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { assertionSchema, testCaseSchema } from '../../../domain/testing/testCaseDefinition.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 
 const caseFields = {
   name: z.string().min(1).max(200),
-  input: z.record(z.string(), z.unknown()).describe('{message, parameters?, attachments?}: what the run receives'),
-  assertions: z.array(z.record(z.string(), z.unknown())).min(1).max(100),
+  input: testCaseSchema.shape.input.describe('What the run receives: {message, parameters?, attachments?}'),
+  assertions: z.array(assertionSchema).min(1).max(100).describe('What the run must do; each one of the typed assertions'),
   tool_results: z.record(z.string(), z.string()).optional().describe('For flows with tools: tool name -> the content a caller would return'),
 };
 const write = { readOnlyHint: false, openWorldHint: false };
@@ -17,7 +18,7 @@ export function registerTestCaseTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Create a test case',
       description:
-        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), assertions on the run ({type: equals|contains|not_contains|regex|json_schema|path_equals|number_range|max_latency_ms|max_tokens|tool_called|llm_judge, ...}) and, for flows with tools, scripted tool_results (tool name -> content).',
+        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), typed assertions on the run (the input schema lists each type and its fields) and, for flows with tools, scripted tool_results (tool name -> content).',
       inputSchema: { flow_id: z.string().min(1), ...caseFields },
       outputSchema: { test_case_id: z.string(), flow_id: z.string(), name: z.string() },
       annotations: { ...write, destructiveHint: false, idempotentHint: false },
