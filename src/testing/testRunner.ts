@@ -21,7 +21,7 @@ import type { AddressGuard } from '../outbound/addressGuard.ts';
 import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
 import { requireTestCase } from './testCases.ts';
-import { type ResolvedTarget, resolveTarget } from './testTarget.ts';
+import { type ResolvedTarget, resolveTarget, runOnTarget } from './testTarget.ts';
 
 /** At most this many tool rounds are answered from a test case's scripted results before the run counts as stuck. */
 const MAX_SCRIPTED_ROUNDS = 50;
@@ -144,12 +144,7 @@ async function runWithScriptedTools(
   const tools = scriptedTools(definition);
   let prepared: PreparedRun = await prepareExecution(engine, {
     executionId,
-    flowId: flow.flowId,
-    versionId: resolved.versionId,
-    versionNumber: resolved.versionNumber,
-    organizationId: flow.organizationId,
-    projectId: flow.projectId,
-    steps: resolved.steps,
+    ...runOnTarget(flow, resolved),
     message: definition.input.message,
     parameters: definition.input.parameters ?? {},
     attachments: definition.input.attachments ?? [],

@@ -28,3 +28,13 @@ export function resolveTarget(flow: Extract<FlowState, { status: 'created' }>, w
   }
   return { target: { kind: 'version', versionId: version.versionId, number: version.number }, steps: version.steps, versionId: version.versionId, versionNumber: version.number };
 }
+
+/** What a run on `resolved` tells the engine about its flow and steps (a test run's and a trial's alike). */
+export const runOnTarget = (flow: Extract<FlowState, { status: 'created' }>, resolved: ResolvedTarget) => ({
+  flowId: flow.flowId,
+  versionId: resolved.versionId,
+  versionNumber: resolved.versionNumber,
+  organizationId: flow.organizationId,
+  projectId: flow.projectId,
+  steps: resolved.steps,
+});

@@ -8,7 +8,7 @@ import { checkAttachments } from '../execution/attachmentGate.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import type { TestEngine } from './testRunner.ts';
-import { resolveTarget } from './testTarget.ts';
+import { resolveTarget, runOnTarget } from './testTarget.ts';
 
 /** Which of a flow's steps a trial runs: production, the draft, or a version by number (default: production, else the latest version). */
 export type TrialTarget = 'production' | 'draft' | number | undefined;
@@ -32,12 +32,7 @@ export async function runTrial(
   await checkAttachments(input.attachments, resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
   const prepared = await prepareExecution(engine, {
     executionId,
-    flowId: flow.flowId,
-    versionId: resolved.versionId,
-    versionNumber: resolved.versionNumber,
-    organizationId: flow.organizationId,
-    projectId: flow.projectId,
-    steps: resolved.steps,
+    ...runOnTarget(flow, resolved),
     message: input.message,
     parameters: input.parameters,
     attachments: input.attachments,
