@@ -6,6 +6,7 @@ import { registerAuthoringCommands } from './authoringCli.ts';
 import { registerConsoleCommands } from './consoleCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
+import { registerOAuthCommands } from './oauthCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
 import { registerRunCommands } from './runsCli.ts';
@@ -42,6 +43,7 @@ export function buildCli(): Command {
   registerLogCommands(program);
   registerAuditCommands(program);
   registerConsoleCommands(program);
+  registerOAuthCommands(program);
   return program;
 }
 

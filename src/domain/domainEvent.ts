@@ -30,6 +30,7 @@ import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecord
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
+import { OAuthClientRevoked } from './oauth/oauthClientEvents.ts';
 import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
 import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
@@ -87,6 +88,7 @@ export const eventDefinitions = [
   OperatorGranted,
   OperatorRevoked,
   ConsoleLinkSessionsEnded,
+  OAuthClientRevoked,
   ConsoleLinkIssued,
   ConsoleLinkRedeemed,
   IdempotencyKeyClaimed,

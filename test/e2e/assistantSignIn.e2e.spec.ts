@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config/config.ts';
 import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
 import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
 import { REDIRECT_URL, authorizeByHand } from '../support/oauthAssistant.ts';
+import { runCli } from '../support/runProcess.ts';
 import { freePort, serveApi, testPrincipal } from '../support/testRuntime.ts';
 
 /**
@@ -105,5 +106,32 @@ describe('an assistant stays signed in: on a second API process, across a restar
     expect((await used.refresh(tokens.body.refresh_token!)).status).toBe(200);
     await sql`DELETE FROM oauth_store WHERE client_id LIKE 'flood-%'`.execute(service.t.runtime.db);
     expect((await register()).status).toBe(201);
+  });
+
+  it('lists the registered clients and ends one with `seqflow oauth revoke`: its tokens are refused at once, and the revocation is an event', async () => {
+    const flow = await authorizeByHand(service.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
+    const tokens = await flow.exchange();
+    const env = { DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
+    const cli = async (...args: string[]) => {
+      const result = await runCli(args, env);
+      return { code: result.code, stderr: result.stderr, json: result.code === 0 ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
+    };
+    const listed = await cli('oauth', 'clients');
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(listed.json.clients).toContainEqual({ clientId: flow.clientId, clientName: 'Member Script', redirectUris: [REDIRECT_URL], registeredAt: expect.any(String), signedIn: true, grants: 1 });
+
+    expect((await cli('oauth', 'revoke', '--client', flow.clientId)).json).toEqual({ clientId: flow.clientId, revoked: true, recorded: true });
+    expect(await ping(service.origin, tokens.body.access_token!)).toBe(401);
+    // The client itself is gone: its refresh token cannot even be presented.
+    expect((await flow.refresh(tokens.body.refresh_token!)).body.error).toBe('invalid_client');
+    expect((await cli('oauth', 'clients')).json.clients.map((c: { clientId: string }) => c.clientId)).not.toContain(flow.clientId);
+    const [revoked] = await service.t.runtime.eventStore.readStream(`oauthclient-${flow.clientId}`);
+    expect(revoked).toMatchObject({ type: 'OAuthClientRevoked', data: { clientId: flow.clientId, clientName: 'Member Script', grantsEnded: 1 }, metadata: { principal: { kind: 'cli' } } });
+
+    // Again: nothing more to record; an unknown client is refused.
+    expect((await cli('oauth', 'revoke', '--client', flow.clientId)).json).toEqual({ clientId: flow.clientId, revoked: true, recorded: false });
+    const unknown = await cli('oauth', 'revoke', '--client', 'no-such-client');
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toContain('No registered OAuth client no-such-client');
   });
 });

@@ -5,7 +5,7 @@ import { createEmbeddedAuthorizationServer } from './embeddedAuthorizationServer
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 import { type OAuthKeys, loadOrCreateOAuthKeys } from './oauthKeys.ts';
-import type { OAuthTables } from './oauthStoreTables.ts';
+import { oauthTablesOf } from './oauthStoreTables.ts';
 import { countUnusedClients, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
 
 /** A promise made on first call and kept; a failure is not kept, so the next call tries again. */
@@ -24,8 +24,7 @@ function once<T>(make: () => Promise<T>): () => Promise<T> {
  * REST API (the verifier's default audience).
  */
 export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer }) {
-  // The same pool, seeing only the embedded server's own tables (migration 0015).
-  const db = store.db.withTables<OAuthTables>() as unknown as Kysely<OAuthTables>;
+  const db = oauthTablesOf(store.db);
   const keys: () => Promise<OAuthKeys> = once(() => loadOrCreateOAuthKeys(db, store.masterKey));
   const provider: () => Promise<Provider> = once(async () =>
     createEmbeddedAuthorizationServer({

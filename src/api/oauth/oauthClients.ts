@@ -1,0 +1,32 @@
+import { type Kysely, sql } from 'kysely';
+import { decryptSecret } from '../../security/secretBox.ts';
+import type { OAuthTables } from './oauthStoreTables.ts';
+
+/** The clients registered at the embedded authorization server, newest first: what `seqflow oauth clients` shows. */
+export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffer) {
+  const rows = await db
+    .selectFrom('oauth_store as c')
+    .select(['c.client_id', 'c.payload', 'c.created_at', 'c.expires_at'])
+    .select((eb) => eb.selectFrom('oauth_store as g').select(sql<string>`count(*)`.as('n')).where('g.model', '=', 'Grant').whereRef('g.client_id', '=', 'c.client_id').as('grants'))
+    .where('c.model', '=', 'Client')
+    .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb('c.expires_at', '>', sql<Date>`now()`)]))
+    .orderBy('c.created_at', 'desc')
+    .execute();
+  return rows.map((row) => {
+    const metadata = JSON.parse(decryptSecret(row.payload, masterKey)) as { client_name?: string; redirect_uris?: string[] };
+    return {
+      clientId: row.client_id!,
+      clientName: metadata.client_name ?? null,
+      redirectUris: metadata.redirect_uris ?? [],
+      registeredAt: new Date(row.created_at).toISOString(),
+      // A client no one signed in with expires a day after registering.
+      signedIn: row.expires_at === null,
+      grants: Number(row.grants ?? 0),
+    };
+  });
+}
+
+/** Everything the server keeps for a client (its registration, grants, codes, refresh tokens), deleted in one statement. */
+export async function deleteOAuthClient(db: Kysely<OAuthTables>, clientId: string): Promise<void> {
+  await db.deleteFrom('oauth_store').where('client_id', '=', clientId).execute();
+}

@@ -1,0 +1,25 @@
+import type { Kysely } from 'kysely';
+import { deleteOAuthClient, listOAuthClients } from '../api/oauth/oauthClients.ts';
+import type { OAuthTables } from '../api/oauth/oauthStoreTables.ts';
+import { oauthClient } from '../domain/oauth/oauthClient.ts';
+import { oauthClientStream } from '../domain/oauth/oauthClientEvents.ts';
+import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
+
+/**
+ * `seqflow oauth revoke --client ID`: the revocation is recorded first (who ended which client),
+ * then the client's registration, grants and tokens are deleted: its access tokens are refused at
+ * once (their grant is gone), its refresh tokens with them. A crash between the two is finished by
+ * running the command again (a second revocation records nothing and deletes what is left).
+ */
+export async function revokeOAuthClient(deps: CommandDependencies & { oauth: Kysely<OAuthTables>; masterKey: Buffer }, clientId: string, metadata: CommandMetadata) {
+  const client = (await listOAuthClients(deps.oauth, deps.masterKey)).find((c) => c.clientId === clientId);
+  const result = await handleCommand(
+    deps,
+    oauthClientStream(clientId),
+    oauthClient,
+    { type: 'Revoke', data: { clientId, clientName: client?.clientName ?? null, grantsEnded: client?.grants ?? 0, registered: client !== undefined } },
+    metadata,
+  );
+  await deleteOAuthClient(deps.oauth, clientId);
+  return { clientId, revoked: true, recorded: result.events.length > 0 };
+}
