@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { oauthTablesOf } from '../api/oauth/oauthStoreTables.ts';
+import { oauthTablesOf } from '../queries/oauthStoreTables.ts';
 import { cliPrincipal, withRuntime } from './cliSupport.ts';
 
 /** `seqflow oauth clients|revoke`: the assistants registered at the embedded authorization server. */
@@ -10,7 +10,7 @@ export function registerOAuthCommands(program: Command) {
     .description('list the registered clients, newest first: name, redirect URIs, whether anyone signed in with it, its grants')
     .action(() =>
       withRuntime(async (rt) => {
-        const { listOAuthClients } = await import('../api/oauth/oauthClients.ts');
+        const { listOAuthClients } = await import('../queries/oauthClientQueries.ts');
         return { clients: await listOAuthClients(oauthTablesOf(rt.db), rt.masterKey) };
       }, { catchUp: false }),
     );

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import { deleteOAuthClient, listOAuthClients } from '../api/oauth/oauthClients.ts';
-import type { OAuthTables } from '../api/oauth/oauthStoreTables.ts';
+import { deleteOAuthClient, listOAuthClients } from '../queries/oauthClientQueries.ts';
+import type { OAuthTables } from '../queries/oauthStoreTables.ts';
 import { oauthClient } from '../domain/oauth/oauthClient.ts';
 import { oauthClientStream } from '../domain/oauth/oauthClientEvents.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
@@ -12,7 +12,7 @@ import { type CommandDependencies, type CommandMetadata, handleCommand } from '.
  * running the command again (a second revocation records nothing and deletes what is left).
  */
 export async function revokeOAuthClient(deps: CommandDependencies & { oauth: Kysely<OAuthTables>; masterKey: Buffer }, clientId: string, metadata: CommandMetadata) {
-  const client = (await listOAuthClients(deps.oauth, deps.masterKey)).find((c) => c.clientId === clientId);
+  const [client] = await listOAuthClients(deps.oauth, deps.masterKey, { clientId });
   const result = await handleCommand(
     deps,
     oauthClientStream(clientId),

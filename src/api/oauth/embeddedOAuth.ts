@@ -5,7 +5,7 @@ import { createEmbeddedAuthorizationServer } from './embeddedAuthorizationServer
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 import { type OAuthKeys, loadOrCreateOAuthKeys } from './oauthKeys.ts';
-import { oauthTablesOf } from './oauthStoreTables.ts';
+import { oauthTablesOf } from '../../queries/oauthStoreTables.ts';
 import { countUnusedClients, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
 
 /** A promise made on first call and kept; a failure is not kept, so the next call tries again. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type JWK, exportJWK, generateKeyPair } from 'jose';
 import { type Kysely, sql } from 'kysely';
 import { decryptSecret, encryptSecret } from '../../security/secretBox.ts';
-import type { OAuthTables } from './oauthStoreTables.ts';
+import type { OAuthTables } from '../../queries/oauthStoreTables.ts';
 
 /** One process at a time makes the first keys, so every process signs and verifies with the same. */
 const KEYS_LOCK = sql`pg_advisory_xact_lock(hashtext('seqflow oauth keys'))`;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { type Kysely, sql } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { decryptSecret, encryptSecret } from '../../security/secretBox.ts';
-import type { OAuthTables } from './oauthStoreTables.ts';
+import type { OAuthTables } from '../../queries/oauthStoreTables.ts';
 
 const hashOf = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 /** Expired rows are deleted now and then by the writes themselves: one in this many. */

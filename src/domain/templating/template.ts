@@ -43,6 +43,18 @@ function resolve(expression: string, context: TemplateContext): unknown {
   }
 }
 
+/** Whether a placeholder can ever render a value, whatever the run: the roots and shapes `resolve` knows. */
+export function placeholderCanRender(expression: string): boolean {
+  if (!PATH.test(expression)) return false;
+  const [root, ...path] = expression.split('.');
+  if (root === 'message') return path.length === 0;
+  if (root === 'parameters') return path.length > 0;
+  return root === 'previous_output';
+}
+
+/** The placeholders of a template, as written between the braces (trimmed). */
+export const placeholdersOf = (template: string): string[] => [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
+
 const renderValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 export function renderTemplate(template: string, context: TemplateContext): RenderedTemplate {

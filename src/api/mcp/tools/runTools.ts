@@ -6,7 +6,7 @@ import { truncateStrings } from '../../../domain/execution/truncate.ts';
 import type { ExecutionOutcome } from '../../../execution/runSteps.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 import { flowId } from './authoringShapes.ts';
-import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, waitAtMost } from './testRunWaiting.ts';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, keepRunning, startThenWaitAtMost } from './testRunWaiting.ts';
 
 /** Long strings in a run's result are cut for the assistant's context, with a marker (get_test_run_trace reads it whole). */
 const RESULT_STRINGS = 2000;
@@ -92,30 +92,18 @@ async function runFlow(
 ) {
   await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
   await ctx.runLimiter(ctx.metadata.principal.id);
-  let executionId = '';
-  let recorded: () => void = () => undefined;
-  const started = new Promise<void>((resolve) => (recorded = resolve));
-  const running = ctx.services.testing.runTrial(
-    ctx.scope,
-    {
-      flowId: args.flow_id,
-      message: args.input.message,
-      parameters: args.input.parameters ?? {},
-      attachments: args.input.attachments ?? [],
-      target: args.target,
-      onStarted: (id) => {
-        executionId = id;
-        recorded();
-      },
-    },
-    ctx.metadata,
+  const { started, running, outcome } = await startThenWaitAtMost<string, ExecutionOutcome>(
+    (onStarted) =>
+      ctx.services.testing.runTrial(
+        ctx.scope,
+        { flowId: args.flow_id, message: args.input.message, parameters: args.input.parameters ?? {}, attachments: args.input.attachments ?? [], target: args.target, onStarted },
+        ctx.metadata,
+      ),
+    args.wait_seconds ?? DEFAULT_WAIT_SECONDS,
   );
-  // Whatever wait_seconds says, the run is answered once it is in the log (a refused input answers its error).
-  await Promise.race([started, running]);
-  const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
+  const executionId = started!;
   if (outcome.done) return answerOf(outcome.value, executionId);
-  ctx.services.lifecycle.follow(executionId, running);
-  running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionId }, 'a flow run started over MCP failed after its caller stopped waiting'));
+  keepRunning(ctx, running, [executionId]);
   return { flow_run_id: executionId, status: 'running' as const };
 }
 

@@ -1,5 +1,6 @@
 import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
 import { truncateStrings } from '../../../domain/execution/truncate.ts';
+import type { ToolContext } from '../toolContext.ts';
 
 /** How long the run_* tools wait for their runs by default, and at most (seconds). */
 export const DEFAULT_WAIT_SECONDS = 60;
@@ -37,4 +38,27 @@ export async function waitAtMost<T>(work: Promise<T>, seconds: number): Promise<
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * Starts a run that tells (`onStarted`) once it is in the log, and answers when it is, whatever
+ * `seconds` says (a run refused before that answers its error), then waits at most `seconds` for
+ * its end: a tool always names the run it started.
+ */
+export async function startThenWaitAtMost<S, T>(start: (onStarted: (started: S) => void) => Promise<T>, seconds: number) {
+  const told: { started?: S } = {};
+  let inLog: () => void = () => undefined;
+  const recorded = new Promise<void>((resolve) => (inLog = resolve));
+  const running = start((started) => {
+    told.started = started;
+    inLog();
+  });
+  await Promise.race([recorded, running]);
+  return { started: told.started, running, outcome: await waitAtMost(running, seconds) };
+}
+
+/** Runs the tool stopped waiting for go on in this process; the lifecycle tracks them for shutdown, and a failure is logged. */
+export function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
+  for (const executionId of executionIds) ctx.services.lifecycle.follow(executionId, running);
+  running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionIds }, 'a run started over MCP failed after its caller stopped waiting'));
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { StartedTestRun, TestRunSummary } from '../../../testing/testRunner.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { resolveVersion, versionRef } from './versionRef.ts';
-import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, queuedEntry, testRunEntry, waitAtMost } from './testRunWaiting.ts';
+import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, keepRunning, queuedEntry, startThenWaitAtMost, testRunEntry, waitAtMost } from './testRunWaiting.ts';
 
 const target = {
   version: versionRef.optional().describe('Run against this version: its number or version_id (default: production, else the latest version)'),
@@ -55,38 +55,18 @@ export function registerTestingTools(server: McpServer, ctx: ToolContext) {
   );
 }
 
-/** Runs the tool stopped waiting for go on in this process; the lifecycle tracks them for shutdown, and a failure is logged. */
-function keepRunning(ctx: ToolContext, running: Promise<unknown>, executionIds: string[]) {
-  for (const executionId of executionIds) ctx.services.lifecycle.follow(executionId, running);
-  running.catch((error: unknown) => ctx.services.logger.warn({ err: error, executionIds }, 'test run started over MCP failed after its caller stopped waiting'));
-}
-
 type TargetArgs = { version?: number | string | undefined; draft?: boolean | undefined; wait_seconds?: number | undefined };
 
 /** `run_test_case`: runs one case, waiting at most `wait_seconds`; a run still going is left running and answered as it stands. */
 async function runOneTestCase(ctx: ToolContext, args: TargetArgs & { test_case_id: string }) {
   const subject = ctx.metadata.principal.id;
   const testCase = await ctx.services.testing.requireTestCase(ctx.scope, args.test_case_id);
+  const version = await versionNumber(ctx, testCase.flowId, args.version);
   await ctx.runLimiter(subject);
-  let started: StartedTestRun | undefined;
-  let recorded: () => void = () => undefined;
-  const inLog = new Promise<void>((resolve) => (recorded = resolve));
-  const running = ctx.services.testing.runTestCase(
-    ctx.scope,
-    {
-      testCaseId: args.test_case_id,
-      version: await versionNumber(ctx, testCase.flowId, args.version),
-      draft: args.draft,
-      onStarted: (run) => {
-        started = run;
-        recorded();
-      },
-    },
-    ctx.metadata,
+  const { started, running, outcome } = await startThenWaitAtMost<StartedTestRun, TestRunSummary>(
+    (onStarted) => ctx.services.testing.runTestCase(ctx.scope, { testCaseId: args.test_case_id, version, draft: args.draft, onStarted }, ctx.metadata),
+    args.wait_seconds ?? DEFAULT_WAIT_SECONDS,
   );
-  // Whatever wait_seconds says, the run is answered once it is in the log: its flow_run_id is never null.
-  await Promise.race([inLog, running]);
-  const outcome = await waitAtMost(running, args.wait_seconds ?? DEFAULT_WAIT_SECONDS);
   if (outcome.done) {
     // Answered once the promotion gate would see the result (set_production_version reads the read models).
     await settled(ctx, outcome.value.position);

@@ -1,17 +1,18 @@
 import { type Kysely, sql } from 'kysely';
-import { decryptSecret } from '../../security/secretBox.ts';
+import { decryptSecret } from '../security/secretBox.ts';
 import type { OAuthTables } from './oauthStoreTables.ts';
 
-/** The clients registered at the embedded authorization server, newest first: what `seqflow oauth clients` shows. */
-export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffer) {
-  const rows = await db
+/** The clients registered at the embedded authorization server, newest first (or the one `clientId` names): what `seqflow oauth clients` shows. */
+export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffer, only?: { clientId: string }) {
+  let query = db
     .selectFrom('oauth_store as c')
     .select(['c.client_id', 'c.payload', 'c.created_at', 'c.expires_at'])
     .select((eb) => eb.selectFrom('oauth_store as g').select(sql<string>`count(*)`.as('n')).where('g.model', '=', 'Grant').whereRef('g.client_id', '=', 'c.client_id').as('grants'))
     .where('c.model', '=', 'Client')
     .where((eb) => eb.or([eb('c.expires_at', 'is', null), eb('c.expires_at', '>', sql<Date>`now()`)]))
-    .orderBy('c.created_at', 'desc')
-    .execute();
+    .orderBy('c.created_at', 'desc');
+  if (only) query = query.where('c.client_id', '=', only.clientId);
+  const rows = await query.execute();
   return rows.map((row) => {
     const metadata = JSON.parse(decryptSecret(row.payload, masterKey)) as { client_name?: string; redirect_uris?: string[] };
     return {

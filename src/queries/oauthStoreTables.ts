@@ -1,5 +1,5 @@
 import type { ColumnType, Generated, Kysely } from 'kysely';
-import type { EncryptedSecret } from '../../domain/organizations/organizationEvents.ts';
+import type { EncryptedSecret } from '../domain/organizations/organizationEvents.ts';
 
 /** A timestamp the store writes as an SQL expression or leaves empty. */
 type OptionalTimestamp = ColumnType<Date | null, Date | string | null, Date | string | null>;
