@@ -38,7 +38,9 @@ export function createJobRunner(options: JobRunnerOptions) {
   const worker = options.workerId;
   const graceMs = options.graceMs ?? 30_000;
   let running = false;
-  const pause = createWakeableSleep();
+  // Latched: a wake that comes while a claim is in flight (a slot freed, or stop) ends the next
+  // sleep at once; dropped, it would leave a freed slot idle, and stop waiting, for a whole poll.
+  const pause = createWakeableSleep({ latch: true });
   // A run's own bookkeeping failed (abandoning it, its lease's last update): the lease runs out and the job is taken over or found ended.
   const slots = createWorkSlots(options.concurrency, pause.wake, (error) => logger.error({ err: error }, 'job bookkeeping failed; the job is taken over when its lease runs out'));
   let loop: Promise<void> | undefined;
@@ -76,7 +78,7 @@ export function createJobRunner(options: JobRunnerOptions) {
     while (running) {
       const job = slots.free() > 0 ? await claim().catch((error: unknown) => void logger.warn({ err: error }, 'job claim failed; retrying')) : undefined;
       if (job) slots.run(() => runClaimedJob(runDeps, job));
-      else await pause.sleep(options.pollMs ?? 250);
+      else if (running) await pause.sleep(options.pollMs ?? 250);
     }
   }
 
