@@ -25,6 +25,7 @@ import { goalRows, markdownTable } from './goalsTable.ts';
 import { benchJobs } from './jobsBench.ts';
 import { benchStore, catchUpThroughput, projectionLag } from './logBench.ts';
 import { benchMcp } from './mcpBench.ts';
+import { benchAssistantFirstContact } from './assistantFirstContactBench.ts';
 import { benchRoles } from './rolesBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
 
@@ -67,7 +68,10 @@ try {
   const cli = await section('cli', async () => benchCli(await databases.create('cli')));
   const roles = await section('roles', async () => benchRoles((name) => databases.create(`roles_${name}`)));
   const testSuite = await section('tests', async () => benchTestSuite(await databases.create('suite')));
-  const assistantEndpoint = await section('mcp', async () => benchMcp(await databases.create('mcp')));
+  const assistantEndpoint = await section('mcp', async () => ({
+    ...(await benchMcp(await databases.create('mcp'))),
+    firstContact: await benchAssistantFirstContact(await databases.create('mcpfirst')),
+  }));
   const audit = await section('audit', async () => ({
     ...(await benchAudit(await databases.create('unchained'), await databases.create('chained'))),
     ...(await benchAuditRuns(await databases.create('auditruns'))),

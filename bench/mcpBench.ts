@@ -6,6 +6,7 @@ import pino from 'pino';
 import { buildServer } from '../src/api/rest/server.ts';
 import { addBlock, createFlow, publishDraft } from '../src/authoring/flowAuthoring.ts';
 import { addMember, createOrganization } from '../src/commands/organizationCommands.ts';
+import { importFlow } from '../src/commands/flowCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 import { loadConfig } from '../src/config/config.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
@@ -19,18 +20,20 @@ const FLOWS = 50;
 const HYDRATE_CALLS = 200;
 const HYDRATE_CONCURRENCY = 8;
 const DRAFT_UPDATES = 300;
+const FLOW_RUNS = 300;
 
 /**
  * The assistant endpoint over real HTTP with the SDK's client: `hydrate_project` on a project of 50
  * flows (4 blocks, a version and 2 test cases each), calls per second at concurrency 1 and 8; and
  * the latency of `update_block_draft` (an event appended, then answered once the read models show
- * it), p50/p99 over 300 sequential edits.
+ * it), p50/p99 over 300 sequential edits; and `run_flow` of a one-block (passthrough) flow's
+ * production version, answered with its result, p50/p99 over 300 sequential runs.
  */
 export async function benchMcp(databaseUrl: string) {
   const issuer = await startJwksIssuer();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), OAUTH_ISSUER: issuer.issuer, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_PUBLIC_URL: origin, LOG_LEVEL: 'silent' });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), OAUTH_ISSUER: issuer.issuer, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_PUBLIC_URL: origin, LOG_LEVEL: 'silent', SEQFLOW_MCP_RUNS_PER_MINUTE: '100000' });
   const runtime = await openRuntime(config, pino({ level: 'silent' }));
   const app = await buildServer(runtime);
   const clients: Client[] = [];
@@ -50,6 +53,7 @@ export async function benchMcp(databaseUrl: string) {
       for (const n of [1, 2]) await addTestCase(deps, {}, { flowId, definition: { name: `case ${n}`, input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 100 }] } }, principal);
       editable = { flowId, blockId: previous.blockId };
     }
+    const echo = await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'echo', name: 'Echo', steps: [{ block: { name: 'echo', processor_type: 'passthrough' } }] }, production: true }, principal);
     await runtime.projections.catchUp();
     await runtime.projections.start();
     await app.listen({ host: '127.0.0.1', port });
@@ -91,10 +95,20 @@ export async function benchMcp(databaseUrl: string) {
       latencies.push(performance.now() - started);
     }
     latencies.sort((a, b) => a - b);
+
+    const runLatencies: number[] = [];
+    for (let i = 0; i < FLOW_RUNS; i++) {
+      const started = performance.now();
+      const run = await call(first, 'run_flow', { flow_id: echo.flowId, input: { message: `run ${i}` } });
+      runLatencies.push(performance.now() - started);
+      if ((run.structuredContent as { status?: string } | undefined)?.status !== 'completed') throw new Error(`run_flow answered ${JSON.stringify(run.structuredContent)}`);
+    }
+    runLatencies.sort((a, b) => a - b);
     const ms = (value: number) => Number(value.toFixed(1));
     return {
       hydrateProject: { flows: FLOWS, blocksPerFlow: 4, resultBytes: hydrateBytes, callsPerSecond1Client: hydrate1, [`callsPerSecond${HYDRATE_CONCURRENCY}Clients`]: hydrate8 },
       updateBlockDraft: { edits: DRAFT_UPDATES, p50Ms: ms(percentile(latencies, 50)), p99Ms: ms(percentile(latencies, 99)), maxMs: ms(latencies.at(-1) ?? 0) },
+      runFlowOneBlock: { runs: FLOW_RUNS, p50Ms: ms(percentile(runLatencies, 50)), p99Ms: ms(percentile(runLatencies, 99)), maxMs: ms(runLatencies.at(-1) ?? 0) },
     };
   } finally {
     for (const client of clients) await client.close().catch(() => undefined);

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { oauthTablesOf } from '../queries/oauthStoreTables.ts';
 import { cliPrincipal, withRuntime } from './cliSupport.ts';
 
-/** `seqflow oauth clients|revoke`: the assistants registered at the embedded authorization server. */
+/** `seqflow oauth clients|revoke|rotate-keys`: the assistants registered at the embedded authorization server, and its signing key. */
 export function registerOAuthCommands(program: Command) {
   const oauth = program.command('oauth').description('the embedded authorization server: registered assistants and their sign-ins');
   oauth
@@ -22,6 +22,15 @@ export function registerOAuthCommands(program: Command) {
       withRuntime(async (rt) => {
         const { revokeOAuthClient } = await import('../commands/oauthClientCommands.ts');
         return revokeOAuthClient({ ...rt.commands, oauth: oauthTablesOf(rt.db), masterKey: rt.masterKey }, o.client, cliPrincipal);
+      }, { catchUp: false }),
+    );
+  oauth
+    .command('rotate-keys')
+    .description('a new signing key for the embedded authorization server; older keys keep verifying their tokens, so no one is signed out (recorded as an event)')
+    .action(() =>
+      withRuntime(async (rt) => {
+        const { rotateOAuthSigningKey } = await import('../commands/oauthKeyCommands.ts');
+        return rotateOAuthSigningKey({ ...rt.commands, oauth: oauthTablesOf(rt.db), masterKey: rt.masterKey }, cliPrincipal);
       }, { catchUp: false }),
     );
 }

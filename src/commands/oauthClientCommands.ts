@@ -23,3 +23,11 @@ export async function revokeOAuthClient(deps: CommandDependencies & { oauth: Kys
   await deleteOAuthClient(deps.oauth, clientId);
   return { clientId, revoked: true, recorded: result.events.length > 0 };
 }
+
+/**
+ * A member's sign-in of a client, recorded before the grant is made: the log says which assistant
+ * acts for whom, and from when. A revoked client is refused here too.
+ */
+export async function recordOAuthSignIn(deps: CommandDependencies, data: { clientId: string; clientName: string | null; subject: string; resources: string[] }, metadata: CommandMetadata) {
+  await handleCommand(deps, oauthClientStream(data.clientId), oauthClient, { type: 'SignIn', data }, metadata);
+}

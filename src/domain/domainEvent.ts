@@ -30,7 +30,8 @@ import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecord
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
-import { OAuthClientRevoked } from './oauth/oauthClientEvents.ts';
+import { OAuthClientRevoked, OAuthClientSignedIn } from './oauth/oauthClientEvents.ts';
+import { OAuthSigningKeyRotated } from './oauth/signingKeyEvents.ts';
 import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
 import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
@@ -89,6 +90,8 @@ export const eventDefinitions = [
   OperatorRevoked,
   ConsoleLinkSessionsEnded,
   OAuthClientRevoked,
+  OAuthClientSignedIn,
+  OAuthSigningKeyRotated,
   ConsoleLinkIssued,
   ConsoleLinkRedeemed,
   IdempotencyKeyClaimed,

@@ -13,7 +13,7 @@ export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffe
     .orderBy('c.created_at', 'desc');
   if (only) query = query.where('c.client_id', '=', only.clientId);
   const rows = await query.execute();
-  return rows.map((row) => {
+  const registered = rows.map((row) => {
     const metadata = JSON.parse(decryptSecret(row.payload, masterKey)) as { client_name?: string; redirect_uris?: string[] };
     return {
       clientId: row.client_id!,
@@ -23,8 +23,28 @@ export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffe
       // A client no one signed in with expires a day after registering.
       signedIn: row.expires_at === null,
       grants: Number(row.grants ?? 0),
+      metadataDocument: false,
     };
   });
+  return [...registered, ...(await metadataDocumentClients(db, only))];
+}
+
+/**
+ * Clients known by the URL of their metadata document (no registration is stored): those with a
+ * sign-in, from their grants. Their name and redirect URIs are in the document, not here.
+ */
+async function metadataDocumentClients(db: Kysely<OAuthTables>, only?: { clientId: string }) {
+  let query = db
+    .selectFrom('oauth_store as g')
+    .select(['g.client_id', sql<Date>`min(g.created_at)`.as('first'), sql<string>`count(*)`.as('grants')])
+    .where('g.model', '=', 'Grant')
+    .where('g.client_id', 'like', 'https://%')
+    .where((eb) => eb.not(eb.exists(eb.selectFrom('oauth_store as c').select('c.client_id').where('c.model', '=', 'Client').whereRef('c.client_id', '=', 'g.client_id'))))
+    .groupBy('g.client_id')
+    .orderBy('first', 'desc');
+  if (only) query = query.where('g.client_id', '=', only.clientId);
+  const rows = await query.execute();
+  return rows.map((row) => ({ clientId: row.client_id!, clientName: null, redirectUris: [], registeredAt: new Date(row.first).toISOString(), signedIn: true, grants: Number(row.grants), metadataDocument: true }));
 }
 
 /** Everything the server keeps for a client (its registration, grants, codes, refresh tokens), deleted in one statement. */

@@ -1,37 +1,27 @@
-import type { FastifyInstance } from 'fastify';
-import pino from 'pino';
+import { decodeProtectedHeader } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
-import { loadConfig } from '../../src/config/config.ts';
-import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
-import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { startApiProcess, startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
 import { REDIRECT_URL, authorizeByHand } from '../support/oauthAssistant.ts';
 import { runCli } from '../support/runProcess.ts';
-import { freePort, serveApi, testPrincipal } from '../support/testRuntime.ts';
+import { freePort, testPrincipal } from '../support/testRuntime.ts';
 
 /**
  * One service, two API processes behind one public URL (the first's), sharing one database: what an
  * assistant signed in on one is, the other knows; a restart forgets nothing.
  */
-describe('an assistant stays signed in: on a second API process, across a restart, past its access token', () => {
+describe('an assistant stays signed in: on a second API process, across a restart, past its access token, across a key rotation', () => {
   let service: EmbeddedOAuthService;
-  let second: { runtime: Runtime; app: FastifyInstance; origin: string } | undefined;
+  let second: Awaited<ReturnType<typeof startApiProcess>> | undefined;
   let secondPort: number;
 
-  /** The second process: its own runtime and server on the same database, master key and public URL. */
   async function startSecond() {
-    const runtime = await openRuntime(
-      loadConfig({ DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), SEQFLOW_PUBLIC_URL: service.origin, SEQFLOW_DEMO: 'false' }),
-      pino({ level: 'silent' }),
-    );
-    const { app } = await serveApi(runtime, secondPort);
-    second = { runtime, app, origin: `http://127.0.0.1:${secondPort}` };
+    second = await startApiProcess(service, secondPort);
     return second;
   }
   async function stopSecond() {
-    await second?.app.close();
-    await second?.runtime.close();
+    await second?.close();
     second = undefined;
   }
 
@@ -45,6 +35,10 @@ describe('an assistant stays signed in: on a second API process, across a restar
     await service?.close();
   });
 
+  const cli = async (...args: string[]) => {
+    const result = await runCli(args, { DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' });
+    return { code: result.code, stderr: result.stderr, json: result.code === 0 ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
+  };
   const loginCode = async () => (await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject: 'alice' }, testPrincipal)).code;
   const ping = async (at: string, token: string) =>
     (await fetch(`${at}/api/v1/mcp/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) })).status;
@@ -108,24 +102,20 @@ describe('an assistant stays signed in: on a second API process, across a restar
     expect((await register()).status).toBe(201);
   });
 
-  it('lists the registered clients and ends one with `seqflow oauth revoke`: its tokens are refused at once, and the revocation is an event', async () => {
+  it('lists the registered clients and ends one with `seqflow oauth revoke`: its tokens are refused at once; its sign-in and its revocation are events', async () => {
     const flow = await authorizeByHand(service.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
     const tokens = await flow.exchange();
-    const env = { DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
-    const cli = async (...args: string[]) => {
-      const result = await runCli(args, env);
-      return { code: result.code, stderr: result.stderr, json: result.code === 0 ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
-    };
     const listed = await cli('oauth', 'clients');
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.json.clients).toContainEqual({ clientId: flow.clientId, clientName: 'Member Script', redirectUris: [REDIRECT_URL], registeredAt: expect.any(String), signedIn: true, grants: 1 });
+    expect(listed.json.clients).toContainEqual({ clientId: flow.clientId, clientName: 'Member Script', redirectUris: [REDIRECT_URL], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: false });
 
     expect((await cli('oauth', 'revoke', '--client', flow.clientId)).json).toEqual({ clientId: flow.clientId, revoked: true, recorded: true });
     expect(await ping(service.origin, tokens.body.access_token!)).toBe(401);
     // The client itself is gone: its refresh token cannot even be presented.
     expect((await flow.refresh(tokens.body.refresh_token!)).body.error).toBe('invalid_client');
     expect((await cli('oauth', 'clients')).json.clients.map((c: { clientId: string }) => c.clientId)).not.toContain(flow.clientId);
-    const [revoked] = await service.t.runtime.eventStore.readStream(`oauthclient-${flow.clientId}`);
+    const [signedIn, revoked] = await service.t.runtime.eventStore.readStream(`oauthclient-${flow.clientId}`);
+    expect(signedIn).toMatchObject({ type: 'OAuthClientSignedIn', data: { clientId: flow.clientId, clientName: 'Member Script', subject: 'alice', resources: [service.mcpUrl] }, metadata: { principal: { kind: 'user', id: 'alice' } } });
     expect(revoked).toMatchObject({ type: 'OAuthClientRevoked', data: { clientId: flow.clientId, clientName: 'Member Script', grantsEnded: 1 }, metadata: { principal: { kind: 'cli' } } });
 
     // Again: nothing more to record; an unknown client is refused.
@@ -133,5 +123,34 @@ describe('an assistant stays signed in: on a second API process, across a restar
     const unknown = await cli('oauth', 'revoke', '--client', 'no-such-client');
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('No registered OAuth client no-such-client');
+  });
+
+  it('stays signed in across `seqflow oauth rotate-keys`: tokens signed before still verify, refreshed ones carry the new key on every process, and the rotation is an event', async () => {
+    const flow = await authorizeByHand(service.origin, await loginCode(), { resource: service.mcpUrl, scope: 'mcp' });
+    const before = await flow.exchange();
+    const oldKid = decodeProtectedHeader(before.body.access_token!).kid;
+    for (const at of [service.origin, second!.origin]) expect(await ping(at, before.body.access_token!), at).toBe(200);
+
+    const rotated = await cli('oauth', 'rotate-keys');
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.json).toEqual({ kid: expect.any(String), retiredKids: [], signingKeys: 2 });
+    expect(rotated.json.kid).not.toBe(oldKid);
+
+    // Each process signs with the new key from its next request to the authorization server.
+    const after = await flow.refresh(before.body.refresh_token!, second!.origin);
+    expect(after.status).toBe(200);
+    expect(decodeProtectedHeader(after.body.access_token!).kid).toBe(rotated.json.kid);
+    // Both keys verify, on both processes: the first learns the new key when a token names it.
+    for (const at of [service.origin, second!.origin]) {
+      expect(await ping(at, before.body.access_token!), at).toBe(200);
+      expect(await ping(at, after.body.access_token!), at).toBe(200);
+    }
+    const jwks = (await (await fetch(`${service.origin}/oauth/jwks`)).json()) as { keys: { kid: string; d?: string }[] };
+    expect(jwks.keys.map((key) => key.kid).sort()).toEqual([oldKid, rotated.json.kid].sort());
+    expect(jwks.keys.every((key) => key.d === undefined)).toBe(true);
+
+    const [event] = await service.t.runtime.eventStore.readStream('oauthkeys');
+    expect(event).toMatchObject({ type: 'OAuthSigningKeyRotated', data: { kid: rotated.json.kid, publicKey: { kty: 'EC', crv: 'P-256' }, retiredKids: [] }, metadata: { principal: { kind: 'cli' } } });
+    expect(JSON.stringify(event)).not.toContain('"d"');
   });
 });

@@ -17,3 +17,17 @@ describe('revoking an assistant\'s registration', () => {
     spec.given([]).when(revoke(false)).thenRefuses('NOT_FOUND');
   });
 });
+
+describe('signing an assistant in', () => {
+  const signIn = { type: 'SignIn' as const, data: { clientId: 'c1', clientName: 'Cursor', subject: 'alice', resources: ['https://seqflow.example/api/v1/mcp/'] } };
+  it('records who signed which client in, for which resources, every time', () => {
+    const signedIn = { type: 'OAuthClientSignedIn' as const, data: signIn.data };
+    spec.given([signedIn]).when(signIn).then([signedIn]);
+  });
+  it('refuses a revoked client', () => {
+    spec.given([revoked]).when(signIn).thenRefuses('FORBIDDEN');
+  });
+  it('still revokes a client signed in before', () => {
+    spec.given([{ type: 'OAuthClientSignedIn' as const, data: signIn.data }]).when(revoke(true)).then([revoked]);
+  });
+});

@@ -1,8 +1,13 @@
-import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, jwtVerify } from 'jose';
+import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { ApiError } from '../../domain/errors/apiError.ts';
 
 /** Asymmetric algorithms only: a token signed with a shared secret (HS*) or `none` is never accepted. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
+/**
+ * Local keys are read again when a token names an unknown key (a rotation); after a read that did
+ * not find it, not again for this long: forged key ids cannot make every request a read.
+ */
+const FRUITLESS_RELOAD_PAUSE_MS = 1000;
 
 /**
  * Verifies OAuth-issued JWTs (OAUTH_ISSUER / OAUTH_AUDIENCE / JWKS): signature against the issuer's
@@ -13,7 +18,7 @@ export function createJwtVerifier(oauth: {
   issuer: string;
   audience: string | undefined;
   jwksUrl: string | undefined;
-  /** The embedded issuer's own keys, read without a request. */
+  /** The embedded issuer's own keys, read without a request; asked again when a token names a key not among them. */
   localKeys?: () => Promise<JSONWebKeySet>;
   /**
    * The embedded issuer's grants: a token must name its grant (`grant_id`) and the grant must still
@@ -22,6 +27,7 @@ export function createJwtVerifier(oauth: {
   grantIsLive?: (grantId: string) => Promise<boolean>;
 }) {
   let keySet: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet> | undefined;
+  let fruitlessReloadAt = 0;
 
   async function keys() {
     if (keySet) return keySet;
@@ -43,7 +49,16 @@ export function createJwtVerifier(oauth: {
     const audience = options.audience ?? oauth.audience;
     try {
       // `exp` is required: a token without one would never expire.
-      const { payload } = await jwtVerify(token, await keys(), { issuer: oauth.issuer, ...(audience ? { audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] });
+      const options = { issuer: oauth.issuer, ...(audience ? { audience } : {}), algorithms: ALGORITHMS, requiredClaims: ['exp'] };
+      const { payload } = await jwtVerify(token, await keys(), options).catch(async (error: unknown) => {
+        // A remote JWKS refetches by itself (jose, with a cooldown); local keys are read again here.
+        if (!(error instanceof errors.JWKSNoMatchingKey) || !oauth.localKeys || Date.now() - fruitlessReloadAt < FRUITLESS_RELOAD_PAUSE_MS) throw error;
+        keySet = undefined;
+        return jwtVerify(token, await keys(), options).catch((again: unknown) => {
+          if (again instanceof errors.JWKSNoMatchingKey) fruitlessReloadAt = Date.now();
+          throw again;
+        });
+      });
       if (!payload.sub) throw new Error('no sub claim');
       if (oauth.grantIsLive && !(typeof payload.grant_id === 'string' && (await oauth.grantIsLive(payload.grant_id)))) throw new Error('its grant was revoked: sign in again');
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;

@@ -1,13 +1,13 @@
 import escapeHtml from 'escape-html';
 import Provider, { type Configuration, errors } from 'oidc-provider';
-import type { OAuthKeys } from './oauthKeys.ts';
+import { ACCESS_TOKEN_TTL_SECONDS } from '../../domain/oauth/accessTokenLifetime.ts';
+import type { OAuthKeys } from '../../queries/oauthKeys.ts';
 import { classifyRedirectUris } from './redirectUris.ts';
 
 /** The one scope of the MCP resource: what an assistant's token may do there. */
 export const MCP_SCOPE = 'mcp';
 /** The one scope of the REST API's resource (its audience, the public URL): what a member's token may do there. */
 export const API_SCOPE = 'api';
-const ACCESS_TOKEN_TTL_SECONDS = 3600;
 /** A grant outlives its refresh tokens: a sign-in ends by revocation or by its refresh token's idle time. */
 const GRANT_TTL_SECONDS = 10 * 365 * 86_400;
 /** The claim that names a token's grant: a token whose grant was revoked (or whose code was used twice) is refused. */
@@ -40,6 +40,10 @@ export function createEmbeddedAuthorizationServer(input: {
   idleSeconds: number;
   secureCookies: boolean;
   trustProxy: boolean;
+  /** Every request the provider makes (Client ID Metadata Documents): the address guard's fetch. */
+  fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
+  /** Client ID Metadata Documents: whether `ip` may have a document fetched now, and whether a client (by its URL) was revoked. */
+  metadataDocuments: { mayFetch: (ip: string) => Promise<boolean>; revoked: (clientId: string) => Promise<boolean> };
 }): Provider {
   const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
   const configuration: Configuration = {
@@ -64,9 +68,22 @@ export function createEmbeddedAuthorizationServer(input: {
       },
     },
     extraTokenClaims: (_ctx, token) => ('grantId' in token && typeof token.grantId === 'string' ? { [GRANT_CLAIM]: token.grantId } : undefined),
+    // oidc-provider's own SSRF screening is replaced by the service's one address guard.
+    fetch: input.fetch as NonNullable<Configuration['fetch']>,
     features: {
       devInteractions: { enabled: false },
       registration: { enabled: true },
+      // Client ID Metadata Documents (the MCP authorization spec of 2025-11-25): a client whose
+      // client_id is the https URL of its metadata needs no registration. The document (5 KiB at
+      // most, cached 30 s to a day as its Cache-Control says) is fetched through the address guard,
+      // as many a minute per address as registrations; a client revoked by URL stays refused. The
+      // ack pins the draft implemented: an upgrade that changes it stops the start until reviewed.
+      clientIdMetadataDocument: {
+        enabled: true,
+        ack: 'draft-02',
+        allowFetch: (ctx) => input.metadataDocuments.mayFetch(ctx.ip),
+        allowClient: async (_ctx, client) => !(await input.metadataDocuments.revoked(client.clientId)),
+      },
       // Every client here is public (no secret): a client may revoke only the tokens issued to it.
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
       resourceIndicators: {

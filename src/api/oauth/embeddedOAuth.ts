@@ -4,45 +4,85 @@ import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createEmbeddedAuthorizationServer } from './embeddedAuthorizationServer.ts';
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
-import { type OAuthKeys, loadOrCreateOAuthKeys } from './oauthKeys.ts';
+import { loadOrCreateOAuthKeys, storedSigningKeys } from '../../queries/oauthKeys.ts';
 import { oauthTablesOf } from '../../queries/oauthStoreTables.ts';
 import { countUnusedClients, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { oauthClient } from '../../domain/oauth/oauthClient.ts';
+import { oauthClientStream } from '../../domain/oauth/oauthClientEvents.ts';
+import type { EventStore } from '../../eventstore/eventStore.ts';
+import { loadStream } from '../../eventstore/streams.ts';
+import type { AddressGuard } from '../../outbound/addressGuard.ts';
 
-/** A promise made on first call and kept; a failure is not kept, so the next call tries again. */
-function once<T>(make: () => Promise<T>): () => Promise<T> {
-  let made: Promise<T> | undefined;
-  return () => (made ??= make().catch((error: unknown) => {
-    made = undefined;
-    throw error;
-  }));
-}
+/** Client ID Metadata Documents one address may have fetched a minute: as many as it may register clients. */
+const METADATA_FETCHES_PER_MINUTE = 20;
 
 /**
  * The embedded OAuth server of a service without OAUTH_ISSUER, and the verifier of the tokens it
  * issues (its own public keys, no request; the grant each names must still exist): both made on
- * first use. Its keys and state are in the database, shared by every API process. Its tokens are for the MCP endpoint or, asked with `resource` = the public URL, for the
- * REST API (the verifier's default audience).
+ * first use. Its keys and state are in the database, shared by every API process. Its tokens are
+ * for the MCP endpoint or, asked with `resource` = the public URL, for the REST API (the verifier's
+ * default audience).
+ *
+ * A key rotation (`seqflow oauth rotate-keys`, from any process) is seen by each process at its next
+ * request to the authorization server (one indexed read of the newest key's id: those requests are
+ * few, a sign-in or a refresh an hour per assistant), which then signs with the new key; and by each
+ * verifier when a token names a key it does not know.
  */
-export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer }) {
+export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer; eventStore: EventStore; guard: AddressGuard }) {
   const db = oauthTablesOf(store.db);
-  const keys: () => Promise<OAuthKeys> = once(() => loadOrCreateOAuthKeys(db, store.masterKey));
-  const provider: () => Promise<Provider> = once(async () =>
-    createEmbeddedAuthorizationServer({
+  const metadataFetches = new RateLimiterMemory({ points: METADATA_FETCHES_PER_MINUTE, duration: 60 });
+  const metadataDocuments = {
+    mayFetch: async (ip: string) => {
+      try {
+        await metadataFetches.consume(ip);
+        return true;
+      } catch (rejection) {
+        if (rejection instanceof RateLimiterRes) return false;
+        throw rejection;
+      }
+    },
+    revoked: async (clientId: string) => (await loadStream(store.eventStore, oauthClientStream(clientId), oauthClient)).state.revoked,
+  };
+  const build = async () => {
+    const keys = await loadOrCreateOAuthKeys(db, store.masterKey);
+    const provider = createEmbeddedAuthorizationServer({
       issuer: embedded.issuer,
       resources: { mcp: config.mcp.resource, api: config.publicUrl },
-      keys: await keys(),
+      keys,
       adapter: postgresOAuthAdapter(db, store.masterKey),
       idleSeconds: config.oauthIdleDays * 86_400,
       secureCookies: config.publicUrl.startsWith('https:'),
       trustProxy: config.trustProxy,
-    }),
-  );
+      fetch: store.guard.fetch,
+      metadataDocuments,
+    });
+    return { signingKid: keys.signing[0]?.kid, provider };
+  };
+  let built: Promise<Awaited<ReturnType<typeof build>>> | undefined;
+  /** Made on first call and kept; a failure is not kept, so the next call tries again. */
+  const current = () => {
+    const making = (built ??= build());
+    making.catch(() => {
+      if (built === making) built = undefined;
+    });
+    return making;
+  };
+  /** The provider, signing with the newest key: for requests to the authorization server. */
+  const provider = async (): Promise<Provider> => {
+    const made = current();
+    const { signingKid } = await made;
+    const [newest] = await storedSigningKeys(db);
+    if (newest && newest.kid !== signingKid && built === made) built = undefined;
+    return (await current()).provider;
+  };
   const verifier = createJwtVerifier({
     issuer: embedded.issuer,
     audience: config.publicUrl,
     jwksUrl: undefined,
-    localKeys: async () => (await keys()).publicJwks,
-    grantIsLive: async (grantId) => (await (await provider()).Grant.find(grantId)) !== undefined,
+    // Read afresh each time: the verifier asks again when a token names a key it does not know.
+    localKeys: async () => (await loadOrCreateOAuthKeys(db, store.masterKey)).publicJwks,
+    grantIsLive: async (grantId) => (await (await current()).provider.Grant.find(grantId)) !== undefined,
   });
   return { provider, verifier, unusedClients: () => countUnusedClients(db) };
 }

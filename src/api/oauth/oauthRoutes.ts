@@ -4,10 +4,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
+import { recordOAuthSignIn } from '../../commands/oauthClientCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import { API_SCOPE, type EmbeddedResources, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { signInPage } from './signInPage.ts';
+import { requestOrigin } from '../http/requestTracing.ts';
 
 const PREFIX = '/oauth';
 /** The provider's one metadata document, served at every discovery path clients try. */
@@ -62,7 +64,7 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
           const subject = await redeemLoginCode(deps.commands, typeof code === 'string' ? code : '', { principal: { kind: 'system', id: 'oauth-sign-in' } });
           // Only wrong codes count: many members behind one address (an office NAT) sign in freely.
           await attempts.reward(request.ip, 1);
-          return await finish(oidc, details, request, reply, subject);
+          return await finish(oidc, details, request, reply, { subject, clientName: client?.clientName ?? null });
         } catch (error) {
           if (error instanceof ApiError && error.code === 'LOGIN_CODE_INVALID') return reply.status(401).type('text/html').send(page(error.message));
           throw error;
@@ -113,8 +115,10 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
    * endpoint) and the OpenID scopes it asked for. What the member may do there is decided per
    * request (membership, role), not by the grant.
    */
-  async function finish(oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>, request: FastifyRequest, reply: FastifyReply, subject: string) {
-    const grant = details.grantId ? await oidc.Grant.find(details.grantId) : new oidc.Grant({ accountId: subject, clientId: String(details.params.client_id) });
+  async function finish(oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>, request: FastifyRequest, reply: FastifyReply, member: { subject: string; clientName: string | null }) {
+    const { subject } = member;
+    const clientId = String(details.params.client_id);
+    const grant = details.grantId ? await oidc.Grant.find(details.grantId) : new oidc.Grant({ accountId: subject, clientId });
     if (!grant) throw new Error('the interaction names a grant that does not exist');
     const requested = new Set(String(details.params.scope ?? '').split(' ').filter(Boolean));
     // The resource scopes are also listed among the provider's scopes (registration checks them there), so they are granted as such too.
@@ -123,6 +127,8 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
     const asked = [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
     if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, MCP_SCOPE);
     if (asked.includes(resources.api)) grant.addResourceScope(resources.api, API_SCOPE);
+    const granted = Object.keys(grant.resources ?? {});
+    await recordOAuthSignIn(deps.commands, { clientId, clientName: member.clientName, subject, resources: granted }, { principal: { kind: 'user', id: subject }, ...requestOrigin(request) });
     const grantId = await grant.save();
     reply.hijack();
     await oidc.interactionFinished(request.raw, reply.raw, { login: { accountId: subject }, consent: { grantId } }, { mergeWithLastSubmission: false });

@@ -15,6 +15,10 @@ export function classifyRedirectUris(metadata: Record<string, unknown>): void {
   const native = parsed.some((url) => url !== null && (isLoopbackHttp(url) || (url.protocol !== 'http:' && url.protocol !== 'https:')));
   if (native) {
     metadata.application_type = 'native';
+    // The provider compares redirect URIs as strings (the port aside): VS Code registers
+    // `http://127.0.0.1:33418` and signs in with `http://127.0.0.1:33418/`. An empty path is `/`
+    // (RFC 3986 §6.2.3), so loopback URIs are kept in that form.
+    metadata.redirect_uris = uris.map((uri, i) => (parsed[i] && isLoopbackHttp(parsed[i]) && /^http:\/\/[^/?#]+$/.test(uri as string) ? `${uri as string}/` : uri));
     return;
   }
   for (const url of parsed) {

@@ -48,7 +48,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   app.addHook('onClose', async () => void authenticate.close());
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
   // Assistants sign in with the configured issuer, or else with the embedded one.
-  const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth, { db: runtime.db, masterKey: runtime.masterKey }) : undefined;
+  const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth, { db: runtime.db, masterKey: runtime.masterKey, eventStore: runtime.eventStore, guard: runtime.execution.guard }) : undefined;
   if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resources: { mcp: runtime.config.mcp.resource, api: runtime.config.publicUrl }, unusedClients: embedded.unusedClients }, embedded.provider));
   await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp.resource)));
   await app.register(

@@ -4,16 +4,23 @@ import type { OAuthClientEvent } from './oauthClientEvents.ts';
 
 export type OAuthClientState = { revoked: boolean };
 
-export type OAuthClientCommand = { type: 'Revoke'; data: { clientId: string; clientName: string | null; grantsEnded: number; registered: boolean } };
+export type OAuthClientCommand =
+  | { type: 'Revoke'; data: { clientId: string; clientName: string | null; grantsEnded: number; registered: boolean } }
+  | { type: 'SignIn'; data: { clientId: string; clientName: string | null; subject: string; resources: string[] } };
 
 /**
- * A registered client is revoked once. Revoking it again records nothing (the caller finishes
- * deleting what a crash left behind); a client never registered is NOT_FOUND.
+ * A client is signed in by members any number of times until it is revoked, and revoked once.
+ * Revoking it again records nothing (the caller finishes deleting what a crash left behind); a
+ * client never registered is NOT_FOUND; a revoked client cannot be signed in (FORBIDDEN).
  */
 export const oauthClient: Decider<OAuthClientCommand, OAuthClientEvent, OAuthClientState> = {
   initialState: () => ({ revoked: false }),
-  evolve: () => ({ revoked: true }),
+  evolve: (state, event) => (event.type === 'OAuthClientRevoked' ? { revoked: true } : state),
   decide: (command, state) => {
+    if (command.type === 'SignIn') {
+      if (state.revoked) throw new ApiError('FORBIDDEN', `The OAuth client ${command.data.clientId} was revoked`);
+      return [{ type: 'OAuthClientSignedIn', data: command.data }];
+    }
     if (state.revoked) return [];
     if (!command.data.registered) throw new ApiError('NOT_FOUND', `No registered OAuth client ${command.data.clientId} (see seqflow oauth clients)`);
     const { clientId, clientName, grantsEnded } = command.data;

@@ -1,0 +1,100 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { decodeJwt } from 'jose';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
+import { revokeOAuthClient } from '../../src/commands/oauthClientCommands.ts';
+import { listOAuthClients } from '../../src/queries/oauthClientQueries.ts';
+import { oauthTablesOf } from '../../src/queries/oauthStoreTables.ts';
+import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver.ts';
+import { AssistantAuth, Browser, REDIRECT_URL } from '../support/oauthAssistant.ts';
+import { testPrincipal } from '../support/testRuntime.ts';
+
+/** An assistant that names itself by the URL of its metadata document instead of registering (the SDK's `clientMetadataUrl`). */
+class MetadataDocumentAssistant extends AssistantAuth {
+  constructor(readonly clientMetadataUrl: string) {
+    super();
+  }
+}
+
+/**
+ * Client ID Metadata Documents (the MCP authorization spec of 2025-11-25): the client_id is an
+ * https URL, the server fetches the client's metadata from it (through the address guard) and
+ * stores no registration.
+ */
+describe('assistants known by their Client ID Metadata Document', () => {
+  let documents: HttpsReceiver;
+  let service: EmbeddedOAuthService;
+  const document = (clientId: string, name: string) => ({ client_id: clientId, client_name: name, redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
+
+  beforeAll(async () => {
+    documents = await startHttpsReceiver((request, res) => {
+      const url = `${documents.url}${request.path}`;
+      const body = request.path === '/assistant/client.json' ? document(url, 'Metadata Assistant') : request.path === '/impostor/client.json' ? document(`${documents.url}/assistant/client.json`, 'Impostor') : undefined;
+      res.writeHead(body ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(body ?? {}));
+    });
+    // The documents live on loopback, which the address guard refuses unless the operator allows it.
+    service = await startEmbeddedOAuthService('metadata_documents', { alice: 'member' }, { SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.1/32', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: documents.caFile });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await documents?.close();
+  });
+
+  const signIn = async (auth: AssistantAuth) => {
+    const transport = new StreamableHTTPClientTransport(new URL(service.mcpUrl), { authProvider: auth });
+    await expect(new Client({ name: 'cimd', version: '1.0.0' }).connect(transport)).rejects.toBeInstanceOf(UnauthorizedError);
+    const browser = new Browser();
+    const page = await browser.follow(auth.authorizationUrl!.href);
+    const html = await page.response.text();
+    expect(html).toContain('<strong>Metadata Assistant</strong>');
+    const { code } = await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject: 'alice' }, testPrincipal);
+    const signedIn = await browser.follow(new URL(/action="([^"]+)"/.exec(html)![1]!, service.origin).href, { method: 'POST', form: { code } });
+    await transport.finishAuth(signedIn.location!.searchParams.get('code')!);
+  };
+
+  it('advertises the documents, signs the SDK\'s client in by its URL without a registration, and lists it; revoked, its URL is refused', async () => {
+    const discovery = (await (await fetch(`${service.origin}/.well-known/oauth-authorization-server/oauth`)).json()) as { client_id_metadata_document_supported?: boolean };
+    expect(discovery.client_id_metadata_document_supported).toBe(true);
+
+    const clientId = `${documents.url}/assistant/client.json`;
+    const auth = new MetadataDocumentAssistant(clientId);
+    await signIn(auth);
+    expect(auth.client?.client_id).toBe(clientId);
+    expect(decodeJwt(auth.stored!.access_token)).toMatchObject({ client_id: clientId, sub: 'alice' });
+    const client = new Client({ name: 'cimd', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(service.mcpUrl), { authProvider: auth }));
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('list_projects');
+    await client.close();
+    // The document was fetched; no registration was stored.
+    expect(documents.received.filter((request) => request.path === '/assistant/client.json').length).toBeGreaterThan(0);
+    const stored = await sql<{ n: number }>`SELECT count(*)::int AS n FROM oauth_store WHERE model = 'Client'`.execute(service.t.runtime.db);
+    expect(stored.rows[0]!.n).toBe(0);
+
+    const oauth = oauthTablesOf(service.t.runtime.db);
+    expect(await listOAuthClients(oauth, service.t.runtime.masterKey)).toContainEqual({ clientId, clientName: null, redirectUris: [], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: true });
+    expect(await revokeOAuthClient({ ...service.t.runtime.commands, oauth, masterKey: service.t.runtime.masterKey }, clientId, testPrincipal)).toEqual({ clientId, revoked: true, recorded: true });
+    const refused = await fetch(service.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${auth.stored!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
+    expect(refused.status).toBe(401);
+    // Its document is still public, but the URL stays revoked.
+    const again = await fetch(`${service.origin}/oauth/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+    expect(again.status).toBe(400);
+    expect(await again.text()).toContain('invalid_client');
+  });
+
+  it('refuses a document that names another client_id, and a URL the address guard refuses, fetching nothing there', async () => {
+    const authorize = (clientId: string) => fetch(`${service.origin}/oauth/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+    const impostor = await authorize(`${documents.url}/impostor/client.json`);
+    expect(impostor.status).toBe(400);
+    expect(await impostor.text()).toContain('invalid_client');
+
+    const before = documents.received.length;
+    const internal = await authorize('https://10.0.0.1/client.json');
+    expect(internal.status).toBe(400);
+    expect(await internal.text()).toContain('invalid_client');
+    expect(documents.received.length).toBe(before);
+  });
+});
