@@ -1,9 +1,11 @@
 import type { Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
+import type { ModelAttempt, RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
+import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
+import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
@@ -33,12 +35,18 @@ export async function runLlmBlock(
   const account = await (session.provider ??= deps.providerFor(organizationId));
   if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');
 
+  const config = block.processor_config ?? {};
+  const misfit = llmSettingsProblems(model, config);
+  if (misfit.length > 0) throw new BlockFailure('FLOW_INVALID', `block '${block.name}' cannot run on ${model}: ${misfit.join('; ')}`);
   const { text, missing } = renderTemplate(block.prompt ?? '', context);
+  const system = config.system_prompt === undefined ? undefined : renderTemplate(config.system_prompt, context);
+  const settings = { systemPrompt: system?.text, parameters: llmRequestParameters(model, config) };
   const attachments = block.processor_config?.receive_attachments === false ? [] : run.attachments;
   const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
   const output = block.output_schema ? { schema: block.output_schema, plan: planStructuredOutput(block.output_schema) } : undefined;
   if (!conversation) {
-    recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input: { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output) }, missingPlaceholders: missing } });
+    const input = { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output), ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }), settings: settings.parameters };
+    recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input, missingPlaceholders: [...new Set([...(system?.missing ?? []), ...missing])] } });
   }
   const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
   const blockStarted = performance.now();
@@ -48,10 +56,15 @@ export async function runLlmBlock(
   };
   let result;
   try {
-    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, tools }, account, span);
+    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, settings, tools }, account, span);
   } catch (error) {
-    const usage = (error as { usage?: TokenUsage }).usage;
-    if (usage) await recorder.record(...charge(usage));
+    const usage = (error as { usage?: TokenUsage }).usage ?? null;
+    if (error instanceof BlockFailure) {
+      // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
+      const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
+      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts } };
+      await recorder.record(failed, ...(usage ? charge(usage) : []));
+    } else if (usage) await recorder.record(...charge(usage));
     throw error;
   }
   if (result.kind === 'tool_calls') {
@@ -84,7 +97,10 @@ export async function runLlmBlock(
     throw new PausedForTools(pause);
   }
   await recorder.record(
-    { type: 'ExecutionStepCompleted', data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors } },
+    {
+      type: 'ExecutionStepCompleted',
+      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}) },
+    },
     ...charge(result.usage),
   );
   return result.output;

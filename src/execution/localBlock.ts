@@ -1,6 +1,8 @@
 import type { StoredBlock } from '../domain/flows/flowDefinition.ts';
 import type { TemplateContext } from '../domain/templating/template.ts';
 import type { RunSession } from './runContext.ts';
+import { capFailureMessage } from '../domain/execution/failureMessage.ts';
+import { BlockFailure } from './processors/blockFailure.ts';
 
 /**
  * A block that runs without a model: `code` in the sandbox, with `{message, previous_output,
@@ -13,7 +15,16 @@ export async function runLocalBlock(session: RunSession, block: StoredBlock, con
   const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
   run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
   const blockStarted = performance.now();
-  const output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input, run.organizationId) : input;
+  let output: unknown;
+  try {
+    output = block.processor_type === 'code' ? await deps.sandbox.run(block.code ?? '', input, run.organizationId) : input;
+  } catch (error) {
+    // Noted with the run's failure, which appends it: the step shows as failed, with why.
+    if (error instanceof BlockFailure) {
+      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model: null, usage: null, attempts: [] } });
+    }
+    throw error;
+  }
   run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
   return output;
 }

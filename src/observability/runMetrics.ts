@@ -34,7 +34,8 @@ export function createRunMetrics(metrics: Metrics): RecordedRunObserver {
           case 'ExecutionStepStarted':
             processorTypes.set(blockKey(event.data), event.data.processorType);
             break;
-          case 'ExecutionStepCompleted': {
+          case 'ExecutionStepCompleted':
+          case 'ExecutionStepFailed': {
             const key = blockKey(event.data);
             metrics.stepDuration.observe({ processor_type: processorTypes.get(key) ?? (event.data.model ? 'llm' : 'unknown') }, event.data.durationMs / 1000);
             processorTypes.delete(key);

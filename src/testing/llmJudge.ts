@@ -32,7 +32,7 @@ export async function judge(
   const account = await deps.providerFor(organizationId);
   if (!account) return failed('no model provider is configured for the judge');
   try {
-    const verdict = await deps.llm.run({ blockName: 'llm_judge', model, prompt, attachments: [], output: { schema: VERDICT_SCHEMA, plan: planStructuredOutput(VERDICT_SCHEMA) } }, account);
+    const verdict = await deps.llm.run({ blockName: 'llm_judge', model, prompt, attachments: [], output: { schema: VERDICT_SCHEMA, plan: planStructuredOutput(VERDICT_SCHEMA) }, settings: { systemPrompt: undefined, parameters: {} } }, account);
     if (verdict.kind !== 'output') return failed('the judge asked for tools', verdict.usage.totalTokens);
     const { score, rationale } = verdict.output as { score: number; rationale: string };
     const passed = score >= threshold;

@@ -1,5 +1,6 @@
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
+import type { ModelAttempt } from '../domain/execution/executionEvents.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
@@ -37,6 +38,10 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
       Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output) });
     }
+    if (event.type === 'ExecutionStepFailed') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
+      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) } });
+    }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
   });
@@ -50,6 +55,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     target: testRun?.target ?? null,
     status,
     requestedAt: history.requestedAt,
+    /** What the caller sent: the message, parameters and attachments (long strings cut). */
+    input: cut({ message: requested.message, parameters: requested.parameters, attachments: requested.attachments }),
     endedAt: ending?.at ?? null,
     durationMs: durationOf(ending),
     tokens: history.tokens,
@@ -61,7 +68,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   };
 }
 
-/** Every execution of one block in a run (one per loop item): prompt, input, output, model, usage, latency, attempts, tool rounds, error. */
+/** Every execution of one block in a run (one per loop item): prompt, system prompt, settings, input, output, model, usage, latency, attempts, tool rounds, error. */
 export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, stepId: string, options: TraceOptions = {}) {
   const cut = (value: unknown) => truncateStrings(value, options.maxStringLength);
   const { recorded, events, history } = await loadRun(eventStore, scope, executionId);
@@ -76,24 +83,31 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
     processorType: started[0]!.event.data.processorType,
     executions: started.map(({ event, i }) => {
       const input = event.data.input as { prompt?: string; model?: string; responseFormat?: unknown } | unknown;
-      const completed = events.find((e) => e.type === 'ExecutionStepCompleted' && e.data.blockId === stepId && e.data.iteration === event.data.iteration);
-      const done = completed?.type === 'ExecutionStepCompleted' ? completed.data : null;
-      const llm = event.data.processorType === 'llm' ? (input as { prompt?: string; responseFormat?: unknown }) : null;
+      const ended = events.find((e) => (e.type === 'ExecutionStepCompleted' || e.type === 'ExecutionStepFailed') && e.data.blockId === stepId && e.data.iteration === event.data.iteration);
+      const done = ended?.type === 'ExecutionStepCompleted' ? ended.data : null;
+      const failed = ended?.type === 'ExecutionStepFailed' ? ended.data : null;
+      const llm = event.data.processorType === 'llm' ? (input as { prompt?: string; systemPrompt?: string; settings?: Record<string, unknown>; responseFormat?: unknown }) : null;
       return {
         iteration: event.data.iteration,
         startedAt: at(recorded, i),
         prompt: llm ? cut(llm.prompt ?? null) : null,
+        systemPrompt: llm ? cut(llm.systemPrompt ?? null) : null,
+        /** The model settings sent (temperature, max_tokens or max_completion_tokens...), as the model took them. */
+        settings: llm?.settings ?? null,
         missingPlaceholders: event.data.missingPlaceholders,
         responseFormat: llm?.responseFormat ?? null,
         input: llm ? null : cut(input),
+        status: done ? 'completed' : failed ? 'failed' : 'started',
         output: done ? cut(done.output) : null,
-        model: done?.model ?? null,
-        usage: done?.usage ?? null,
-        latencyMs: done?.durationMs ?? null,
-        attempts: done?.attempts ?? null,
-        validationErrors: done?.validationErrors ?? [],
+        model: done?.model ?? failed?.model ?? null,
+        usage: done?.usage ?? failed?.usage ?? null,
+        latencyMs: done?.durationMs ?? failed?.durationMs ?? null,
+        attempts: done?.attempts ?? failed?.attempts.length ?? null,
+        validationErrors: done?.validationErrors ?? failed?.attempts.flatMap((a) => (a.rejection ? [a.rejection] : [])) ?? [],
+        /** Each reply the model gave that was refused (all of a failed step's replies), cut to 2,000 characters with its full length. */
+        replies: cut(failed?.attempts ?? done?.rejectedReplies ?? []) as ModelAttempt[],
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
-        error: !done && failure ? { code: failure.code, message: cut(failure.message) } : null,
+        error: failed ? { code: failed.code, message: cut(failed.message) } : !done && failure ? { code: failure.code, message: cut(failure.message) } : null,
       };
     }),
   };

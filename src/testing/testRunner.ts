@@ -127,7 +127,10 @@ export async function runTestCase(
     }
   }
   const passed = observed.status === 'completed' && results.every((r) => r.passed);
-  const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens, error: null };
+  // A run that failed says why, as its own ExecutionFailed did: what a failing test case is read for first.
+  const ending = history.ending;
+  const error = ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message } : null;
+  const finished = { testRunId, testCaseId: input.testCaseId, executionId, runStatus: observed.status, passed, results, latencyMs: observed.latencyMs, tokens: observed.tokens + judgeTokens, error };
   const recorded = await record({ type: 'Finish', event: { type: 'TestRunFinished', data: finished } });
   return { ...finished, output: observed.result, name: definition.name, target, position: recorded.position };
 }

@@ -252,7 +252,8 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(status).toBe(502);
       expect(body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID', failureReason: 'error', step_name: 'answer', executionId: expect.any(String) });
       expect(server.requests).toHaveLength(2);
-      expect(types(await events(body.detail.executionId))).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'CreditsConsumed', 'ExecutionFailed']);
+      // The failed step is recorded with its replies, in the append that charges their tokens.
+      expect(types(await events(body.detail.executionId))).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepFailed', 'CreditsConsumed', 'ExecutionFailed']);
     });
   });
 

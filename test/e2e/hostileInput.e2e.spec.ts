@@ -118,8 +118,10 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     server.script({ content: 'before\u0000after' });
     const answer = await execute('agent', '{"message":"m"}');
     expect([answer.status, answer.body.detail.code]).toEqual([502, 'MODEL_OUTPUT_INVALID']);
-    const types = (await t.runtime.eventStore.readStream(`execution-${answer.body.detail.executionId!}`)).map((e) => e.type);
-    expect(types).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'CreditsConsumed', 'ExecutionFailed']);
+    const recorded = await t.runtime.eventStore.readStream(`execution-${answer.body.detail.executionId!}`);
+    expect(recorded.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepFailed', 'CreditsConsumed', 'ExecutionFailed']);
+    // The refused reply is kept as the log can store it: the NUL shown as U+FFFD.
+    expect(recorded[2]!.data).toMatchObject({ attempts: [{ reply: 'before\ufffdafter', replyLength: 12, rejection: expect.stringContaining('NUL') }] });
   });
 
   it('fails a model reply holding a number beyond double range as MODEL_OUTPUT_INVALID, never a 500', async () => {

@@ -115,6 +115,14 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     expect((await streamOf(`testrun-${unanswered.testRunId}`)).at(-1)).toMatchObject({ type: 'TestRunFinished', data: { passed: false } });
   });
 
+  it('says why a test case\'s run failed: the code and message its run failed with', async () => {
+    const testCaseId = await add(flowId, { name: 'fails', input: { message: 'w' }, assertions: [{ type: 'number_range', path: 'overall_score', min: 0 }] });
+    server.script({ content: 'not json' }, { content: 'still not json' });
+    const failed = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(failed).toMatchObject({ runStatus: 'failed', passed: false, error: { code: 'MODEL_OUTPUT_INVALID', message: expect.stringContaining('ignored the output schema') } });
+    expect((await streamOf(`testrun-${failed.testRunId}`)).at(-1)).toMatchObject({ type: 'TestRunFinished', data: { error: { code: 'MODEL_OUTPUT_INVALID' } } });
+  });
+
   it('runs against the draft, snapshotted in the test run, while production stays as it was', async () => {
     await updateBlock(t.runtime.commands, scope, { flowId, blockId: gradeId, changes: { prompt: 'Grade strictly: {{previous_output.text}}' } }, testPrincipal);
     const testCaseId = await add(flowId, { name: 'draft', input: { message: 'y' }, assertions: [{ type: 'number_range', path: 'overall_score', min: 0 }] });

@@ -21,14 +21,35 @@ export function refusalOf(body: unknown): string | undefined {
   if (!isObject(body)) return 'We could not parse the JSON body of your request.';
   if (typeof body.model !== 'string' || !body.model) return "you must provide a model parameter";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "Invalid 'messages': empty array. Expected an array with minimum length 1.";
-  return reasoningRefusal(body) ?? toolsRefusal(body) ?? messagesRefusal(body) ?? responseFormatRefusal(body.response_format);
+  return samplingRefusal(body) ?? reasoningRefusal(body) ?? toolsRefusal(body) ?? messagesRefusal(body) ?? responseFormatRefusal(body.response_format);
+}
+
+/** The ranges and shapes the API reference gives for the sampling and length settings. */
+function samplingRefusal(body: Json): string | undefined {
+  const range = (name: string, min: number, max: number) => {
+    const value = body[name];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'number') return `Invalid type for '${name}': expected a decimal, but got a ${typeof value} instead.`;
+    if (value > max) return `Invalid '${name}': decimal above maximum value. Expected a value <= ${max}, but got ${value} instead.`;
+    if (value < min) return `Invalid '${name}': decimal below minimum value. Expected a value >= ${min}, but got ${value} instead.`;
+    return undefined;
+  };
+  const stop = body.stop;
+  if (Array.isArray(stop) && stop.length > 4) return `Invalid 'stop': array too long. Expected an array with maximum length 4, but got an array with length ${stop.length} instead.`;
+  for (const name of ['max_tokens', 'max_completion_tokens', 'seed']) {
+    if (body[name] !== undefined && !Number.isInteger(body[name])) return `Invalid type for '${name}': expected an integer, but got a decimal number instead.`;
+  }
+  if (typeof body.max_tokens === 'number' && body.max_tokens < 1) return "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1.";
+  if (body.reasoning_effort !== undefined && !['minimal', 'low', 'medium', 'high'].includes(body.reasoning_effort as string)) return "Invalid value for 'reasoning_effort': expected one of 'minimal', 'low', 'medium' or 'high'.";
+  if (body.reasoning_effort !== undefined && !REASONING_MODEL.test(body.model as string)) return "Unsupported parameter: 'reasoning_effort' is not supported with this model.";
+  return range('temperature', 0, 2) ?? range('top_p', 0, 1);
 }
 
 function reasoningRefusal(body: Json): string | undefined {
   if (!REASONING_MODEL.test(body.model as string)) return undefined;
   if ('max_tokens' in body) return "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.";
   if ('temperature' in body && body.temperature !== 1) return "Unsupported value: 'temperature' does not support this value with this model. Only the default (1) value is supported.";
-  for (const p of ['top_p', 'presence_penalty', 'frequency_penalty', 'logprobs']) if (p in body) return `Unsupported parameter: '${p}' is not supported with this model.`;
+  for (const p of ['top_p', 'presence_penalty', 'frequency_penalty', 'logprobs', 'stop']) if (p in body) return `Unsupported parameter: '${p}' is not supported with this model.`;
   return undefined;
 }
 

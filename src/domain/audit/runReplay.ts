@@ -77,6 +77,8 @@ export function replayRun(input: RunReplayInput): Divergence | null {
       }
       claimedSinceStart = false;
     }
+    // A failed block's tokens are charged too: they must add up to its attempts'.
+    if (event.type === 'ExecutionStepFailed') used.set(event.data.blockName, (used.get(event.data.blockName) ?? 0) + (event.data.usage?.totalTokens ?? 0));
     if (event.type === 'ExecutionPausedForToolCalls') paused.add(event.data.blockName);
     if (event.type === 'CreditsConsumed') charged.set(event.data.blockName, (charged.get(event.data.blockName) ?? 0) + event.data.tokens);
     if (event.type === 'ExecutionCompleted' && input.steps) {

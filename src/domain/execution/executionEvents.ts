@@ -71,10 +71,38 @@ export const ExecutionStepStarted = defineEvent(
  * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
  * were refused by its output schema before a repair succeeded (version 1 events are upcast with none).
  */
+/**
+ * One call to a model within a step: what it replied (the first 2,000 characters, and the whole
+ * reply's length), its tokens, and why the reply was refused (null when it was taken).
+ */
+export const modelAttemptSchema = z.object({ reply: z.string(), replyLength: z.number().int(), usage: usageSchema.nullable(), rejection: z.string().nullable() });
+export type ModelAttempt = z.infer<typeof modelAttemptSchema>;
+
 export const ExecutionStepCompleted = defineEvent(
   'ExecutionStepCompleted',
   2,
-  z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usageSchema.nullable(), durationMs: z.number().int(), attempts: z.number().int(), validationErrors: z.array(z.string()) }),
+  z.object({
+    ...blockRef,
+    output: z.unknown(),
+    model: z.string().nullable(),
+    usage: usageSchema.nullable(),
+    durationMs: z.number().int(),
+    attempts: z.number().int(),
+    validationErrors: z.array(z.string()),
+    /** The model's replies refused before the one taken (their tokens are in `usage`); absent when none was. */
+    rejectedReplies: z.array(modelAttemptSchema).optional(),
+  }),
+);
+
+/**
+ * A block that started did not finish: why (the same code and message the run fails with), and,
+ * for llm blocks, every model call it made with its reply, tokens and why it was refused. Its
+ * tokens are charged (CreditsConsumed) in the same append.
+ */
+export const ExecutionStepFailed = defineEvent(
+  'ExecutionStepFailed',
+  1,
+  z.object({ ...blockRef, code: z.string(), message: z.string(), durationMs: z.number().int(), model: z.string().nullable(), usage: usageSchema.nullable(), attempts: z.array(modelAttemptSchema) }),
 );
 
 /** Tokens one llm call used, charged to the organization's credits. */
@@ -143,6 +171,7 @@ export type ExecutionEvent =
   | EventOf<typeof JobClaimed>
   | EventOf<typeof ExecutionStepStarted>
   | EventOf<typeof ExecutionStepCompleted>
+  | EventOf<typeof ExecutionStepFailed>
   | EventOf<typeof CreditsConsumed>
   | EventOf<typeof ExecutionFailed>
   | EventOf<typeof ExecutionPausedForToolCalls>

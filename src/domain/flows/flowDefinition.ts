@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { slugSchema } from '../slugs/slug.ts';
+import { llmSettingsShape } from './llmSettings.ts';
 
 /**
  * The flow file (import/export) and the draft share one shape: an ordered list of steps, each one
@@ -17,6 +18,7 @@ export const processorConfigSchema = z.strictObject({
   max_tool_iterations: z.number().int().min(1).max(1000).optional(),
   /** llm blocks receive the request's image attachments unless this is false. */
   receive_attachments: z.boolean().optional(),
+  ...llmSettingsShape,
 });
 
 export const blockSchema = z.strictObject({

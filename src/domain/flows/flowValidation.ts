@@ -1,6 +1,7 @@
 import { codeSyntaxError } from './codeSyntax.ts';
 import { Ajv } from 'ajv';
 import { formatPath } from '../validation/issuePath.ts';
+import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
 import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /**
@@ -40,6 +41,12 @@ function validateBlock(block: StoredBlock, path: string): string[] {
   }
   if (block.processor_config?.tools_enabled && block.processor_type !== 'llm') {
     problems.push(`${path}.processor_config.tools_enabled: only llm blocks can call tools`);
+  }
+  const settings = Object.keys(llmSettingsShape).filter((key) => block.processor_config?.[key as keyof typeof llmSettingsShape] !== undefined);
+  if (block.processor_type !== 'llm' && settings.length > 0) problems.push(`${path}.processor_config: ${settings.join(', ')}: only llm blocks take model settings`);
+  // A block without a model runs on the service's default, known only when it runs (checked then).
+  if (block.processor_type === 'llm' && block.model && block.processor_config) {
+    problems.push(...llmSettingsProblems(block.model, block.processor_config).map((problem) => `${path}.processor_config.${problem}`));
   }
   if (block.output_schema !== undefined) problems.push(...validateOutputSchema(block.output_schema, `${path}.output_schema`));
   return problems;

@@ -45,3 +45,9 @@ export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON
   }
   return null;
 }
+
+/**
+ * `text` as the log can store it: each NUL and unpaired surrogate replaced with U+FFFD. For what is
+ * kept to show a reply that could not be stored as it was.
+ */
+export const storableText = (text: string): string => text.replaceAll('\u0000', '\ufffd').toWellFormed();

@@ -4,7 +4,7 @@ import { LRUCache } from 'lru-cache';
 import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createSchemaValidators } from '../schemaValidators.ts';
-import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
+import type { ModelAttempt, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { AddressGuard } from '../../outbound/addressGuard.ts';
 import { cappedReplies } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
@@ -73,19 +73,21 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         call.attachments.length === 0
           ? call.prompt
           : [{ type: 'text', text: call.prompt }, ...call.attachments.map((a): ChatCompletionContentPart => ({ type: 'image_url', image_url: { url: a.url } }))];
-      const messages: ChatCompletionMessageParam[] = call.tools?.conversation ? [...call.tools.conversation] : [{ role: 'user', content }];
+      const opening: ChatCompletionMessageParam[] = call.settings.systemPrompt ? [{ role: 'system', content: call.settings.systemPrompt }, { role: 'user', content }] : [{ role: 'user', content }];
+      // A resumed conversation carries its opening messages (the system prompt among them) already.
+      const messages: ChatCompletionMessageParam[] = call.tools?.conversation ? [...call.tools.conversation] : opening;
       const toolParams = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, tool_choice: call.tools.toolChoice } : {};
       const responseFormat = call.output
         ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } }
         : undefined;
 
-      const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage };
+      const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, attempts: [] as ModelAttempt[] };
       const create = async () => {
         const begun = performance.now();
         const seconds = () => (performance.now() - begun) / 1000;
         const span = options.tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(call.model, client.baseURL) }, parent);
         try {
-          const completion = await client.chat.completions.create({ model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          const completion = await client.chat.completions.create({ ...call.settings.parameters, model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
           const usage = completion.usage ? { input: completion.usage.prompt_tokens, output: completion.usage.completion_tokens } : undefined;
           options.observeCall?.(call.model, 'ok', seconds(), usage);
           span.setAttributes({
@@ -107,8 +109,9 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       try {
         return await converse(call, messages, create, spent, validators);
       } catch (error) {
-        // Whatever fails after a completed call, its tokens were used: the caller charges them.
+        // Whatever fails after a completed call, its tokens were used: the caller charges them, and records the replies.
         const failure = error instanceof BlockFailure ? error : Object.assign(new BlockFailure('INTERNAL', 'internal error'), { cause: error });
+        Object.assign(failure, { attempts: spent.attempts });
         throw spent.usage.totalTokens > 0 ? Object.assign(failure, { usage: spent.usage }) : failure;
       }
     },

@@ -1,12 +1,24 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { TokenUsage } from '../../domain/execution/executionEvents.ts';
+import type { ModelAttempt, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import { replyOutput } from '../../domain/execution/outputShape.ts';
-import { unstorableJson } from '../../domain/validation/storableJson.ts';
+import { storableText, unstorableJson } from '../../domain/validation/storableJson.ts';
 import type { SchemaValidators } from '../schemaValidators.ts';
 import { BlockFailure } from './blockFailure.ts';
 import type { LlmCall, LlmResult } from './llmCall.ts';
 import { parseStructured } from './structuredReply.ts';
+
+/** How much of a reply an attempt keeps: the length says what was cut. */
+const REPLY_EXCERPT = 2000;
+
+const usageOf = (u: OpenAI.CompletionUsage | undefined): TokenUsage | null => (u ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, totalTokens: u.total_tokens } : null);
+const attemptOf = (reply: string | null | undefined, usage: OpenAI.CompletionUsage | undefined, rejection: string | null): ModelAttempt => ({
+  // The excerpt must be storable even when the reply was not (that may be why it was refused).
+  reply: storableText((reply ?? '').slice(0, REPLY_EXCERPT)),
+  replyLength: (reply ?? '').length,
+  usage: usageOf(usage),
+  rejection,
+});
 
 const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUsage => ({
   promptTokens: a.promptTokens + (b?.prompt_tokens ?? 0),
@@ -14,12 +26,15 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
   totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
 });
 
-/** One model turn, or two when a structured reply needs its repair attempt; `spent` counts the tokens as they are used. */
+/**
+ * One model turn, or two when a structured reply needs its repair attempt; `spent` counts the
+ * tokens as they are used, `spent.attempts` every reply with why it was refused (a failure carries them).
+ */
 export async function converse(
   call: LlmCall,
   messages: ChatCompletionMessageParam[],
   create: () => Promise<OpenAI.ChatCompletion>,
-  spent: { usage: TokenUsage },
+  spent: { usage: TokenUsage; attempts: ModelAttempt[] },
   validators: SchemaValidators,
 ): Promise<LlmResult> {
   // With a schema, a reply that ignores it gets one repair attempt.
@@ -44,11 +59,15 @@ export async function converse(
     if (!call.output) {
       const output = replyOutput(reply ?? '');
       const unstorable = unstorableJson(output, 'reply');
-      if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
-      return { kind: 'output', output, usage, attempts: attempt, validationErrors };
+      if (unstorable) {
+        spent.attempts.push(attemptOf(reply, completion.usage, unstorable.message));
+        throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
+      }
+      return { kind: 'output', output, usage, attempts: attempt, validationErrors, rejected: [...spent.attempts] };
     }
     const parsed = parseStructured(reply, call.output, validators);
-    if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt, validationErrors };
+    if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt, validationErrors, rejected: [...spent.attempts] };
+    spent.attempts.push(attemptOf(reply, completion.usage, parsed.problem));
     if (attempt === 2) {
       throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
     }

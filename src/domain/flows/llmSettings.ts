@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+/**
+ * The settings of an llm block users expect (in `processor_config`), as the chat completions API
+ * takes them. Ranges are the API's own, so a draft is refused where the provider would refuse it.
+ */
+export const llmSettingsShape = {
+  /** Sent as the first (system) message; templated like the prompt. */
+  system_prompt: z.string().max(100_000).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  top_p: z.number().min(0).max(1).optional(),
+  /** The reply's length limit: `max_tokens`, or `max_completion_tokens` for reasoning models (which count their reasoning too). */
+  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
+  seed: z.number().int().optional(),
+  /** Up to 4 sequences where the reply stops. */
+  stop: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(4)]).optional(),
+  reasoning_effort: z.enum(['minimal', 'low', 'medium', 'high']).optional(),
+};
+
+export type LlmSettings = { [K in keyof typeof llmSettingsShape]?: z.infer<(typeof llmSettingsShape)[K]> };
+
+/**
+ * A model's family by its name, as OpenAI names them: reasoning models (o1, o3, o4-mini, gpt-5...)
+ * take `max_completion_tokens` and `reasoning_effort` but no sampling settings or stop sequences;
+ * chat models (gpt-4o, gpt-4.1, gpt-3.5...) the reverse. Any other name (an OpenAI-compatible
+ * server's model) is sent what the block says, as the block says it.
+ */
+export type ModelFamily = 'reasoning' | 'chat' | 'other';
+
+export function modelFamily(model: string): ModelFamily {
+  if (/^(o\d|gpt-5)/.test(model)) return 'reasoning';
+  if (/^(gpt-4|gpt-3\.5|chatgpt-)/.test(model)) return 'chat';
+  return 'other';
+}
+
+/** What a model of `family` refuses among `settings`, each naming the setting and what to do instead. */
+export function llmSettingsProblems(model: string, settings: LlmSettings): string[] {
+  const family = modelFamily(model);
+  const problems: string[] = [];
+  if (family === 'reasoning') {
+    if (settings.temperature !== undefined && settings.temperature !== 1) problems.push(`temperature: ${model} is a reasoning model and takes only the default temperature (1): remove it (reasoning_effort steers it instead)`);
+    if (settings.top_p !== undefined) problems.push(`top_p: ${model} is a reasoning model and takes no top_p: remove it`);
+    if (settings.stop !== undefined) problems.push(`stop: ${model} is a reasoning model and takes no stop sequences: remove them`);
+  }
+  if (family === 'chat' && settings.reasoning_effort !== undefined) problems.push(`reasoning_effort: ${model} is not a reasoning model: remove it, or use a reasoning model (o3, o4-mini, gpt-5...)`);
+  return problems;
+}
+
+/** The request parameters of `settings` for `model`: only those set, `max_tokens` under the name the model family takes. */
+export function llmRequestParameters(model: string, settings: LlmSettings): Record<string, unknown> {
+  const { system_prompt: _system, max_tokens: maxTokens, ...rest } = settings;
+  const parameters: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  if (maxTokens !== undefined) parameters[modelFamily(model) === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
+  return parameters;
+}
