@@ -5,7 +5,9 @@
 //   SEQFLOW_WEBHOOK_SECRETS=whsec_... PORT=3000 node examples/webhook-receiver.mjs
 //
 // SEQFLOW_WEBHOOK_SECRETS: the organization's signing secret (comma-separated: during a rotation,
-// the new and the previous one). Serve it behind HTTPS: Seqflow only calls https callback URLs.
+// the new and the previous one). In production, serve it behind HTTPS: Seqflow calls https callback
+// URLs. On your machine, start Seqflow with SEQFLOW_DEV_HTTP_CALLBACKS=true and
+// SEQFLOW_OUTBOUND_ALLOW_CIDRS=127.0.0.0/8, and pass callbackUrl http://127.0.0.1:3000/ to /jobs.
 import { createServer } from 'node:http';
 import { verifyWebhook } from '../packages/client/dist/index.js';
 

@@ -57,6 +57,8 @@ export interface Config {
   webhooks: {
     /** How long deliveries also carry v2, signed with the previous secret, after a rotation. */
     secretGraceSeconds: number;
+    /** Development: callbackUrl may use plain http for hosts whose addresses are all in SEQFLOW_OUTBOUND_ALLOW_CIDRS. */
+    plainHttpInAllowedRanges: boolean;
     /** Delays before attempts 2..6; the spec's +1 min ... +12 h unless shortened (tests). */
     retryDelaysMs: number[] | undefined;
     /** A whole attempt (connect 5 s within it): 20 s. */
@@ -167,6 +169,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
     webhooks: {
       secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS,
+      plainHttpInAllowedRanges: e.SEQFLOW_DEV_HTTP_CALLBACKS === 'true',
       retryDelaysMs: e.SEQFLOW_WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: e.SEQFLOW_WEBHOOK_TIMEOUT_MS,
       leaseMs: e.SEQFLOW_DELIVERY_LEASE_MS,

@@ -92,6 +92,7 @@ export const envSchema = z
     ),
     SEQFLOW_OUTBOUND_EXTRA_CA_FILE: optionalString,
     SEQFLOW_AUDIT_SIGNING_KEY_FILE: optionalString,
+    SEQFLOW_DEV_HTTP_CALLBACKS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
     SEQFLOW_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(20_000)),
     SEQFLOW_DELIVERY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(60_000)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),

@@ -85,6 +85,20 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
     return addresses;
   }
 
+  /**
+   * Whether every address of `url`'s host is in a range the operator allowed (SEQFLOW_OUTBOUND_ALLOW_CIDRS):
+   * a machine of the operator's own, where development settings may apply. False when it does not resolve.
+   */
+  async function inAllowedRanges(rawUrl: string | URL): Promise<boolean> {
+    const url = typeof rawUrl === 'string' ? new URL(rawUrl) : rawUrl;
+    const host = hostOf(url);
+    const addresses = ipaddr.isValid(host) ? [host] : await resolve(host).catch(() => []);
+    return addresses.length > 0 && addresses.every((address) => {
+      const ip = ipaddr.process(address);
+      return allowed.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+    });
+  }
+
   /** A DNS lookup for sockets that yields only checked addresses. */
   const guardedLookup: LookupFunction = (hostname, lookupOptions, callback) => {
     check(`https://${ipaddr.isValid(hostname) && hostname.includes(':') ? `[${hostname}]` : hostname}/`)
@@ -106,7 +120,7 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
   }
 
   // Closing destroys: by then (the end of a shutdown's grace period) a call still in flight is abandoned.
-  return { check, refusal, fetch: guardedFetch, lookup: guardedLookup, close: () => dispatcher.destroy() };
+  return { check, refusal, inAllowedRanges, fetch: guardedFetch, lookup: guardedLookup, close: () => dispatcher.destroy() };
 }
 
 export type AddressGuard = ReturnType<typeof createAddressGuard>;

@@ -21,7 +21,7 @@ export async function startJob(deps: Omit<RunStarting, 'lifecycle'>, caller: Run
   if (input.executionId !== undefined || input.pausedAtStep !== undefined || input.toolCallMessages !== undefined) {
     throw new ApiError('INVALID_RESUME', 'jobs are never paused, so there is nothing to resume: use /execute (or /step)');
   }
-  const callback = await checkCallback(deps.attachments.guard, input);
+  const callback = await checkCallback(deps.attachments.guard, deps.callbacks, input);
   const message = requireMessage(input, 'required');
   const flow = await deps.flows.findExecutableFlow(slugs, caller.projectId);
   const attachments = input.attachments ?? [];

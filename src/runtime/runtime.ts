@@ -93,6 +93,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       flows: execution.flows,
       engine: execution,
       attachments: { guard, registry: execution.registry, defaultModel: config.execution.defaultModel },
+      callbacks: { plainHttpInAllowedRanges: config.webhooks.plainHttpInAllowedRanges },
       lifecycle,
       db,
       eventStore,
