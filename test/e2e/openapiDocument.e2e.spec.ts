@@ -66,14 +66,31 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     expect(documented.sort()).toEqual([...routes].sort());
   });
 
-  it('names every error code under its status, and the webhook payloads', () => {
-    const execute = document.paths['/api/v1/seq/{org}/{project}/{flow}/execute']!.post!.responses;
-    const components = (document.components as { schemas: Record<string, unknown> }).schemas;
-    for (const [code, status] of Object.entries(errorStatus)) {
-      const ref = (execute[String(status)]?.content?.['application/json']?.schema as { $ref?: string } | undefined)?.$ref;
-      expect(ref, `status ${status}`).toBe(`#/components/schemas/Error${status}`);
-      expect(JSON.stringify(components[`Error${status}`]), `${code} under ${status}`).toContain(`"${code}"`);
+  it('gives each operation an operationId and a summary, and lists only the error statuses it can answer, each naming its codes', () => {
+    type Operation = { operationId?: string; summary?: string; responses: Record<string, { description?: string; content?: Record<string, { schema: { properties?: { detail?: { properties?: { code?: { enum?: string[] } } } } } }> }> };
+    const operations = Object.values(document.paths).flatMap((methods) => Object.values(methods)) as unknown as Operation[];
+    const ids = operations.map((operation) => operation.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(operations.every((operation) => typeof operation.summary === 'string' && operation.summary.length > 0)).toBe(true);
+    for (const operation of operations) {
+      for (const [status, answer] of Object.entries(operation.responses).filter(([status]) => Number(status) >= 400 && operation.operationId !== 'getHealth')) {
+        const codes = answer.description!.split(', ');
+        // Each code under its own status, and the body's code is one of them.
+        for (const code of codes) expect(errorStatus[code as keyof typeof errorStatus], `${operation.operationId} ${code}`).toBe(Number(status));
+        expect(answer.content!['application/json']!.schema.properties!.detail!.properties!.code!.enum!.sort()).toEqual([...codes].sort());
+      }
     }
+    const byId = (id: string) => operations.find((operation) => operation.operationId === id)!.responses;
+    expect(Object.keys(byId('getHealth')).sort()).toEqual(['200', '400', '408', '414', '431', '500', '503']);
+    expect(byId('executeFlow')['402']?.description).toBe('CREDITS_EXHAUSTED');
+    expect(byId('getJob')['402']).toBeUndefined();
+    expect(byId('getJob')['404']?.description).toBe('FLOW_NOT_FOUND, EXECUTION_NOT_FOUND');
+    expect(byId('rotateWebhookSecret')['403']?.description).toBe('FORBIDDEN');
+  });
+
+  it('names the public URL as its server, and the webhook payloads', () => {
+    expect((document as unknown as { servers: unknown }).servers).toEqual([{ url: t.runtime.config.publicUrl }]);
     expect(Object.keys(document.webhooks).sort()).toEqual(['flow.completed', 'flow.failed']);
     expect(JSON.stringify(document.webhooks['flow.completed'])).toContain('#/components/schemas/WebhookPayload');
     expect(JSON.stringify(document.components)).toContain('deliveryId');

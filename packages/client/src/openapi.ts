@@ -9,197 +9,7 @@ export type paths = {
             cookie?: never;
         };
         /** Database and event-log reachability, projection lag, background tasks */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description Service Unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Health"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["getHealth"];
         put?: never;
         post?: never;
         delete?: never;
@@ -216,203 +26,7 @@ export type paths = {
             cookie?: never;
         };
         /** The organization's webhook deliveries, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    before?: string;
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    /** @description Organization id */
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["DeliveryPage"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["listWebhookDeliveries"];
         put?: never;
         post?: never;
         delete?: never;
@@ -429,200 +43,7 @@ export type paths = {
             cookie?: never;
         };
         /** The organization's webhook signing secret, masked (issued on first use) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Organization id */
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["WebhookSecret"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["getWebhookSecret"];
         put?: never;
         post?: never;
         delete?: never;
@@ -641,200 +62,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Organization id */
-                    org_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RotatedWebhookSecret"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
         head?: never;
@@ -849,204 +77,7 @@ export type paths = {
             cookie?: never;
         };
         /** A flow and its production version */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Flow"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["getFlow"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1068,235 +99,7 @@ export type paths = {
          * Run the production version and answer when it completes, pauses for tool calls or fails
          * @description A fresh run (`message`, `parameters`, `attachments`, `tools`) or the resume of a tool pause (`executionId`, `pausedAtStep`, `toolCallMessages`, `tools`).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Up to 255 visible ASCII characters: the same key with the same request within 24 h answers the first response again (`Idempotent-Replayed: true`) */
-                    "idempotency-key"?: string;
-                    /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
-                    traceparent?: string;
-                    /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
-                    "x-request-id"?: string;
-                };
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        attachments?: {
-                            filename?: string;
-                            /** @enum {string} */
-                            kind: "url";
-                            mime_type: string;
-                            url: string;
-                        }[];
-                        callbackEvents?: unknown;
-                        callbackUrl?: unknown;
-                        executionId?: string;
-                        iterationsUsed?: number;
-                        message?: string;
-                        parameters?: {
-                            [key: string]: unknown;
-                        };
-                        pausedAtStep?: string;
-                        toolCallMessages?: unknown[];
-                        toolChoice?: unknown;
-                        tools?: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ExecuteAnswer"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        post: operations["executeFlow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1311,444 +114,13 @@ export type paths = {
             cookie?: never;
         };
         /** A flow's jobs, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    from?: string;
-                    limit?: number;
-                    status?: string;
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JobPage"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["listJobs"];
         put?: never;
         /**
          * Accept a run to be done in the background; poll it, or get a signed webhook when it ends
          * @description `callbackUrl` (https) and `callbackEvents` (a subset of `flow.completed`, `flow.failed`; both by default) subscribe to its end.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description Up to 255 visible ASCII characters: the same key with the same request within 24 h answers the first response again (`Idempotent-Replayed: true`) */
-                    "idempotency-key"?: string;
-                    /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
-                    traceparent?: string;
-                    /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
-                    "x-request-id"?: string;
-                };
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        attachments?: {
-                            filename?: string;
-                            /** @enum {string} */
-                            kind: "url";
-                            mime_type: string;
-                            url: string;
-                        }[];
-                        callbackEvents?: unknown;
-                        callbackUrl?: unknown;
-                        executionId?: string;
-                        iterationsUsed?: number;
-                        message?: string;
-                        parameters?: {
-                            [key: string]: unknown;
-                        };
-                        pausedAtStep?: string;
-                        toolCallMessages?: unknown[];
-                        toolChoice?: unknown;
-                        tools?: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Accepted */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["JobAccepted"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        post: operations["startJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1763,205 +135,7 @@ export type paths = {
             cookie?: never;
         };
         /** A job's status, and its result once completed */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    executionId: string;
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Job"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["getJob"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1980,217 +154,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Cancel a job that has not ended: it fails with reason `cancelled` (and `flow.failed` is sent) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
-                    traceparent?: string;
-                    /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
-                    "x-request-id"?: string;
-                };
-                path: {
-                    executionId: string;
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Recorded with the cancellation */
-                        reason?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Job"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        post: operations["cancelJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2205,211 +169,7 @@ export type paths = {
             cookie?: never;
         };
         /** All of a flow's runs (sync, jobs, step, test), newest first */
-        get: {
-            parameters: {
-                query?: {
-                    cursor?: string;
-                    from?: string;
-                    limit?: number;
-                    mode?: string;
-                    status?: string;
-                    to?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description OK */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["RunPage"];
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["listRuns"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2428,233 +188,7 @@ export type paths = {
         get?: never;
         put?: never;
         /** Run (or resume) the production version, streaming its steps as server-sent events */
-        post: {
-            parameters: {
-                query?: never;
-                header?: {
-                    /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
-                    traceparent?: string;
-                    /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
-                    "x-request-id"?: string;
-                };
-                path: {
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        attachments?: {
-                            filename?: string;
-                            /** @enum {string} */
-                            kind: "url";
-                            mime_type: string;
-                            url: string;
-                        }[];
-                        callbackEvents?: unknown;
-                        callbackUrl?: unknown;
-                        executionId?: string;
-                        iterationsUsed?: number;
-                        message?: string;
-                        parameters?: {
-                            [key: string]: unknown;
-                        };
-                        pausedAtStep?: string;
-                        toolCallMessages?: unknown[];
-                        toolChoice?: unknown;
-                        tools?: unknown[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        post: operations["stepFlow"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2669,215 +203,7 @@ export type paths = {
             cookie?: never;
         };
         /** A run's events again: those after `Last-Event-ID` from the log, then the live ones */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description As the Last-Event-ID header, for clients that cannot send it */
-                    lastEventId?: string;
-                };
-                header?: {
-                    /** @description The id of the last event received */
-                    "last-event-id"?: string;
-                    /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
-                    traceparent?: string;
-                    /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
-                    "x-request-id"?: string;
-                };
-                path: {
-                    executionId: string;
-                    /** @description Flow slug */
-                    flow: string;
-                    /** @description Organization slug */
-                    org: string;
-                    /** @description Project slug */
-                    project: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/event-stream": string;
-                    };
-                };
-                /** @description INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, URL_INVALID, IDEMPOTENCY_KEY_INVALID, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, EXECUTION_ID_INVALID, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, TOOLS_INVALID, TOOL_NAME_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, PAUSED_STEP_INVALID, INVALID_RESUME */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error400"];
-                    };
-                };
-                /** @description LOGIN_CODE_INVALID, UNAUTHENTICATED, API_KEY_REVOKED */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error401"];
-                    };
-                };
-                /** @description CREDITS_EXHAUSTED */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error402"];
-                    };
-                };
-                /** @description FORBIDDEN */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error403"];
-                    };
-                };
-                /** @description USER_NOT_MEMBER, ORGANIZATION_NOT_FOUND, PROJECT_NOT_FOUND, FLOW_NOT_FOUND, VERSION_NOT_FOUND, BLOCK_NOT_FOUND, TEST_CASE_NOT_FOUND, API_KEY_NOT_FOUND, ROUTE_NOT_FOUND, EXECUTION_NOT_FOUND, NOT_FOUND, NO_PRODUCTION_VERSION */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error404"];
-                    };
-                };
-                /** @description METHOD_NOT_ALLOWED, TOOLS_REQUIRE_SYNC_EXECUTE */
-                405: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error405"];
-                    };
-                };
-                /** @description REQUEST_TIMEOUT */
-                408: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error408"];
-                    };
-                };
-                /** @description SLUG_TAKEN, CONFLICT, IDEMPOTENCY_KEY_IN_USE, TESTS_NOT_RUN, TESTS_FAILING, BLOCK_NAME_TAKEN, TOOL_ITERATION_LIMIT */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error409"];
-                    };
-                };
-                /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error413"];
-                    };
-                };
-                /** @description URL_TOO_LONG */
-                414: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error414"];
-                    };
-                };
-                /** @description UNSUPPORTED_MEDIA_TYPE */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error415"];
-                    };
-                };
-                /** @description VALIDATION_FAILED, FLOW_FILE_INVALID, FLOW_INVALID, SLUG_INVALID, MEMBER_ROLE_INVALID, IDEMPOTENCY_KEY_REUSED, TEST_CASE_INVALID, BLOCK_INVALID, PLACEMENT_INVALID, OUTPUT_SCHEMA_INVALID, REQUEST_INVALID, TOOLS_NOT_ENABLED, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, TOOLS_IN_NON_SEQUENTIAL_STEP */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error422"];
-                    };
-                };
-                /** @description BYOK_REJECTED */
-                424: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error424"];
-                    };
-                };
-                /** @description RATE_LIMITED */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error429"];
-                    };
-                };
-                /** @description HEADERS_TOO_LARGE */
-                431: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error431"];
-                    };
-                };
-                /** @description INTERNAL, JOB_ABANDONED, TOOLS_UNSUPPORTED */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error500"];
-                    };
-                };
-                /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
-                502: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error502"];
-                    };
-                };
-                /** @description PROJECTION_TIMEOUT, RUN_INTERRUPTED, DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error503"];
-                    };
-                };
-                /** @description PROVIDER_TIMEOUT */
-                504: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Error504"];
-                    };
-                };
-            };
-        };
+        get: operations["followStep"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3008,424 +334,6 @@ export type components = {
             items: components["schemas"]["DeliveryInput"][];
             /** @description Pass back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
-        };
-        Error400: {
-            detail: {
-                /** @enum {string} */
-                code: "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "URL_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "PARAMETER_NAME_RESERVED" | "ATTACHMENT_LIMIT_EXCEEDED" | "ATTACHMENT_INVALID_SCHEME" | "ATTACHMENT_URL_TOO_LONG" | "ATTACHMENT_UNSUPPORTED_MIME" | "ATTACHMENT_INVALID_FILENAME" | "ATTACHMENT_BLOCKED_HOST" | "MODEL_MIME_INCOMPATIBLE" | "EXECUTION_ID_INVALID" | "CALLBACK_URL_INVALID" | "CALLBACK_EVENTS_INVALID" | "TOOLS_INVALID" | "TOOL_NAME_INVALID" | "TOOL_RESULTS_MISMATCH" | "TOOL_HISTORY_TAMPERED" | "PAUSED_STEP_INVALID" | "INVALID_RESUME";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error400Input: {
-            detail: {
-                /** @enum {string} */
-                code: "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "URL_INVALID" | "IDEMPOTENCY_KEY_INVALID" | "PARAMETER_NAME_RESERVED" | "ATTACHMENT_LIMIT_EXCEEDED" | "ATTACHMENT_INVALID_SCHEME" | "ATTACHMENT_URL_TOO_LONG" | "ATTACHMENT_UNSUPPORTED_MIME" | "ATTACHMENT_INVALID_FILENAME" | "ATTACHMENT_BLOCKED_HOST" | "MODEL_MIME_INCOMPATIBLE" | "EXECUTION_ID_INVALID" | "CALLBACK_URL_INVALID" | "CALLBACK_EVENTS_INVALID" | "TOOLS_INVALID" | "TOOL_NAME_INVALID" | "TOOL_RESULTS_MISMATCH" | "TOOL_HISTORY_TAMPERED" | "PAUSED_STEP_INVALID" | "INVALID_RESUME";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error401: {
-            detail: {
-                /** @enum {string} */
-                code: "LOGIN_CODE_INVALID" | "UNAUTHENTICATED" | "API_KEY_REVOKED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error401Input: {
-            detail: {
-                /** @enum {string} */
-                code: "LOGIN_CODE_INVALID" | "UNAUTHENTICATED" | "API_KEY_REVOKED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error402: {
-            detail: {
-                /** @enum {string} */
-                code: "CREDITS_EXHAUSTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error402Input: {
-            detail: {
-                /** @enum {string} */
-                code: "CREDITS_EXHAUSTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error403: {
-            detail: {
-                /** @enum {string} */
-                code: "FORBIDDEN";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error403Input: {
-            detail: {
-                /** @enum {string} */
-                code: "FORBIDDEN";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error404: {
-            detail: {
-                /** @enum {string} */
-                code: "USER_NOT_MEMBER" | "ORGANIZATION_NOT_FOUND" | "PROJECT_NOT_FOUND" | "FLOW_NOT_FOUND" | "VERSION_NOT_FOUND" | "BLOCK_NOT_FOUND" | "TEST_CASE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "ROUTE_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "NOT_FOUND" | "NO_PRODUCTION_VERSION";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error404Input: {
-            detail: {
-                /** @enum {string} */
-                code: "USER_NOT_MEMBER" | "ORGANIZATION_NOT_FOUND" | "PROJECT_NOT_FOUND" | "FLOW_NOT_FOUND" | "VERSION_NOT_FOUND" | "BLOCK_NOT_FOUND" | "TEST_CASE_NOT_FOUND" | "API_KEY_NOT_FOUND" | "ROUTE_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "NOT_FOUND" | "NO_PRODUCTION_VERSION";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error405: {
-            detail: {
-                /** @enum {string} */
-                code: "METHOD_NOT_ALLOWED" | "TOOLS_REQUIRE_SYNC_EXECUTE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error405Input: {
-            detail: {
-                /** @enum {string} */
-                code: "METHOD_NOT_ALLOWED" | "TOOLS_REQUIRE_SYNC_EXECUTE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error408: {
-            detail: {
-                /** @enum {string} */
-                code: "REQUEST_TIMEOUT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error408Input: {
-            detail: {
-                /** @enum {string} */
-                code: "REQUEST_TIMEOUT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error409: {
-            detail: {
-                /** @enum {string} */
-                code: "SLUG_TAKEN" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "TESTS_NOT_RUN" | "TESTS_FAILING" | "BLOCK_NAME_TAKEN" | "TOOL_ITERATION_LIMIT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error409Input: {
-            detail: {
-                /** @enum {string} */
-                code: "SLUG_TAKEN" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE" | "TESTS_NOT_RUN" | "TESTS_FAILING" | "BLOCK_NAME_TAKEN" | "TOOL_ITERATION_LIMIT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error413: {
-            detail: {
-                /** @enum {string} */
-                code: "PAYLOAD_TOO_LARGE" | "MESSAGES_TOO_LARGE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error413Input: {
-            detail: {
-                /** @enum {string} */
-                code: "PAYLOAD_TOO_LARGE" | "MESSAGES_TOO_LARGE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error414: {
-            detail: {
-                /** @enum {string} */
-                code: "URL_TOO_LONG";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error414Input: {
-            detail: {
-                /** @enum {string} */
-                code: "URL_TOO_LONG";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error415: {
-            detail: {
-                /** @enum {string} */
-                code: "UNSUPPORTED_MEDIA_TYPE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error415Input: {
-            detail: {
-                /** @enum {string} */
-                code: "UNSUPPORTED_MEDIA_TYPE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error422: {
-            detail: {
-                /** @enum {string} */
-                code: "VALIDATION_FAILED" | "FLOW_FILE_INVALID" | "FLOW_INVALID" | "SLUG_INVALID" | "MEMBER_ROLE_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "TEST_CASE_INVALID" | "BLOCK_INVALID" | "PLACEMENT_INVALID" | "OUTPUT_SCHEMA_INVALID" | "REQUEST_INVALID" | "TOOLS_NOT_ENABLED" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "TOOLS_IN_NON_SEQUENTIAL_STEP";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error422Input: {
-            detail: {
-                /** @enum {string} */
-                code: "VALIDATION_FAILED" | "FLOW_FILE_INVALID" | "FLOW_INVALID" | "SLUG_INVALID" | "MEMBER_ROLE_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "TEST_CASE_INVALID" | "BLOCK_INVALID" | "PLACEMENT_INVALID" | "OUTPUT_SCHEMA_INVALID" | "REQUEST_INVALID" | "TOOLS_NOT_ENABLED" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "TOOLS_IN_NON_SEQUENTIAL_STEP";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error424: {
-            detail: {
-                /** @enum {string} */
-                code: "BYOK_REJECTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error424Input: {
-            detail: {
-                /** @enum {string} */
-                code: "BYOK_REJECTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error429: {
-            detail: {
-                /** @enum {string} */
-                code: "RATE_LIMITED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error429Input: {
-            detail: {
-                /** @enum {string} */
-                code: "RATE_LIMITED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error431: {
-            detail: {
-                /** @enum {string} */
-                code: "HEADERS_TOO_LARGE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error431Input: {
-            detail: {
-                /** @enum {string} */
-                code: "HEADERS_TOO_LARGE";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error500: {
-            detail: {
-                /** @enum {string} */
-                code: "INTERNAL" | "JOB_ABANDONED" | "TOOLS_UNSUPPORTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error500Input: {
-            detail: {
-                /** @enum {string} */
-                code: "INTERNAL" | "JOB_ABANDONED" | "TOOLS_UNSUPPORTED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error502: {
-            detail: {
-                /** @enum {string} */
-                code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error502Input: {
-            detail: {
-                /** @enum {string} */
-                code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error503: {
-            detail: {
-                /** @enum {string} */
-                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error503Input: {
-            detail: {
-                /** @enum {string} */
-                code: "PROJECTION_TIMEOUT" | "RUN_INTERRUPTED" | "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error504: {
-            detail: {
-                /** @enum {string} */
-                code: "PROVIDER_TIMEOUT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
-        };
-        Error504Input: {
-            detail: {
-                /** @enum {string} */
-                code: "PROVIDER_TIMEOUT";
-                message: string;
-                /** @description The request id (X-Request-Id) to quote to support */
-                requestId?: string;
-            } & {
-                [key: string]: unknown;
-            };
         };
         ExecuteAnswer: {
             blockCount: number;
@@ -3987,4 +895,3233 @@ export type components = {
     pathItems: never;
 };
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description Service Unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                before?: string;
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Organization id */
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ORGANIZATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "ORGANIZATION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecret"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ORGANIZATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "ORGANIZATION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotatedWebhookSecret"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ORGANIZATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "ORGANIZATION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getFlow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Flow"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    executeFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters: the same key with the same request within 24 h answers the first response again (`Idempotent-Replayed: true`) */
+                "idempotency-key"?: string;
+                /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
+                traceparent?: string;
+                /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    attachments?: {
+                        filename?: string;
+                        /** @enum {string} */
+                        kind: "url";
+                        mime_type: string;
+                        url: string;
+                    }[];
+                    callbackEvents?: unknown;
+                    callbackUrl?: unknown;
+                    executionId?: string;
+                    iterationsUsed?: number;
+                    message?: string;
+                    parameters?: {
+                        [key: string]: unknown;
+                    };
+                    pausedAtStep?: string;
+                    toolCallMessages?: unknown[];
+                    toolChoice?: unknown;
+                    tools?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecuteAnswer"];
+                };
+            };
+            /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, TOOLS_INVALID, TOOL_NAME_INVALID, EXECUTION_ID_INVALID, PAUSED_STEP_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, INVALID_RESUME, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "PARAMETER_NAME_RESERVED" | "ATTACHMENT_LIMIT_EXCEEDED" | "ATTACHMENT_INVALID_SCHEME" | "ATTACHMENT_URL_TOO_LONG" | "ATTACHMENT_UNSUPPORTED_MIME" | "ATTACHMENT_INVALID_FILENAME" | "ATTACHMENT_BLOCKED_HOST" | "MODEL_MIME_INCOMPATIBLE" | "TOOLS_INVALID" | "TOOL_NAME_INVALID" | "EXECUTION_ID_INVALID" | "PAUSED_STEP_INVALID" | "TOOL_RESULTS_MISMATCH" | "TOOL_HISTORY_TAMPERED" | "INVALID_RESUME" | "IDEMPOTENCY_KEY_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CREDITS_EXHAUSTED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "CREDITS_EXHAUSTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, NO_PRODUCTION_VERSION, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "NO_PRODUCTION_VERSION" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description TOOL_ITERATION_LIMIT, CONFLICT, IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "TOOL_ITERATION_LIMIT" | "CONFLICT" | "IDEMPOTENCY_KEY_IN_USE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE" | "MESSAGES_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description BYOK_REJECTED */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "BYOK_REJECTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL, TOOLS_UNSUPPORTED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL" | "TOOLS_UNSUPPORTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PROVIDER_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listJobs: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                from?: string;
+                limit?: number;
+                status?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPage"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    startJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Up to 255 visible ASCII characters: the same key with the same request within 24 h answers the first response again (`Idempotent-Replayed: true`) */
+                "idempotency-key"?: string;
+                /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
+                traceparent?: string;
+                /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    attachments?: {
+                        filename?: string;
+                        /** @enum {string} */
+                        kind: "url";
+                        mime_type: string;
+                        url: string;
+                    }[];
+                    callbackEvents?: unknown;
+                    callbackUrl?: unknown;
+                    executionId?: string;
+                    iterationsUsed?: number;
+                    message?: string;
+                    parameters?: {
+                        [key: string]: unknown;
+                    };
+                    pausedAtStep?: string;
+                    toolCallMessages?: unknown[];
+                    toolChoice?: unknown;
+                    tools?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobAccepted"];
+                };
+            };
+            /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, CALLBACK_URL_INVALID, CALLBACK_EVENTS_INVALID, INVALID_RESUME, IDEMPOTENCY_KEY_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "PARAMETER_NAME_RESERVED" | "ATTACHMENT_LIMIT_EXCEEDED" | "ATTACHMENT_INVALID_SCHEME" | "ATTACHMENT_URL_TOO_LONG" | "ATTACHMENT_UNSUPPORTED_MIME" | "ATTACHMENT_INVALID_FILENAME" | "ATTACHMENT_BLOCKED_HOST" | "MODEL_MIME_INCOMPATIBLE" | "CALLBACK_URL_INVALID" | "CALLBACK_EVENTS_INVALID" | "INVALID_RESUME" | "IDEMPOTENCY_KEY_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CREDITS_EXHAUSTED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "CREDITS_EXHAUSTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, NO_PRODUCTION_VERSION */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "NO_PRODUCTION_VERSION";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description TOOLS_REQUIRE_SYNC_EXECUTE */
+            405: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "TOOLS_REQUIRE_SYNC_EXECUTE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "IDEMPOTENCY_KEY_IN_USE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, IDEMPOTENCY_KEY_REUSED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "IDEMPOTENCY_KEY_REUSED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    getJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description URL_INVALID, EXECUTION_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "EXECUTION_ID_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    cancelJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
+                traceparent?: string;
+                /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
+                "x-request-id"?: string;
+            };
+            path: {
+                executionId: string;
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Recorded with the cancellation */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Job"];
+                };
+            };
+            /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, EXECUTION_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "EXECUTION_ID_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "CONFLICT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    listRuns: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                from?: string;
+                limit?: number;
+                mode?: string;
+                status?: string;
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunPage"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    stepFlow: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
+                traceparent?: string;
+                /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
+                "x-request-id"?: string;
+            };
+            path: {
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    attachments?: {
+                        filename?: string;
+                        /** @enum {string} */
+                        kind: "url";
+                        mime_type: string;
+                        url: string;
+                    }[];
+                    callbackEvents?: unknown;
+                    callbackUrl?: unknown;
+                    executionId?: string;
+                    iterationsUsed?: number;
+                    message?: string;
+                    parameters?: {
+                        [key: string]: unknown;
+                    };
+                    pausedAtStep?: string;
+                    toolCallMessages?: unknown[];
+                    toolChoice?: unknown;
+                    tools?: unknown[];
+                };
+            };
+        };
+        responses: {
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, TOOLS_INVALID, TOOL_NAME_INVALID, EXECUTION_ID_INVALID, PAUSED_STEP_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, INVALID_RESUME */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP" | "PARAMETER_NAME_RESERVED" | "ATTACHMENT_LIMIT_EXCEEDED" | "ATTACHMENT_INVALID_SCHEME" | "ATTACHMENT_URL_TOO_LONG" | "ATTACHMENT_UNSUPPORTED_MIME" | "ATTACHMENT_INVALID_FILENAME" | "ATTACHMENT_BLOCKED_HOST" | "MODEL_MIME_INCOMPATIBLE" | "TOOLS_INVALID" | "TOOL_NAME_INVALID" | "EXECUTION_ID_INVALID" | "PAUSED_STEP_INVALID" | "TOOL_RESULTS_MISMATCH" | "TOOL_HISTORY_TAMPERED" | "INVALID_RESUME";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CREDITS_EXHAUSTED */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "CREDITS_EXHAUSTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, NO_PRODUCTION_VERSION, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "NO_PRODUCTION_VERSION" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description TOOL_ITERATION_LIMIT, CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "TOOL_ITERATION_LIMIT" | "CONFLICT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE, MESSAGES_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE" | "MESSAGES_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description BYOK_REJECTED */
+            424: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "BYOK_REJECTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL, TOOLS_UNSUPPORTED */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL" | "TOOLS_UNSUPPORTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PROVIDER_TIMEOUT */
+            504: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PROVIDER_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    followStep: {
+        parameters: {
+            query?: {
+                /** @description As the Last-Event-ID header, for clients that cannot send it */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The id of the last event received */
+                "last-event-id"?: string;
+                /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
+                traceparent?: string;
+                /** @description Your id for the request (1-200 visible ASCII characters): echoed in `X-Request-Id`, in error bodies, logs and the run's events */
+                "x-request-id"?: string;
+            };
+            path: {
+                executionId: string;
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description URL_INVALID, EXECUTION_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "EXECUTION_ID_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+}

@@ -41,7 +41,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   installJsonParser(app);
   installRequestGuards(app);
   installHttpMetrics(app, runtime.metrics);
-  await installApiDocument(app, packageVersion());
+  await installApiDocument(app, packageVersion(), runtime.config.publicUrl);
   const authenticate = createApiKeyAuthenticator(runtime.db, runtime.eventStore, runtime.logWatch);
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
   runtime.logWatch.start();

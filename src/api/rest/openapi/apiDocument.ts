@@ -22,7 +22,7 @@ const documented = (url: string) => url.startsWith('/api/v1/') && !url.startsWit
  * VALIDATION_FAILED, CALLBACK_URL_INVALID...) that a generic validator would not give; answers are
  * serialized as they are, and a test checks them against the document.
  */
-export async function installApiDocument(app: FastifyInstance, version: string) {
+export async function installApiDocument(app: FastifyInstance, version: string, publicUrl: string) {
   app.setValidatorCompiler(() => (value) => ({ value }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   const zodTransform = createJsonSchemaTransform({});
@@ -34,6 +34,8 @@ export async function installApiDocument(app: FastifyInstance, version: string) 
         version,
         description: 'Run the production version of a flow synchronously (`/execute`), asynchronously (`/jobs`, polling and signed webhooks) or step by step (`/step`, server-sent events). Errors are `{detail: {code, message, requestId}}` with one status per code.',
       },
+      // Where callers reach it (SEQFLOW_PUBLIC_URL): the reference page's examples and generated clients use it.
+      servers: [{ url: publicUrl }],
       components: {
         securitySchemes: {
           apiKey: { type: 'http', scheme: 'bearer', description: "A project's API key (`sf_live_...`)" },
@@ -46,7 +48,17 @@ export async function installApiDocument(app: FastifyInstance, version: string) 
     transformObject: jsonSchemaTransformObject,
   });
   app.get(OPENAPI_PATH, { logLevel: 'warn' }, async () => app.swagger());
-  await app.register(scalar, { routePrefix: DOCS_PATH, configuration: { url: OPENAPI_PATH, pageTitle: 'Seqflow API reference', withDefaultFonts: false, hideClientButton: true }, logLevel: 'warn' });
+  await app.register(scalar, { routePrefix: DOCS_PATH, configuration: {
+      url: OPENAPI_PATH,
+      pageTitle: 'Seqflow API reference',
+      withDefaultFonts: false,
+      // Nothing that leads to Scalar's cloud or its AI: the page is the document, served offline.
+      hideClientButton: true,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      telemetry: false,
+    }, logLevel: 'warn' });
 }
 
 /** OpenAPI 3.1 `webhooks`: what a `/jobs` callback URL receives. */

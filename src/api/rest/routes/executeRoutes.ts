@@ -5,12 +5,14 @@ import { answerIdempotently } from '../idempotentAnswer.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, flowParams, idempotentHeaders } from '../openapi/routeDocs.ts';
 import { executeAnswerSchema } from '../openapi/responseSchemas.ts';
+import { IDEMPOTENCY, RUN_STARTED } from '../openapi/operationErrors.ts';
 
 /** `POST /seq/{org}/{project}/{flow}/execute`: a fresh run or a resume, answered when it completes, pauses or fails; once per `Idempotency-Key`. */
 export function executeRoutes(runs: Pick<RunService, 'execute' | 'answerOnce'>) {
   return async (app: FastifyInstance) => {
     const schema = documented(
       {
+        operationId: 'executeFlow',
         summary: 'Run the production version and answer when it completes, pauses for tool calls or fails',
         description: 'A fresh run (`message`, `parameters`, `attachments`, `tools`) or the resume of a tool pause (`executionId`, `pausedAtStep`, `toolCallMessages`, `tools`).',
         tags: ['Runs'],
@@ -18,6 +20,7 @@ export function executeRoutes(runs: Pick<RunService, 'execute' | 'answerOnce'>) 
         headers: idempotentHeaders,
         body: runInputSchema,
         response: { 200: executeAnswerSchema },
+        errors: [...RUN_STARTED, ...IDEMPOTENCY],
       },
       ['apiKey'],
     );

@@ -27,7 +27,7 @@ const check = async (probe: () => Promise<unknown>, log: (error: unknown) => voi
  */
 export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'> }) {
   return async (app: FastifyInstance) => {
-    const schema = documented({ summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema } }, []);
+    const schema = documented({ operationId: 'getHealth', summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema }, errors: [] }, []);
     app.get('/health', { schema }, async (request, reply) => {
       const log = (what: string) => (error: unknown) => request.log.warn({ err: error }, `health check: ${what} unreachable`);
       const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db), log('database')), check(() => deps.eventStore.ping(), log('event log'))]);

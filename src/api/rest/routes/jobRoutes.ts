@@ -8,6 +8,7 @@ import { answerIdempotently } from '../idempotentAnswer.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, flowParams, idempotentHeaders, runHeaders } from '../openapi/routeDocs.ts';
 import { jobAcceptedSchema, jobSchema } from '../openapi/responseSchemas.ts';
+import { IDEMPOTENCY, JOB_ACCEPTED, JOB_CANCELLED, RUN_LOOKUP } from '../openapi/operationErrors.ts';
 
 const jobPath = flowParams.extend({ executionId: z.string() });
 const cancelBody = z.strictObject({ reason: z.string().min(1).max(500).optional().meta({ description: 'Recorded with the cancellation' }) });
@@ -17,6 +18,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
   return async (app: FastifyInstance) => {
     const start = documented(
       {
+        operationId: 'startJob',
         summary: 'Accept a run to be done in the background; poll it, or get a signed webhook when it ends',
         description: '`callbackUrl` (https) and `callbackEvents` (a subset of `flow.completed`, `flow.failed`; both by default) subscribe to its end.',
         tags: ['Jobs'],
@@ -24,6 +26,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
         headers: idempotentHeaders,
         body: runInputSchema,
         response: { 202: jobAcceptedSchema },
+        errors: [...JOB_ACCEPTED, ...IDEMPOTENCY],
       },
       ['apiKey'],
     );
@@ -32,7 +35,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
     );
 
     const cancel = documented(
-      { summary: 'Cancel a job that has not ended: it fails with reason `cancelled` (and `flow.failed` is sent)', tags: ['Jobs'], params: jobPath, headers: runHeaders, body: cancelBody.optional(), response: { 200: jobSchema } },
+      { operationId: 'cancelJob', summary: 'Cancel a job that has not ended: it fails with reason `cancelled` (and `flow.failed` is sent)', tags: ['Jobs'], params: jobPath, headers: runHeaders, body: cancelBody.optional(), response: { 200: jobSchema }, errors: JOB_CANCELLED },
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/jobs/:executionId/cancel', { schema: cancel }, async (request) => {
@@ -42,7 +45,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
       return runs.cancelJob(callerOf(request), { ...params, reason: parsed.data.reason });
     });
 
-    const poll = documented({ summary: "A job's status, and its result once completed", tags: ['Jobs'], params: jobPath, response: { 200: jobSchema } }, ['apiKey']);
+    const poll = documented({ operationId: 'getJob', summary: "A job's status, and its result once completed", tags: ['Jobs'], params: jobPath, response: { 200: jobSchema }, errors: RUN_LOOKUP }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs/:executionId', { schema: poll }, async (request) => runs.pollJob(callerOf(request), jobPath.parse(request.params)));
   };
 }

@@ -7,6 +7,7 @@ import { callerOf } from '../restCaller.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
+import { FLOW_LOOKUP, LISTING } from '../openapi/operationErrors.ts';
 
 
 /** `?status=a,b`: a comma-separated subset of `values`. */
@@ -43,13 +44,13 @@ function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
  */
 export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns'>) {
   return async (app: FastifyInstance) => {
-    const jobs = documented({ summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema } }, ['apiKey']);
+    const jobs = documented({ operationId: 'listJobs', summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
       const { status, from, to, limit, cursor } = parseQuery(jobListing, request);
       return runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor });
     });
 
-    const runListed = documented({ summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema } }, ['apiKey']);
+    const runListed = documented({ operationId: 'listRuns', summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
       return runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor });

@@ -5,6 +5,7 @@ import type { RunService } from '../../../runs/runService.ts';
 import { sendServerSentEvents } from '../executionEventStream.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, eventStream, flowParams, runHeaders } from '../openapi/routeDocs.ts';
+import { RUN_LOOKUP, RUN_STARTED } from '../openapi/operationErrors.ts';
 
 const executionPath = flowParams.extend({ executionId: z.string() });
 const STEP_EVENTS = 'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
@@ -18,7 +19,7 @@ const STEP_EVENTS = 'Events: `started`, `step_started`, `step_completed`, `step_
 export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow' | 'follow'>, sseKeepAliveMs: number) {
   return async (app: FastifyInstance) => {
     const start = documented(
-      { summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: runInputSchema, response: { 200: eventStream(STEP_EVENTS) } },
+      { operationId: 'stepFlow', summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: runInputSchema, response: { 200: eventStream(STEP_EVENTS) }, errors: RUN_STARTED },
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/step', { schema: start }, async (request, reply) => {
@@ -30,12 +31,14 @@ export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow
 
     const follow = documented(
       {
+        operationId: 'followStep',
         summary: "A run's events again: those after `Last-Event-ID` from the log, then the live ones",
         tags: ['Runs'],
         params: executionPath,
         headers: runHeaders.extend({ 'last-event-id': z.string().optional().meta({ description: 'The id of the last event received' }) }),
         querystring: z.object({ lastEventId: z.string().optional().meta({ description: 'As the Last-Event-ID header, for clients that cannot send it' }) }),
         response: { 200: eventStream(STEP_EVENTS) },
+        errors: [...RUN_LOOKUP, 'VALIDATION_FAILED'],
       },
       ['apiKey'],
     );

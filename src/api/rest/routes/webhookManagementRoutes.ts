@@ -11,6 +11,7 @@ import type { createOrganizationAuth } from '../../auth/organizationAuth.ts';
 import { requestOrigin } from '../../http/requestTracing.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { deliveryPageSchema, rotatedSecretSchema, webhookSecretSchema } from '../openapi/responseSchemas.ts';
+import { LISTING, ORGANIZATION_LOOKUP } from '../openapi/operationErrors.ts';
 
 const orgPath = z.object({ org_id: z.string().meta({ description: 'Organization id' }) });
 const listingQuery = z.strictObject({
@@ -32,14 +33,14 @@ export interface WebhookManagement {
 export function webhookManagementRoutes(deps: WebhookManagement, authorize: ReturnType<typeof createOrganizationAuth>) {
   return async (app: FastifyInstance) => {
     const tags = ['Webhooks'];
-    const secret = documented({ summary: "The organization's webhook signing secret, masked (issued on first use)", tags, params: orgPath, response: { 200: webhookSecretSchema } }, ['apiKey', 'operatorToken']);
+    const secret = documented({ operationId: 'getWebhookSecret', summary: "The organization's webhook signing secret, masked (issued on first use)", tags, params: orgPath, response: { 200: webhookSecretSchema }, errors: ORGANIZATION_LOOKUP }, ['apiKey', 'operatorToken']);
     app.get('/organizations/:org_id/webhooks/secret', { schema: secret }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
       return getWebhookSecret(deps.commands, org_id, deps.masterKey, { principal: caller.principal, ...requestOrigin(request) });
     });
 
-    const deliveries = documented({ summary: "The organization's webhook deliveries, newest first", tags, params: orgPath, querystring: listingQuery, response: { 200: deliveryPageSchema } }, ['apiKey', 'operatorToken']);
+    const deliveries = documented({ operationId: 'listWebhookDeliveries', summary: "The organization's webhook deliveries, newest first", tags, params: orgPath, querystring: listingQuery, response: { 200: deliveryPageSchema }, errors: [...ORGANIZATION_LOOKUP, ...LISTING] }, ['apiKey', 'operatorToken']);
     app.get('/organizations/:org_id/webhooks/deliveries', { schema: deliveries }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       await authorize(request.headers.authorization, org_id, 'member');
@@ -48,7 +49,7 @@ export function webhookManagementRoutes(deps: WebhookManagement, authorize: Retu
       return listDeliveries(deps.db, org_id, parsed.data);
     });
 
-    const rotate = documented({ summary: 'Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window', tags, params: orgPath, response: { 200: rotatedSecretSchema } }, ['operatorToken']);
+    const rotate = documented({ operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window', tags, params: orgPath, response: { 200: rotatedSecretSchema }, errors: ORGANIZATION_LOOKUP }, ['operatorToken']);
     app.post('/organizations/:org_id/webhooks/secret/rotate', { schema: rotate }, async (request) => {
       const { org_id } = orgPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
