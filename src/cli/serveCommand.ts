@@ -51,6 +51,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // Left open through a shutdown (the process exits at its end): the drain can still be scraped.
     await listenMetrics(runtime, config, logger);
     await warnAboutProvider(runtime, logger);
+    warnAboutPlainHttpCallbacks(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined, oauthAudience: config.oauth?.audience }, 'seqflow started');
@@ -120,6 +121,17 @@ async function warnAboutProvider(runtime: Runtime, logger: Logger) {
     logger.warn(message);
     process.stderr.write(`Warning: ${message}\n`);
   }
+}
+
+/** A development setting that weakens what callbacks need is said at start, with what it allows. */
+function warnAboutPlainHttpCallbacks(runtime: Runtime, logger: Logger) {
+  if (!runtime.config.webhooks.plainHttpInAllowedRanges) return;
+  const ranges = runtime.config.outboundAllowCidrs;
+  const message = ranges.length > 0
+    ? `SEQFLOW_DEV_HTTP_CALLBACKS=true: webhooks may use plain http to ${ranges.join(', ')} (development only; every other callbackUrl must be https)`
+    : 'SEQFLOW_DEV_HTTP_CALLBACKS=true has no effect: SEQFLOW_OUTBOUND_ALLOW_CIDRS allows no range, so every callbackUrl must still be https';
+  logger.warn(message);
+  process.stderr.write(`Warning: ${message}\n`);
 }
 
 function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void, consoleApp: FastifyInstance | undefined) {
