@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { printJson, withRuntime } from './cliSupport.ts';
+import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf, organizationOf } from './cliRefs.ts';
 
 /** `seqflow audit ...`: what an auditor checks, from the log alone. */
 export function registerAuditCommands(program: Command) {
@@ -71,14 +72,16 @@ function registerRunAudits(audit: Command) {
     .command('replay')
     .description("replay runs from the log with no network and no clock, checking that their events are a legal sequence; exit 1 on any divergence")
     .option('--execution <id>', 'one run')
-    .option('--flow <id>', "every run of a flow (with --since, those requested since then)")
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .option('--flow <slug|id>', "every run of a flow (with --since, those requested since then): its slug or id")
     .option('--since <time>', 'ISO 8601 time')
-    .action((o: { execution?: string; flow?: string; since?: string }) =>
+    .action((o: { execution?: string; org?: string; project?: string; flow?: string; since?: string }) =>
       withRuntime(
         async (rt) => {
           if (!o.execution === !o.flow) throw new ApiError('VALIDATION_FAILED', 'give --execution ID or --flow ID');
           const { replayExecution, replayFlowRuns } = await import('../audit/runAudit.ts');
-          const reports = o.execution ? [await replayExecution(rt.eventStore, o.execution)] : await replayFlowRuns(rt.eventStore, { flowId: o.flow!, since: o.since });
+          const reports = o.execution ? [await replayExecution(rt.eventStore, o.execution)] : await replayFlowRuns(rt.eventStore, { flowId: await flowIdOf(rt, { ...o, flow: o.flow! }), since: o.since });
           const diverged = reports.filter((r) => r.divergence);
           for (const r of diverged) process.stderr.write(`seqflow: run ${r.executionId} diverges at ${r.divergence!.streamId} event ${r.divergence!.index} (${r.divergence!.eventType}): ${r.divergence!.reason}\n`);
           if (diverged.length > 0) process.exitCode = 1;
@@ -91,22 +94,23 @@ function registerRunAudits(audit: Command) {
   audit
     .command('flow')
     .description('which version of a flow was in production at a time: who promoted it, when, and until when')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--at <time>', 'ISO 8601 time')
-    .action((o: { flow: string; at: string }) => withRuntime(async (rt) => (await import('../audit/auditQuestions.ts')).productionAt(rt.eventStore, { flowId: o.flow, at: o.at }), { catchUp: false }));
+    .action((o: FlowRef & { at: string }) => withRuntime(async (rt) => (await import('../audit/auditQuestions.ts')).productionAt(rt.eventStore, { flowId: await flowIdOf(rt, o), at: o.at })));
 
   audit
     .command('who')
     .description("every change to an organization's members, credits, secrets, keys, projects, flows and test cases, with who made it and when")
-    .requiredOption('--org <slug>')
+    .requiredOption('--org <slug|id>', ORG_HELP)
     .option('--since <time>', 'ISO 8601 time')
     .action((o: { org: string; since?: string }) =>
       withRuntime(
         async (rt) => {
-          const [{ changesOf }, { findOrganizationId }] = await Promise.all([import('../audit/auditQuestions.ts'), import('../commands/organizationCommands.ts')]);
-          return changesOf(rt.eventStore, { organizationId: await findOrganizationId(rt.commands, o.org), since: o.since });
+          const { changesOf } = await import('../audit/auditQuestions.ts');
+          return changesOf(rt.eventStore, { organizationId: (await organizationOf(rt, o)).id, since: o.since });
         },
-        { catchUp: false },
       ),
     );
 }

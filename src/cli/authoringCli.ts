@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
+import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, type ProjectRef, flowIdOf, projectOf } from './cliRefs.ts';
 
 /** The operator works on the whole database: no organization scope. */
 const cliScope = {};
@@ -37,51 +38,61 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
   flow
     .command('create')
     .description('a new flow with an empty draft')
-    .requiredOption('--project-id <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .requiredOption('--project <slug|id>', PROJECT_HELP)
     .requiredOption('--name <name>')
     .requiredOption('--slug <slug>')
-    .action((o: { projectId: string; name: string; slug: string }) =>
-      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).createFlow(rt.commands, cliScope, { projectId: o.projectId, name: o.name, slug: o.slug }, cliPrincipal))),
+    .action((o: ProjectRef & { name: string; slug: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).createFlow(rt.commands, cliScope, { projectId: (await projectOf(rt, o)).id, name: o.name, slug: o.slug }, cliPrincipal))),
     );
   flow
     .command('show')
     .description("the flow's draft: every block with its step_id and position")
-    .requiredOption('--flow <id>')
-    .action((o: { flow: string }) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).showDraft(rt.commands, cliScope, o.flow), { catchUp: false }));
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
+    .action((o: FlowRef) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).showDraft(rt.commands, cliScope, await flowIdOf(rt, o)), { catchUp: false }));
   flow
     .command('list')
     .description("a project's flows")
-    .requiredOption('--project-id <id>')
-    .action((o: { projectId: string }) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).listFlows(rt.db, cliScope, o.projectId)));
+    .option('--org <slug|id>', ORG_HELP)
+    .requiredOption('--project <slug|id>', PROJECT_HELP)
+    .action((o: ProjectRef) => withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).listFlows(rt.db, cliScope, (await projectOf(rt, o)).id)));
   flow
     .command('diff')
     .description('what changed between two versions, or a version and the draft')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--from <n|draft>', 'a version number, or draft', versionRef)
     .requiredOption('--to <n|draft>', 'a version number, or draft', versionRef)
-    .action((o: { flow: string; from: number | 'draft'; to: number | 'draft' }) =>
-      withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).diffFlow(rt.commands, cliScope, { flowId: o.flow, from: o.from, to: o.to }), { catchUp: false }),
+    .action((o: FlowRef & { from: number | 'draft'; to: number | 'draft' }) =>
+      withRuntime(async (rt) => (await import('../authoring/flowReading.ts')).diffFlow(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), from: o.from, to: o.to }), { catchUp: false }),
     );
   flow
     .command('gate')
     .description('turn the promotion gate on (production only for versions whose test cases all passed) or off')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .option('--on')
     .option('--off')
-    .action((o: { flow: string; on?: boolean; off?: boolean }) =>
+    .action((o: FlowRef & { on?: boolean; off?: boolean }) =>
       withRuntime(async (rt) => {
         if (!o.on === !o.off) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --on or --off');
         const { setPromotionGate } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await setPromotionGate(rt.commands, cliScope, { flowId: o.flow, enabled: Boolean(o.on) }, cliPrincipal));
+        return withoutPosition(await setPromotionGate(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), enabled: Boolean(o.on) }, cliPrincipal));
       }),
     );
   flow
     .command('publish')
     .description('publish the draft as the next version (refused, with every problem, when it is not valid)')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .option('--note <text>')
-    .action((o: { flow: string; note?: string }) =>
-      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).publishDraft(rt.commands, cliScope, { flowId: o.flow, note: o.note ?? null }, cliPrincipal))),
+    .action((o: FlowRef & { note?: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).publishDraft(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), note: o.note ?? null }, cliPrincipal))),
     );
 }
 
@@ -90,7 +101,9 @@ function registerBlockCommands(program: Command) {
   const block = program.command('block').description("editing a flow's draft block by block");
   block
     .command('add')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--name <name>')
     .addOption(new Option('--type <processor_type>').choices(['llm', 'passthrough', 'code']).makeOptionMandatory())
     .option('--prompt <text>')
@@ -100,50 +113,56 @@ function registerBlockCommands(program: Command) {
     .option('--model <model>')
     .option('--target <step_id>', 'the block to place it by (not needed for the first block)')
     .addOption(new Option('--direction <direction>', 'right: a new step after the target; bottom: a parallel sibling').choices(['right', 'bottom']))
-    .action((o: { flow: string; name: string; type: 'llm' | 'passthrough' | 'code'; prompt?: string; promptFile?: string; code?: string; codeFile?: string; model?: string; target?: string; direction?: 'right' | 'bottom' }) =>
+    .action((o: FlowRef & { name: string; type: 'llm' | 'passthrough' | 'code'; prompt?: string; promptFile?: string; code?: string; codeFile?: string; model?: string; target?: string; direction?: 'right' | 'bottom' }) =>
       withRuntime(async (rt) => {
         const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
         const code = await textOf(o.code, o.codeFile, 'code');
         const { addBlock } = await import('../authoring/flowAuthoring.ts');
-        const added = await addBlock(rt.commands, cliScope, { flowId: o.flow, name: o.name, processor_type: o.type, ...(prompt !== undefined ? { prompt } : {}), ...(code !== undefined ? { code } : {}), ...(o.model ? { model: o.model } : {}), targetId: o.target, direction: o.direction }, cliPrincipal);
+        const added = await addBlock(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), name: o.name, processor_type: o.type, ...(prompt !== undefined ? { prompt } : {}), ...(code !== undefined ? { code } : {}), ...(o.model ? { model: o.model } : {}), targetId: o.target, direction: o.direction }, cliPrincipal);
         return withoutPosition(added);
       }),
     );
   registerBlockUpdate(block);
   block
     .command('remove')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--block <step_id>')
-    .action((o: { flow: string; block: string }) =>
-      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).removeBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block }, cliPrincipal))),
+    .action((o: FlowRef & { block: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../authoring/flowAuthoring.ts')).removeBlock(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), blockId: o.block }, cliPrincipal))),
     );
   block
     .command('schema')
     .description("set (--file, a JSON Schema object) or clear (--clear) an llm block's output schema")
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--block <step_id>')
     .option('--file <path>')
     .option('--clear')
-    .action((o: { flow: string; block: string; file?: string; clear?: boolean }) =>
+    .action((o: FlowRef & { block: string; file?: string; clear?: boolean }) =>
       withRuntime(async (rt) => {
         if (!o.file === !o.clear) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --file PATH or --clear');
         const schema = o.file ? ((await jsonFile(o.file)) as Record<string, unknown>) : null;
         const { setBlockOutputSchema } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await setBlockOutputSchema(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, schema }, cliPrincipal));
+        return withoutPosition(await setBlockOutputSchema(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), blockId: o.block, schema }, cliPrincipal));
       }),
     );
   block
     .command('loop')
     .description('run a block once per item of an array (--over previous_output.items or parameters.list), or --unwrap it')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--block <step_id>')
     .option('--over <path>')
     .option('--unwrap')
-    .action((o: { flow: string; block: string; over?: string; unwrap?: boolean }) =>
+    .action((o: FlowRef & { block: string; over?: string; unwrap?: boolean }) =>
       withRuntime(async (rt) => {
         if (!o.over === !o.unwrap) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --over PATH or --unwrap');
         const { setBlockLoop } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await setBlockLoop(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, over: o.over ?? null }, cliPrincipal));
+        return withoutPosition(await setBlockLoop(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), blockId: o.block, over: o.over ?? null }, cliPrincipal));
       }),
     );
 }
@@ -152,7 +171,9 @@ function registerBlockCommands(program: Command) {
 function registerBlockUpdate(block: Command) {
   block
     .command('update')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--block <step_id>')
     .option('--name <name>')
     .option('--model <model>', 'a model, or "default" to use SEQFLOW_DEFAULT_MODEL')
@@ -161,7 +182,7 @@ function registerBlockUpdate(block: Command) {
     .option('--code <text>')
     .option('--code-file <path>')
     .option('--config <json>', 'processor_config, e.g. {"tools_enabled": true}')
-    .action((o: { flow: string; block: string; name?: string; model?: string; prompt?: string; promptFile?: string; code?: string; codeFile?: string; config?: string }) =>
+    .action((o: FlowRef & { block: string; name?: string; model?: string; prompt?: string; promptFile?: string; code?: string; codeFile?: string; config?: string }) =>
       withRuntime(async (rt) => {
         const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
         const code = await textOf(o.code, o.codeFile, 'code');
@@ -182,7 +203,7 @@ function registerBlockUpdate(block: Command) {
         };
         if (Object.keys(changes).length === 0) throw new ApiError('VALIDATION_FAILED', 'nothing to change: give --name, --model, --prompt, --code or --config');
         const { updateBlock } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await updateBlock(rt.commands, cliScope, { flowId: o.flow, blockId: o.block, changes }, cliPrincipal));
+        return withoutPosition(await updateBlock(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), blockId: o.block, changes }, cliPrincipal));
       }),
     );
 }

@@ -2,31 +2,35 @@ import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
+import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, type ProjectRef } from './cliRefs.ts';
+import { findFlow, findProject } from '../queries/namedEntities.ts';
+import type { Runtime } from '../runtime/runtime.ts';
 
-interface FlowOptions {
-  org: string;
-  project: string;
-  flow: string;
-}
-const flowRef = (o: FlowOptions) => ({ organizationSlug: o.org, projectSlug: o.project, flowSlug: o.flow });
-const withFlowOptions = (command: Command) => command.requiredOption('--org <slug>').requiredOption('--project <slug>').requiredOption('--flow <slug>');
+type FlowOptions = FlowRef;
+/** The slugs the flow commands take, of the flow the options name (by slugs or id). */
+const flowRef = async (rt: Runtime, o: FlowOptions) => {
+  const found = await findFlow(rt.db, o);
+  return { organizationSlug: found.organization_slug, projectSlug: found.project_slug, flowSlug: found.slug };
+};
+const withFlowOptions = (command: Command) => command.option('--org <slug|id>', ORG_HELP).option('--project <slug|id>', PROJECT_HELP).requiredOption('--flow <slug|id>', FLOW_HELP);
 
 /** `seqflow flow import|export|versions|promote`; returns the `flow` command for the authoring commands. */
 export function registerFlowCommands(program: Command): Command {
   const flow = program.command('flow').description('flows');
   flow
     .command('import')
-    .requiredOption('--org <slug>')
-    .requiredOption('--project <slug>')
+    .option('--org <slug|id>', ORG_HELP)
+    .requiredOption('--project <slug|id>', PROJECT_HELP)
     .requiredOption('--file <path>', 'flow file (JSON)')
     .option('--publish', 'publish the imported draft as a new version (an invalid file changes nothing)')
     .option('--note <text>', 'note of the published version')
     .option('--production', 'publish and make that version production')
-    .action((o: { org: string; project: string; file: string; publish?: boolean; note?: string; production?: boolean }) =>
+    .action((o: ProjectRef & { file: string; publish?: boolean; note?: string; production?: boolean }) =>
       withRuntime(async (rt) => {
         const file = await readFlowFile(o.file);
+        const project = await findProject(rt.db, o);
         const { importFlow } = await import('../commands/flowCommands.ts');
-        const imported = await importFlow(rt.commands, { organizationSlug: o.org, projectSlug: o.project, file, publish: o.publish, note: o.note ?? null, production: o.production }, cliPrincipal);
+        const imported = await importFlow(rt.commands, { organizationSlug: project.organization_slug, projectSlug: project.slug, file, publish: o.publish, note: o.note ?? null, production: o.production }, cliPrincipal);
         return { flowId: imported.flowId, slug: imported.slug, versionId: imported.versionId };
       }),
     );
@@ -36,7 +40,7 @@ export function registerFlowCommands(program: Command): Command {
     .action((o: FlowOptions & { version?: number }) =>
       withRuntime(async (rt) => {
         const { exportFlow } = await import('../commands/flowCommands.ts');
-        return exportFlow(rt.commands, { ...flowRef(o), version: o.version });
+        return exportFlow(rt.commands, { ...(await flowRef(rt, o)), version: o.version });
       }, { catchUp: false }),
     );
 
@@ -45,7 +49,7 @@ export function registerFlowCommands(program: Command): Command {
     .action((o: FlowOptions) =>
       withRuntime(async (rt) => {
         const { listVersions } = await import('../commands/flowCommands.ts');
-        return listVersions(rt.commands, flowRef(o));
+        return listVersions(rt.commands, await flowRef(rt, o));
       }, { catchUp: false }),
     );
 
@@ -58,7 +62,7 @@ export function registerFlowCommands(program: Command): Command {
       withRuntime(async (rt) => {
         const { promoteVersionNumber } = await import('../authoring/flowAuthoring.ts');
         const force = o.force ? { reason: o.reason ?? null } : undefined;
-        return withoutPosition(await promoteVersionNumber({ ...rt.commands, db: rt.db }, { ...flowRef(o), version: o.version, force }, cliPrincipal));
+        return withoutPosition(await promoteVersionNumber({ ...rt.commands, db: rt.db }, { ...(await flowRef(rt, o)), version: o.version, force }, cliPrincipal));
       }),
     );
   return flow;

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, readSecret, withRuntime, withoutPosition } from './cliSupport.ts';
+import { ORG_HELP, organizationOf, organizationSlugOf } from './cliRefs.ts';
 
 /** `seqflow org ...`, `seqflow member add` and `seqflow login-code`. */
 export function registerOrganizationCommands(program: Command) {
@@ -18,17 +19,22 @@ export function registerOrganizationCommands(program: Command) {
     );
 
   org
+    .command('list')
+    .description('every organization, with how many projects it has')
+    .action(() => withRuntime(async (rt) => (await import('../queries/namedEntities.ts')).listOrganizations(rt.db)));
+
+  org
     .command('credits')
     .description('grant credits (tokens) to an organization, or show its balance')
-    .requiredOption('--org <slug>')
+    .requiredOption('--org <slug|id>', ORG_HELP)
     .option('--grant <tokens>', 'tokens to add', positiveInt)
     .option('--show', 'print the balance')
     .action((o: { org: string; grant?: number; show?: boolean }) =>
       withRuntime(async (rt) => {
         if (o.grant === undefined && !o.show) throw new ApiError('VALIDATION_FAILED', 'give --grant N or --show');
-        const [{ findOrganizationId, grantCredits }, { creditBalance }] = await Promise.all([import('../commands/organizationCommands.ts'), import('../queries/creditQueries.ts')]);
-        const organizationId = await findOrganizationId(rt.commands, o.org);
-        if (o.grant !== undefined) await grantCredits(rt.commands, { organizationSlug: o.org, tokens: o.grant }, cliPrincipal);
+        const [{ grantCredits }, { creditBalance }] = await Promise.all([import('../commands/organizationCommands.ts'), import('../queries/creditQueries.ts')]);
+        const { id: organizationId, slug } = await organizationOf(rt, o);
+        if (o.grant !== undefined) await grantCredits(rt.commands, { organizationSlug: slug, tokens: o.grant }, cliPrincipal);
         await rt.projections.catchUp();
         return { organizationId, balance: await creditBalance(rt.db, organizationId) };
       }),
@@ -37,13 +43,13 @@ export function registerOrganizationCommands(program: Command) {
   org
     .command('provider-key')
     .description("set the organization's own model-provider key (stored encrypted), read from SEQFLOW_PROVIDER_KEY or standard input")
-    .requiredOption('--org <slug>')
+    .requiredOption('--org <slug|id>', ORG_HELP)
     .option('--base-url <url>', 'OpenAI-compatible base URL for this key (default: OPENAI_BASE_URL)')
     .action((o: { org: string; baseUrl?: string }) =>
       withRuntime(async (rt) => {
         const key = await readSecret('SEQFLOW_PROVIDER_KEY', 'provider API key');
         const { setProviderKey } = await import('../commands/organizationCommands.ts');
-        return withoutPosition(await setProviderKey(rt.commands, { organizationSlug: o.org, key, baseUrl: o.baseUrl ?? null }, rt.masterKey, cliPrincipal));
+        return withoutPosition(await setProviderKey(rt.commands, { organizationSlug: await organizationSlugOf(rt, o.org), key, baseUrl: o.baseUrl ?? null }, rt.masterKey, cliPrincipal));
       }),
     );
 
@@ -51,13 +57,13 @@ export function registerOrganizationCommands(program: Command) {
     .command('member')
     .description('organization members')
     .command('add')
-    .requiredOption('--org <slug>')
+    .requiredOption('--org <slug|id>', ORG_HELP)
     .requiredOption('--user <subject>', "the member's user subject (the `sub` of their JWT)")
     .addOption(new Option('--role <role>').choices(['owner', 'admin', 'member']).makeOptionMandatory())
     .action((o: { org: string; user: string; role: string }) =>
       withRuntime(async (rt) => {
         const { addMember } = await import('../commands/organizationCommands.ts');
-        return withoutPosition(await addMember(rt.commands, { organizationSlug: o.org, userSubject: o.user, role: o.role }, cliPrincipal));
+        return withoutPosition(await addMember(rt.commands, { organizationSlug: await organizationSlugOf(rt, o.org), userSubject: o.user, role: o.role }, cliPrincipal));
       }),
     );
 

@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
+import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf } from './cliRefs.ts';
 
 async function readCaseFile(path: string): Promise<unknown> {
   try {
@@ -16,13 +17,15 @@ export function registerTestCommands(program: Command) {
   const test = program.command('test').description("a flow's test cases");
   test
     .command('add')
-    .requiredOption('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--file <path>', 'the test case (JSON): {name, input: {message, parameters?, attachments?}, tool_results?, assertions: [...]}')
-    .action((o: { flow: string; file: string }) =>
+    .action((o: FlowRef & { file: string }) =>
       withRuntime(async (rt) => {
         const definition = await readCaseFile(o.file);
         const { addTestCase } = await import('../testing/testCases.ts');
-        return withoutPosition(await addTestCase(rt.commands, {}, { flowId: o.flow, definition }, cliPrincipal));
+        return withoutPosition(await addTestCase(rt.commands, {}, { flowId: await flowIdOf(rt, o), definition }, cliPrincipal));
       }),
     );
   test
@@ -38,17 +41,21 @@ export function registerTestCommands(program: Command) {
     );
   test
     .command('list')
-    .requiredOption('--flow <id>')
-    .action((o: { flow: string }) => withRuntime(async (rt) => (await import('../testing/testCases.ts')).listTestCases(rt.db, {}, o.flow)));
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .requiredOption('--flow <slug|id>', FLOW_HELP)
+    .action((o: FlowRef) => withRuntime(async (rt) => (await import('../testing/testCases.ts')).listTestCases(rt.db, {}, await flowIdOf(rt, o))));
   test
     .command('run')
     .description('run one test case (--case) or all of a flow (--flow) against a version (default: production, else the latest) or the draft; exit code 0 only when all passed')
     .option('--case <id>')
-    .option('--flow <id>')
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .option('--flow <slug|id>', FLOW_HELP)
     .option('--version <n>', 'a published version number', positiveInt)
     .option('--draft', "the flow's current draft (snapshotted for the run)")
     .option('--junit <path>', 'with --flow: also write a JUnit XML report there')
-    .action((o: { case?: string; flow?: string; version?: number; draft?: boolean; junit?: string }) =>
+    .action((o: { case?: string; org?: string; project?: string; flow?: string; version?: number; draft?: boolean; junit?: string }) =>
       withRuntime(async (rt) => {
         if (!o.case === !o.flow) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --case ID or --flow ID');
         if (o.version !== undefined && o.draft) throw new ApiError('VALIDATION_FAILED', 'give --version N or --draft, not both');
@@ -59,7 +66,7 @@ export function registerTestCommands(program: Command) {
           return summary;
         }
         const [{ runSuite }, { junitReport }] = await Promise.all([import('../testing/testSuite.ts'), import('../testing/junitReport.ts')]);
-        const suite = await runSuite(rt.execution, {}, { flowId: o.flow!, version: o.version, draft: o.draft }, cliPrincipal);
+        const suite = await runSuite(rt.execution, {}, { flowId: await flowIdOf(rt, { ...o, flow: o.flow! }), version: o.version, draft: o.draft }, cliPrincipal);
         if (o.junit) await writeFile(o.junit, junitReport({ flowSlug: suite.flowSlug, target: suite.target.kind === 'draft' ? 'draft' : `version ${suite.target.number}`, runs: suite.runs }));
         if (suite.totals.failed > 0) process.exitCode = 1;
         return suite;

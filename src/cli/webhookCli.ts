@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
+import { ORG_HELP, organizationOf } from './cliRefs.ts';
 
 /** `seqflow webhooks secret` and `seqflow deliveries redeliver`. */
 export function registerWebhookCommands(program: Command) {
@@ -8,12 +9,12 @@ export function registerWebhookCommands(program: Command) {
     .description('webhook signing secrets')
     .command('secret')
     .description("print the organization's full signing secret (issued on first use), for receivers using verifyWebhook; --rotate issues a new one")
-    .requiredOption('--org <slug>')
+    .requiredOption('--org <slug|id>', ORG_HELP)
     .option('--rotate', 'rotate: a new secret, the previous one still signs v2 for SEQFLOW_SECRET_GRACE_SECONDS')
     .action((o: { org: string; rotate?: boolean }) =>
       withRuntime(async (rt) => {
-        const [{ findOrganizationId }, secrets] = await Promise.all([import('../commands/organizationCommands.ts'), import('../commands/webhookSecretCommands.ts')]);
-        const organizationId = await findOrganizationId(rt.commands, o.org);
+        const secrets = await import('../commands/webhookSecretCommands.ts');
+        const organizationId = (await organizationOf(rt, o)).id;
         if (o.rotate) await secrets.rotateWebhookSecret(rt.commands, organizationId, rt.masterKey, rt.config.webhooks.secretGraceSeconds, cliPrincipal);
         const view = await secrets.getWebhookSecret(rt.commands, organizationId, rt.masterKey, cliPrincipal);
         const { current, previous } = await secrets.signingSecrets(rt.commands, organizationId, rt.masterKey, cliPrincipal);

@@ -98,7 +98,7 @@ describe('the seqflow CLI', () => {
   // 27 CLI processes, each starting the CLI from the sources: a few seconds each on a loaded 2-core machine.
   it('edits a flow block by block: create, add right and bottom, schema, update, show, publish, diff', async () => {
     const projectId = (await cli('project', 'create', '--org', 'acme', '--slug', 'authoring', '--name', 'Authoring')).json.id;
-    const created = await cli('flow', 'create', '--project-id', projectId, '--name', 'Built', '--slug', 'built');
+    const created = await cli('flow', 'create', '--project', projectId, '--name', 'Built', '--slug', 'built');
     expect(created.json).toEqual({ flowId: expect.any(String), slug: 'built' });
     const flow = created.json.flowId;
     const first = (await cli('block', 'add', '--flow', flow, '--name', 'ask', '--type', 'llm', '--prompt', 'Answer {{message}}')).json;
@@ -118,7 +118,7 @@ describe('the seqflow CLI', () => {
     expect(diff).toMatchObject({ removed: [{ blockId: side.blockId, name: 'count' }], changed: [{ name: 'ask', fields: { position: expect.any(Object) } }] });
     const taken = await cli('block', 'add', '--flow', flow, '--name', 'relay', '--type', 'passthrough', '--target', first.blockId);
     expect([taken.code, taken.stderr]).toEqual([1, expect.stringContaining('BLOCK_NAME_TAKEN')]);
-    expect((await cli('flow', 'list', '--project-id', projectId)).json).toEqual([expect.objectContaining({ flowId: flow, slug: 'built', draftBlockCount: 2 })]);
+    expect((await cli('flow', 'list', '--project', projectId)).json).toEqual([expect.objectContaining({ flowId: flow, slug: 'built', draftBlockCount: 2 })]);
 
     // Test cases of that flow: added from a file, listed, updated, removed; an invalid one names its path.
     const file = path.join(dir, 'case.json');
@@ -135,7 +135,7 @@ describe('the seqflow CLI', () => {
     expect((await cli('test', 'list', '--flow', flow)).json).toEqual([]);
 
     // A test run from the CLI: exit code 0 only when the case passed.
-    const counter = (await cli('flow', 'create', '--project-id', projectId, '--name', 'Counter', '--slug', 'counter')).json.flowId;
+    const counter = (await cli('flow', 'create', '--project', projectId, '--name', 'Counter', '--slug', 'counter')).json.flowId;
     const countBlock = (await cli('block', 'add', '--flow', counter, '--name', 'count', '--type', 'code', '--code', 'return { n: input.message.length };')).json.blockId;
     await writeFile(file, JSON.stringify({ name: 'counts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 4 }] }));
     const passing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
@@ -161,6 +161,35 @@ describe('the seqflow CLI', () => {
     expect(xml).toContain('<testsuite name="counter (draft)" tests="2" failures="1"');
     expect(xml).toMatch(/<testcase classname="counter" name="miscounts" time="[\d.]+">\s*<failure message="path_equals: result.n is 4, expected 5">/);
   }, 180_000);
+
+  it('names organizations, projects and flows one way, by slug or id; lists them and the keys; an unknown or shared name says what exists', async () => {
+    const lists = await Promise.all([cli('org', 'list'), cli('project', 'list', '--org', 'acme'), cli('apikey', 'list', '--org', 'acme', '--project', 'web')]);
+    const [orgs, projects, keys] = lists.map((l) => l.json);
+    expect(orgs).toContainEqual(expect.objectContaining({ slug: 'acme', name: 'Acme Inc', projects: expect.any(Number) }));
+    expect(projects).toContainEqual(expect.objectContaining({ organization: 'acme', slug: 'web' }));
+    expect(keys[0]).toEqual({ keyId: expect.any(String), organization: 'acme', project: 'web', environment: 'live', startsWith: expect.stringMatching(/^sf_live_[a-f0-9]{24}_$/), createdAt: expect.any(String), revokedAt: expect.any(String) });
+    // Never the key itself: nothing that long in the listing.
+    expect(lists[2]!.stdout).not.toMatch(/[a-f0-9]{64}/);
+
+    // The same flow by its slugs, by its id, by its slug alone while it is unique.
+    const byId = (await cli('flow', 'versions', '--flow', (await cli('flow', 'versions', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json.flowId)).json;
+    expect(byId).toMatchObject({ versions: expect.any(Array) });
+    expect((await cli('flow', 'versions', '--flow', 'hello')).json).toEqual(byId);
+    const acmeId = orgs.find((o: { slug: string }) => o.slug === 'acme').id;
+    expect((await cli('flow', 'list', '--org', acmeId, '--project', 'web')).json).toContainEqual(expect.objectContaining({ slug: 'hello' }));
+
+    // Unknown names are errors that say what exists, never an empty success.
+    const unknownProject = await cli('flow', 'list', '--org', 'acme', '--project', 'support');
+    expect([unknownProject.code, unknownProject.stderr]).toEqual([1, expect.stringMatching(/PROJECT_NOT_FOUND: No project 'support' in acme\. Projects: .*acme\/web/)]);
+    const unknownFlow = await cli('flow', 'show', '--flow', 'nope');
+    expect([unknownFlow.code, unknownFlow.stderr]).toEqual([1, expect.stringMatching(/FLOW_NOT_FOUND: No flow 'nope'\. Flows: .*acme\/web\/hello/)]);
+    // A slug two projects share is refused, naming both.
+    await cli('project', 'create', '--org', 'acme', '--slug', 'mobile', '--name', 'Mobile');
+    await cli('flow', 'create', '--org', 'acme', '--project', 'mobile', '--name', 'Hello', '--slug', 'hello');
+    const shared = await cli('flow', 'show', '--flow', 'hello');
+    expect([shared.code, shared.stderr]).toEqual([1, expect.stringContaining("Flow 'hello' is in several projects (acme/mobile/hello, acme/web/hello): add --org and --project")]);
+    expect((await cli('flow', 'show', '--project', 'mobile', '--flow', 'hello')).code).toBe(0);
+  });
 
   it('leaves the draft unchanged when an import with --publish cannot be published', async () => {
     const draftBefore = (await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json;
