@@ -136,7 +136,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
 
   it('reads a run from the log and answers NOT_FOUND with the service\'s code for an unknown one', async () => {
     const olga = await asOperator();
-    expect(await olga.runs.get.query({ executionId })).toMatchObject({ executionId, status: 'completed', result: { text: 'hi' }, steps: [expect.objectContaining({ name: 'echo', status: 'completed' })] });
+    expect(await olga.runs.get.query({ executionId })).toMatchObject({ executionId, status: 'completed', input: { message: 'hi', parameters: {}, attachments: [] }, flow: { slug: 'hello', name: expect.any(String) }, result: { text: 'hi' }, steps: [expect.objectContaining({ name: 'echo', status: 'completed' })] });
     const stepId = ((await olga.runs.get.query({ executionId })).steps[0] as { stepId: string }).stepId;
     expect(await olga.runs.stepTrace.query({ executionId, stepId })).toMatchObject({ name: 'echo', executions: [expect.objectContaining({ output: 'hi' })] });
     const missing = await refusal(olga.runs.get.query({ executionId: 'no-such-run' }));

@@ -121,7 +121,25 @@ describe('the operator console page in Debian Chromium', () => {
     expect(detail).toContain('gpt-4o');
     expect(detail).toContain('21 + 7 tokens');
     expect(await textOf('dl.header')).toContain('28 tokens');
+    // The flow by its name and slug, and what the caller sent, on the run's page.
+    expect(await textOf('dl.header .run-flow')).toContain('answer');
+    expect(await textOf('dl.header .run-flow')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(await textOf('dl.header .run-input')).toContain('What is an event log?');
     await shot('run-detail');
+  });
+
+  it('opens a run by the execution id pasted into the Runs view', async () => {
+    await page.goto(`${consoleBase}/#/runs`);
+    await page.waitForSelector('form.run-lookup input[name="executionId"]');
+    await page.type('form.run-lookup input[name="executionId"]', deadRunId);
+    await page.click('form.run-lookup button[type="submit"]');
+    await page.waitForFunction((id) => document.querySelector('dl.header')?.textContent?.includes(id), { timeout: 30_000 }, deadRunId);
+    expect(page.url()).toBe(`${consoleBase}/#/runs/${deadRunId}`);
+    // The list itself leaves test runs out until asked for.
+    await page.goto(`${consoleBase}/#/runs`);
+    await page.waitForSelector('form.filters select');
+    expect(await page.$eval('form.filters label:nth-of-type(3) select', (select) => (select as HTMLSelectElement).value)).toBe('false');
+    await shot('runs-lookup');
   });
 
   it('redelivers a dead-lettered delivery from the Deliveries view and sees its status change', async () => {

@@ -1,6 +1,6 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { LiveMarker, Problem, Section, StatusChip } from '../components.tsx';
+import { Json, LiveMarker, Problem, Section, StatusChip } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
 import { duration, shortId, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
@@ -78,8 +78,15 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           <dt>Execution id</dt>
           <dd className="mono">{r.executionId}</dd>
           <dt>Flow</dt>
-          <dd className="mono">
-            {r.flowId} <small>v{r.version.number}</small>
+          <dd className="run-flow">
+            {r.flow ? (
+              <>
+                {r.flow.name} <span className="mono">{r.flow.slug}</span>
+              </>
+            ) : (
+              <span className="mono">{r.flowId}</span>
+            )}{' '}
+            <small>v{r.version.number}</small>
           </dd>
           <dt>Mode</dt>
           <dd>{r.mode}</dd>
@@ -89,6 +96,10 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           <dd>{duration(r.durationMs)}</dd>
           <dt>Credits</dt>
           <dd>{r.tokens} tokens</dd>
+          <dt>Input</dt>
+          <dd className="run-input">
+            <Json value={r.input} />
+          </dd>
           {r.failure ? (
             <>
               <dt>Failure</dt>

@@ -11,10 +11,15 @@ import { runStatuses } from '../../../src/domain/execution/runStatus.ts';
 type Filters = Omit<Inputs['runs']['list'], 'cursor' | 'limit'>;
 const STATUSES = runStatuses;
 
-/** Runs newest first, with every filter of `runs.list`, kept current by the live event stream. */
+/**
+ * Runs newest first, with every filter of `runs.list`, kept current by the live event stream. Test
+ * runs are left out until asked for: the list is production traffic first. A run is also opened by
+ * its execution id.
+ */
 export function RunsView() {
   const client = useClient();
-  const [filters, setFilters] = useState<Filters>({});
+  const [filters, setFilters] = useState<Filters>({ test: false });
+  const [lookup, setLookup] = useState('');
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
   const runs = useInfiniteQuery({
     queryKey: ['runs.list', filters],
@@ -29,6 +34,20 @@ export function RunsView() {
 
   return (
     <Section title="Runs" actions={<LiveMarker state={live} />}>
+      <form
+        className="run-lookup"
+        aria-label="Open a run"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (lookup.trim()) window.location.hash = hrefOf({ view: 'run', executionId: lookup.trim() });
+        }}
+      >
+        <label>
+          Execution id
+          <input name="executionId" value={lookup} onChange={(e) => setLookup(e.target.value)} placeholder="paste an executionId (from an answer, a log line or a webhook)" />
+        </label>
+        <button type="submit">Open</button>
+      </form>
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Run filters">
         <label>
           Organization
@@ -73,9 +92,9 @@ export function RunsView() {
         <label>
           Kind
           <select value={filters.test === undefined ? '' : String(filters.test)} onChange={(e) => set({ test: e.target.value === '' ? undefined : e.target.value === 'true' })}>
-            <option value="">all runs</option>
             <option value="false">not tests</option>
             <option value="true">test runs</option>
+            <option value="">all runs</option>
           </select>
         </label>
         <label>

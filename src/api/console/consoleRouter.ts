@@ -67,7 +67,12 @@ export const consoleRouter = router({
         const { limit, cursor, ...filters } = input;
         return ctx.services.runs.listAll(filters, { limit, cursor });
       }),
-    get: operatorProcedure.input(z.object({ executionId: id })).query(({ ctx, input }) => runTrace(ctx.services.eventStore, {}, input.executionId)),
+    /** A run from the log, with its flow's name and slug from the read models (null for a flow not projected yet). */
+    get: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => {
+      const trace = await runTrace(ctx.services.eventStore, {}, input.executionId);
+      const flow = await ctx.services.db.selectFrom('flows').select(['slug', 'name']).where('id', '=', trace.flowId).executeTakeFirst();
+      return { ...trace, flow: flow ?? null };
+    }),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),
     rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => ctx.services.runs.rerun(input.executionId, ctx.metadata)),
     /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
