@@ -4,7 +4,7 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAssistant } from '../support/oauthAssistant.ts';
 import { ROOT, runCli, runInspectorCli } from '../support/runProcess.ts';
 
@@ -24,94 +24,111 @@ async function npmStart(env: NodeJS.ProcessEnv) {
   server.stdout.on('data', () => undefined);
   const exited = new Promise<string>((resolve) => server.on('close', () => resolve('closed')));
   for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
-  return { stderr: () => stderr, exited, stop: () => process.kill(-server.pid!, 'SIGTERM') };
+  return { stderr: () => stderr, exited, stop: () => {
+      try {
+        process.kill(-server.pid!, 'SIGTERM');
+      } catch {
+        // already gone
+      }
+    },
+  };
 }
 
+/**
+ * One `npm start` on a fresh data folder, checked one thing at a time in order (each test with the
+ * time its processes need on a loaded machine), then stopped and started again.
+ */
 describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset)', () => {
   let dataDir: string;
-  afterAll(async () => dataDir && rm(dataDir, { recursive: true, force: true }));
+  let port: number;
+  let env: NodeJS.ProcessEnv;
+  let server: Awaited<ReturnType<typeof npmStart>>;
+  let stderr: string;
+  const inDataDir = () => ({ DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
 
-  it('starts, seeds the demo, prints a working curl, answers health, shares its database with the CLI, and stops on SIGTERM', async () => {
+  beforeAll(async () => {
     dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-start-'));
     await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
-    const port = await freePort();
-    const env = { ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(port), SEQFLOW_CONSOLE_PORT: '0', LOG_LEVEL: 'warn' };
-    const server = await npmStart(env);
-    const stderr = server.stderr();
-    try {
-      expect(stderr).toContain('demo API key');
+    port = await freePort();
+    env = { ...process.env, ...inDataDir(), PORT: String(port), SEQFLOW_CONSOLE_PORT: '0', LOG_LEVEL: 'warn' };
+    server = await npmStart(env);
+    stderr = server.stderr();
+  }, 120_000);
+  afterAll(async () => {
+    server?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
 
-      // The printed call works as printed.
-      const curl = /curl -X POST -H 'Authorization: Bearer (\S+)' -H 'Content-Type: application\/json' -d '(\{"message":"world"\})' (\S+)/.exec(stderr);
-      expect(curl).not.toBeNull();
-      const [, key, body, url] = curl!;
-      const run = await fetch(url!, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
-      expect(run.status).toBe(200);
-      expect(await run.json()).toMatchObject({ status: 'completed', result: { greeting: 'Hello, world!' }, blockCount: 2 });
+  it('seeds the demo and prints a curl that works as printed; answers health; names its data folder', async () => {
+    expect(stderr).toContain('demo API key');
+    const curl = /curl -X POST -H 'Authorization: Bearer (\S+)' -H 'Content-Type: application\/json' -d '(\{"message":"world"\})' (\S+)/.exec(stderr);
+    expect(curl).not.toBeNull();
+    const [, key, body, url] = curl!;
+    const run = await fetch(url!, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
+    expect(run.status).toBe(200);
+    expect(await run.json()).toMatchObject({ status: 'completed', result: { greeting: 'Hello, world!' }, blockCount: 2 });
+    expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(200);
+    expect(stderr).toContain(`Data folder: ${dataDir}`);
+  });
 
-      const health = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
-      expect(health.status).toBe(200);
-      expect(stderr).toContain(`Data folder: ${dataDir}`);
+  it('signs an assistant in with the printed one-time code; the MCP Inspector\'s CLI lists the tools', async () => {
+    const mcpUrl = /Assistants \(MCP\): connect to (\S+) and sign in/.exec(stderr)?.[1];
+    const code = /the one-time code (\S+) /.exec(stderr)?.[1];
+    expect(mcpUrl).toBe(`http://127.0.0.1:${port}/api/v1/mcp/`);
+    const assistant = await signInAssistant(mcpUrl!, code!);
+    const inspector = await runInspectorCli([mcpUrl!, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${assistant.stored!.access_token}`], dataDir);
+    expect(inspector.code, inspector.stderr).toBe(0);
+    const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
+    expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
+    expect(listed).toHaveLength(21);
+  }, 120_000);
 
-      // An assistant signs in to the embedded OAuth server with the printed code, and the MCP Inspector's CLI lists the tools.
-      const mcpUrl = /Assistants \(MCP\): connect to (\S+) and sign in/.exec(stderr)?.[1];
-      const code = /the one-time code (\S+) /.exec(stderr)?.[1];
-      expect(mcpUrl).toBe(`http://127.0.0.1:${port}/api/v1/mcp/`);
-      const assistant = await signInAssistant(mcpUrl!, code!);
-      const inspector = await runInspectorCli([mcpUrl!, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${assistant.stored!.access_token}`], dataDir);
-      expect(inspector.code, inspector.stderr).toBe(0);
-      const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-      expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
-      expect(listed).toHaveLength(21);
+  it('prints an operator console link that opens a session once', async () => {
+    const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);
+    expect(consoleLink).not.toBeNull();
+    // Opening it shows the Sign in button; pressing it posts the token.
+    const page = await fetch(consoleLink![2]!);
+    expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<form method="post" action="/login">')]);
+    const token = new URL(consoleLink![2]!).searchParams.get('token')!;
+    const signIn = () => fetch(`${consoleLink![1]}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    const login = await signIn();
+    expect([login.status, await login.json()]).toEqual([200, { signedIn: 'npm-start' }]);
+    const status = await fetch(`${consoleLink![1]}/internal/trpc/system.status`, { headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } });
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as { result: { data: { projections: unknown[] } } }).result.data.projections.length).toBeGreaterThan(0);
+    expect((await signIn()).status).toBe(401);
+  });
 
-      // The operator console's printed link opens a session once.
-      const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);
-      expect(consoleLink).not.toBeNull();
-      // Opening it shows the Sign in button; pressing it posts the token.
-      const page = await fetch(consoleLink![2]!);
-      expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<form method="post" action="/login">')]);
-      const token = new URL(consoleLink![2]!).searchParams.get('token')!;
-      const signIn = () => fetch(`${consoleLink![1]}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
-      const login = await signIn();
-      expect([login.status, await login.json()]).toEqual([200, { signedIn: 'npm-start' }]);
-      const status = await fetch(`${consoleLink![1]}/internal/trpc/system.status`, { headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } });
-      expect(status.status).toBe(200);
-      expect(((await status.json()) as { result: { data: { projections: unknown[] } } }).result.data.projections.length).toBeGreaterThan(0);
-      expect((await signIn()).status).toBe(401);
+  it('refuses a second server on the same data folder, naming the running one, which serves on', async () => {
+    const second = await runCli(['serve'], { ...inDataDir(), PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });
+    expect(second.code).toBe(1);
+    expect(second.stderr).toContain('Another seqflow serve (pid ');
+    expect(second.stderr).toContain(`is using the data folder ${dataDir}`);
+    expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(200);
+  }, 90_000);
 
-      // A second server on the same data folder refuses to start, naming the running one.
-      const second = await runCli(['serve'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, PORT: String(await freePort()), SEQFLOW_DEMO: 'false' });
-      expect(second.code).toBe(1);
-      expect(second.stderr).toContain(`Another seqflow serve (pid `);
-      expect(second.stderr).toContain(`is using the data folder ${dataDir}`);
-      expect((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).status).toBe(200);
+  it('shares its database with the CLI, which finds it through the data folder', async () => {
+    const cli = await runCli(['org', 'create', '--slug', 'second', '--name', 'Second'], inDataDir());
+    expect(cli.code).toBe(0);
+    expect(cli.stderr).toContain(`embedded database in ${dataDir}`);
+    const events = await runCli(['events', '--all'], inDataDir());
+    expect(events.stdout).toContain('"slug":"demo"');
+    expect(events.stdout).toContain('"slug":"second"');
+  }, 90_000);
 
-      // The CLI finds the running embedded server through the data dir.
-      const cli = await runCli(['org', 'create', '--slug', 'second', '--name', 'Second'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
-      expect(cli.code).toBe(0);
-      expect(cli.stderr).toContain(`embedded database in ${dataDir}`);
-      const events = await runCli(['events', '--all'], { DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
-      expect(events.stdout).toContain('"slug":"demo"');
-      expect(events.stdout).toContain('"slug":"second"');
-    } finally {
-      server.stop();
-    }
+  it('stops on SIGTERM with its embedded PostgreSQL; started again, it finds the demo and says how to make a new key', async () => {
+    server.stop();
     expect(await server.exited).toBe('closed');
-    // The embedded PostgreSQL went down with it: no server left behind on the data dir.
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((r) => setTimeout(r, 100));
     expect(existsSync(pidFile)).toBe(false);
 
-    // A second start finds the demo seeded and says how to make a new key and call it.
-    const again = await npmStart(env);
-    const againErr = again.stderr();
-    try {
-      expect(againErr).toContain('The demo organization exists already');
-      expect(againErr).toContain('npx seqflow apikey create --org demo --project demo --env test');
-      expect(againErr).toMatch(/curl -X POST -H 'Authorization: Bearer <key>' .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/seq\/demo\/demo\/hello\/execute/);
-    } finally {
-      again.stop();
-    }
-    expect(await again.exited).toBe('closed');
-  });
+    server = await npmStart(env);
+    const again = server.stderr();
+    expect(again).toContain('The demo organization exists already');
+    expect(again).toContain('npx seqflow apikey create --org demo --project demo --env test');
+    expect(again).toMatch(/curl -X POST -H 'Authorization: Bearer <key>' .* http:\/\/127\.0\.0\.1:\d+\/api\/v1\/seq\/demo\/demo\/hello\/execute/);
+    server.stop();
+    expect(await server.exited).toBe('closed');
+  }, 120_000);
 });

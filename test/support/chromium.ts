@@ -1,10 +1,8 @@
 import { existsSync } from 'node:fs';
 import puppeteer, { type Browser } from 'puppeteer-core';
+import { chromiumPath } from './chromiumPath.ts';
 
-/** Debian's Chromium (`apt-get install chromium`, done by .ci/run), or CHROMIUM_PATH. */
-export const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-/** A headless Chromium driven through puppeteer-core; the tests fail, not skip, without one. */
+/** A headless Chromium driven through puppeteer-core (without one, vitest.config.ts leaves the browser tests out, saying so). */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(chromiumPath)) throw new Error(`No Chromium at ${chromiumPath}: apt-get install chromium (or set CHROMIUM_PATH)`);
   return puppeteer.launch({
