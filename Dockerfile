@@ -1,5 +1,7 @@
 # Seqflow service image (used by docker-compose.yml). The build stage compiles TypeScript to dist/;
-# the runtime stage has production dependencies only and runs the compiled JavaScript.
+# the runtime stage has production dependencies only and runs the compiled JavaScript as `node`.
+# CI replays both stages in scratch folders (scripts/replay-dockerfile.ts): every COPY must find what
+# it names, every RUN must pass, and the result must serve /api/v1/health. Keep RUN paths relative.
 FROM node:24-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
@@ -10,6 +12,8 @@ COPY packages ./packages
 # `npm ci` runs `prepare`, which builds dist/: the service (tsc), the operator console page (Vite) and
 # the client package (tsc -p packages/client), all with development dependencies here.
 RUN npm ci
+# An empty data folder, copied below owned by `node`: a volume mounted there starts out writable.
+RUN mkdir -p seqflow-data
 
 FROM node:24-slim
 WORKDIR /app
@@ -21,7 +25,15 @@ COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY lib ./lib
 COPY examples ./examples
+# The data folder (the master key file and the embedded PostgreSQL when DATABASE_URL is unset) is in
+# the home of `node`, which owns it; mount a volume there to keep it.
+COPY --from=build --chown=node:node /app/seqflow-data /home/node/seqflow
+ENV SEQFLOW_DATA_DIR=/home/node/seqflow
+# Listen on every interface of the container; the console and /metrics too, for the ports the
+# compose file publishes on the host's loopback (or its own network).
+ENV HOST=0.0.0.0 PORT=8080 SEQFLOW_CONSOLE_HOST=0.0.0.0 SEQFLOW_CONSOLE_PORT=8081 SEQFLOW_METRICS_HOST=0.0.0.0 SEQFLOW_METRICS_PORT=9464
 USER node
-EXPOSE 8080
+EXPOSE 8080 8081 9464
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/seqflow.js"]
 CMD ["serve", "--role", "all"]
