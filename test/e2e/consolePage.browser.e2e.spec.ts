@@ -27,8 +27,10 @@ describe('the operator console page in Debian Chromium', () => {
   let page: Page;
   let executionId: string;
   let deadRunId: string;
+  let key: string;
   let receiverUp = false;
   const offOrigin: string[] = [];
+  const requested: string[] = [];
 
   const shot = (name: string) => page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: true });
   const textOf = (selector: string) => page.$eval(selector, (el) => (el as HTMLElement).innerText);
@@ -47,7 +49,7 @@ describe('the operator console page in Debian Chromium', () => {
       SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile,
       SEQFLOW_WEBHOOK_RETRY_DELAYS_MS: '50,50,50,50,50',
     });
-    const key = await seedProject(t.runtime, {
+    key = await seedProject(t.runtime, {
       answer: [
         { block: { name: 'draft', processor_type: 'llm', model: 'gpt-4o', prompt: 'Answer kindly: {{message}}' } },
         { block: { name: 'shape', processor_type: 'code', code: 'return { answer: input.previous_output, length: input.previous_output.length };' } },
@@ -60,7 +62,7 @@ describe('the operator console page in Debian Chromium', () => {
     const submit = async (callbackUrl?: string) => {
       const response = await fetch(`${base}/seq/acme/web/answer/${callbackUrl ? 'jobs' : 'execute'}`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(callbackUrl ? { 'idempotency-key': 'order-4711' } : {}) },
         body: JSON.stringify({ message: 'What is an event log?', ...(callbackUrl ? { callbackUrl } : {}) }),
       });
       const body = (await response.json()) as { executionId?: string };
@@ -76,6 +78,7 @@ describe('the operator console page in Debian Chromium', () => {
     page = await browser.newPage();
     await page.setViewport({ width: 1280, height: 860 });
     page.on('request', (request) => {
+      requested.push(`${request.url()} ${request.postData() ?? ''}`);
       if (!request.url().startsWith(consoleBase) && !request.url().startsWith('blob:') && !request.url().startsWith('data:')) offOrigin.push(request.url());
     });
   });
@@ -128,18 +131,51 @@ describe('the operator console page in Debian Chromium', () => {
     await shot('run-detail');
   });
 
-  it('opens a run by the execution id pasted into the Runs view', async () => {
+  const find = async (text: string) => {
     await page.goto(`${consoleBase}/#/runs`);
-    await page.waitForSelector('form.run-lookup input[name="executionId"]');
-    await page.type('form.run-lookup input[name="executionId"]', deadRunId);
+    await page.waitForSelector('form.run-lookup input[name="search"]');
+    // Typed over what an earlier search left in the box (the page may not have reloaded).
+    await page.click('form.run-lookup input[name="search"]');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('KeyA');
+    await page.keyboard.up('Control');
+    await page.keyboard.press('Backspace');
+    await page.type('form.run-lookup input[name="search"]', text);
     await page.click('form.run-lookup button[type="submit"]');
+  };
+
+  it('finds a run by the execution id pasted into the Runs view, and by the Idempotency-Key its caller sent', async () => {
+    await find(deadRunId);
     await page.waitForFunction((id) => document.querySelector('dl.header')?.textContent?.includes(id), { timeout: 30_000 }, deadRunId);
     expect(page.url()).toBe(`${consoleBase}/#/runs/${deadRunId}`);
+    await find('order-4711');
+    await page.waitForFunction((id) => document.querySelector('dl.header')?.textContent?.includes(id), { timeout: 30_000 }, deadRunId);
+    expect(page.url()).toBe(`${consoleBase}/#/runs/${deadRunId}`);
+    await find('order-4712');
+    await page.waitForSelector('.run-search p.empty');
+    expect(await textOf('.run-search p.empty')).toContain('Nothing found for “order-4712”');
     // The list itself leaves test runs out until asked for.
     await page.goto(`${consoleBase}/#/runs`);
     await page.waitForSelector('form.filters select');
     expect(await page.$eval('form.filters label:nth-of-type(3) select', (select) => (select as HTMLSelectElement).value)).toBe('false');
     await shot('runs-lookup');
+  });
+
+  it("lists an API key's runs when the key is pasted, and picks flows by name", async () => {
+    await find(key);
+    const keyId = key.split('_')[2]!;
+    await page.waitForFunction((id) => Array.from(document.querySelectorAll('form.filters input')).some((input) => (input as HTMLInputElement).value === id), { timeout: 30_000 }, keyId);
+    await page.waitForSelector(`tr[data-execution-id="${executionId}"]`);
+    expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(2);
+    // The key's secret left the box, and was never sent: only its id was.
+    expect(requested.filter((r) => r.includes(key.split('_')[3]!))).toEqual([]);
+    expect(await page.$eval('form.run-lookup input[name="search"]', (input) => (input as HTMLInputElement).value)).toBe(key.split('_').slice(0, 3).join('_'));
+    // The flow filter names flows, once a project is chosen.
+    await page.select('form.filters label:nth-of-type(1) select', await page.$eval('form.filters label:nth-of-type(1) select option:nth-child(2)', (o) => (o as HTMLOptionElement).value));
+    await page.select('form.filters label:nth-of-type(2) select', await page.$eval('form.filters label:nth-of-type(2) select option:nth-child(2)', (o) => (o as HTMLOptionElement).value));
+    await page.waitForSelector('form.filters select[name="flow"] option:nth-child(2)');
+    expect(await page.$$eval('form.filters select[name="flow"] option', (options) => options.map((o) => (o as HTMLOptionElement).innerText))).toEqual(['all', 'answer (answer)']);
+    await shot('runs-by-key');
   });
 
   it('redelivers a dead-lettered delivery from the Deliveries view and sees its status change', async () => {

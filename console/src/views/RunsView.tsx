@@ -6,6 +6,7 @@ import { useClient } from '../consoleContext.tsx';
 import { duration, shortId, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
+import { RunSearch } from './RunSearch.tsx';
 import { runStatuses } from '../../../src/domain/execution/runStatus.ts';
 
 type Filters = Omit<Inputs['runs']['list'], 'cursor' | 'limit'>;
@@ -13,13 +14,12 @@ const STATUSES = runStatuses;
 
 /**
  * Runs newest first, with every filter of `runs.list`, kept current by the live event stream. Test
- * runs are left out until asked for: the list is production traffic first. A run is also opened by
- * its execution id.
+ * runs are left out until asked for: the list is production traffic first. The search box finds a
+ * run by its execution id or Idempotency-Key, and an API key's runs.
  */
 export function RunsView() {
   const client = useClient();
   const [filters, setFilters] = useState<Filters>({ test: false });
-  const [lookup, setLookup] = useState('');
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
   const runs = useInfiniteQuery({
     queryKey: ['runs.list', filters],
@@ -30,28 +30,16 @@ export function RunsView() {
   const live = useLiveRefresh([['runs.list']], ['Execution', 'JobClaimed', 'Delivery']);
   const set = (patch: Partial<Filters>) => setFilters((current) => Object.fromEntries(Object.entries({ ...current, ...patch }).filter(([, v]) => v !== undefined && v !== '')) as Filters);
   const projects = organizations.data?.find((o) => o.organizationId === filters.organizationId)?.projects ?? [];
+  const flows = useQuery({ queryKey: ['flows.list', filters.projectId], queryFn: () => client.flows.list.query({ projectId: filters.projectId! }), enabled: filters.projectId !== undefined });
   const items = runs.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
     <Section title="Runs" actions={<LiveMarker state={live} />}>
-      <form
-        className="run-lookup"
-        aria-label="Open a run"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (lookup.trim()) window.location.hash = hrefOf({ view: 'run', executionId: lookup.trim() });
-        }}
-      >
-        <label>
-          Execution id
-          <input name="executionId" value={lookup} onChange={(e) => setLookup(e.target.value)} placeholder="paste an executionId (from an answer, a log line or a webhook)" />
-        </label>
-        <button type="submit">Open</button>
-      </form>
+      <RunSearch onApiKey={(apiKeyId) => set({ apiKeyId })} />
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Run filters">
         <label>
           Organization
-          <select value={filters.organizationId ?? ''} onChange={(e) => set({ organizationId: e.target.value || undefined, projectId: undefined })}>
+          <select value={filters.organizationId ?? ''} onChange={(e) => set({ organizationId: e.target.value || undefined, projectId: undefined, flowId: undefined })}>
             <option value="">all</option>
             {organizations.data?.map((o) => (
               <option key={o.organizationId} value={o.organizationId}>
@@ -62,7 +50,7 @@ export function RunsView() {
         </label>
         <label>
           Project
-          <select value={filters.projectId ?? ''} onChange={(e) => set({ projectId: e.target.value || undefined })} disabled={projects.length === 0}>
+          <select value={filters.projectId ?? ''} onChange={(e) => set({ projectId: e.target.value || undefined, flowId: undefined })} disabled={projects.length === 0}>
             <option value="">all</option>
             {projects.map((p) => (
               <option key={p.projectId} value={p.projectId}>
@@ -98,8 +86,15 @@ export function RunsView() {
           </select>
         </label>
         <label>
-          Flow id
-          <input value={filters.flowId ?? ''} onChange={(e) => set({ flowId: e.target.value.trim() || undefined })} placeholder="any" />
+          Flow
+          <select name="flow" value={filters.flowId ?? ''} onChange={(e) => set({ flowId: e.target.value || undefined })} disabled={!flows.data?.length}>
+            <option value="">{filters.projectId ? 'all' : 'choose a project'}</option>
+            {flows.data?.map((f) => (
+              <option key={f.flowId} value={f.flowId}>
+                {f.name} ({f.slug})
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           API key id

@@ -10,6 +10,7 @@ import { ApiError } from '../../domain/errors/apiError.ts';
 import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
 import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
 import { listOrganizationsWithProjects } from '../../queries/organizationQueries.ts';
+import { searchRuns } from '../../queries/runSearch.ts';
 import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
@@ -73,6 +74,8 @@ export const consoleRouter = router({
       const flow = await ctx.services.db.selectFrom('flows').select(['slug', 'name']).where('id', '=', trace.flowId).executeTakeFirst();
       return { ...trace, flow: flow ?? null };
     }),
+    /** What an operator pasted: an execution id, an API key (or its id) or an Idempotency-Key a caller sent. */
+    search: operatorProcedure.input(z.object({ text: z.string().max(2000) })).query(({ ctx, input }) => searchRuns(ctx.services, input.text)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),
     rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => ctx.services.runs.rerun(input.executionId, ctx.metadata)),
     /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
