@@ -10,6 +10,7 @@ import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { creditBalance } from '../queries/creditQueries.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
+import type { TimedModelCall } from './processors/llmCall.ts';
 import type { RunSession } from './runContext.ts';
 
 /**
@@ -54,6 +55,8 @@ export async function runLlmBlock(
     session.spent += usage.totalTokens;
     return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens } }] : [];
   };
+  // Each model request as an offset into this step: where it sits on the run's waterfall.
+  const modelCallsOf = (calls: TimedModelCall[] | undefined) => (calls && calls.length > 0 ? { modelCalls: calls.map((c) => ({ startMs: Math.max(0, Math.round(c.startedAt - blockStarted)), durationMs: c.durationMs, outcome: c.outcome })) } : {});
   let result;
   try {
     result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, settings, tools }, account, span);
@@ -62,7 +65,8 @@ export async function runLlmBlock(
     if (error instanceof BlockFailure) {
       // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
       const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
-      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts } };
+      const calls = (error as { calls?: TimedModelCall[] }).calls;
+      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts, ...modelCallsOf(calls) } };
       await recorder.record(failed, ...(usage ? charge(usage) : []));
     } else if (usage) await recorder.record(...charge(usage));
     throw error;
@@ -99,7 +103,7 @@ export async function runLlmBlock(
   await recorder.record(
     {
       type: 'ExecutionStepCompleted',
-      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}) },
+      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls) },
     },
     ...charge(result.usage),
   );

@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
-import type { ModelAttempt } from '../domain/execution/executionEvents.ts';
+import type { ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
@@ -32,15 +32,24 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   const { recorded, events, history, requested, status } = await loadRun(eventStore, scope, executionId);
   const steps: Record<string, unknown>[] = [];
   const toolRounds: Record<string, unknown>[] = [];
+  const requestedMs = Date.parse(history.requestedAt ?? at(recorded, 0));
+  /**
+   * Where a finished step sits on the run's waterfall: it began `durationMs` before the event that
+   * ended it was written (ms after the request), and its model requests at their offsets within it.
+   */
+  const timing = (i: number, data: { durationMs: number; modelCalls?: ModelCall[] | undefined }) => ({
+    offsetMs: Math.max(0, Date.parse(at(recorded, i)) - data.durationMs - requestedMs),
+    modelCalls: data.modelCalls ?? [],
+  });
   events.forEach((event, i) => {
-    if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started' });
+    if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output) });
+      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) } });
+      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });

@@ -128,6 +128,12 @@ describe('the operator console page in Debian Chromium', () => {
     expect(await textOf('dl.header .run-flow')).toContain('answer');
     expect(await textOf('dl.header .run-flow')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
     expect(await textOf('dl.header .run-input')).toContain('What is an event log?');
+    // The steps laid out in time, the llm step with its one request to the model inside its bar.
+    expect(await page.$$eval('.waterfall-row', (rows) => rows.map((row) => row.getAttribute('data-step')))).toEqual(['draft', 'shape']);
+    expect(await page.$$eval('.waterfall-row[data-step="draft"] .waterfall-call.call-answered', (calls) => calls.length)).toBe(1);
+    expect(await page.$$eval('.waterfall-row[data-step="shape"] .waterfall-call', (calls) => calls.length)).toBe(0);
+    const [draftBar, shapeBar] = await page.$$eval('.waterfall-bar', (bars) => bars.map((bar) => bar.getBoundingClientRect().left));
+    expect(shapeBar).toBeGreaterThan(draftBar!);
     await shot('run-detail');
   });
 

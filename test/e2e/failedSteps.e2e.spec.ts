@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayExecution } from '../../src/audit/runAudit.ts';
-import type { ModelAttempt } from '../../src/domain/execution/executionEvents.ts';
+import type { ModelAttempt, ModelCall } from '../../src/domain/execution/executionEvents.ts';
 import { runTrace, stepTrace } from '../../src/testing/runTrace.ts';
 import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
@@ -64,6 +64,28 @@ describe('failed steps you can debug', () => {
     const completed = (await eventsOf(run.executionId)).find((e) => e.type === 'ExecutionStepCompleted')!.data as { attempts: number; rejectedReplies?: ModelAttempt[] };
     expect(completed.attempts).toBe(2);
     expect(completed.rejectedReplies).toEqual([{ reply: 'sure, here you go', replyLength: 17, usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, rejection: expect.any(String) }]);
+  });
+
+  it("lays each model request out in its step's time: a refused reply and its repair one after the other, a request the provider refused as failed", async () => {
+    model.script({ content: 'not json', delayMs: 60 }, { content: { score: 3 }, delayMs: 40 });
+    const repaired = await execute('graded', 'timed essay');
+    expect(repaired.status).toBe(200);
+    const completed = (await eventsOf(repaired.executionId)).find((e) => e.type === 'ExecutionStepCompleted')!.data as { durationMs: number; modelCalls: ModelCall[] };
+    expect(completed.modelCalls.map((c) => c.outcome)).toEqual(['answered', 'answered']);
+    const [first, second] = completed.modelCalls as [ModelCall, ModelCall];
+    // Each took at least the delay the model server held it for, the repair went out after the first came back, and both lie within the step.
+    expect(first.durationMs).toBeGreaterThanOrEqual(60);
+    expect(second.durationMs).toBeGreaterThanOrEqual(40);
+    expect(second.startMs).toBeGreaterThanOrEqual(first.startMs + first.durationMs);
+    expect(second.startMs + second.durationMs).toBeLessThanOrEqual(completed.durationMs + 1);
+    const trace = await runTrace(t.runtime.eventStore, {}, repaired.executionId);
+    expect(trace.steps[0]).toMatchObject({ name: 'grade', modelCalls: completed.modelCalls, offsetMs: expect.any(Number) });
+    expect((trace.steps[0]!.offsetMs as number) + completed.durationMs).toBeLessThanOrEqual(trace.durationMs! + 1);
+
+    model.script({ status: 400, errorBody: { error: { message: 'Invalid value for temperature', type: 'invalid_request_error' } } });
+    const refused = await execute('graded', 'refused essay');
+    const failed = (await eventsOf(refused.executionId)).find((e) => e.type === 'ExecutionStepFailed')!.data as { modelCalls: ModelCall[] };
+    expect(failed.modelCalls).toEqual([expect.objectContaining({ startMs: expect.any(Number), outcome: 'failed' })]);
   });
 
   it('marks a code block that threw as failed, with its error', async () => {

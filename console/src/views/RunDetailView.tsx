@@ -7,18 +7,14 @@ import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
 import { DeliveryAttempts } from './DeliveryAttempts.tsx';
 import { StepDetail } from './StepDetail.tsx';
+import { Waterfall, type WaterfallStep } from './Waterfall.tsx';
 
-interface Step {
-  stepId: string;
-  name: string;
+interface Step extends WaterfallStep {
   stepIndex: number;
-  iteration: number | null;
   processorType: string;
   startedAt: string;
-  status: string;
   model?: string | null;
   usage?: { totalTokens: number } | null;
-  durationMs?: number;
   attempts?: number;
 }
 
@@ -112,6 +108,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
         </dl>
       </Section>
       <Section title="Timeline">
+        {steps.length > 0 ? <Waterfall steps={steps} runDurationMs={r.durationMs} /> : null}
         <ol className="timeline">
           {steps.map((step) => {
             const key = `${step.stepId}:${step.iteration ?? ''}`;

@@ -78,6 +78,13 @@ export const ExecutionStepStarted = defineEvent(
 export const modelAttemptSchema = z.object({ reply: z.string(), replyLength: z.number().int(), usage: usageSchema.nullable(), rejection: z.string().nullable() });
 export type ModelAttempt = z.infer<typeof modelAttemptSchema>;
 
+/**
+ * When one request to the model went out within a step (ms after the step began) and how long it
+ * took, and whether it was answered or failed (a provider error, a timeout): a step's waterfall.
+ */
+export const modelCallSchema = z.object({ startMs: z.number().int().min(0), durationMs: z.number().int().min(0), outcome: z.enum(['answered', 'failed']) });
+export type ModelCall = z.infer<typeof modelCallSchema>;
+
 export const ExecutionStepCompleted = defineEvent(
   'ExecutionStepCompleted',
   2,
@@ -91,6 +98,8 @@ export const ExecutionStepCompleted = defineEvent(
     validationErrors: z.array(z.string()),
     /** The model's replies refused before the one taken (their tokens are in `usage`); absent when none was. */
     rejectedReplies: z.array(modelAttemptSchema).optional(),
+    /** Each request to the model, in order; absent for other blocks and in events recorded before it was kept. */
+    modelCalls: z.array(modelCallSchema).optional(),
   }),
 );
 
@@ -102,7 +111,17 @@ export const ExecutionStepCompleted = defineEvent(
 export const ExecutionStepFailed = defineEvent(
   'ExecutionStepFailed',
   1,
-  z.object({ ...blockRef, code: z.string(), message: z.string(), durationMs: z.number().int(), model: z.string().nullable(), usage: usageSchema.nullable(), attempts: z.array(modelAttemptSchema) }),
+  z.object({
+    ...blockRef,
+    code: z.string(),
+    message: z.string(),
+    durationMs: z.number().int(),
+    model: z.string().nullable(),
+    usage: usageSchema.nullable(),
+    attempts: z.array(modelAttemptSchema),
+    /** Each request to the model, in order (absent in events recorded before it was kept). */
+    modelCalls: z.array(modelCallSchema).optional(),
+  }),
 );
 
 /** Tokens one llm call used, charged to the organization's credits. */

@@ -26,8 +26,15 @@ export interface LlmCall {
   tools?: { tools: Tool[]; toolChoice: ToolChoice; conversation?: ChatCompletionMessageParam[] };
 }
 
+/** One request to the model as the processor timed it: `startedAt` on the process's monotonic clock (performance.now()). */
+export interface TimedModelCall {
+  startedAt: number;
+  durationMs: number;
+  outcome: 'answered' | 'failed';
+}
+
 export type LlmResult =
   /** `validationErrors`: why earlier attempts' replies were refused (each then repaired); `rejected`: those replies. */
-  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number; validationErrors: string[]; rejected: ModelAttempt[] }
+  | { kind: 'output'; output: unknown; usage: TokenUsage; attempts: number; validationErrors: string[]; rejected: ModelAttempt[]; calls?: TimedModelCall[] }
   /** The model asked for tool calls: `conversation` is every message so far, its request included. */
   | { kind: 'tool_calls'; toolCalls: RequestedToolCall[]; conversation: ChatCompletionMessageParam[]; usage: TokenUsage };

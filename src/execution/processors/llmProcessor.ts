@@ -12,7 +12,7 @@ import { GEN_AI } from '../../observability/spanAttributes.ts';
 import { failSpan } from '../../observability/traceContext.ts';
 import { converse } from './modelConversation.ts';
 import { failureOf } from './providerFailure.ts';
-import type { LlmCall, LlmResult, ProviderAccount } from './llmCall.ts';
+import type { LlmCall, LlmResult, ProviderAccount, TimedModelCall } from './llmCall.ts';
 
 export interface LlmProcessorOptions {
   guard: AddressGuard;
@@ -82,14 +82,17 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         : undefined;
 
       const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, attempts: [] as ModelAttempt[] };
+      const calls: TimedModelCall[] = [];
       const create = async () => {
         const begun = performance.now();
+        const timed = (outcome: TimedModelCall['outcome']) => calls.push({ startedAt: begun, durationMs: Math.round(performance.now() - begun), outcome });
         const seconds = () => (performance.now() - begun) / 1000;
         const span = options.tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(call.model, client.baseURL) }, parent);
         try {
           const completion = await client.chat.completions.create({ ...call.settings.parameters, model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
           const usage = completion.usage ? { input: completion.usage.prompt_tokens, output: completion.usage.completion_tokens } : undefined;
           options.observeCall?.(call.model, 'ok', seconds(), usage);
+          timed('answered');
           span.setAttributes({
             [GEN_AI.responseModel]: completion.model,
             [GEN_AI.responseId]: completion.id,
@@ -100,6 +103,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         } catch (error) {
           const failure = failureOf(error, account, 'tools' in toolParams, options.timeoutMs);
           options.observeCall?.(call.model, failure.code, seconds());
+          timed('failed');
           failSpan(span, failure);
           throw failure;
         } finally {
@@ -107,11 +111,12 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         }
       };
       try {
-        return await converse(call, messages, create, spent, validators);
+        const result = await converse(call, messages, create, spent, validators);
+        return result.kind === 'output' ? { ...result, calls } : result;
       } catch (error) {
         // Whatever fails after a completed call, its tokens were used: the caller charges them, and records the replies.
         const failure = error instanceof BlockFailure ? error : Object.assign(new BlockFailure('INTERNAL', 'internal error'), { cause: error });
-        Object.assign(failure, { attempts: spent.attempts });
+        Object.assign(failure, { attempts: spent.attempts, calls });
         throw spent.usage.totalTokens > 0 ? Object.assign(failure, { usage: spent.usage }) : failure;
       }
     },
