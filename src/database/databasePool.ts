@@ -11,9 +11,15 @@ import type { Logger } from 'pino';
  */
 export function createDatabasePool(config: pg.PoolConfig, logger: Pick<Logger, 'warn'>): pg.Pool {
   const pool = new pg.Pool(config);
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  // An idle client's error reaches the pool too; its own listener below has logged it already.
+  pool.on('error', () => undefined);
   pool.on('connect', (client) => {
-    client.on('error', (error) => logger.warn({ err: error }, 'database connection failed'));
+    client.on('error', (error) => logger.warn({ err: connectionFailure(error) }, 'database connection failed'));
   });
   return pool;
+}
+
+/** What a dropped connection's error says, without the client node-postgres hangs on it (a whole connection's state, logged as JSON). */
+function connectionFailure(error: Error & { code?: string; severity?: string }) {
+  return { type: error.name, message: error.message, code: error.code, severity: error.severity };
 }
