@@ -225,6 +225,24 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((await refusal(olga.secrets.rotate.mutate({ organizationId: 'no-such-org' }))).data?.code).toBe('NOT_FOUND');
   });
 
+  it('counts runs and failed runs per flow by UTC hour, test runs left out, and refuses a window too long for its bucket', async () => {
+    await t.runtime.projections.catchUp();
+    const olga = await asOperator();
+    const to = new Date(Date.now() + 3_600_000);
+    const from = new Date(to.getTime() - 24 * 3_600_000);
+    const activity = await olga.runs.activity.query({ organizationId, from: from.toISOString(), to: to.toISOString(), bucket: 'hour' });
+    const notTests = (await olga.runs.list.query({ organizationId, test: false, limit: 200 })).items;
+    expect(activity.points).toHaveLength(25);
+    expect(activity.points.every((point) => point.at.endsWith(':00:00.000Z'))).toBe(true);
+    const counted = (field: 'runs' | 'failed') => activity.points.reduce((sum, point) => sum + Object.values(point[field]).reduce((a, b) => a + b, 0), 0);
+    expect(counted('runs')).toBe(notTests.length);
+    expect(counted('failed')).toBe(notTests.filter((r) => r.status === 'failed').length);
+    expect(activity.flows.map((f) => f.label)).toContain('hello');
+
+    const tooLong = await refusal(olga.runs.activity.query({ from: new Date(to.getTime() - 30 * 86_400_000).toISOString(), to: to.toISOString(), bucket: 'hour' }));
+    expect((tooLong.shape?.data as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('at most 200') });
+  });
+
   it('lists runs newest first with the filters an operator needs: organization, status, test or not, API key, time, and a cursor', async () => {
     await t.runtime.projections.catchUp();
     const olga = await asOperator();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/until.ts';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
 import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
@@ -65,12 +66,17 @@ describe('the operator console page in Debian Chromium', () => {
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(callbackUrl ? { 'idempotency-key': 'order-4711' } : {}) },
         body: JSON.stringify({ message: 'What is an event log?', ...(callbackUrl ? { callbackUrl } : {}) }),
       });
-      const body = (await response.json()) as { executionId?: string };
-      if (!body.executionId) throw new Error(`the run was refused: ${JSON.stringify(body)}`);
-      return body.executionId;
+      const body = (await response.json()) as { executionId?: string; detail?: { executionId?: string } };
+      const id = body.executionId ?? body.detail?.executionId;
+      if (!id) throw new Error(`the run was refused: ${JSON.stringify(body)}`);
+      return id;
     };
     executionId = await submit();
     deadRunId = await submit(`${receiver.url}/hook`);
+    // One run the model provider refuses: it fails (once the job above has had its answer).
+    await until(async () => (await t.runtime.eventStore.readStream(`execution-${deadRunId}`)).some((e) => e.type === 'ExecutionCompleted'), 'the job to complete');
+    model.script({ status: 400, errorBody: { error: { message: 'Invalid prompt', type: 'invalid_request_error' } } });
+    await submit();
     consoleApp = await buildConsoleServer(t.runtime);
     await consoleApp.listen({ host: '127.0.0.1', port: 0 });
     consoleBase = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}`;
@@ -137,6 +143,15 @@ describe('the operator console page in Debian Chromium', () => {
     await shot('run-detail');
   });
 
+  it('draws runs and failed runs per flow over the last 24 hours above the list', async () => {
+    await page.goto(`${consoleBase}/#/runs`);
+    await page.waitForSelector('figure.activity-runs[data-total="3"] .recharts-bar-rectangle');
+    expect(await page.$eval('figure.activity-failed', (figure) => figure.getAttribute('data-total'))).toBe('1');
+    expect(await textOf('figure.activity-runs')).toContain('answer');
+    expect(await page.$$eval('figure.activity-failed .recharts-bar-rectangle', (bars) => bars.length)).toBeGreaterThan(0);
+    await shot('runs-activity');
+  });
+
   const find = async (text: string) => {
     await page.goto(`${consoleBase}/#/runs`);
     await page.waitForSelector('form.run-lookup input[name="search"]');
@@ -172,7 +187,7 @@ describe('the operator console page in Debian Chromium', () => {
     const keyId = key.split('_')[2]!;
     await page.waitForFunction((id) => Array.from(document.querySelectorAll('form.filters input')).some((input) => (input as HTMLInputElement).value === id), { timeout: 30_000 }, keyId);
     await page.waitForSelector(`tr[data-execution-id="${executionId}"]`);
-    expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(2);
+    expect(await page.$$eval('table.runs tbody tr', (rows) => rows.length)).toBe(3);
     // The key's secret left the box, and was never sent: only its id was.
     expect(requested.filter((r) => r.includes(key.split('_')[3]!))).toEqual([]);
     expect(await page.$eval('form.run-lookup input[name="search"]', (input) => (input as HTMLInputElement).value)).toBe(key.split('_').slice(0, 3).join('_'));
@@ -185,6 +200,8 @@ describe('the operator console page in Debian Chromium', () => {
   });
 
   it('redelivers a dead-lettered delivery from the Deliveries view and sees its status change', async () => {
+    // Keys typed in a field are the field's: the shortcut needs the focus out of the filters.
+    await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
     await page.keyboard.press('2');
     const row = `tr[data-delivery-id] a[href="#/runs/${deadRunId}"]`;
     await page.waitForFunction((sel) => document.querySelector(sel)?.closest('tr')?.querySelector('.chip')?.textContent === 'dead-lettered', { timeout: 30_000 }, row);

@@ -6,6 +6,7 @@ import { useClient } from '../consoleContext.tsx';
 import { duration, shortId, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
+import { ActivityChart } from './ActivityChart.tsx';
 import { RunSearch } from './RunSearch.tsx';
 import { runStatuses } from '../../../src/domain/execution/runStatus.ts';
 
@@ -27,7 +28,7 @@ export function RunsView() {
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor,
   });
-  const live = useLiveRefresh([['runs.list']], ['Execution', 'JobClaimed', 'Delivery']);
+  const live = useLiveRefresh([['runs.list'], ['runs.activity']], ['Execution', 'JobClaimed', 'Delivery']);
   const set = (patch: Partial<Filters>) => setFilters((current) => Object.fromEntries(Object.entries({ ...current, ...patch }).filter(([, v]) => v !== undefined && v !== '')) as Filters);
   const projects = organizations.data?.find((o) => o.organizationId === filters.organizationId)?.projects ?? [];
   const flows = useQuery({ queryKey: ['flows.list', filters.projectId], queryFn: () => client.flows.list.query({ projectId: filters.projectId! }), enabled: filters.projectId !== undefined });
@@ -109,6 +110,7 @@ export function RunsView() {
           <input type="datetime-local" onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
         </label>
       </form>
+      <ActivityChart organizationId={filters.organizationId} projectId={filters.projectId} />
       {runs.error ? <Problem error={runs.error} /> : null}
       <div className="table-wrap">
         <table className="runs">

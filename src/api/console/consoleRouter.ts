@@ -11,6 +11,8 @@ import { deliveryStatuses } from '../../domain/webhooks/deliveryEvents.ts';
 import { listDeliveriesForOperators } from '../../queries/consoleDeliveryQueries.ts';
 import { listOrganizationsWithProjects } from '../../queries/organizationQueries.ts';
 import { searchRuns } from '../../queries/runSearch.ts';
+import { runActivity } from '../../queries/runActivity.ts';
+import { activityBuckets, type ActivityBucket } from '../../queries/activitySeries.ts';
 import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
@@ -74,6 +76,10 @@ export const consoleRouter = router({
       const flow = await ctx.services.db.selectFrom('flows').select(['slug', 'name']).where('id', '=', trace.flowId).executeTakeFirst();
       return { ...trace, flow: flow ?? null };
     }),
+    /** Runs and failed runs per flow over time (test runs left out), for the Runs view's chart. */
+    activity: operatorProcedure
+      .input(z.object({ organizationId: id.optional(), projectId: id.optional(), from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), bucket: z.enum(Object.keys(activityBuckets) as [ActivityBucket, ...ActivityBucket[]]) }))
+      .query(({ ctx, input }) => runActivity(ctx.services.db, { ...input, from: new Date(input.from), to: new Date(input.to) })),
     /** What an operator pasted: an execution id, an API key (or its id) or an Idempotency-Key a caller sent. */
     search: operatorProcedure.input(z.object({ text: z.string().max(2000) })).query(({ ctx, input }) => searchRuns(ctx.services, input.text)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),

@@ -1,0 +1,85 @@
+import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import type { Outputs } from '../client.ts';
+import { Problem } from '../components.tsx';
+import { useClient } from '../consoleContext.tsx';
+
+type Activity = Outputs['runs']['activity'];
+
+const WINDOWS = {
+  '24h': { label: 'last 24 hours, by hour', ms: 24 * 3_600_000, bucket: 'hour' },
+  '7d': { label: 'last 7 days, by hour', ms: 7 * 24 * 3_600_000, bucket: 'hour' },
+  '30d': { label: 'last 30 days, by day', ms: 30 * 24 * 3_600_000, bucket: 'day' },
+} as const;
+type WindowKey = keyof typeof WINDOWS;
+
+/** A flow's colour, the same in both charts; a palette that stays apart for the colour-blind (Okabe–Ito). */
+const COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442', '#000000', '#999999'];
+
+const tick = (bucket: string) => (iso: string) =>
+  bucket === 'day' ? new Date(iso).toLocaleDateString(undefined, { month: 'short', day: 'numeric' }) : new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/**
+ * Runs and failed runs per flow over time, in the organization and project the Runs view filters
+ * by: the busiest flows each in a colour of their own, the rest added up. Test runs are not counted.
+ */
+export function ActivityChart({ organizationId, projectId }: { organizationId?: string | undefined; projectId?: string | undefined }) {
+  const client = useClient();
+  const [windowKey, setWindowKey] = useState<WindowKey>('24h');
+  const chosen = WINDOWS[windowKey];
+  const activity = useQuery({
+    queryKey: ['runs.activity', organizationId, projectId, windowKey],
+    queryFn: () => {
+      const to = new Date();
+      return client.runs.activity.query({ ...(organizationId ? { organizationId } : {}), ...(projectId ? { projectId } : {}), from: new Date(to.getTime() - chosen.ms).toISOString(), to: to.toISOString(), bucket: chosen.bucket });
+    },
+  });
+  const data = activity.data;
+  return (
+    <details className="activity" open>
+      <summary>
+        Runs and failures per flow{' '}
+        <select aria-label="Window" value={windowKey} onChange={(e) => setWindowKey(e.target.value as WindowKey)} onClick={(e) => e.stopPropagation()}>
+          {Object.entries(WINDOWS).map(([key, w]) => (
+            <option key={key} value={key}>
+              {w.label}
+            </option>
+          ))}
+        </select>
+      </summary>
+      {activity.error ? <Problem error={activity.error} /> : null}
+      {data && data.flows.length === 0 ? <p className="empty">No runs in this window.</p> : null}
+      {data && data.flows.length > 0 ? (
+        <div className="activity-charts">
+          <Chart title="Runs" data={data} field="runs" />
+          <Chart title="Failed runs" data={data} field="failed" />
+        </div>
+      ) : null}
+    </details>
+  );
+}
+
+function Chart({ title, data, field }: { title: string; data: Activity; field: 'runs' | 'failed' }) {
+  const rows = data.points.map((point) => ({ at: point.at, ...point[field] }));
+  const total = data.flows.reduce((sum, flow) => sum + flow[field], 0);
+  return (
+    <figure className={`activity-chart activity-${field}`} data-total={total}>
+      <figcaption>
+        {title}: {total}
+      </figcaption>
+      <ResponsiveContainer width="100%" height={180}>
+        <BarChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+          <CartesianGrid strokeDasharray="3 3" vertical={false} />
+          <XAxis dataKey="at" tickFormatter={tick(data.bucket)} minTickGap={24} fontSize={11} />
+          <YAxis allowDecimals={false} fontSize={11} />
+          <Tooltip labelFormatter={(iso) => new Date(String(iso)).toLocaleString()} />
+          <Legend wrapperStyle={{ fontSize: 12 }} />
+          {data.flows.map((flow, i) => (
+            <Bar key={flow.key} dataKey={flow.key} name={flow.label} stackId={field} fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />
+          ))}
+        </BarChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+}
