@@ -2,7 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
-import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf } from './cliRefs.ts';
+import { CASE_HELP, FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf, testCaseIdOf } from './cliRefs.ts';
 
 async function readCaseFile(path: string): Promise<unknown> {
   try {
@@ -30,13 +30,16 @@ export function registerTestCommands(program: Command) {
     );
   test
     .command('update')
-    .requiredOption('--case <id>')
+    .requiredOption('--case <name|id>', CASE_HELP)
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .option('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--file <path>')
-    .action((o: { case: string; file: string }) =>
+    .action((o: CaseRef & { file: string }) =>
       withRuntime(async (rt) => {
         const definition = await readCaseFile(o.file);
         const { updateTestCase } = await import('../testing/testCases.ts');
-        return withoutPosition(await updateTestCase(rt.commands, {}, { testCaseId: o.case, definition }, cliPrincipal));
+        return withoutPosition(await updateTestCase(rt.commands, {}, { testCaseId: await testCaseIdOf(rt, o), definition }, cliPrincipal));
       }),
     );
   test
@@ -48,7 +51,7 @@ export function registerTestCommands(program: Command) {
   test
     .command('run')
     .description('run one test case (--case) or all of a flow (--flow) against a version (default: production, else the latest) or the draft; exit code 0 only when all passed')
-    .option('--case <id>')
+    .option('--case <name|id>', `${CASE_HELP}; without it, every case of --flow runs`)
     .option('--org <slug|id>', ORG_HELP)
     .option('--project <slug|id>', PROJECT_HELP)
     .option('--flow <slug|id>', FLOW_HELP)
@@ -57,11 +60,12 @@ export function registerTestCommands(program: Command) {
     .option('--junit <path>', 'with --flow: also write a JUnit XML report there')
     .action((o: { case?: string; org?: string; project?: string; flow?: string; version?: number; draft?: boolean; junit?: string }) =>
       withRuntime(async (rt) => {
-        if (!o.case === !o.flow) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --case ID or --flow ID');
+        if (!o.case && !o.flow) throw new ApiError('VALIDATION_FAILED', 'give --case (one test case) or --flow (all of its cases)');
         if (o.version !== undefined && o.draft) throw new ApiError('VALIDATION_FAILED', 'give --version N or --draft, not both');
         if (o.case) {
+          if (o.junit) throw new ApiError('VALIDATION_FAILED', '--junit reports a whole flow: give --flow without --case');
           const { runTestCase } = await import('../testing/testRunner.ts');
-          const summary = await runTestCase(rt.execution, {}, { testCaseId: o.case, version: o.version, draft: o.draft }, cliPrincipal);
+          const summary = await runTestCase(rt.execution, {}, { testCaseId: await testCaseIdOf(rt, { ...o, case: o.case }), version: o.version, draft: o.draft }, cliPrincipal);
           if (!summary.passed) process.exitCode = 1;
           return summary;
         }
@@ -74,6 +78,12 @@ export function registerTestCommands(program: Command) {
     );
   test
     .command('remove')
-    .requiredOption('--case <id>')
-    .action((o: { case: string }) => withRuntime(async (rt) => withoutPosition(await (await import('../testing/testCases.ts')).removeTestCase(rt.commands, {}, { testCaseId: o.case }, cliPrincipal))));
+    .requiredOption('--case <name|id>', CASE_HELP)
+    .option('--org <slug|id>', ORG_HELP)
+    .option('--project <slug|id>', PROJECT_HELP)
+    .option('--flow <slug|id>', FLOW_HELP)
+    .action((o: CaseRef) => withRuntime(async (rt) => withoutPosition(await (await import('../testing/testCases.ts')).removeTestCase(rt.commands, {}, { testCaseId: await testCaseIdOf(rt, o) }, cliPrincipal))));
 }
+
+/** A test case by name or id, with the flow that narrows its name. */
+type CaseRef = Partial<FlowRef> & { case: string };

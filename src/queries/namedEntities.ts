@@ -104,3 +104,26 @@ export async function listApiKeys(db: Kysely<ReadModels>, scope: { organizationI
     revokedAt: r.revoked_at ? new Date(r.revoked_at).toISOString() : null,
   }));
 }
+
+/**
+ * A test case named by its id, or by its name within a flow (`flow` narrows the name, as a flow's
+ * own slug or id, with its project and organization); a name several flows' cases share says which.
+ */
+export async function findTestCase(db: Kysely<ReadModels>, ref: { org?: string | undefined; project?: string | undefined; flow?: string | undefined; testCase: string }) {
+  const flow = ref.flow === undefined ? undefined : await findFlow(db, { org: ref.org, project: ref.project, flow: ref.flow });
+  let query = db
+    .selectFrom('test_cases as c')
+    .innerJoin('flows as f', 'f.id', 'c.flow_id')
+    .select(['c.id', 'c.name', 'c.flow_id', 'f.slug as flow_slug'])
+    .where(isUuid(ref.testCase) ? 'c.id' : 'c.name', '=', ref.testCase)
+    .orderBy('f.slug');
+  if (flow) query = query.where('c.flow_id', '=', flow.id);
+  const rows = await query.execute();
+  if (rows.length === 1) return rows[0]!;
+  if (rows.length > 1) {
+    const where = flow ? `flow ${flow.slug} has ${rows.length} cases named so: use an id (${rows.map((r) => r.id).join(', ')})` : `several flows have one (${rows.map((r) => r.flow_slug).join(', ')}): add --flow`;
+    throw new ApiError('VALIDATION_FAILED', `Test case '${ref.testCase}': ${where}`);
+  }
+  const others = flow ? (await db.selectFrom('test_cases').select('name').where('flow_id', '=', flow.id).orderBy('name').execute()).map((r) => r.name) : [];
+  throw new ApiError('TEST_CASE_NOT_FOUND', `No test case '${ref.testCase}'${flow ? ` in flow ${flow.slug}. Its cases: ${named(others, 'none yet (seqflow test add)')}` : ' (add --flow to look among one flow\'s cases by name)'}`);
+}

@@ -127,11 +127,12 @@ describe('the seqflow CLI', () => {
     expect(added).toEqual({ testCaseId: expect.any(String), flowId: flow, name: 'answers' });
     expect((await cli('test', 'list', '--flow', flow)).json).toEqual([{ testCaseId: added.testCaseId, name: 'answers', definition: expect.objectContaining({ assertions: expect.any(Array) }), updatedAt: expect.any(String) }]);
     await writeFile(file, JSON.stringify({ name: 'renamed', input: { message: 'q' }, assertions: [{ type: 'contains', value: 'x' }] }));
-    expect((await cli('test', 'update', '--case', added.testCaseId, '--file', file)).json).toEqual({ testCaseId: added.testCaseId, name: 'renamed' });
+    // A case is named by its name within its flow, or by its id.
+    expect((await cli('test', 'update', '--flow', 'built', '--case', 'answers', '--file', file)).json).toEqual({ testCaseId: added.testCaseId, name: 'renamed' });
     await writeFile(file, JSON.stringify({ name: 'bad', input: { message: 'q' }, assertions: [{ type: 'number_range' }] }));
     const bad = await cli('test', 'add', '--flow', flow, '--file', file);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('assertions[0].path')]);
-    expect((await cli('test', 'remove', '--case', added.testCaseId)).json).toEqual({ testCaseId: added.testCaseId, removed: true });
+    expect((await cli('test', 'remove', '--case', 'renamed')).json).toEqual({ testCaseId: added.testCaseId, removed: true });
     expect((await cli('test', 'list', '--flow', flow)).json).toEqual([]);
 
     // A test run from the CLI: exit code 0 only when the case passed.
@@ -141,7 +142,7 @@ describe('the seqflow CLI', () => {
     const passing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
     await writeFile(file, JSON.stringify({ name: 'miscounts', input: { message: 'four' }, assertions: [{ type: 'path_equals', path: 'n', value: 5 }] }));
     const failing = (await cli('test', 'add', '--flow', counter, '--file', file)).json.testCaseId;
-    const green = await cli('test', 'run', '--case', passing, '--draft');
+    const green = await cli('test', 'run', '--flow', 'counter', '--case', 'counts', '--draft');
     expect([green.code, green.json]).toEqual([0, expect.objectContaining({ passed: true, target: { kind: 'draft' } })]);
     const trace = (await cli('runs', 'trace', '--execution', green.json.executionId)).json;
     expect(trace).toMatchObject({ mode: 'test', target: { kind: 'draft' }, status: 'completed', result: { n: 4 }, steps: [{ name: 'count', status: 'completed', output: { n: 4 } }] });
@@ -150,6 +151,8 @@ describe('the seqflow CLI', () => {
     const red = await runCli(['test', 'run', '--case', failing, '--draft'], env);
     expect(red.code).toBe(1);
     expect(JSON.parse(red.stdout.trim())).toMatchObject({ passed: false, results: [{ type: 'path_equals', passed: false, reason: 'result.n is 4, expected 5' }] });
+    const unknown = await runCli(['test', 'run', '--flow', 'counter', '--case', 'count'], env);
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining("No test case 'count' in flow counter. Its cases: counts, miscounts")]);
     const unpublished = await cli('test', 'run', '--case', passing);
     expect([unpublished.code, unpublished.stderr]).toEqual([1, expect.stringContaining('has no published version')]);
     // The whole flow as a suite, with a JUnit report for CI systems.
