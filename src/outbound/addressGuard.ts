@@ -44,14 +44,15 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
   const allowed = (options.allowCidrs ?? []).map((cidr) => ipaddr.parseCIDR(cidr));
   const resolve = options.resolve ?? systemResolver;
 
+  /** Whether the operator allowed this address (SEQFLOW_OUTBOUND_ALLOW_CIDRS). */
+  const inAllowedRange = (ip: ipaddr.IPv4 | ipaddr.IPv6) => allowed.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
+
   /** Why an address may not be reached, or null when it may. */
   function refusal(address: string): string | null {
     if (!ipaddr.isValid(address)) return `not an IP address: ${address}`;
     // IPv4-mapped IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
     const ip = ipaddr.process(address);
-    for (const [range, bits] of allowed) {
-      if (range.kind() === ip.kind() && ip.match(range, bits)) return null;
-    }
+    if (inAllowedRange(ip)) return null;
     const range = ip.range();
     if (range !== 'unicast') return `${ip.toString()} is a ${range} address`;
     // IPv6 outside global unicast (2000::/3) is never public: the IPv4-compatible ::/96
@@ -93,10 +94,7 @@ export function createAddressGuard(options: AddressGuardOptions = {}) {
     const url = typeof rawUrl === 'string' ? new URL(rawUrl) : rawUrl;
     const host = hostOf(url);
     const addresses = ipaddr.isValid(host) ? [host] : await resolve(host).catch(() => []);
-    return addresses.length > 0 && addresses.every((address) => {
-      const ip = ipaddr.process(address);
-      return allowed.some(([range, bits]) => range.kind() === ip.kind() && ip.match(range, bits));
-    });
+    return addresses.length > 0 && addresses.every((address) => ipaddr.isValid(address) && inAllowedRange(ipaddr.process(address)));
   }
 
   /** A DNS lookup for sockets that yields only checked addresses. */

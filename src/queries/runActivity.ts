@@ -17,8 +17,8 @@ export interface ActivityQuery {
  * MAX_BUCKETS buckets is refused (ask for days instead of hours).
  */
 export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) {
-  const buckets = Math.ceil((query.to.getTime() - bucketStart(query.from, query.bucket).getTime()) / activityBuckets[query.bucket]);
   if (!(query.from < query.to)) throw new ApiError('VALIDATION_FAILED', '`from` must be before `to`');
+  const buckets = Math.ceil((query.to.getTime() - bucketStart(query.from, query.bucket).getTime()) / activityBuckets[query.bucket]);
   if (buckets > MAX_BUCKETS) throw new ApiError('VALIDATION_FAILED', `that window holds ${buckets} ${query.bucket}s; a chart holds at most ${MAX_BUCKETS}: choose a shorter window or a longer bucket`);
   // A literal, not a parameter: GROUP BY must see the same expression as the SELECT (the bucket is one of activityBuckets' keys).
   const at = sql<Date>`date_trunc(${sql.lit(query.bucket)}, r.created_at, 'UTC')`;

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { Kysely } from 'kysely';
-import { parseApiKey } from '../domain/apiKeys/apiKeyFormat.ts';
+import { apiKeyIdIn } from '../domain/apiKeys/apiKeyFormat.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
-import { idempotencyKeyStream } from '../domain/idempotency/idempotencyKeyEvents.ts';
+import { idempotencyKeyHash, idempotencyKeyStream } from '../domain/idempotency/idempotencyKeyEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -11,7 +10,6 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 const PROJECTS_SEARCHED = 1000;
 /** Streams read at once while looking. */
 const READS_AT_ONCE = 16;
-const KEY_ID = /^[a-f0-9]{24}$/;
 
 export type RunSearchMatch =
   | { kind: 'run'; executionId: string; via: 'executionId' | 'idempotencyKey'; projectId: string | null; project: string | null }
@@ -37,7 +35,7 @@ async function runById({ db, eventStore }: { db: Kysely<ReadModels>; eventStore:
 }
 
 async function apiKeyOf(db: Kysely<ReadModels>, text: string): Promise<RunSearchMatch[]> {
-  const keyId = KEY_ID.test(text) ? text : (parseApiKey(text)?.keyId ?? /^[a-z]{2,8}_(?:live|test)_([a-f0-9]{24})$/.exec(text)?.[1]);
+  const keyId = apiKeyIdIn(text);
   if (!keyId) return [];
   const row = await db
     .selectFrom('api_keys as k')
@@ -52,7 +50,7 @@ async function apiKeyOf(db: Kysely<ReadModels>, text: string): Promise<RunSearch
 async function runsByIdempotencyKey({ db, eventStore }: { db: Kysely<ReadModels>; eventStore: EventStore }, key: string): Promise<RunSearchMatch[]> {
   // Keys are 1-255 characters (src/runs/answerOnce.ts): anything longer was never accepted as one.
   if (key.length > 255) return [];
-  const keyHash = createHash('sha256').update(key, 'utf8').digest('hex');
+  const keyHash = idempotencyKeyHash(key);
   const projects = await db.selectFrom('projects as p').innerJoin('organizations as o', 'o.id', 'p.organization_id').select(['p.id', 'p.slug', 'o.slug as org']).orderBy('p.created_at', 'desc').limit(PROJECTS_SEARCHED).execute();
   const found: RunSearchMatch[] = [];
   for (let i = 0; i < projects.length; i += READS_AT_ONCE) {

@@ -5,7 +5,7 @@ import { type CommandDependencies, type CommandMetadata } from '../commands/comm
 import { type HeldClaim, answerIdempotencyKey, claimIdempotencyKey, releaseIdempotencyKey } from '../commands/idempotencyCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
-import type { IdempotentOperation } from '../domain/idempotency/idempotencyKeyEvents.ts';
+import { type IdempotentOperation, idempotencyKeyHash } from '../domain/idempotency/idempotencyKeyEvents.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 
 /** What answering once per key needs: the log's commands, how long a claim holds, where trouble is logged. */
@@ -53,7 +53,7 @@ export async function answerOnce(
   const requestHash = sha256(canonicalize({ operation: call.operation, params: call.params, body: call.input ?? null })!);
   const claim = await claimIdempotencyKey(
     deps.commands,
-    { projectId: caller.projectId, keyHash: sha256(call.key), operation: call.operation, requestHash, leaseMs: deps.leaseMs },
+    { projectId: caller.projectId, keyHash: idempotencyKeyHash(call.key), operation: call.operation, requestHash, leaseMs: deps.leaseMs },
     metadata,
   );
   if (claim.kind === 'replay') return { response: claim.response, replayed: true };

@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { apiKey } from '../../src/domain/apiKeys/apiKey.ts';
-import { formatApiKey, hashApiKeySecret, parseApiKey, verifyApiKeySecret } from '../../src/domain/apiKeys/apiKeyFormat.ts';
+import { apiKeyIdIn, formatApiKey, hashApiKeySecret, parseApiKey, verifyApiKeySecret } from '../../src/domain/apiKeys/apiKeyFormat.ts';
 import { fold } from '../../src/domain/decider.ts';
 
 const secret = 'ab'.repeat(32);
 const keyId = '0123456789abcdef01234567';
 
 describe('API key format', () => {
+  it('finds the key id in the id, the shown prefix or the whole key, and in nothing else', () => {
+    const keyId = 'a'.repeat(24);
+    const whole = formatApiKey({ prefix: 'sf', environment: 'live', keyId, secret: 'b'.repeat(64) });
+    expect([keyId, `sf_live_${keyId}`, `sf_live_${keyId}_`, whole].map(apiKeyIdIn)).toEqual([keyId, keyId, keyId, keyId]);
+    expect(['order-4711', 'a'.repeat(23), `sf_prod_${keyId}`].map(apiKeyIdIn)).toEqual([null, null, null]);
+  });
+
   it('formats {key_prefix}_{environment}_{key_id}_{secret} and parses it back', () => {
     const key = formatApiKey({ prefix: 'sf', environment: 'live', keyId, secret });
     expect(key).toBe(`sf_live_${keyId}_${secret}`);

@@ -27,6 +27,15 @@ export function parseApiKey(raw: string): ParsedApiKey | null {
   return { prefix, environment, keyId, secret };
 }
 
+const KEY_ID_PATTERN = /^[a-f0-9]{24}$/;
+const SHOWN_PREFIX_PATTERN = /^[a-z]{2,8}_(?:live|test)_([a-f0-9]{24})_?$/;
+
+/** The key id in what names a key: the id itself, the shown prefix (`sf_live_<id>_`) or the whole key; null otherwise. */
+export function apiKeyIdIn(text: string): string | null {
+  if (KEY_ID_PATTERN.test(text)) return text;
+  return parseApiKey(text)?.keyId ?? SHOWN_PREFIX_PATTERN.exec(text)?.[1] ?? null;
+}
+
 export const hashApiKeySecret = (secret: string) => createHash('sha256').update(secret, 'utf8').digest('hex');
 
 /** Constant-time comparison of a presented secret with the stored hash. */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
@@ -37,6 +38,9 @@ export const IdempotentResponseRecorded = defineEvent(
 export const IdempotencyKeyReleased = defineEvent('IdempotencyKeyReleased', 1, z.object({ projectId: z.string(), keyHash: sha256Hex, claimId: z.uuid() }));
 
 export type IdempotencyKeyEvent = EventOf<typeof IdempotencyKeyClaimed> | EventOf<typeof IdempotentResponseRecorded> | EventOf<typeof IdempotencyKeyReleased>;
+
+/** What the log keeps of a key: its SHA-256 (hex). Claiming a key and looking one up hash it alike. */
+export const idempotencyKeyHash = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex');
 
 /** One stream per key and project: keys are scoped to the API key's project. */
 export const idempotencyKeyStream = (projectId: string, keyHash: string) => `idempotency-${projectId}-${keyHash}`;
