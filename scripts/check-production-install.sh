@@ -22,7 +22,8 @@ trap cleanup EXIT
 git ls-files -z --cached --others --exclude-standard | tar --null -T - -cf - | tar -x -C "$copy"
 cp -r dist "$copy/dist"
 cd "$copy"
-npm ci --omit=dev --no-audit --no-fund
+# npm itself on that runtime too, as the README's install does: the engines check sees Node 24.
+PATH="$(dirname "$node_bin"):$PATH" npm ci --omit=dev --no-audit --no-fund
 # (TypeScript itself is there: a required peer dependency of @trpc/server; the dev-only tools are not.)
 if [ -e node_modules/tsx ] || [ -e node_modules/vitest ] || [ -e node_modules/eslint ]; then echo "the production install has development dependencies" >&2; exit 1; fi
 
