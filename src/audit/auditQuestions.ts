@@ -37,7 +37,7 @@ export async function productionAt(eventStore: EventStore, input: { flowId: stri
 /** The changes an auditor asks about: tenancy, members, credits granted, secrets, keys, flows and test cases. */
 const CHANGE_TYPES = new Set([
   'OrganizationCreated', 'MemberAdded', 'MemberRoleChanged', 'CreditsGranted', 'ProviderKeySet', 'WebhookSecretIssued', 'ProjectCreated', 'ApiKeyCreated', 'ApiKeyRevoked',
-  'FlowCreated', 'FlowDraftReplaced', 'FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet', 'FlowVersionPublished', 'FlowProductionVersionSet', 'FlowPromotionGateSet', 'FlowPromotionForced',
+  'FlowCreated', 'FlowDraftReplaced', 'FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet', 'FlowVersionPublished', 'FlowProductionVersionSet', 'FlowPromotionGateSet', 'FlowBacktestGateSet', 'FlowPromotionForced',
   'TestCaseCreated', 'TestCaseUpdated', 'TestCaseDeleted',
 ]);
 
@@ -82,6 +82,7 @@ function summaryOf(r: RecordedEvent): Record<string, unknown> {
     case 'FlowProductionVersionSet':
     case 'FlowPromotionForced':
     case 'FlowPromotionGateSet':
+    case 'FlowBacktestGateSet':
     case 'ApiKeyRevoked':
     case 'TestCaseDeleted':
       return { ...event.data };

@@ -97,7 +97,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   return { ok: true, lines: raw.length, failure: null };
 }
 
-const isRunStream = (streamId: string, executionId: string) => streamId === executionStream(executionId) || streamId.startsWith('testrun-') || streamId.startsWith('delivery-');
+const isRunStream = (streamId: string, executionId: string) => streamId === executionStream(executionId) || streamId.startsWith('testrun-') || streamId.startsWith('backtest-') || streamId.startsWith('delivery-');
 
 /** The run's record rebuilt from the file's events (streams told apart by their names). */
 function recordOf(executionId: string, recorded: RecordedEvent[], version: VersionDocument): RunRecord {
@@ -114,6 +114,7 @@ function recordOf(executionId: string, recorded: RecordedEvent[], version: Versi
     events: run.map((r) => decodeRecorded(r) as ExecutionEvent),
     version,
     testRun: [...byStream].find(([id]) => id.startsWith('testrun-'))?.[1] ?? [],
+    backtest: [...byStream].find(([id]) => id.startsWith('backtest-'))?.[1] ?? [],
     deliveries: [...byStream].filter(([id]) => id.startsWith('delivery-')).map(([id, events]) => ({ deliveryId: id.slice('delivery-'.length), recorded: events, events: events.map((r) => decodeRecorded(r) as DeliveryEvent) })),
   };
   return record;

@@ -14,7 +14,7 @@ export const versionHash = (document: VersionDocument) => sha256(canonicalLine(d
 export const eventLine = (r: RecordedEvent) => ({ kind: 'event', streamId: r.streamId, revision: r.revision, position: r.position, id: r.id, type: r.type, schemaVersion: r.schemaVersion, data: r.data, metadata: r.metadata, hash: r.hash });
 
 /** The streams of a record in the order an export lists them: the run, its test run, its deliveries. */
-export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun, ...record.deliveries.map((d) => d.recorded)].filter((s) => s.length > 0);
+export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun, record.backtest, ...record.deliveries.map((d) => d.recorded)].filter((s) => s.length > 0);
 
 /**
  * One run as a file that stands alone (JSON lines, each in RFC 8785 canonical form so that any

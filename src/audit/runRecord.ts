@@ -4,6 +4,7 @@ import { type ExecutionEvent, executionStream, webhookEvents } from '../domain/e
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
+import { backtestStream } from '../domain/backtests/backtestEvents.ts';
 import type { DeliveryEvent } from '../domain/webhooks/deliveryEvents.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
@@ -17,13 +18,15 @@ export interface VersionDocument {
   steps: StoredStep[];
 }
 
-/** Everything the log holds about one run: its stream, the version it ran, its test run, its deliveries. */
+/** Everything the log holds about one run: its stream, the version it ran, its test run (or the backtest that pinned its draft), its deliveries. */
 export interface RunRecord {
   executionId: string;
   recorded: RecordedEvent[];
   events: ExecutionEvent[];
   version: VersionDocument | null;
   testRun: RecordedEvent[];
+  /** A backtest replay of a draft: the backtest's stream, whose BacktestStarted holds the draft snapshot. */
+  backtest: RecordedEvent[];
   deliveries: { deliveryId: string; recorded: RecordedEvent[]; events: DeliveryEvent[] }[];
 }
 
@@ -38,6 +41,7 @@ export async function loadRunRecord(eventStore: EventStore, executionId: string,
   const events = recorded.map((r) => decodeRecorded(r) as ExecutionEvent);
   const requested = events[0]?.type === 'ExecutionRequested' ? events[0].data : null;
   const testRun = requested?.testRunId ? await eventStore.readStream(testRunStream(requested.testRunId)) : [];
+  const backtest = requested?.backtestId && requested.versionId.startsWith('draft:') ? await eventStore.readStream(backtestStream(requested.backtestId)) : [];
   const deliveries = [];
   for (const event of webhookEvents) {
     const deliveryId = deliveryIdFor(executionId, event);
@@ -48,17 +52,18 @@ export async function loadRunRecord(eventStore: EventStore, executionId: string,
   if (requested) {
     // A draft snapshot belongs to its test run alone; a published version is the same for every run.
     const cached = requested.versionId.startsWith('draft:') ? undefined : versions.get(requested.versionId);
-    version = cached !== undefined ? cached : await versionOf(eventStore, requested.flowId, requested.versionId, testRun);
+    version = cached !== undefined ? cached : await versionOf(eventStore, requested.flowId, requested.versionId, [...testRun, ...backtest.slice(0, 1)]);
     if (!requested.versionId.startsWith('draft:')) versions.set(requested.versionId, version);
   }
-  return { executionId, recorded, events, version, testRun, deliveries };
+  return { executionId, recorded, events, version, testRun, backtest, deliveries };
 }
 
-/** The published version by id from the flow's stream, or the draft snapshot a test run pinned. */
-async function versionOf(eventStore: EventStore, flowId: string, versionId: string, testRun: RecordedEvent[]): Promise<VersionDocument | null> {
+/** The published version by id from the flow's stream, or the draft snapshot a test run or a backtest pinned. */
+async function versionOf(eventStore: EventStore, flowId: string, versionId: string, pinnedBy: RecordedEvent[]): Promise<VersionDocument | null> {
   if (versionId.startsWith('draft:')) {
-    const started = testRun.map(decodeRecorded).find((e) => e.type === 'TestRunStarted');
-    return started?.type === 'TestRunStarted' && started.data.target.kind === 'draft' ? { versionId, number: null, name: null, steps: started.data.target.steps } : null;
+    const started = pinnedBy.map(decodeRecorded).find((e) => e.type === 'TestRunStarted' || e.type === 'BacktestStarted');
+    const target = started?.type === 'TestRunStarted' || started?.type === 'BacktestStarted' ? started.data.target : undefined;
+    return target?.kind === 'draft' ? { versionId, number: null, name: null, steps: target.steps } : null;
   }
   for (const recorded of await eventStore.readStream(flowStream(flowId))) {
     if (recorded.type !== 'FlowVersionPublished') continue;

@@ -12,6 +12,7 @@ import { projectStream } from '../domain/projects/projectEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { gateStatusOf } from '../queries/testRunQueries.ts';
+import { backtestGateStatusOf } from '../queries/backtestQueries.ts';
 import { type AuthoringScope, inScope } from './authoringScope.ts';
 
 /**
@@ -104,7 +105,9 @@ export async function publishDraft(deps: CommandDependencies, scope: AuthoringSc
 /**
  * Makes an existing version production (a rollback is the same move to an older one). With the
  * flow's promotion gate on, every test case must have passed on that version (TESTS_NOT_RUN,
- * TESTS_FAILING), unless `force` is given, which is recorded as its own event.
+ * TESTS_FAILING); with its backtest rule set, a finished backtest of the version must have changed
+ * at most that share of answers (BACKTEST_NOT_RUN, BACKTEST_CHANGED); unless `force` is given,
+ * which is recorded as its own event.
  */
 export async function setProduction(
   deps: CommandDependencies & { db: Kysely<ReadModels> },
@@ -114,7 +117,8 @@ export async function setProduction(
 ) {
   const state = await requireFlow(deps, scope, input.flowId);
   const gate = state.promotionGate ? await gateStatusOf(deps.db, input.flowId, input.versionId) : undefined;
-  return setProductionVersion(deps, { ...input, gate }, metadata);
+  const backtest = state.backtestGate !== null ? await backtestGateStatusOf(deps.db, input.flowId, input.versionId) : undefined;
+  return setProductionVersion(deps, { ...input, gate, backtest }, metadata);
 }
 
 /** `setProduction` by the flow's slugs and a version number (the CLI's `flow promote`). */
@@ -129,6 +133,10 @@ export async function promoteVersionNumber(
   const result = await setProduction(deps, {}, { flowId: state.flowId, versionId: version.versionId, force: input.force }, metadata);
   return { ...result, number: version.number };
 }
+
+/** Sets the promotion gate's backtest rule: at most `maxChangedPercent` changed answers, or (null) none. */
+export const setBacktestGate = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; maxChangedPercent: number | null }, metadata: CommandMetadata) =>
+  edit(deps, scope, input.flowId, { type: 'SetBacktestGate', data: { maxChangedPercent: input.maxChangedPercent } }, metadata).then((r) => ({ ...r, backtestGate: input.maxChangedPercent }));
 
 /** Turns the flow's promotion gate on or off. */
 export const setPromotionGate = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; enabled: boolean }, metadata: CommandMetadata) =>

@@ -1,3 +1,4 @@
+import type { RunMode } from '../domain/execution/executionEvents.ts';
 import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { RunStatus } from '../domain/execution/runStatus.ts';
@@ -9,7 +10,7 @@ import { type AuthoringScope, requireFlow } from './flowAuthoring.ts';
 export async function listRunsOfFlow(
   deps: { commands: CommandDependencies; db: Kysely<ReadModels> },
   scope: AuthoringScope,
-  input: { flowId: string; status?: RunStatus[]; mode?: ('sync' | 'async' | 'step' | 'test')[]; limit: number; cursor?: string },
+  input: { flowId: string; status?: RunStatus[]; mode?: RunMode[]; limit: number; cursor?: string },
 ) {
   const flow = await requireFlow(deps.commands, scope, input.flowId);
   const listed = await listRuns(deps.db, { flowId: flow.flowId, ...(input.status ? { status: input.status } : {}), ...(input.mode ? { mode: input.mode } : {}) }, { limit: input.limit, ...(input.cursor ? { cursor: input.cursor } : {}) });

@@ -71,17 +71,24 @@ export function registerAuthoringCommands(program: Command, flow: Command) {
     );
   flow
     .command('gate')
-    .description('turn the promotion gate on (production only for versions whose test cases all passed) or off')
+    .description('the promotion gate: --on (production only for versions whose test cases all passed) or --off; --backtest K (only versions a backtest changed at most K% of the answers of) or --backtest off')
     .option('--org <slug|id>', ORG_HELP)
     .option('--project <slug|id>', PROJECT_HELP)
     .requiredOption('--flow <slug|id>', FLOW_HELP)
     .option('--on')
     .option('--off')
-    .action((o: FlowRef & { on?: boolean; off?: boolean }) =>
+    .option('--backtest <percent|off>', 'the backtest rule: at most this share (0-100) of changed answers, or off')
+    .action((o: FlowRef & { on?: boolean; off?: boolean; backtest?: string }) =>
       withRuntime(async (rt) => {
-        if (!o.on === !o.off) throw new ApiError('VALIDATION_FAILED', 'give exactly one of --on or --off');
-        const { setPromotionGate } = await import('../authoring/flowAuthoring.ts');
-        return withoutPosition(await setPromotionGate(rt.commands, cliScope, { flowId: await flowIdOf(rt, o), enabled: Boolean(o.on) }, cliPrincipal));
+        if (o.on && o.off) throw new ApiError('VALIDATION_FAILED', 'give --on or --off, not both');
+        if (!o.on && !o.off && o.backtest === undefined) throw new ApiError('VALIDATION_FAILED', 'give --on, --off or --backtest <percent|off>');
+        const maxChanged = o.backtest === undefined || o.backtest === 'off' ? null : Number(o.backtest);
+        if (maxChanged !== null && !(/^\d+(\.\d+)?$/.test(o.backtest!) && maxChanged <= 100)) throw new ApiError('VALIDATION_FAILED', `--backtest: expected a percentage from 0 to 100, or off (got '${o.backtest}')`);
+        const { setBacktestGate, setPromotionGate } = await import('../authoring/flowAuthoring.ts');
+        const flowId = await flowIdOf(rt, o);
+        const tests = o.on || o.off ? await setPromotionGate(rt.commands, cliScope, { flowId, enabled: Boolean(o.on) }, cliPrincipal) : undefined;
+        const backtest = o.backtest !== undefined ? await setBacktestGate(rt.commands, cliScope, { flowId, maxChangedPercent: maxChanged }, cliPrincipal) : undefined;
+        return { flowId, ...(tests ? { promotionGate: tests.promotionGate } : {}), ...(backtest ? { backtestGate: backtest.backtestGate === null ? 'off' : `at most ${backtest.backtestGate}% changed` } : {}) };
       }),
     );
   flow

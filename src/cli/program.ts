@@ -2,6 +2,7 @@ import { packageVersion } from '../config/packageVersion.ts';
 import { Command, Option } from 'commander';
 import { registerAuditCommands } from './auditCli.ts';
 import { registerAuthoringCommands } from './authoringCli.ts';
+import { registerBacktestCommand } from './backtestCli.ts';
 import { registerConsoleCommands } from './consoleCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
@@ -35,6 +36,7 @@ export function buildCli(): Command {
   registerProjectCommands(program);
   registerAuthoringCommands(program, registerFlowCommands(program));
   registerTestCommands(program);
+  registerBacktestCommand(program);
   registerRunCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);

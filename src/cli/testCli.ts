@@ -12,7 +12,7 @@ async function readCaseFile(path: string): Promise<unknown> {
   }
 }
 
-/** `seqflow test add|update|list|remove`: a flow's test cases. */
+/** `seqflow test add|update|list|run|from-run|remove`: a flow's test cases. */
 export function registerTestCommands(program: Command) {
   const test = program.command('test').description("a flow's test cases");
   test
@@ -75,6 +75,14 @@ export function registerTestCommands(program: Command) {
         if (suite.totals.failed > 0) process.exitCode = 1;
         return suite;
       }),
+    );
+  test
+    .command('from-run')
+    .description("a recorded run as a test case of its flow: its input, its tool results, and an equals assertion on its result (edit it with test update)")
+    .requiredOption('--execution <id>', 'the run, by execution id')
+    .option('--name <name>', 'the test case\'s name (default: "from run <id>")')
+    .action((o: { execution: string; name?: string }) =>
+      withRuntime(async (rt) => withoutPosition(await (await import('../backtests/testCaseFromRun.ts')).testCaseFromRun(rt.commands, {}, { executionId: o.execution, name: o.name }, cliPrincipal))),
     );
   test
     .command('remove')

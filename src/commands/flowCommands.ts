@@ -1,3 +1,4 @@
+import type { BacktestGateStatus } from '../domain/flows/backtestGate.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type GateStatus, flow, type FlowState } from '../domain/flows/flow.ts';
@@ -77,7 +78,7 @@ export async function publishVersion(deps: CommandDependencies, input: { flowId:
 }
 
 /** Points production at a version; with the flow's promotion gate on, `gate` (the test results) must say passed, or `force` be given. */
-export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
+export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; backtest?: BacktestGateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
   const { flowId: _flowId, ...data } = input;
   const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data }, metadata);
   const number = result.state.status === 'created' ? result.state.versions.find((v) => v.versionId === input.versionId)?.number : undefined;

@@ -11,6 +11,7 @@ import {
   FlowProductionVersionSet,
   FlowPromotionForced,
   FlowPromotionGateSet,
+  FlowBacktestGateSet,
   FlowVersionPublished,
 } from './flows/flowEvents.ts';
 import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from './organizations/organizationEvents.ts';
@@ -38,6 +39,7 @@ import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
+import { BacktestFinished, BacktestRunCompared, BacktestStarted } from './backtests/backtestEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
 import { resultObject } from './execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './events/eventDefinition.ts';
@@ -61,6 +63,7 @@ export const eventDefinitions = [
   FlowVersionPublished,
   FlowProductionVersionSet,
   FlowPromotionGateSet,
+  FlowBacktestGateSet,
   FlowPromotionForced,
   CreditsGranted,
   ProviderKeySet,
@@ -86,6 +89,9 @@ export const eventDefinitions = [
   TestRunStarted,
   TestRunFinished,
   TestSuiteRunFinished,
+  BacktestStarted,
+  BacktestRunCompared,
+  BacktestFinished,
   LoginCodeIssued,
   LoginCodeRedeemed,
   OperatorGranted,
@@ -112,6 +118,10 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@2': (data) => ({ ...(data as object), testRunId: null }),
   // v4 added reruns: earlier runs rerun nothing.
   'ExecutionRequested@3': (data) => ({ ...(data as object), rerunOf: null }),
+  // v5 added backtests and the declared tools: earlier runs belong to no backtest, and their tools were not kept.
+  'ExecutionRequested@4': (data) => ({ ...(data as object), backtestId: null, tools: null }),
+  // v2 records the tool results: earlier resumes did not keep them.
+  'ExecutionResumed@1': (data) => ({ ...(data as object), toolResults: null }),
   // v2 added the validation errors of repaired replies: earlier steps had none recorded.
   'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
   // v2: `result` is always an object; v1 kept the last output as it was.
@@ -119,6 +129,10 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 only added the reason `cancelled`: a v1 failure reads the same. The bump keeps older code from
   // reading a cancellation it does not know.
   'ExecutionFailed@1': (data) => data,
+  // v2 added the backtest rule of the gate: earlier promotions were forced past the test cases only.
+  'FlowPromotionForced@1': (data) => ({ ...(data as object), backtest: null }),
+  // v2 added the run a test case was made from: earlier cases were written by hand.
+  'TestCaseCreated@1': (data) => ({ ...(data as object), fromExecutionId: null }),
   // v2 added why a test run failed to run: earlier test runs all ran.
   'TestRunFinished@1': (data) => ({ ...(data as object), error: null }),
   // v2 records the signing secrets' versions: earlier attempts did not say.

@@ -26,20 +26,25 @@ interface Waiter {
   resolve: (position: number) => void;
   reject: (error: unknown) => void;
 }
+/** A command with when the engine noted or recorded it: its events' `occurredAt`, whenever their append goes out. */
+interface Stamped {
+  command: Command;
+  at: string;
+}
 interface Pending {
-  commands: Command[];
+  commands: Stamped[];
   durable: boolean;
   noted: boolean;
   waiters: Waiter[];
 }
 
-/** Each command decided on the state the ones before it left: the events, and the state after them all. */
-function decideInOrder(commands: Command[], state: ExecutionState) {
+/** Each command decided on the state the ones before it left: the events (each with its command's time), and the state after them all. */
+function decideInOrder(commands: Stamped[], state: ExecutionState) {
   let next = state;
-  const decided = commands.flatMap((command) => {
+  const decided = commands.flatMap(({ command, at }) => {
     const out = execution.decide(command, next);
     next = out.reduce(execution.evolve, next);
-    return out;
+    return out.map((event) => ({ event, at }));
   });
   return { decided, next };
 }
@@ -72,16 +77,17 @@ export function createExecutionRecorder(
   let flushing = false;
   let broken: { error: unknown } | undefined;
 
-  async function appendNow(commands: Command[], durability: 'durable' | 'deferred') {
+  async function appendNow(commands: Stamped[], durability: 'durable' | 'deferred') {
     const { decided, next } = decideInOrder(commands, state);
-    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, occurredAt: deps.now().toISOString(), ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
-    const toAppend = decided.map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata }));
+    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
+    // A noted event waits for the next append; it keeps the time it was noted (a step's waterfall is drawn from it).
+    const toAppend = decided.map(({ event, at }) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { ...metadata, occurredAt: at } }));
     const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });
     revision = result.nextExpectedRevision;
     position = result.position;
     state = next;
     deps.updates?.notify(executionId);
-    deps.runMetrics?.recorded(decided, next);
+    deps.runMetrics?.recorded(decided.map((d) => d.event), next);
   }
 
   /** Appends what is pending, then what gathered meanwhile, until nothing is left. */
@@ -107,7 +113,8 @@ export function createExecutionRecorder(
   function enqueue(commands: Command[], how: 'record' | 'note'): Promise<number> {
     if (broken) return Promise.reject(broken.error);
     const appended = new Promise<number>((resolve, reject) => pending.waiters.push({ resolve, reject }));
-    pending.commands.push(...commands);
+    const at = deps.now().toISOString();
+    pending.commands.push(...commands.map((command) => ({ command, at })));
     if (how === 'record') pending.durable = true;
     else pending.noted = true;
     if (!flushing) {

@@ -4,7 +4,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { outputOfStep } from '../domain/execution/runHistory.ts';
-import { type ExecutionEvent, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
+import { type ExecutionEvent, type RunMode, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
 import { type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
@@ -30,7 +30,7 @@ export interface ExecutionRequest {
   parameters: Record<string, unknown>;
   attachments: Attachment[];
   tools: ToolRequest | undefined;
-  mode: 'sync' | 'async' | 'step' | 'test';
+  mode: RunMode;
   apiKeyId: string | null;
   principal: Principal;
   /** The API request that started the run (X-Request-Id): on every event of the run, a worker's too. */
@@ -43,6 +43,8 @@ export interface ExecutionRequest {
   testRunId?: string | null;
   /** Reruns only: the run this one repeats. */
   rerunOf?: string | null;
+  /** Backtest runs only: the backtest this run belongs to. */
+  backtestId?: string | null;
 }
 
 export interface ResumeInput {
@@ -113,6 +115,8 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
     callbackEvents: request.callback?.events ?? [],
     testRunId: request.testRunId ?? null,
     rerunOf: request.rerunOf ?? null,
+    backtestId: request.backtestId ?? null,
+    tools: request.tools ?? null,
   },
 });
 
@@ -126,6 +130,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
     afterRevision: -1,
     started: started.promise,
     start: async () => {
+      const startedAt = performance.now();
       try {
         await recorder.noteAndWait(requestedEvent(request));
         started.resolve!();
@@ -133,7 +138,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
         started.reject!(error);
         throw error;
       }
-      return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent } }, 0, undefined, undefined);
+      return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent }, startedAt }, 0, undefined, undefined);
     },
   };
 }

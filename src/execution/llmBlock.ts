@@ -27,6 +27,12 @@ export async function runLlmBlock(
   conversation: ChatCompletionMessageParam[] | undefined,
   /** The step's span: the parent of the model calls' spans. */
   span: Context,
+  /**
+   * The run's last step: its completion (and charge) goes durably in one append with the run's end,
+   * recorded right after it, rather than in one of its own. A crash before that append loses both,
+   * as a crash before the block's own append would have lost the block: a job taken over runs it again.
+   */
+  endsRun = false,
 ) {
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
@@ -100,7 +106,8 @@ export async function runLlmBlock(
     }
     throw new PausedForTools(pause);
   }
-  await recorder.record(
+  const completed = endsRun ? async (...events: Parameters<typeof recorder.record>) => recorder.note(...events) : recorder.record;
+  await completed(
     {
       type: 'ExecutionStepCompleted',
       data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls) },

@@ -22,6 +22,8 @@ export interface RunContext {
   completed?: Map<string, unknown>;
   /** The run's trace (W3C traceparent of the span it continues) and, for a resume, the resuming request's, linked. */
   trace: { parent?: string; link?: string };
+  /** When a fresh run was taken up (`performance.now()`), before its first append: its duration counts from there, as its events' times do. */
+  startedAt?: number;
 }
 
 /** The state one call of the step runner shares with the blocks it runs. */

@@ -51,9 +51,9 @@ export async function runSteps(
 }
 
 async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious: unknown, resumeConversation: ChatCompletionMessageParam[] | undefined): Promise<ExecutionOutcome> {
-  const started = performance.now();
-  const elapsed = () => Math.round(performance.now() - started);
   const { deps, run } = session;
+  const started = run.startedAt ?? performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
   const { executionId, recorder } = run;
 
   let previous: unknown = initialPrevious;
@@ -68,7 +68,7 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
       } else if ('loop' in step) {
         previous = await runLoop(session, step.loop, context, stepIndex);
       } else {
-        previous = await runBlock(session, step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined);
+        previous = await runBlock(session, step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined, stepIndex === run.steps.length - 1);
       }
     }
     const result = resultObject(previous);
@@ -86,7 +86,7 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
 }
 
 /** One block of a step: skipped with its recorded output when a taken-over run already completed it. */
-async function runBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[]) {
+async function runBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[], endsRun = false) {
   const { run } = session;
   const key = blockKey(stepIndex, block.name, iteration);
   if (run.completed?.has(key)) {
@@ -99,7 +99,7 @@ async function runBlock(session: RunSession, block: StoredBlock, context: Templa
   try {
     const output =
       block.processor_type === 'llm'
-        ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation, trace.setSpan(session.span, span))
+        ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation, trace.setSpan(session.span, span), endsRun)
         : await runLocalBlock(session, block, context, stepIndex, iteration);
     if (iteration === null) setOwn(run.accumulated, block.name, output);
     return output;

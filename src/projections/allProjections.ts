@@ -9,5 +9,6 @@ import { projectsProjection } from './readModels/projectsProjection.ts';
 import { runsProjection } from './readModels/runsProjection.ts';
 import { testCasesProjection } from './readModels/testCasesProjection.ts';
 import { testRunsProjection } from './readModels/testRunsProjection.ts';
+import { backtestsProjection } from './readModels/backtestsProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection];

@@ -18,4 +18,10 @@ export interface Projection {
   handles: readonly DomainEventType[];
   tables: readonly (keyof ReadModels)[];
   apply(trx: Transaction<ReadModels>, event: DomainEvent, context: ProjectionContext): Promise<void>;
+  /**
+   * All of a batch's events for this projection at once, in log order, with the same result as
+   * `apply` on each in turn: a few multi-row statements instead of some per event. Optional; when it
+   * fails, the batch is applied again event by event, so a stall names the event that failed.
+   */
+  applyAll?(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]): Promise<void>;
 }

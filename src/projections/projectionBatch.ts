@@ -65,14 +65,28 @@ export async function applyBatch(
         continue;
       }
       let current: RecordedEvent | undefined;
-      await sql`SAVEPOINT projection`.execute(trx);
-      try {
+      const decode = (recorded: RecordedEvent) => {
+        let event = decoded.get(recorded.id);
+        if (!event) decoded.set(recorded.id, (event = decodeRecorded(recorded)));
+        return event;
+      };
+      const applyEach = async () => {
         for (const recorded of mine) {
           current = recorded;
-          let event = decoded.get(recorded.id);
-          if (!event) decoded.set(recorded.id, (event = decodeRecorded(recorded)));
-          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
+          await projection.apply(trx, decode(recorded), { recorded, occurredAt: recorded.metadata.occurredAt });
         }
+      };
+      await sql`SAVEPOINT projection`.execute(trx);
+      try {
+        if (projection.applyAll) {
+          try {
+            await projection.applyAll(trx, mine.map((recorded) => ({ event: decode(recorded), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
+          } catch {
+            // Which event? Event by event from the savepoint: the one that fails stalls the projection as usual.
+            await sql`ROLLBACK TO SAVEPOINT projection`.execute(trx);
+            await applyEach();
+          }
+        } else await applyEach();
         await sql`RELEASE SAVEPOINT projection`.execute(trx);
         settled.advanced.push(projection.name);
       } catch (error) {

@@ -1,5 +1,6 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { JobStatus, RunStatus } from '../domain/execution/runStatus.ts';
+import type { RunMode } from '../domain/execution/executionEvents.ts';
 
 /** Kysely's view of the read models. Every row is derived from events and can be rebuilt. */
 type Json = ColumnType<unknown, string, string>;
@@ -119,10 +120,12 @@ export interface RunsTable {
   project_id: string;
   flow_id: string;
   version_number: number;
-  mode: 'sync' | 'async' | 'step' | 'test';
+  mode: RunMode;
   api_key_id: string | null;
   test_run_id: string | null;
   rerun_of: string | null;
+  /** The backtest a run of mode `backtest` belongs to. */
+  backtest_id: Generated<string | null>;
   status: RunStatus;
   claims: Generated<number>;
   failure_code: string | null;
@@ -170,6 +173,8 @@ export interface TestCasesTable {
   project_id: string;
   name: string;
   definition: ColumnType<unknown, string, string>;
+  /** The recorded run the case was made from (`test from-run`), or null. */
+  from_execution_id: Generated<string | null>;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -185,6 +190,44 @@ export interface TestRunsTable {
   passed: boolean | null;
   started_at: Timestamp;
   finished_at: Timestamp | null;
+}
+
+export interface BacktestsTable {
+  id: string;
+  flow_id: string;
+  organization_id: string;
+  project_id: string;
+  target_kind: 'version' | 'draft';
+  target_version_id: string | null;
+  target_version_number: number | null;
+  selection: Json;
+  only_completed: boolean;
+  judge: Json | null;
+  repeat_of: string | null;
+  runner: string | null;
+  status: 'running' | 'finished' | 'interrupted';
+  total: number;
+  same: Generated<number>;
+  different: Generated<number>;
+  failed: Generated<number>;
+  /** Different answers its judge scored as not mattering. */
+  accepted: Generated<number>;
+  started_at: Timestamp;
+  finished_at: Timestamp | null;
+}
+
+export interface BacktestPairsTable {
+  backtest_id: string;
+  position: number;
+  execution_id: string;
+  backtest_execution_id: string;
+  outcome: 'same' | 'different' | 'failed' | null;
+  changes: Json | null;
+  more: number | null;
+  original: Json | null;
+  candidate: Json | null;
+  judge: Json | null;
+  compared_at: Timestamp | null;
 }
 
 export interface DeliveryLeasesTable {
@@ -233,7 +276,9 @@ export interface ReadModels {
   projection_checkpoints: ProjectionCheckpointsTable;
   test_cases: TestCasesTable;
   test_runs: TestRunsTable;
+  backtests: BacktestsTable;
+  backtest_pairs: BacktestPairsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs'] as const;

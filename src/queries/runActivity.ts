@@ -1,3 +1,4 @@
+import { productionModes } from '../domain/execution/runKind.ts';
 import { type Kysely, sql } from 'kysely';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -28,7 +29,7 @@ export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) 
     .select(['r.flow_id', 'f.slug', 'f.name', at.as('at'), sql<number>`count(*)::int`.as('runs'), sql<number>`(count(*) FILTER (WHERE r.status = 'failed'))::int`.as('failed')])
     .where('r.created_at', '>=', bucketStart(query.from, query.bucket))
     .where('r.created_at', '<', query.to)
-    .where('r.test_run_id', 'is', null)
+    .where('r.mode', 'in', productionModes)
     .groupBy(['r.flow_id', 'f.slug', 'f.name', at]);
   if (query.organizationId) rows = rows.where('r.organization_id', '=', query.organizationId);
   if (query.projectId) rows = rows.where('r.project_id', '=', query.projectId);

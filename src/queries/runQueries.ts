@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { type RunKind, modesOfKind } from '../domain/execution/runKind.ts';
 import type { ReadModels, RunsTable } from '../projections/readModelSchema.ts';
 import { afterCreatedCursor, exactInstant, nextCreatedCursor } from './keysetCursor.ts';
 
@@ -10,8 +11,8 @@ export interface RunFilters {
   flowId?: string;
   status?: RunsTable['status'][];
   mode?: RunsTable['mode'][];
-  /** true: test runs only; false: no test runs. */
-  test?: boolean;
+  /** Production runs, test runs (cases, suites, trials) or backtest runs only. */
+  kind?: RunKind;
   apiKeyId?: string;
   /** ISO 8601 times: runs created at or after `from`, strictly before `to`. */
   from?: string;
@@ -26,7 +27,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   if (filters.flowId) query = query.where('flow_id', '=', filters.flowId);
   if (filters.status?.length) query = query.where('status', 'in', filters.status);
   if (filters.mode?.length) query = query.where('mode', 'in', filters.mode);
-  if (filters.test !== undefined) query = query.where('test_run_id', filters.test ? 'is not' : 'is', null);
+  if (filters.kind) query = query.where('mode', 'in', modesOfKind(filters.kind));
   if (filters.apiKeyId) query = query.where('api_key_id', '=', filters.apiKeyId);
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));
   if (filters.to) query = query.where('created_at', '<', new Date(filters.to));

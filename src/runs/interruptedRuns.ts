@@ -1,11 +1,11 @@
-import { type Kysely, sql } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { failRun } from '../execution/failRun.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
 import { finishInterruptedTestRun } from '../testing/interruptedTestRun.ts';
-import { forgetExpiredRunners } from './runnerLease.ts';
+import { forgetExpiredRunners, withoutLiveRunner } from './runnerLease.ts';
 
 const PAGE = 100;
 
@@ -31,9 +31,7 @@ export function createInterruptedRunSweep(deps: { db: Kysely<ReadModels>; engine
       .where('status', '=', 'running')
       .where('mode', '<>', 'async')
       .where('runner', 'is not', null)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('runner_leases').select('runner_id').whereRef('runner_leases.runner_id', '=', 'runs.runner').where('expires_at', '>', sql<Date>`now()`).where('done_at', 'is', null))),
-      )
+      .where(withoutLiveRunner('runs.runner'))
       .limit(PAGE)
       .execute();
     let ended = 0;

@@ -39,6 +39,10 @@ export function createRunnerLease(options: { db: Kysely<ReadModels>; runnerId: s
   };
 }
 
+/** The runner named in `column` holds no live lease (it expired, was given up, or never was): nobody runs what it ran. */
+export const withoutLiveRunner = (column: 'runs.runner' | 'backtests.runner') =>
+  sql<boolean>`NOT EXISTS (SELECT 1 FROM runner_leases l WHERE l.runner_id = ${sql.ref(column)} AND l.expires_at > now() AND l.done_at IS NULL)`;
+
 /** Deletes runner leases no longer live: an expired lease and a missing one mean the same, and the table stays as small as the set of live processes. */
 export async function forgetExpiredRunners(db: Kysely<ReadModels>): Promise<void> {
   await db.deleteFrom('runner_leases').where((eb) => eb.or([eb('expires_at', '<=', sql<Date>`now()`), eb('done_at', 'is not', null)])).execute();

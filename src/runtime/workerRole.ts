@@ -1,3 +1,4 @@
+import { createInterruptedBacktestSweep } from '../backtests/interruptedBacktests.ts';
 import type { Runtime } from './runtime.ts';
 import { createDeliveryCreator } from '../workers/deliveryCreator.ts';
 import { createJobRunner } from '../workers/jobRunner.ts';
@@ -46,17 +47,14 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     commands: runtime.commands,
     onCreated: (deliveryId) => void dispatcher.offer(deliveryId),
   });
-  const interrupted = createInterruptedRunSweep({
-    db: runtime.db,
-    engine: runtime.execution,
-    logger: runtime.logger,
-    sweeper: runtime.execution.runner ?? 'worker',
-    // A third of the lease: a dead process's runs end between one and one and a third leases after it died.
-    intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3),
-  });
+  // A third of the lease: what a dead process ran ends between one and one and a third leases after it died.
+  const sweeps = { db: runtime.db, logger: runtime.logger, sweeper: runtime.execution.runner ?? 'worker', intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3) };
+  const interrupted = createInterruptedRunSweep({ ...sweeps, engine: runtime.execution });
+  const interruptedBacktests = createInterruptedBacktestSweep({ ...sweeps, commands: runtime.commands });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
   const tasks = [
     supervisor.supervise('interrupted-run-sweep', () => interrupted.start()),
+    supervisor.supervise('interrupted-backtest-sweep', () => interruptedBacktests.start()),
     supervisor.supervise('job-runner', () => jobs.start()),
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),

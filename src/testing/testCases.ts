@@ -44,7 +44,7 @@ function validDefinition(input: unknown): TestCaseDefinition {
   return definition;
 }
 
-export async function addTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definition: unknown }, metadata: CommandMetadata) {
+export async function addTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definition: unknown; fromExecutionId?: string }, metadata: CommandMetadata) {
   const definition = validDefinition(input.definition);
   const flow = await requireFlow(deps, scope, input.flowId);
   const testCaseId = randomUUID();
@@ -52,7 +52,7 @@ export async function addTestCase(deps: CommandDependencies, scope: AuthoringSco
     deps,
     testCaseStream(testCaseId),
     testCase,
-    { type: 'CreateTestCase', data: { testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, projectId: flow.projectId, definition } },
+    { type: 'CreateTestCase', data: { testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, projectId: flow.projectId, definition, fromExecutionId: input.fromExecutionId ?? null } },
     metadata,
   );
   return { testCaseId, flowId: flow.flowId, name: definition.name, position: result.position };
@@ -73,11 +73,11 @@ export async function removeTestCase(deps: CommandDependencies, scope: Authoring
 
 /** A flow's test cases (read model), by name. */
 export async function listTestCases(db: Kysely<ReadModels>, scope: AuthoringScope, flowId: string) {
-  let query = db.selectFrom('test_cases').select(['id', 'name', 'definition', 'updated_at']).where('flow_id', '=', flowId);
+  let query = db.selectFrom('test_cases').select(['id', 'name', 'definition', 'from_execution_id', 'updated_at']).where('flow_id', '=', flowId);
   if (scope.organizationIds !== undefined) {
     if (scope.organizationIds.length === 0) return [];
     query = query.where('organization_id', 'in', scope.organizationIds);
   }
   const rows = await query.orderBy('name').orderBy('id').execute();
-  return rows.map((r) => ({ testCaseId: r.id, name: r.name, definition: r.definition as TestCaseDefinition, updatedAt: r.updated_at.toISOString() }));
+  return rows.map((r) => ({ testCaseId: r.id, name: r.name, definition: r.definition as TestCaseDefinition, fromExecutionId: r.from_execution_id, updatedAt: r.updated_at.toISOString() }));
 }

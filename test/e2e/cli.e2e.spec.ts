@@ -125,7 +125,7 @@ describe('the seqflow CLI', () => {
     await writeFile(file, JSON.stringify({ name: 'answers', input: { message: 'q' }, assertions: [{ type: 'json_schema', schema: { type: 'object' } }, { type: 'max_tokens', value: 1000 }] }));
     const added = (await cli('test', 'add', '--flow', flow, '--file', file)).json;
     expect(added).toEqual({ testCaseId: expect.any(String), flowId: flow, name: 'answers' });
-    expect((await cli('test', 'list', '--flow', flow)).json).toEqual([{ testCaseId: added.testCaseId, name: 'answers', definition: expect.objectContaining({ assertions: expect.any(Array) }), updatedAt: expect.any(String) }]);
+    expect((await cli('test', 'list', '--flow', flow)).json).toEqual([{ testCaseId: added.testCaseId, name: 'answers', definition: expect.objectContaining({ assertions: expect.any(Array) }), fromExecutionId: null, updatedAt: expect.any(String) }]);
     await writeFile(file, JSON.stringify({ name: 'renamed', input: { message: 'q' }, assertions: [{ type: 'contains', value: 'x' }] }));
     // A case is named by its name within its flow, or by its id.
     expect((await cli('test', 'update', '--flow', 'built', '--case', 'answers', '--file', file)).json).toEqual({ testCaseId: added.testCaseId, name: 'renamed' });

@@ -231,7 +231,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     const to = new Date(Date.now() + 3_600_000);
     const from = new Date(to.getTime() - 24 * 3_600_000);
     const activity = await olga.runs.activity.query({ organizationId, from: from.toISOString(), to: to.toISOString(), bucket: 'hour' });
-    const notTests = (await olga.runs.list.query({ organizationId, test: false, limit: 200 })).items;
+    const notTests = (await olga.runs.list.query({ organizationId, kind: 'production', limit: 200 })).items;
     expect(activity.points).toHaveLength(25);
     expect(activity.points.every((point) => point.at.endsWith(':00:00.000Z'))).toBe(true);
     const counted = (field: 'runs' | 'failed') => activity.points.reduce((sum, point) => sum + Object.values(point[field]).reduce((a, b) => a + b, 0), 0);
@@ -243,7 +243,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((tooLong.shape?.data as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('at most 200') });
   });
 
-  it('lists runs newest first with the filters an operator needs: organization, status, test or not, API key, time, and a cursor', async () => {
+  it('lists runs newest first with the filters an operator needs: organization, status, kind (production, test, backtest), API key, time, and a cursor', async () => {
     await t.runtime.projections.catchUp();
     const olga = await asOperator();
     const all = await olga.runs.list.query({ organizationId });
@@ -255,10 +255,12 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect([...createdAts].sort().reverse()).toEqual(createdAts);
 
     expect((await olga.runs.list.query({ apiKeyId: original.apiKeyId! })).items.map((r) => r.executionId)).toEqual([executionId]);
-    const tests = await olga.runs.list.query({ test: true });
+    const tests = await olga.runs.list.query({ kind: 'test' });
     expect(tests.items.length).toBeGreaterThan(0);
-    expect(tests.items.every((r) => r.mode === 'test' && r.testRunId !== null)).toBe(true);
-    expect((await olga.runs.list.query({ test: false })).items.every((r) => r.testRunId === null)).toBe(true);
+    expect(tests.items.every((r) => r.mode === 'test')).toBe(true);
+    const production = (await olga.runs.list.query({ kind: 'production' })).items;
+    expect(production.length).toBeGreaterThan(0);
+    expect(production.every((r) => ['sync', 'async', 'step'].includes(r.mode))).toBe(true);
     expect((await olga.runs.list.query({ status: ['failed', 'paused', 'retrying'] })).items).toEqual([]);
 
     // What a bare "running" would hide: a run waiting for tool results, and a job taken over.

@@ -175,10 +175,10 @@ describe('the operator console page in Debian Chromium', () => {
     await find('order-4712');
     await page.waitForSelector('.run-search p.empty');
     expect(await textOf('.run-search p.empty')).toContain('Nothing found for “order-4712”');
-    // The list itself leaves test runs out until asked for.
+    // The list itself leaves test and backtest runs out until asked for.
     await page.goto(`${consoleBase}/#/runs`);
-    await page.waitForSelector('form.filters select');
-    expect(await page.$eval('form.filters label:nth-of-type(3) select', (select) => (select as HTMLSelectElement).value)).toBe('false');
+    await page.waitForSelector('form.filters select[name="kind"]');
+    expect(await page.$eval('form.filters select[name="kind"]', (select) => (select as HTMLSelectElement).value)).toBe('production');
     await shot('runs-lookup');
   });
 
@@ -222,6 +222,39 @@ describe('the operator console page in Debian Chromium', () => {
     await page.waitForSelector('tr.production');
     expect(await textOf('tr.production')).toContain('v1');
     await shot('flows');
+  });
+
+  it('starts a backtest of the flow, watches it fill in live, and opens a pair side by side with the changes highlighted', async () => {
+    model.respond = () => ({ content: 'A longer and kinder answer.', usage: { prompt_tokens: 21, completion_tokens: 9 } });
+    await page.waitForSelector('form.backtest-start select[name="target"] option[value="1"]');
+    await page.select('form.backtest-start select[name="target"]', '1');
+    await page.click('form.backtest-start input[name="last"]');
+    await page.keyboard.down('Control');
+    await page.keyboard.press('A');
+    await page.keyboard.up('Control');
+    await page.keyboard.press('Backspace');
+    await page.type('form.backtest-start input[name="last"]', '3');
+    await page.click('form.backtest-start button[type="submit"]');
+    // The row fills in from the live events until the backtest has finished.
+    await page.waitForFunction(() => document.querySelector('table.backtests tbody tr .chip')?.textContent === 'finished', { timeout: 60_000 });
+    expect(await textOf('table.backtests tbody tr')).toMatch(/3\/3/);
+    expect(await page.$eval('form.backtest-start input[name="last"]', (input) => (input as HTMLInputElement).value)).toBe('3');
+    await page.waitForFunction(() => document.querySelectorAll('table.pairs tbody tr .chip-different').length === 3, { timeout: 30_000 });
+    await page.click(`table.pairs tr[data-execution-id="${executionId}"] button.link`);
+    await page.waitForSelector('.side-by-side tr.changed');
+    const changed = await page.$$eval('.side-by-side tr.changed', (rows) => rows.map((row) => (row as HTMLElement).innerText));
+    expect(changed.join('\n')).toContain('A short, kind answer.');
+    expect(changed.join('\n')).toContain('A longer and kinder answer.');
+    expect(await page.$$eval('.side-by-side tr.changed td:first-child', (cells) => cells.map((c) => (c as HTMLElement).innerText).sort())).toEqual(['answer', 'length']);
+    await shot('backtest-pair');
+
+    // A recorded run becomes a test case of its flow from its page.
+    page.once('dialog', (dialog) => void dialog.accept('kind answer'));
+    await page.goto(`${consoleBase}/#/runs/${executionId}`);
+    await page.waitForSelector('button.make-test-case');
+    await page.click('button.make-test-case');
+    await page.waitForSelector('p.notice');
+    expect(await textOf('p.notice')).toContain('Test case “kind answer” added');
   });
 
   it('shows the projections and their lag in the System view', async () => {

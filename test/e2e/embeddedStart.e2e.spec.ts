@@ -1,12 +1,13 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAssistant } from '../support/oauthAssistant.ts';
 import { ROOT, runCli, runInspectorCli } from '../support/runProcess.ts';
+import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -56,7 +57,7 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
   }, 120_000);
   afterAll(async () => {
     server?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await removeScratchDataFolder(dataDir);
   });
 
   it('seeds the demo and prints a curl that works as printed; answers health; names its data folder', async () => {
@@ -79,8 +80,8 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     const inspector = await runInspectorCli([mcpUrl!, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${assistant.stored!.access_token}`], dataDir);
     expect(inspector.code, inspector.stderr).toBe(0);
     const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
-    expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace']));
-    expect(listed).toHaveLength(21);
+    expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace', 'backtest_version', 'get_backtest', 'create_test_case_from_run']));
+    expect(listed).toHaveLength(24);
   }, 120_000);
 
   it('prints an operator console link that opens a session once', async () => {

@@ -102,16 +102,18 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and nine more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and twelve more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
     expect(client.getInstructions()).toMatch(/vision-capable model/);
+    expect(client.getInstructions()).toMatch(/backtest_version replays recorded production runs/);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
         'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
+        'backtest_version', 'get_backtest', 'create_test_case_from_run',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -181,6 +183,48 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect((await ok(client, 'hydrate_project', { project_id: projectId })).flows[0].draft_status).toBe('changed');
     const diff = await ok(client, 'diff_versions', { flow_id, from: 1, to: 'draft' });
     expect(diff).toMatchObject({ flow_id, from: 1, to: 'draft', added: [], removed: [{ step_id: stats.step_id, name: 'stats' }] });
+  });
+
+  it('backtests a version on the flow\'s recorded production runs, reads every pair, and keeps a run as a test case', async () => {
+    const client = await connect('uma');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Backtested', slug: 'backtested' });
+    const grade = await ok(client, 'add_block', { flow_id, name: 'grade', processor_type: 'llm', prompt: 'Grade: {{message}}' });
+    await ok(client, 'update_block_output_schema', { flow_id, step_id: grade.step_id, content: gradeSchema });
+    const v1 = await ok(client, 'publish_version', { flow_id });
+    await ok(client, 'set_production_version', { flow_id, version_id: v1.version_id });
+    const recorded: string[] = [];
+    for (const [message, overall_score] of [['first', 80], ['second', 60]] as const) {
+      model.script({ content: { overall_score, summary: message } });
+      const response = await fetch(`${origin}/api/v1/seq/acme/web/backtested/execute`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+      recorded.push(((await response.json()) as { executionId: string }).executionId);
+    }
+    await t.runtime.projections.catchUp();
+
+    // The draft grades the second essay differently: one pair the same, one different, the path named.
+    model.respond = (request) => {
+      const second = JSON.stringify(request.body.messages).includes('second');
+      return { content: { overall_score: second ? 65 : 80, summary: second ? 'second' : 'first' } };
+    };
+    const backtest = await ok(client, 'backtest_version', { flow_id, target: 'draft', last: 10 });
+    expect(backtest).toEqual({
+      backtest_id: expect.any(String),
+      complete: true,
+      summary: { total: 2, compared: 2, same: 1, different: 1, failed: 0 },
+      first_differences: [{ flow_run_id: recorded[1], backtest_run_id: expect.any(String), outcome: 'different', changes: [{ path: 'overall_score', kind: 'changed', before: '60', after: '65' }], more_changes: 0, candidate_error: null }],
+    });
+    const read = await ok(client, 'get_backtest', { backtest_id: backtest.backtest_id });
+    expect(read).toMatchObject({ status: 'finished', target: 'draft', summary: { total: 2, same: 1, different: 1 }, next_cursor: null });
+    expect(read.pairs.map((p: { flow_run_id: string; outcome: string }) => [p.flow_run_id, p.outcome])).toEqual([[recorded[0], 'same'], [recorded[1], 'different']]);
+    // The replay is a run the assistant reads like any other.
+    expect(await ok(client, 'get_test_run_trace', { flow_run_id: backtest.first_differences[0].backtest_run_id })).toMatchObject({ status: 'completed' });
+    // A version the flow does not have, and another organization's backtest, are refused as not found.
+    expect(await errorText(client, 'backtest_version', { flow_id, target: 7 })).toMatch(/^VERSION_NOT_FOUND/);
+    expect(await errorText(await connect('eve'), 'get_backtest', { backtest_id: backtest.backtest_id })).toMatch(/^BACKTEST_NOT_FOUND/);
+
+    const made = await ok(client, 'create_test_case_from_run', { flow_run_id: recorded[1], name: 'the second essay' });
+    expect(made).toEqual({ test_case_id: expect.any(String), flow_id, name: 'the second essay', from_flow_run_id: recorded[1], warnings: [] });
+    model.script({ content: { overall_score: 60, summary: 'second' } });
+    expect(await ok(client, 'run_test_case', { test_case_id: made.test_case_id, version: 1 })).toMatchObject({ passed: true });
   });
 
   it('creates test cases, runs one and all, and reads both traces with ids passed on unchanged', async () => {

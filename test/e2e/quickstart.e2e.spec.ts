@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { ROOT } from '../support/runProcess.ts';
+import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { until } from '../support/until.ts';
 
 /** The README's quickstart: its shell blocks, in order. */
@@ -43,7 +44,7 @@ describe('the README quickstart, run as written', () => {
   let dataDir: string;
   let server: ReturnType<typeof start>;
   let port: number;
-  const files = ['review.flow.json', 'good-essay.case.json'].map((f) => path.join(ROOT, f));
+  const files = ['review.flow.json', 'review-v2.flow.json', 'good-essay.case.json'].map((f) => path.join(ROOT, f));
 
   beforeAll(async () => {
     model = await startScriptedModelServer();
@@ -56,12 +57,12 @@ describe('the README quickstart, run as written', () => {
     server?.stop();
     await model?.close();
     for (const file of files) rmSync(file, { force: true });
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    if (dataDir) await removeScratchDataFolder(dataDir);
   });
 
-  it('gets from npm start to the own flow answering /execute, a signed webhook and /step, with a test case and a promotion', async () => {
+  it('gets from npm start to the own flow answering /execute, a signed webhook and /step, with a test case, a promotion, and a backtest before the next one', async () => {
     const [startBlock, ...rest] = quickstartBlocks();
-    expect(rest.length).toBeGreaterThanOrEqual(6);
+    expect(rest.length).toBeGreaterThanOrEqual(7);
     // The start command as the README gives it, plus the model server and a scratch folder and port.
     const startLine = startBlock!.split('\n').find((line) => line.endsWith('npm start'))!;
     const settings = Object.fromEntries([...startLine.matchAll(/([A-Z_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
@@ -91,8 +92,18 @@ describe('the README quickstart, run as written', () => {
       expect(out).toContain('"status":"completed","result":{"score":8,"why":"A clear claim, well supported.","passed":true}');
       expect(out).toContain('event: completed');
       expect(out).toMatch(/flow\.completed [0-9a-f-]{36}: \{.*"score":8.*"passed":true/);
-      // The model got the flow's system prompt and settings.
-      expect(model.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.2, messages: [{ role: 'system', content: 'You are a strict but fair writing teacher.' }, { role: 'user' }] });
+      // 7: the backtest replayed the production runs recorded so far on version 2 (the model answering as before: every answer the same), and version 2 was promoted.
+      const backtest = out.split('\n').find((line) => line.startsWith('{"backtestId"'));
+      expect(backtest, out.slice(-3000)).toBeDefined();
+      const report = JSON.parse(backtest!) as { target: unknown; summary: { total: number; same: number } };
+      expect(report.target).toEqual({ kind: 'version', number: 2 });
+      expect(report.summary.total).toBeGreaterThanOrEqual(2);
+      expect(report.summary.same).toBe(report.summary.total);
+      expect(out).toMatch(/"versionId":"[0-9a-f-]{36}","number":2/);
+      // The model got the flow's system prompt and settings: version 1's, then version 2's.
+      const systemPrompts = model.requests.map((r) => r.body.messages[0]?.content);
+      expect(systemPrompts).toContain('You are a strict but fair writing teacher.');
+      expect(model.requests.at(-1)!.body).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.2, messages: [{ role: 'system', content: 'You are a fair and encouraging writing teacher.' }, { role: 'user' }] });
       process.stderr.write(`quickstart: ${Math.round(performance.now() - started)} ms from the first command after npm start to the webhook\n`);
     } finally {
       session.stop();

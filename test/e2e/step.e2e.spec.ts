@@ -172,7 +172,16 @@ describe('/step: step-through execution over server-sent events', () => {
       const restore = failAppendsOf('ExecutionCompleted', 'ExecutionFailed');
       try {
         const frames = eventsOnly(await (await step('three', { message: 'q' })).rest());
-        expect(frames.map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', 'step_started', 'step_completed', 'failed']);
+        // The last block (an llm block) completes in the same append as the run's end, so that append
+        // failed and nothing of its completion is in the log or the stream. Its start is noted, not
+        // awaited: it is in the log (and the stream) only if its own append went out before the model
+        // answered; it may as well have joined the failed append. The stream shows what the log holds.
+        const executionId = (frames[0]!.data as { executionId: string }).executionId;
+        const logged = await streamTypes(executionId);
+        expect(logged).not.toContain('ExecutionCompleted');
+        const lastStart = logged.filter((type) => type === 'ExecutionStepStarted').length === 3 ? ['step_started'] : [];
+        expect(logged.filter((type) => type === 'ExecutionStepCompleted')).toHaveLength(2);
+        expect(frames.map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', ...lastStart, 'failed']);
         expect(frames.at(-1)!.data).toMatchObject({ code: 'INTERNAL', failureReason: 'error' });
       } finally {
         restore();

@@ -196,7 +196,7 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     await setProduction(deps, scope, { flowId: counter, versionId: v2.versionId, force: { reason: 'known regression' } }, testPrincipal);
     const tail = (await streamOf(`flow-${counter}`)).slice(-2);
     expect(tail).toEqual([
-      { type: 'FlowPromotionForced', data: { flowId: counter, versionId: v2.versionId, gate: 'failing', testCases: ['four'], reason: 'known regression' } },
+      { type: 'FlowPromotionForced', data: { flowId: counter, versionId: v2.versionId, gate: 'failing', testCases: ['four'], backtest: null, reason: 'known regression' } },
       { type: 'FlowProductionVersionSet', data: expect.objectContaining({ versionId: v2.versionId, number: 2 }) },
     ]);
   });

@@ -1,3 +1,4 @@
+import { startBacktest } from '../../src/backtests/backtestRunner.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -81,6 +82,7 @@ describe('projections', () => {
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date().toISOString() } }, testPrincipal);
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date().toISOString(), durationMs: 5, secretVersions: [1] } }, testPrincipal);
     }
+    return imported.flowId;
   }
 
   it('rebuilds every read model from the log into exactly the rows it had', async () => {
@@ -101,7 +103,12 @@ describe('projections', () => {
         await importFlow(deps, { organizationSlug: org, projectSlug: project, file: flowFile('summary', 2), publish: true }, testPrincipal);
       }
     }
-    await runJobsAndDeliveries('alpha');
+    const asker = await runJobsAndDeliveries('alpha');
+    // A backtest of those jobs: its row, its pairs, and the runs of mode backtest.
+    await t.runtime.projections.catchUp();
+    model.script({ content: 'fine' }, { content: 'fine' });
+    const backtest = await startBacktest(t.runtime.execution, {}, { flowId: asker, version: 1, selection: { kind: 'last', count: 2 }, concurrency: 1 }, testPrincipal);
+    expect((await backtest.run()).summary).toMatchObject({ total: 2, same: 1, different: 1 });
     // A flow edited block by block: every kind of draft edit reaches the read models.
     const web = (await createProject(deps, { organizationSlug: 'alpha', slug: 'edits', name: 'Edits' }, testPrincipal)).id;
     const built = await createFlow(deps, {}, { projectId: web, name: 'Built', slug: 'built' }, testPrincipal);
@@ -169,6 +176,14 @@ describe('projections', () => {
           if (!(projection.handles as readonly string[]).includes(recorded.type)) continue;
           await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
         }
+      }
+    });
+    expect(await snapshot(t)).toEqual(before);
+    // And a whole log's worth at once, as a batch applies it, for the projections that take batches.
+    await t.runtime.db.transaction().execute(async (trx) => {
+      for (const projection of allProjections.filter((p) => p.applyAll)) {
+        const mine = events.filter((recorded) => (projection.handles as readonly string[]).includes(recorded.type));
+        await projection.applyAll!(trx, mine.map((recorded) => ({ event: decodeEvent(recorded.type, recorded.schemaVersion, recorded.data), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
       }
     });
     expect(await snapshot(t)).toEqual(before);

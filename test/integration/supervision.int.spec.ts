@@ -142,6 +142,36 @@ describe('background tasks never stall silently', () => {
     }
   });
 
+  it("applies a projection's batch at once when it takes batches, and event by event when the batch fails, so the stall names the event", async () => {
+    const seen = { batches: 0, oneByOne: [] as string[] };
+    const batched: Projection = {
+      name: 'batched',
+      handles: ['OrganizationCreated'],
+      tables: [],
+      apply: async (_trx, event) => {
+        if (event.type !== 'OrganizationCreated') return;
+        if (event.data.slug === 'poison-batch') throw new Error('cannot apply (injected)');
+        seen.oneByOne.push(event.data.slug);
+      },
+      applyAll: async (_trx, events) => {
+        seen.batches++;
+        if (events.some(({ event }) => event.type === 'OrganizationCreated' && event.data.slug === 'poison-batch')) throw new Error('the batch fails (injected)');
+      },
+    };
+    const runner = createProjectionRunner({ db: t.runtime.db, eventStore: t.runtime.eventStore, projections: [...allProjections, batched], logger: t.runtime.logger, supervisor: t.runtime.supervisor });
+    await runner.catchUp();
+    expect(seen.batches).toBeGreaterThan(0);
+    expect(seen.oneByOne).toEqual([]);
+    await createOrganization(t.runtime.commands, { slug: 'fine-batch', name: 'Fine' }, testPrincipal);
+    const poison = await createOrganization(t.runtime.commands, { slug: 'poison-batch', name: 'Poison' }, testPrincipal);
+    await runner.catchUp();
+    const stalled = (await runner.status()).find((s) => s.name === 'batched')!;
+    expect(stalled.stalled).toMatchObject({ eventType: 'OrganizationCreated', error: 'cannot apply (injected)' });
+    expect(stalled.position).toBeLessThan(poison.position);
+    // The fallback went event by event up to the one that fails.
+    expect(seen.oneByOne).toContain('fine-batch');
+  });
+
   it('refuses loudly an event written by a newer version of the code: that projection stalls on it, never reads it with an older schema', async () => {
     const future = { id: randomUUID(), type: 'OrganizationCreated', schemaVersion: 99, data: { organizationId: randomUUID(), slug: 'future', name: 'Future', region: 'mars' }, metadata: { correlationId: randomUUID(), causationId: null, principal, occurredAt: new Date().toISOString() } };
     await t.runtime.eventStore.append(`org-${future.data.organizationId}`, [future], 'no_stream');

@@ -19,7 +19,7 @@ const paused = (executionId: string): ExecutionEvent => ({
   type: 'ExecutionPausedForToolCalls',
   data: { executionId, stepIndex: 0, blockId: 'b', blockName: 'b', iterationsUsed: 1, toolCalls: [{ id: 'c1', name: 'lookup', arguments: '{}' }], messagesDigest: 'd', messageCount: 2 },
 });
-const resumed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionResumed', data: { executionId, stepIndex: 0, blockName: 'b', iterationsUsed: 1, toolCallIds: ['c1'] } });
+const resumed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionResumed', data: { executionId, stepIndex: 0, blockName: 'b', iterationsUsed: 1, toolCallIds: ['c1'], toolResults: [] } });
 const completedStep = (executionId: string): ExecutionEvent => ({
   type: 'ExecutionStepCompleted',
   data: { executionId, stepIndex: 0, blockId: 'b', blockName: 'b', iteration: null, output: 'x', model: null, usage: null, durationMs: 1, attempts: 1, validationErrors: [] },
@@ -46,7 +46,7 @@ export const runStatusCases: RunStatusCase[] = [
 export function eventsOf(c: RunStatusCase, executionId: string, flow: { flowId: string; versionId: string; organizationId: string; projectId: string }): ExecutionEvent[] {
   const requested: ExecutionEvent = {
     type: 'ExecutionRequested',
-    data: { executionId, ...flow, versionNumber: 1, mode: c.mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null },
+    data: { executionId, ...flow, versionNumber: 1, mode: c.mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null },
   };
   return [requested, ...c.after.map((event) => event(executionId))];
 }

@@ -76,6 +76,21 @@ describe('the promotion gate', () => {
     spec
       .given([...created, added, published, gateOn])
       .when({ type: 'SetProductionVersion', data: { versionId: 'v1', gate: { status: 'failing', testCases: ['a'] }, force: { reason: 'hotfix' } } })
-      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v1', gate: 'failing', testCases: ['a'], reason: 'hotfix' } }, set]);
+      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v1', gate: 'failing', testCases: ['a'], backtest: null, reason: 'hotfix' } }, set]);
+  });
+
+  it('given a backtest rule, needs a finished backtest of the version with at most that share of changed answers', () => {
+    const rule: FlowEvent = { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: 10 } };
+    const given = [...created, added, published, rule];
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).thenRefuses('BACKTEST_NOT_RUN');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 2 } } }).thenRefuses('BACKTEST_CHANGED');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 1 } } }).then([set]);
+    spec
+      .given(given)
+      .when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 3, changed: 1 }, force: { reason: 'known change' } } })
+      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v1', gate: 'passed', testCases: [], backtest: { status: 'changed', backtestId: 'b', changedPercent: 33.33 }, reason: 'known change' } }, set]);
+    // Turned off, the rule holds nothing back; setting it to what it is records nothing.
+    spec.given([...given, { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: null } }]).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).then([set]);
+    spec.given(given).when({ type: 'SetBacktestGate', data: { maxChangedPercent: 10 } }).then([]);
   });
 });

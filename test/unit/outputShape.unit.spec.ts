@@ -48,12 +48,23 @@ describe('ExecutionStepCompleted version 1 in the log', () => {
   });
 });
 
-describe('ExecutionRequested versions 1 to 3 in the log', () => {
-  it('are read as version 4: a run that belongs to no test run and reruns nothing', () => {
+describe('ExecutionRequested versions 1 to 4 in the log', () => {
+  it('are read as version 5: a run that belongs to no test run or backtest, reruns nothing, and whose tools were not kept', () => {
     const v2 = { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [] };
-    expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null, rerunOf: null });
-    expect(decodeEvent('ExecutionRequested', 3, { ...v2, testRunId: 't' }).data).toEqual({ ...v2, testRunId: 't', rerunOf: null });
-    expect(decodeEvent('ExecutionRequested', 1, { ...v2, callbackUrl: undefined, callbackEvents: undefined }).data).toMatchObject({ callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null });
+    const v5 = { backtestId: null, tools: null };
+    expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null, rerunOf: null, ...v5 });
+    expect(decodeEvent('ExecutionRequested', 3, { ...v2, testRunId: 't' }).data).toEqual({ ...v2, testRunId: 't', rerunOf: null, ...v5 });
+    expect(decodeEvent('ExecutionRequested', 4, { ...v2, testRunId: null, rerunOf: 'r' }).data).toEqual({ ...v2, testRunId: null, rerunOf: 'r', ...v5 });
+    expect(decodeEvent('ExecutionRequested', 1, { ...v2, callbackUrl: undefined, callbackEvents: undefined }).data).toMatchObject({ callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, ...v5 });
+  });
+});
+
+describe('ExecutionResumed version 1 and TestCaseCreated version 1 in the log', () => {
+  it('are read as a resume whose tool results were not kept, and a test case written by hand', () => {
+    const resumed = { executionId: 'e', stepIndex: 0, blockName: 'b', iterationsUsed: 1, toolCallIds: ['c'] };
+    expect(decodeEvent('ExecutionResumed', 1, resumed).data).toEqual({ ...resumed, toolResults: null });
+    const created = { testCaseId: 't', flowId: 'f', organizationId: 'o', projectId: 'p', definition: { name: 'n', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 1 }] } };
+    expect(decodeEvent('TestCaseCreated', 1, created).data).toEqual({ ...created, fromExecutionId: null });
   });
 });
 

@@ -81,7 +81,7 @@ describe('test case definitions', () => {
 describe('the test case decider', () => {
   const spec = deciderSpec(testCase);
   const definition = parseTestCase({ name: 'n', input: { message: 'm' }, assertions: [{ type: 'max_tokens', value: 10 }] });
-  const created = { type: 'TestCaseCreated' as const, data: { testCaseId: 't', flowId: 'f', organizationId: 'o', projectId: 'p', definition } };
+  const created = { type: 'TestCaseCreated' as const, data: { testCaseId: 't', flowId: 'f', organizationId: 'o', projectId: 'p', definition, fromExecutionId: null } };
 
   it('creates, updates and deletes; a deleted case is gone', () => {
     spec.given([]).when({ type: 'CreateTestCase', data: created.data }).then([created]);

@@ -12,7 +12,7 @@ const conversation = [
 ];
 const requested: ExecutionEvent = {
   type: 'ExecutionRequested',
-  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null },
+  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null },
 };
 const paused: ExecutionEvent = {
   type: 'ExecutionPausedForToolCalls',
@@ -22,8 +22,10 @@ const resume = (messages: unknown[], pausedAtStep = 'agent', flowId = 'f') => ex
 const result = { role: 'tool', tool_call_id: 'c1', content: 'sunny' };
 
 describe('resuming a tool pause (decider)', () => {
-  it('Given a pause, When the results answer every call over the recorded conversation, Then ExecutionResumed', () => {
-    expect(resume([...conversation, result])).toEqual([{ type: 'ExecutionResumed', data: { executionId: 'e', stepIndex: 0, blockName: 'agent', iterationsUsed: 1, toolCallIds: ['c1'] } }]);
+  it('Given a pause, When the results answer every call over the recorded conversation, Then ExecutionResumed, recording each result', () => {
+    expect(resume([...conversation, result])).toEqual([
+      { type: 'ExecutionResumed', data: { executionId: 'e', stepIndex: 0, blockName: 'agent', iterationsUsed: 1, toolCallIds: ['c1'], toolResults: [{ toolCallId: 'c1', name: 'w', content: 'sunny' }] } },
+    ]);
   });
 
   it('refuses another step, another flow, a changed history and mismatched results with their codes', () => {

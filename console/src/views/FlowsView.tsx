@@ -2,9 +2,10 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Problem, Section } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
+import { FlowBacktests } from './FlowBacktests.tsx';
 import { FlowVersions } from './FlowVersions.tsx';
 
-/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion. */
+/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests. */
 export function FlowsView() {
   const client = useClient();
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
@@ -69,6 +70,7 @@ export function FlowsView() {
         ) : projectId ? <p>Loading…</p> : null}
       </Section>
       {flowId ? <FlowVersions flowId={flowId} /> : null}
+      {flowId ? <FlowBacktests flowId={flowId} /> : null}
     </>
   );
 }

@@ -28,6 +28,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
   const live = useLiveRefresh([['runs.get', executionId], ['deliveries.list'], ['deliveries.get']], ['Execution', 'JobClaimed', 'Delivery'], { executionId });
   const refresh = () => void queryClient.invalidateQueries();
   const rerun = useMutation({ mutationFn: () => client.runs.rerun.mutate({ executionId }), onSuccess: (done) => (window.location.hash = hrefOf({ view: 'run', executionId: done.executionId })) });
+  const asTestCase = useMutation({ mutationFn: (name: string) => client.backtests.testCaseFromRun.mutate({ executionId, ...(name ? { name } : {}) }) });
   const cancel = useMutation({ mutationFn: (reason: string) => client.runs.cancel.mutate({ executionId, ...(reason ? { reason } : {}) }), onSuccess: refresh });
   const exportAudit = useMutation({
     mutationFn: () => client.audit.exportRun.query({ executionId }),
@@ -62,10 +63,29 @@ export function RunDetailView({ executionId }: { executionId: string }) {
             <button type="button" onClick={() => exportAudit.mutate()} disabled={exportAudit.isPending}>
               Export audit
             </button>
+            {ended ? (
+              <button
+                type="button"
+                className="make-test-case"
+                onClick={() => {
+                  const name = window.prompt('A test case of this flow with this input and an equals assertion on this result. Its name:', `from run ${shortId(executionId)}`);
+                  if (name !== null) asTestCase.mutate(name);
+                }}
+                disabled={asTestCase.isPending}
+                title="Input, tool results and this result as a test case of its flow"
+              >
+                Make test case
+              </button>
+            ) : null}
           </>
         }
       >
-        {[rerun.error, cancel.error, exportAudit.error].map((error, i) => (error ? <Problem key={i} error={error} /> : null))}
+        {[rerun.error, cancel.error, exportAudit.error, asTestCase.error].map((error, i) => (error ? <Problem key={i} error={error} /> : null))}
+        {asTestCase.data ? (
+          <p className="notice" role="status">
+            Test case “{asTestCase.data.name}” added to its flow ({shortId(asTestCase.data.testCaseId)}){asTestCase.data.warnings.length ? `: ${asTestCase.data.warnings.join('; ')}` : ''}
+          </p>
+        ) : null}
         <dl className="header">
           <dt>Status</dt>
           <dd>

@@ -15,12 +15,12 @@ const STATUSES = runStatuses;
 
 /**
  * Runs newest first, with every filter of `runs.list`, kept current by the live event stream. Test
- * runs are left out until asked for: the list is production traffic first. The search box finds a
+ * and backtest runs are left out until asked for: the list is production traffic first. The search box finds a
  * run by its execution id or Idempotency-Key, and an API key's runs.
  */
 export function RunsView() {
   const client = useClient();
-  const [filters, setFilters] = useState<Filters>({ test: false });
+  const [filters, setFilters] = useState<Filters>({ kind: 'production' });
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
   const runs = useInfiniteQuery({
     queryKey: ['runs.list', filters],
@@ -80,9 +80,10 @@ export function RunsView() {
         </fieldset>
         <label>
           Kind
-          <select value={filters.test === undefined ? '' : String(filters.test)} onChange={(e) => set({ test: e.target.value === '' ? undefined : e.target.value === 'true' })}>
-            <option value="false">not tests</option>
-            <option value="true">test runs</option>
+          <select name="kind" value={filters.kind ?? ''} onChange={(e) => set({ kind: (e.target.value || undefined) as Filters['kind'] })}>
+            <option value="production">production</option>
+            <option value="test">test runs</option>
+            <option value="backtest">backtest runs</option>
             <option value="">all runs</option>
           </select>
         </label>

@@ -600,7 +600,7 @@ export type components = {
             failureCode: string | null;
             flowId: string;
             /** @enum {string} */
-            mode: "sync" | "async" | "step" | "test";
+            mode: "sync" | "async" | "step" | "test" | "backtest";
             /** @enum {string} */
             status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
             versionNumber: number | null;
@@ -614,7 +614,7 @@ export type components = {
             failureCode: string | null;
             flowId: string;
             /** @enum {string} */
-            mode: "sync" | "async" | "step" | "test";
+            mode: "sync" | "async" | "step" | "test" | "backtest";
             /** @enum {string} */
             status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
             versionNumber: number | null;

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import type { EventStore } from '../../eventstore/eventStore.ts';
 import type { RunService } from '../../runs/runService.ts';
+import type { BacktestService } from '../../backtests/backtestService.ts';
 import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../supervision/supervisor.ts';
@@ -19,6 +20,8 @@ export interface ConsoleServices {
   eventStore: EventStore;
   /** The run use cases an operator calls: list, cancel, rerun. */
   runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun'>;
+  /** Backtests (started, listed, read) and test cases made from runs. */
+  backtests: BacktestService;
   projections: Pick<ProjectionRunner, 'status'>;
   /** The process's supervised tasks, for the System view. */
   tasks: Pick<Supervisor, 'status'>;

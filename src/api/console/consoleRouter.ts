@@ -1,3 +1,4 @@
+import { runKinds } from '../../domain/execution/runKind.ts';
 import { z } from 'zod';
 import { verifyLog } from '../../audit/logVerification.ts';
 import { exportRun } from '../../audit/runExport.ts';
@@ -19,6 +20,7 @@ import { verifyReadModels } from '../../projections/readModelVerification.ts';
 import { backlogStatus } from '../../queries/backlogQueries.ts';
 import { runTrace, stepTrace } from '../../testing/runTrace.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
+import { backtestProcedures } from './backtestProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
 import { liveEvents } from '../../caches/liveEvents.ts';
@@ -58,7 +60,7 @@ export const consoleRouter = router({
           projectId: id.optional(),
           flowId: id.optional(),
           status: z.array(z.enum(runStatuses)).optional(),
-          test: z.boolean().optional(),
+          kind: z.enum(runKinds).optional(),
           apiKeyId: id.optional(),
           from: z.iso.datetime({ offset: true }).optional(),
           to: z.iso.datetime({ offset: true }).optional(),
@@ -102,6 +104,7 @@ export const consoleRouter = router({
         return done;
       }),
   }),
+  backtests: backtestProcedures,
   tests: router({
     results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
       await requireFlow(ctx.services.commands, {}, input.flowId);

@@ -1,3 +1,4 @@
+import { createBacktestService } from '../../backtests/backtestService.ts';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -95,6 +96,7 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   db: runtime.db,
   eventStore: runtime.eventStore,
   runs: runtime.runs,
+  backtests: createBacktestService({ ...runtime, engine: runtime.execution }),
   projections: runtime.projections,
   tasks: runtime.supervisor,
   masterKey: runtime.masterKey,

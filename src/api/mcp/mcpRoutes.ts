@@ -10,6 +10,7 @@ import { createMcpServer } from './mcpServer.ts';
 import type { McpServices } from './toolContext.ts';
 import { createAuthoringService } from '../../authoring/authoringService.ts';
 import { createTestingService } from '../../testing/testingService.ts';
+import { createBacktestService } from '../../backtests/backtestService.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 
@@ -34,6 +35,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
   const services: McpServices = {
     authoring: createAuthoringService(runtime),
     testing: createTestingService({ ...runtime, engine: runtime.execution }),
+    backtests: createBacktestService({ ...runtime, engine: runtime.execution }),
     lifecycle: runtime.lifecycle,
     models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel },
     waitForPosition: (position, timeoutMs) => runtime.projections.waitForPosition(position, timeoutMs),

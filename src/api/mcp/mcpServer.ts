@@ -7,6 +7,7 @@ import { registerVersionTools } from './tools/versionTools.ts';
 import { registerProjectTools } from './tools/projectTools.ts';
 import { registerTestCaseTools } from './tools/testCaseTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
+import { registerBacktestTools } from './tools/backtestTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
 import { registerRunTools } from './tools/runTools.ts';
 
@@ -17,6 +18,7 @@ export const MCP_INSTRUCTIONS = [
   'Edits change the draft only. For a change to go live: publish_version, then set_production_version with the returned version_id.',
   'Flows that receive images need a vision-capable model on their llm blocks (hydrate_project lists models with vision: true); set it with update_block.',
   'Test before promoting: create_test_case, then run_all_tests with version set to the new version number; read failures with get_test_run_trace and get_step_trace.',
+  'See what a version would change on real traffic: backtest_version replays recorded production runs on it and compares each answer; get_backtest reads every pair; create_test_case_from_run keeps a run as a test case.',
   'Ids pass on unchanged: results name them the way arguments do (flow_id, step_id, version_id, test_case_id, flow_run_id).',
 ].join('\n');
 
@@ -30,6 +32,7 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   registerVersionTools(server, ctx);
   registerTestCaseTools(server, ctx);
   registerTestingTools(server, ctx);
+  registerBacktestTools(server, ctx);
   registerRunTools(server, ctx);
   registerTraceTools(server, ctx);
   return server;

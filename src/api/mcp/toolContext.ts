@@ -1,3 +1,4 @@
+import type { BacktestService } from '../../backtests/backtestService.ts';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { AuthoringScope } from '../../authoring/authoringScope.ts';
 import type { CommandMetadata } from '../../commands/commandHandler.ts';
@@ -14,6 +15,7 @@ import { toolFailure, toolSuccess } from './toolResult.ts';
 export interface McpServices {
   authoring: AuthoringService;
   testing: TestingService;
+  backtests: BacktestService;
   /** This process's live runs: a test run the caller stopped waiting for goes on, tracked for shutdown. */
   lifecycle: Pick<RunLifecycle, 'follow'>;
   models: { registry: ModelRegistry; defaultModel: string };
@@ -75,6 +77,10 @@ const defaultHints = new Map<string, string>([
   ['FLOW_INVALID', 'Fix each listed problem with update_block, update_block_draft or update_block_output_schema, then call publish_version again.'],
   ['TESTS_NOT_RUN', 'Run run_all_tests with the version number you want to promote, then call set_production_version again.'],
   ['TESTS_FAILING', 'Read the failing runs with get_test_run_trace, fix the draft, publish a new version and test it before promoting.'],
+  ['BACKTEST_NOT_FOUND', 'backtest_version answers a backtest_id; use that one.'],
+  ['BACKTEST_NOT_RUN', 'Run backtest_version on the version you want to promote, then call set_production_version again.'],
+  ['BACKTEST_CHANGED', 'Read the differences with get_backtest, fix the draft, publish a new version and backtest it before promoting.'],
+  ['BACKTEST_NO_RUNS', 'The flow has no ended production runs in that selection: widen it (a larger last, an earlier since), or call the flow in production first.'],
   ['SLUG_TAKEN', 'Choose another slug: it must be unique within the project.'],
   ['SLUG_INVALID', 'A slug is lowercase letters, digits and hyphens, starting with a letter.'],
   ['BLOCK_NAME_TAKEN', 'Block names are unique within a flow: choose another name.'],

@@ -140,5 +140,11 @@ function decideResume(request: ResumeRequest, flowId: string, state: ExecutionSt
     const what = duplicated ? `duplicated result for ${duplicated}` : unknown ? `result for unknown call ${unknown}` : `missing results for ${missing.join(', ')}`;
     throw new ApiError('TOOL_RESULTS_MISMATCH', `tool results must answer each requested call exactly once: ${what}`, { expected: requested });
   }
-  return [{ type: 'ExecutionResumed', data: { executionId: state.executionId, stepIndex: pause.stepIndex, blockName: pause.blockName, iterationsUsed: pause.iterationsUsed, toolCallIds: requested } }];
+  // Recorded in the order the calls were requested: a backtest answers the same calls again from them.
+  const contentOf = new Map(results.map((m) => [(m as { tool_call_id: string }).tool_call_id, (m as { content: unknown }).content]));
+  const toolResults = pause.toolCalls.map((call) => ({ toolCallId: call.id, name: call.name, content: textOf(contentOf.get(call.id)) }));
+  return [{ type: 'ExecutionResumed', data: { executionId: state.executionId, stepIndex: pause.stepIndex, blockName: pause.blockName, iterationsUsed: pause.iterationsUsed, toolCallIds: requested, toolResults } }];
 }
+
+/** A tool result's content is a string (toolRules.ts checks it first); anything else is kept as its JSON. */
+const textOf = (content: unknown): string => (typeof content === 'string' ? content : JSON.stringify(content ?? null));

@@ -17,10 +17,17 @@ export type WebhookEventName = (typeof webhookEvents)[number];
  * subscription of /jobs runs (version 1 events are upcast with none); version 3 added test runs
  * (mode `test`, and the test run it belongs to; version 2 events are upcast with none). A test run
  * of a flow's draft has versionNumber 0 and a versionId naming its snapshot (`draft:<id of the test or suite run>`).
+ * Version 5 added backtest runs (mode `backtest`, and the backtest they belong to) and the tools the
+ * caller declared, so a backtest can declare them again (version 4 events are upcast with none of either).
  */
+const toolSchema = z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }) });
+const toolChoiceSchema = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
+export const runModes = ['sync', 'async', 'step', 'test', 'backtest'] as const;
+export type RunMode = (typeof runModes)[number];
+
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  4,
+  5,
   z.object({
     executionId: z.string(),
     flowId: z.string(),
@@ -28,7 +35,7 @@ export const ExecutionRequested = defineEvent(
     versionNumber: z.number().int(),
     organizationId: z.string(),
     projectId: z.string(),
-    mode: z.enum(['sync', 'async', 'step', 'test']),
+    mode: z.enum(runModes),
     message: z.string().nullable(),
     parameters: z.record(z.string(), z.unknown()),
     attachments: z.array(attachmentSchema),
@@ -39,6 +46,10 @@ export const ExecutionRequested = defineEvent(
     testRunId: z.string().nullable(),
     /** v4: the run this one reruns (same input, same version), or null. */
     rerunOf: z.string().nullable(),
+    /** v5: the backtest this run belongs to (mode `backtest`), or null. */
+    backtestId: z.string().nullable(),
+    /** v5: the tools the caller declared with the run, or null (none, or recorded before v5). */
+    tools: z.object({ tools: z.array(toolSchema), toolChoice: toolChoiceSchema }).nullable(),
   }),
 );
 
@@ -169,11 +180,17 @@ export const ExecutionPausedForToolCalls = defineEvent(
   }),
 );
 
-/** A caller sent the results of the requested calls; the paused block goes on. */
+/**
+ * A caller sent the results of the requested calls; the paused block goes on. Version 2 records the
+ * results themselves (each call's id, tool name and content), so a backtest can replay a tool-calling
+ * run without its caller; version 1 events are upcast with `toolResults: null` (not recorded).
+ */
+export const toolResultSchema = z.object({ toolCallId: z.string(), name: z.string(), content: z.string() });
+export type RecordedToolResult = z.infer<typeof toolResultSchema>;
 export const ExecutionResumed = defineEvent(
   'ExecutionResumed',
-  1,
-  z.object({ executionId: z.string(), stepIndex: z.number().int(), blockName: z.string(), iterationsUsed: z.number().int(), toolCallIds: z.array(z.string()) }),
+  2,
+  z.object({ executionId: z.string(), stepIndex: z.number().int(), blockName: z.string(), iterationsUsed: z.number().int(), toolCallIds: z.array(z.string()), toolResults: z.array(toolResultSchema).nullable() }),
 );
 
 /**

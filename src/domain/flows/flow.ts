@@ -4,6 +4,7 @@ import type { StoredStep } from './flowDefinition.ts';
 import type { FlowEvent } from './flowEvents.ts';
 import { type BlockChanges, type BlockContent, type Direction, addBlock, removeBlock, setLoop, setOutputSchema, updateBlock } from './draftEdits.ts';
 import { validateFlowForPublish } from './flowValidation.ts';
+import { type BacktestGateStatus, backtestGateError, backtestGateProblem } from './backtestGate.ts';
 
 export interface FlowVersionSummary {
   versionId: string;
@@ -27,6 +28,8 @@ export type FlowState =
       productionVersionId: string | null;
       /** When on, a version becomes production only once every test case passed on it. */
       promotionGate: boolean;
+      /** When set, a version becomes production only after a backtest of it changed at most this share (%) of the answers. */
+      backtestGate: number | null;
     };
 
 /** What the test results say of a version, for the promotion gate (the service reads them; the decider rules). */
@@ -44,8 +47,9 @@ export type FlowCommand =
   | { type: 'RemoveBlock'; data: { blockId: string } }
   | { type: 'SetBlockLoop'; data: { blockId: string; over: string | null } }
   | { type: 'PublishVersion'; data: { versionId: string; note: string | null } }
-  | { type: 'SetProductionVersion'; data: { versionId: string; gate?: GateStatus; force?: { reason: string | null } } }
-  | { type: 'SetPromotionGate'; data: { enabled: boolean } };
+  | { type: 'SetProductionVersion'; data: { versionId: string; gate?: GateStatus; backtest?: BacktestGateStatus; force?: { reason: string | null } } }
+  | { type: 'SetPromotionGate'; data: { enabled: boolean } }
+  | { type: 'SetBacktestGate'; data: { maxChangedPercent: number | null } };
 
 const requireFlow = (state: FlowState) => {
   if (state.status !== 'created') throw new ApiError('FLOW_NOT_FOUND', 'Flow not found');
@@ -57,7 +61,7 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
 
   evolve: (state, event) => {
     if (event.type === 'FlowCreated') {
-      return { status: 'created', ...event.data, draft: [], versions: [], productionVersionId: null, promotionGate: false };
+      return { status: 'created', ...event.data, draft: [], versions: [], productionVersionId: null, promotionGate: false, backtestGate: null };
     }
     if (state.status !== 'created') return state;
     switch (event.type) {
@@ -77,6 +81,8 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         return { ...state, productionVersionId: event.data.versionId };
       case 'FlowPromotionGateSet':
         return { ...state, promotionGate: event.data.enabled };
+      case 'FlowBacktestGateSet':
+        return { ...state, backtestGate: event.data.maxChangedPercent };
       case 'FlowPromotionForced':
         return state;
     }
@@ -128,14 +134,17 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         if (!version) throw new ApiError('VERSION_NOT_FOUND', `Version ${command.data.versionId} does not belong to this flow`);
         if (current.productionVersionId === version.versionId) return [];
         const set: FlowEvent = { type: 'FlowProductionVersionSet', data: { flowId: current.flowId, versionId: version.versionId, number: version.number, previousVersionId: current.productionVersionId } };
-        // Without test results given, the gate counts the version as untested.
+        // Without test results given, the gate counts the version as untested (and unbacktested).
         const gate = command.data.gate ?? { status: 'not_run', testCases: [] };
-        if (!current.promotionGate || gate.status === 'passed') return [set];
+        const tests = current.promotionGate && gate.status !== 'passed' ? (gate as Exclude<GateStatus, { status: 'passed' }>) : null;
+        const backtest = backtestGateProblem(current.backtestGate, command.data.backtest);
+        if (!tests && !backtest) return [set];
         if (command.data.force) {
-          return [{ type: 'FlowPromotionForced', data: { flowId: current.flowId, versionId: version.versionId, gate: gate.status, testCases: gate.testCases, reason: command.data.force.reason } }, set];
+          return [{ type: 'FlowPromotionForced', data: { flowId: current.flowId, versionId: version.versionId, gate: tests?.status ?? 'passed', testCases: tests?.testCases ?? [], backtest, reason: command.data.force.reason } }, set];
         }
-        const which = gate.testCases.length > 0 ? `: ${gate.testCases.join(', ')}` : '';
-        throw gate.status === 'not_run'
+        if (!tests) throw backtestGateError(backtest!, current.backtestGate!, version.number);
+        const which = tests.testCases.length > 0 ? `: ${tests.testCases.join(', ')}` : '';
+        throw tests.status === 'not_run'
           ? new ApiError('TESTS_NOT_RUN', `The promotion gate is on: not every test case has run on version ${version.number}${which}. Run them (seqflow test run --flow ... --version ${version.number}), or force the promotion`)
           : new ApiError('TESTS_FAILING', `The promotion gate is on: test cases failing on version ${version.number}${which}`);
       }
@@ -143,6 +152,11 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         const current = requireFlow(state);
         if (current.promotionGate === command.data.enabled) return [];
         return [{ type: 'FlowPromotionGateSet', data: { flowId: current.flowId, enabled: command.data.enabled } }];
+      }
+      case 'SetBacktestGate': {
+        const current = requireFlow(state);
+        if (current.backtestGate === command.data.maxChangedPercent) return [];
+        return [{ type: 'FlowBacktestGateSet', data: { flowId: current.flowId, maxChangedPercent: command.data.maxChangedPercent } }];
       }
     }
   },

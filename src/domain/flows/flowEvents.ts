@@ -50,11 +50,24 @@ export const FlowBlockLoopSet = defineEvent('FlowBlockLoopSet', 1, z.object({ ..
 
 /** The promotion gate: when on, a version becomes production only once every test case passed on it. */
 export const FlowPromotionGateSet = defineEvent('FlowPromotionGateSet', 1, z.object({ flowId: z.string(), enabled: z.boolean() }));
-/** A version set as production past the gate, on purpose: who did it is in the metadata. */
+/** The backtest rule of the promotion gate: at most this share (0-100) of changed answers in a backtest of the version, or (null) no rule. */
+export const FlowBacktestGateSet = defineEvent('FlowBacktestGateSet', 1, z.object({ flowId: z.string(), maxChangedPercent: z.number().min(0).max(100).nullable() }));
+/**
+ * A version set as production past the gate, on purpose: who did it is in the metadata. Version 2
+ * added the backtest rule: `gate` is what the test cases said (`passed` when only the backtest held
+ * the version back), `backtest` what the backtest said (null when it did not hold it back).
+ */
 export const FlowPromotionForced = defineEvent(
   'FlowPromotionForced',
-  1,
-  z.object({ flowId: z.string(), versionId: z.string(), gate: z.enum(['not_run', 'failing']), testCases: z.array(z.string()), reason: z.string().nullable() }),
+  2,
+  z.object({
+    flowId: z.string(),
+    versionId: z.string(),
+    gate: z.enum(['passed', 'not_run', 'failing']),
+    testCases: z.array(z.string()),
+    backtest: z.object({ status: z.enum(['not_run', 'changed']), backtestId: z.string().nullable(), changedPercent: z.number().nullable() }).nullable(),
+    reason: z.string().nullable(),
+  }),
 );
 
 export const draftEditTypes = ['FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet'] as const;
@@ -68,6 +81,7 @@ export type FlowEvent =
   | EventOf<typeof FlowBlockRemoved>
   | EventOf<typeof FlowBlockLoopSet>
   | EventOf<typeof FlowPromotionGateSet>
+  | EventOf<typeof FlowBacktestGateSet>
   | EventOf<typeof FlowPromotionForced>
   | EventOf<typeof FlowVersionPublished>
   | EventOf<typeof FlowProductionVersionSet>;

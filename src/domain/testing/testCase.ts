@@ -5,10 +5,10 @@ import type { TestCaseEvent } from './testCaseEvents.ts';
 
 export type TestCaseState =
   | { status: 'none' }
-  | { status: 'active' | 'deleted'; testCaseId: string; flowId: string; organizationId: string; projectId: string; definition: TestCaseDefinition };
+  | { status: 'active' | 'deleted'; testCaseId: string; flowId: string; organizationId: string; projectId: string; definition: TestCaseDefinition; fromExecutionId: string | null };
 
 export type TestCaseCommand =
-  | { type: 'CreateTestCase'; data: { testCaseId: string; flowId: string; organizationId: string; projectId: string; definition: TestCaseDefinition } }
+  | { type: 'CreateTestCase'; data: { testCaseId: string; flowId: string; organizationId: string; projectId: string; definition: TestCaseDefinition; fromExecutionId: string | null } }
   | { type: 'UpdateTestCase'; data: { definition: TestCaseDefinition } }
   | { type: 'DeleteTestCase' };
 

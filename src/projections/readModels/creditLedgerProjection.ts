@@ -1,31 +1,39 @@
-import { sql } from 'kysely';
-import type { Projection } from '../projection.ts';
+import { type Transaction, sql } from 'kysely';
+import type { DomainEvent } from '../../domain/domainEvent.ts';
+import type { Projection, ProjectionContext } from '../projection.ts';
+import type { ReadModels } from '../readModelSchema.ts';
 
+/** A credit event as its ledger row. */
+function ledgerRow(event: DomainEvent, { recorded, occurredAt }: ProjectionContext) {
+  if (event.type !== 'CreditsGranted' && event.type !== 'CreditsConsumed') return undefined;
+  const granted = event.type === 'CreditsGranted';
+  return { event_id: recorded.id, organization_id: event.data.organizationId, delta: granted ? event.data.tokens : -event.data.tokens, execution_id: granted ? null : event.data.executionId, occurred_at: occurredAt };
+}
+
+/** The rows in one insert, then one balance change per organization (for the rows that were new) in one upsert. */
+async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+  const rows = events.flatMap(({ event, context }) => ledgerRow(event, context) ?? []);
+  if (rows.length === 0) return;
+  const inserted = await trx.insertInto('credit_ledger').values(rows).onConflict((oc) => oc.column('event_id').doNothing()).returning('event_id').execute();
+  const fresh = new Set(inserted.map((r) => r.event_id));
+  const byOrganization = new Map<string, number>();
+  for (const row of rows) if (fresh.has(row.event_id)) byOrganization.set(row.organization_id, (byOrganization.get(row.organization_id) ?? 0) + row.delta);
+  if (byOrganization.size === 0) return; // all seen before: the balances already have them
+  await trx
+    .insertInto('credit_balances')
+    .values([...byOrganization].map(([organization_id, balance]) => ({ organization_id, balance })))
+    .onConflict((oc) => oc.column('organization_id').doUpdateSet({ balance: sql`credit_balances.balance + excluded.balance` }))
+    .execute();
+}
+
+/**
+ * Every grant and charge as a ledger row (keyed by its event, so a replay adds nothing), and each
+ * organization's balance moved by the rows that were new: two statements per batch.
+ */
 export const creditLedgerProjection: Projection = {
   name: 'credit_ledger',
   handles: ['CreditsGranted', 'CreditsConsumed'],
   tables: ['credit_ledger', 'credit_balances'],
-  async apply(trx, event, { recorded, occurredAt }) {
-    if (event.type !== 'CreditsGranted' && event.type !== 'CreditsConsumed') return;
-    const granted = event.type === 'CreditsGranted';
-    const delta = granted ? event.data.tokens : -event.data.tokens;
-    const inserted = await trx
-      .insertInto('credit_ledger')
-      .values({
-        event_id: recorded.id,
-        organization_id: event.data.organizationId,
-        delta,
-        execution_id: granted ? null : event.data.executionId,
-        occurred_at: occurredAt,
-      })
-      .onConflict((oc) => oc.column('event_id').doNothing())
-      .returning('event_id')
-      .executeTakeFirst();
-    if (!inserted) return; // seen before: the balance already has it
-    await trx
-      .insertInto('credit_balances')
-      .values({ organization_id: event.data.organizationId, balance: delta })
-      .onConflict((oc) => oc.column('organization_id').doUpdateSet({ balance: sql`credit_balances.balance + ${delta}` }))
-      .execute();
-  },
+  apply: (trx, event, context) => applyAll(trx, [{ event, context }]),
+  applyAll,
 };

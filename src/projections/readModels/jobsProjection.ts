@@ -2,46 +2,64 @@ import type { Selectable, Transaction } from 'kysely';
 import type { DomainEvent } from '../../domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection, ProjectionContext } from '../projection.ts';
 import type { JobsTable, ReadModels } from '../readModelSchema.ts';
 
-/** /jobs runs, one row each, evolved by the same function a poll folds the run's events with (jobView.ts). */
+const rowOf = (view: JobView) => ({
+  status: view.status,
+  claims: view.claims,
+  result: view.result === null ? null : JSON.stringify(view.result),
+  failure_reason: view.failureReason,
+  error_code: view.errorCode,
+  error_message: view.errorMessage,
+  started_at: view.startedAt,
+  completed_at: view.completedAt,
+  duration_ms: view.durationMs,
+});
+
+/** Writes a job view that changed: a new row for a job first seen, else its row updated. */
+async function write(trx: Transaction<ReadModels>, before: JobView | null, after: JobView, owner: { projectId: string; organizationId: string } | undefined) {
+  if (before === null) {
+    await trx
+      .insertInto('jobs')
+      .values({ execution_id: after.executionId, flow_id: after.flowId, project_id: owner!.projectId, organization_id: owner!.organizationId, created_at: after.createdAt, ...rowOf(after) })
+      .onConflict((oc) => oc.column('execution_id').doNothing())
+      .execute();
+  } else {
+    await trx.updateTable('jobs').set(rowOf(after)).where('execution_id', '=', after.executionId).execute();
+  }
+}
+
+const executionIdOf = (event: DomainEvent) => (event.data as { executionId: string }).executionId;
+
+/**
+ * /jobs runs, one row each, evolved by the same function a poll folds the run's events with
+ * (jobView.ts). A batch reads the rows of its runs in one query and writes each job that changed
+ * once: the runs that are not jobs (sync, step, test, backtest) cost no query per event.
+ */
 export const jobsProjection: Projection = {
   name: 'jobs',
   handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed'],
   tables: ['jobs'],
-  async apply(trx, event, { occurredAt }) {
-    const executionId = (event.data as { executionId: string }).executionId;
-    const before = event.type === 'ExecutionRequested' ? null : await current(trx, executionId);
-    const after = evolveJobView(before, { event: event as DomainEvent as ExecutionEvent, occurredAt });
-    if (!after || after === before) return;
-    const row = {
-      status: after.status,
-      claims: after.claims,
-      result: after.result === null ? null : JSON.stringify(after.result),
-      failure_reason: after.failureReason,
-      error_code: after.errorCode,
-      error_message: after.errorMessage,
-      started_at: after.startedAt,
-      completed_at: after.completedAt,
-      duration_ms: after.durationMs,
-    };
-    if (before === null) {
-      const { projectId, organizationId } = event.data as { projectId: string; organizationId: string };
-      await trx
-        .insertInto('jobs')
-        .values({ execution_id: after.executionId, flow_id: after.flowId, project_id: projectId, organization_id: organizationId, created_at: after.createdAt, ...row })
-        .onConflict((oc) => oc.column('execution_id').doNothing())
-        .execute();
-    } else {
-      await trx.updateTable('jobs').set(row).where('execution_id', '=', executionId).execute();
-    }
+  async apply(trx, event, context) {
+    await applyAll(trx, [{ event, context }]);
   },
+  applyAll,
 };
 
-async function current(trx: Transaction<ReadModels>, executionId: string): Promise<JobView | null> {
-  const row = await trx.selectFrom('jobs').selectAll().where('execution_id', '=', executionId).executeTakeFirst();
-  return row ? jobViewOfRow(row) : null;
+async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+  const known = new Set(events.filter(({ event }) => event.type !== 'ExecutionRequested').map(({ event }) => executionIdOf(event)));
+  const stored = known.size === 0 ? [] : await trx.selectFrom('jobs').selectAll().where('execution_id', 'in', [...known]).execute();
+  const views = new Map<string, { before: JobView | null; after: JobView | null; owner?: { projectId: string; organizationId: string } }>(stored.map((row) => [row.execution_id, { before: jobViewOfRow(row), after: jobViewOfRow(row) }]));
+  for (const { event, context } of events) {
+    const executionId = executionIdOf(event);
+    const entry = views.get(executionId) ?? { before: null, after: null };
+    const after = evolveJobView(entry.after, { event: event as DomainEvent as ExecutionEvent, occurredAt: context.occurredAt });
+    if (after === entry.after) continue;
+    if (event.type === 'ExecutionRequested') entry.owner = { projectId: event.data.projectId, organizationId: event.data.organizationId };
+    views.set(executionId, { ...entry, after });
+  }
+  for (const { before, after, owner } of views.values()) if (after && after !== before) await write(trx, before, after, owner);
 }
 
 /** A jobs row as the job view it stores. */

@@ -1,46 +1,68 @@
+import type { Insertable, Transaction, Updateable } from 'kysely';
 import type { DomainEvent } from '../../domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { statusAfter } from '../../domain/execution/runStatus.ts';
-import type { Projection } from '../projection.ts';
+import type { Projection, ProjectionContext } from '../projection.ts';
+import type { ReadModels, RunsTable } from '../readModelSchema.ts';
+
+/** The columns one event of a run sets (its run status: the status each event gives, so no earlier row is read). */
+function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionContext): Updateable<RunsTable> {
+  const status = statusAfter(event)!;
+  switch (event.type) {
+    case 'JobClaimed':
+      return { claims: event.data.claim, status };
+    case 'ExecutionPausedForToolCalls':
+      return { status };
+    case 'ExecutionResumed':
+      return { status, runner: recorded.metadata.runner ?? null };
+    case 'ExecutionCompleted':
+      return { status, ended_at: occurredAt, duration_ms: event.data.durationMs };
+    case 'ExecutionFailed':
+      return { status, failure_code: event.data.code, ended_at: occurredAt, duration_ms: event.data.durationMs };
+    default:
+      return {};
+  }
+}
 
 /**
- * Every run, one row, for the listings: how it was started (mode, API key, test run, rerun), and
- * its run status (runStatus.ts: the status each event gives, so no earlier row is read). `runner`:
- * the process that took up the run last (its request or its resume), for the interrupted-run sweep.
+ * A batch's events folded per run into one write each: the runs requested in the batch inserted as
+ * they stand at its end (one insert for all), the others updated once with what changed.
+ */
+async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+  const inserts = new Map<string, Insertable<RunsTable>>();
+  const updates = new Map<string, Updateable<RunsTable>>();
+  for (const { event: domainEvent, context } of events) {
+    const event = domainEvent as DomainEvent as ExecutionEvent;
+    if (event.type === 'ExecutionRequested') {
+      const d = event.data;
+      if (inserts.has(d.executionId)) continue; // the same event twice in a replay
+      const runner = context.recorded.metadata.runner ?? null;
+      inserts.set(d.executionId, {
+        execution_id: d.executionId, organization_id: d.organizationId, project_id: d.projectId, flow_id: d.flowId, version_number: d.versionNumber, mode: d.mode, api_key_id: d.apiKeyId,
+        test_run_id: d.testRunId, rerun_of: d.rerunOf, backtest_id: d.backtestId, status: statusAfter(event)!, claims: 0, failure_code: null, created_at: context.occurredAt, ended_at: null, duration_ms: null,
+        runner: d.mode === 'async' ? null : runner,
+      });
+      continue;
+    }
+    const executionId = (event.data as { executionId: string }).executionId;
+    const changes = changesOf(event, context);
+    const inserted = inserts.get(executionId);
+    if (inserted) Object.assign(inserted, changes);
+    else updates.set(executionId, { ...updates.get(executionId), ...changes });
+  }
+  if (inserts.size > 0) await trx.insertInto('runs').values([...inserts.values()]).onConflict((oc) => oc.column('execution_id').doNothing()).execute();
+  for (const [executionId, changes] of updates) await trx.updateTable('runs').set(changes).where('execution_id', '=', executionId).execute();
+}
+
+/**
+ * Every run, one row, for the listings: how it was started (mode, API key, test run, rerun,
+ * backtest), and its run status (runStatus.ts). `runner`: the process that took up the run last (its
+ * request or its resume), for the interrupted-run sweep.
  */
 export const runsProjection: Projection = {
   name: 'runs',
   handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionPausedForToolCalls', 'ExecutionResumed', 'ExecutionCompleted', 'ExecutionFailed'],
   tables: ['runs'],
-  async apply(trx, event, { occurredAt, recorded }) {
-    const runner = recorded.metadata.runner ?? null;
-    const status = statusAfter(event as DomainEvent as ExecutionEvent);
-    const update = (values: Record<string, unknown>) => trx.updateTable('runs').set(values).where('execution_id', '=', (event.data as { executionId: string }).executionId).execute();
-    switch (event.type) {
-      case 'ExecutionRequested': {
-        const d = event.data;
-        await trx
-          .insertInto('runs')
-          .values({ execution_id: d.executionId, organization_id: d.organizationId, project_id: d.projectId, flow_id: d.flowId, version_number: d.versionNumber, mode: d.mode, api_key_id: d.apiKeyId, test_run_id: d.testRunId, rerun_of: d.rerunOf, status: status!, claims: 0, failure_code: null, created_at: occurredAt, ended_at: null, duration_ms: null, runner: d.mode === 'async' ? null : runner })
-          .onConflict((oc) => oc.column('execution_id').doNothing())
-          .execute();
-        return;
-      }
-      case 'JobClaimed':
-        await update({ claims: event.data.claim, status });
-        return;
-      case 'ExecutionPausedForToolCalls':
-        await update({ status });
-        return;
-      case 'ExecutionResumed':
-        await update({ status, runner });
-        return;
-      case 'ExecutionCompleted':
-        await update({ status, ended_at: occurredAt, duration_ms: event.data.durationMs });
-        return;
-      case 'ExecutionFailed':
-        await update({ status, failure_code: event.data.code, ended_at: occurredAt, duration_ms: event.data.durationMs });
-        return;
-    }
-  },
+  apply: (trx, event, context) => applyAll(trx, [{ event, context }]),
+  applyAll,
 };

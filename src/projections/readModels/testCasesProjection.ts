@@ -8,10 +8,10 @@ export const testCasesProjection: Projection = {
   async apply(trx, event, { occurredAt }) {
     switch (event.type) {
       case 'TestCaseCreated': {
-        const { testCaseId, flowId, organizationId, projectId, definition } = event.data;
+        const { testCaseId, flowId, organizationId, projectId, definition, fromExecutionId } = event.data;
         await trx
           .insertInto('test_cases')
-          .values({ id: testCaseId, flow_id: flowId, organization_id: organizationId, project_id: projectId, name: definition.name, definition: JSON.stringify(definition), created_at: occurredAt, updated_at: occurredAt })
+          .values({ id: testCaseId, flow_id: flowId, organization_id: organizationId, project_id: projectId, name: definition.name, definition: JSON.stringify(definition), from_execution_id: fromExecutionId, created_at: occurredAt, updated_at: occurredAt })
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
         return;

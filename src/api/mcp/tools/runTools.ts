@@ -7,11 +7,12 @@ import type { ExecutionOutcome } from '../../../execution/runSteps.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
 import { flowId } from './authoringShapes.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, keepRunning, startThenWaitAtMost } from './testRunWaiting.ts';
+import { runModes } from '../../../domain/execution/executionEvents.ts';
 
 /** Long strings in a run's result are cut for the assistant's context, with a marker (get_test_run_trace reads it whole). */
 const RESULT_STRINGS = 2000;
 
-const modes = ['sync', 'async', 'step', 'test'] as const;
+const modes = runModes;
 
 /** Running a flow as an author tries it, and a flow's runs, as an assistant looks for what went wrong lately. */
 export function registerRunTools(server: McpServer, ctx: ToolContext) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { failureReasons, webhookEvents } from '../../../domain/execution/executionEvents.ts';
 import { webhookFailureReasons } from '../../../domain/webhooks/webhookPayload.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
+import { runModes } from '../../../domain/execution/executionEvents.ts';
 
 /**
  * What the REST API answers, as zod schemas: the OpenAPI document is generated from them, the
@@ -58,7 +59,7 @@ export const runListItemSchema = z
     executionId: z.string(),
     flowId: z.string(),
     versionNumber: z.number().int().nullable(),
-    mode: z.enum(['sync', 'async', 'step', 'test']),
+    mode: z.enum(runModes),
     status: z.enum(runStatuses),
     failureCode: z.string().nullable(),
     createdAt: timestamp,

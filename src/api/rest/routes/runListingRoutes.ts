@@ -8,6 +8,7 @@ import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
 import { FLOW_LOOKUP, LISTING } from '../openapi/operationErrors.ts';
+import { runModes } from '../../../domain/execution/executionEvents.ts';
 
 
 /** `?status=a,b`: a comma-separated subset of `values`. */
@@ -27,7 +28,7 @@ const page = {
 const jobListing = z.strictObject({ status: oneOrMore(jobStatuses).optional(), ...page });
 const runListing = z.strictObject({
   status: oneOrMore(runStatuses).optional(),
-  mode: oneOrMore(['sync', 'async', 'step', 'test']).optional(),
+  mode: oneOrMore(runModes).optional(),
   ...page,
 });
 
