@@ -65,6 +65,9 @@ export interface Config {
     timeoutMs: number;
     /** A dispatcher's hold on an attempt; after it runs out (the dispatcher died), the attempt is made again. */
     leaseMs: number;
+    /** Attempts in flight at once per worker process, and of those at most `hostConcurrency` to one receiver host. */
+    concurrency: number;
+    hostConcurrency: number;
   };
   /** First delay before a failed background task (projections, reactors, job runner) is restarted; it doubles up to 30 s. */
   restartDelayMs: number;
@@ -173,6 +176,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       retryDelaysMs: e.SEQFLOW_WEBHOOK_RETRY_DELAYS_MS,
       timeoutMs: e.SEQFLOW_WEBHOOK_TIMEOUT_MS,
       leaseMs: e.SEQFLOW_DELIVERY_LEASE_MS,
+      concurrency: e.SEQFLOW_WEBHOOK_CONCURRENCY,
+      hostConcurrency: e.SEQFLOW_WEBHOOK_HOST_CONCURRENCY,
     },
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,

@@ -94,6 +94,8 @@ export const envSchema = z
     SEQFLOW_AUDIT_SIGNING_KEY_FILE: optionalString,
     SEQFLOW_DEV_HTTP_CALLBACKS: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),
     SEQFLOW_WEBHOOK_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(120_000).default(20_000)),
+    SEQFLOW_WEBHOOK_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(128)),
+    SEQFLOW_WEBHOOK_HOST_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
     SEQFLOW_DELIVERY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(60_000)),
     SEQFLOW_JOB_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(200).max(3_600_000).default(30_000)),
     SEQFLOW_JOB_CONCURRENCY: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(256).default(4)),

@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { createWriteCombiner } from './writeCombiner.ts';
 
 /**
  * Leases: which worker holds which piece of work, until when. Jobs and webhook deliveries (and any
@@ -55,6 +56,15 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
   const mayTakeOver = finishedIsFinal ? sql`${leases}.done_at IS NULL` : sql`true`;
   const resetRound = finishedIsFinal ? sql`` : sql`, finished_attempts = NULL`;
 
+  // Each row's own round: one UPDATE over the arrays, joined on the key.
+  const finishCombined = createWriteCombiner<{ workId: string; round: number | null }>(async (done) => {
+    const workIds = done.map((d) => d.workId);
+    const roundDone = finishedIsFinal ? sql`` : sql`, expires_at = now(), finished_attempts = v.round`;
+    await sql`UPDATE ${leases} SET done_at = now()${roundDone}
+                FROM unnest(${workIds}::text[], ${done.map((d) => d.round)}::integer[]) AS v(work_id, round)
+               WHERE ${leases}.${id} = v.work_id AND ${leases}.owner = ${owner}`.execute(db);
+  });
+
   async function take(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<Lease[]> {
     const { rows: taken } = await sql<{ id: string; claims: number }>`
       ${withClause}
@@ -87,11 +97,12 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
       const { numAffectedRows } = await sql`UPDATE ${leases} SET expires_at = now() WHERE owner = ${owner} AND done_at IS NULL AND expires_at > now()`.execute(db);
       return Number(numAffectedRows ?? 0);
     },
-    /** Marks the work done; `round` is the attempt that finished, for repeatable work. */
-    finish: async (workId: string, round?: number) => {
-      const roundDone = finishedIsFinal ? sql`` : sql`, expires_at = now(), finished_attempts = ${round ?? null}`;
-      await sql`UPDATE ${leases} SET done_at = now()${roundDone} WHERE ${id} = ${workId} AND owner = ${owner}`.execute(db);
-    },
+    /**
+     * Marks the work done; `round` is the attempt that finished, for repeatable work. Finishes that
+     * arrive while one is being written go together in the next statement (a worker with many
+     * slots ends many pieces of work at once): one round trip for them all.
+     */
+    finish: (workId: string, round?: number) => finishCombined({ workId, round: round ?? null }),
   };
 }
 

@@ -164,6 +164,8 @@ export interface WebhookDeliveriesTable {
   created_at: Timestamp;
   next_attempt_at: Timestamp | null;
   updated_at: Timestamp;
+  /** receiverHost() of its URL; null for deliveries created before it was kept. */
+  receiver_host: string | null;
 }
 
 export interface TestCasesTable {

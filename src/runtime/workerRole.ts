@@ -35,6 +35,8 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     retryDelaysMs: runtime.config.webhooks.retryDelaysMs,
     timeoutMs: runtime.config.webhooks.timeoutMs,
     leaseMs: runtime.config.webhooks.leaseMs,
+    concurrency: runtime.config.webhooks.concurrency,
+    hostConcurrency: runtime.config.webhooks.hostConcurrency,
     worker: runtime.config.jobs.workerId,
     graceMs: runtime.config.shutdownGraceMs,
     observeAttempt: runtime.metrics.attemptFinished,

@@ -3,8 +3,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
 import { signingSecrets } from '../commands/webhookSecretCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { delivery } from '../domain/webhooks/delivery.ts';
-import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import { type DeliveryState, delivery } from '../domain/webhooks/delivery.ts';
+import { type DeliveryEvent, deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import { contextOf, failSpan } from '../observability/traceContext.ts';
@@ -24,6 +24,8 @@ export interface AttemptDependencies {
   principal: { kind: 'system'; id: string };
   retryDelaysMs?: readonly number[];
   timeoutMs: number;
+  /** Admits an attempt to the delivery's receiver host: its give-back, or undefined when that host has all it may have in flight. */
+  admit?: (url: string) => (() => void) | undefined;
   /** Told of every attempt's outcome and seconds (the process's metrics). */
   observeAttempt?: (outcome: string, seconds: number) => void;
   /** Makes a span per attempt, in the trace of the run the delivery is about. */
@@ -36,14 +38,27 @@ export interface AttemptDependencies {
  * through the outbound guard (redirects not followed, a bounded excerpt of the answer read), and its
  * outcome recorded. Answers the attempt's number, or undefined when none was due. A process that
  * dies between the two records leaves the delivery in flight: the attempt is made again under the
- * same delivery id once the lease runs out.
+ * same delivery id once the lease runs out. A delivery whose receiver host is at its bound
+ * (`admit`) is not attempted (undefined): its lease goes back and a later sweep takes it. Without
+ * `admit`, the caller has admitted it already (a sweep counts what it claims).
  */
 export async function attemptDelivery(deps: AttemptDependencies, deliveryId: string): Promise<number | undefined> {
+  // Read here rather than in the command, for the trace its first event carries (no second read).
+  const loaded = await loadStream(deps.commands.eventStore, deliveryStream(deliveryId), delivery);
+  // A delivery not in the log is not admitted anywhere: the decider refuses it below.
+  const admitted = loaded.state.status === 'none' || !deps.admit ? () => undefined : deps.admit(loaded.state.url);
+  if (!admitted) return undefined;
+  try {
+    return await attemptLoaded(deps, deliveryId, loaded);
+  } finally {
+    admitted();
+  }
+}
+
+async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, loaded: Awaited<ReturnType<typeof loadStream<DeliveryEvent, DeliveryState>>>): Promise<number | undefined> {
   const { commands } = deps;
   const metadata = { principal: deps.principal };
   const stream = deliveryStream(deliveryId);
-  // Read here rather than in the command, for the trace its first event carries (no second read).
-  const loaded = await loadStream(commands.eventStore, stream, delivery);
   let started;
   try {
     started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false }, loaded);

@@ -9,13 +9,21 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
  */
 export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: string; leaseMs: number }) {
   const leases = createLeases(db, { kind: 'delivery', ...options });
+  // A delivery from before the read model kept its host counts as a host of its own.
+  const host = sql`coalesce(d.receiver_host, d.id)`;
   return {
     owner: options.owner,
-    /** Up to `limit` due deliveries nobody holds, oldest due first; their ids. */
-    claim: async (limit: number): Promise<string[]> =>
-      (
-        await leases.claim(sql`WITH candidate AS (
-          SELECT d.id FROM webhook_deliveries d
+    /**
+     * Up to `limit` due deliveries nobody holds, oldest due first; their ids. At most a host's room
+     * in `hosts` (else `perHost`) go to one receiver host, and a full host's are passed over before
+     * the limit applies, so its backlog never takes the places of other receivers' deliveries.
+     * Each with its host, for the dispatcher to count before the attempt reads the delivery.
+     */
+    claim: async (limit: number, hosts: { hosts: string[]; rooms: number[]; perHost: number }): Promise<{ id: string; host: string }[]> => {
+      const full = hosts.hosts.filter((_, i) => hosts.rooms[i] === 0);
+      const ids = (
+        await leases.claim(sql`WITH locked AS (
+          SELECT d.id, ${host} AS host, coalesce(d.next_attempt_at, d.created_at) AS due FROM webhook_deliveries d
             LEFT JOIN delivery_leases l ON l.delivery_id = d.id
            WHERE (
                    (d.status = 'pending' AND (l.delivery_id IS NULL OR l.expires_at < now()))
@@ -26,11 +34,20 @@ export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: s
                  )
              -- An attempt finished here that the read model does not show yet is not due again.
              AND (l.finished_attempts IS NULL OR (d.attempts >= l.finished_attempts AND d.status <> 'in_flight'))
+             AND ${host} <> ALL(${full}::text[])
            ORDER BY coalesce(d.next_attempt_at, d.created_at)
            LIMIT ${limit}
            FOR UPDATE OF d SKIP LOCKED
+        ), candidate AS (
+          SELECT r.id FROM (SELECT id, host, row_number() OVER (PARTITION BY host ORDER BY due) AS n FROM locked) r
+            LEFT JOIN unnest(${hosts.hosts}::text[], ${hosts.rooms}::integer[]) AS b(host, room) ON b.host = r.host
+           WHERE r.n <= coalesce(b.room, ${hosts.perHost})
         )`)
-      ).map((lease) => lease.id),
+      ).map((lease) => lease.id);
+      if (ids.length === 0) return [];
+      const rows = await db.selectFrom('webhook_deliveries').select(['id', 'receiver_host']).where('id', 'in', ids).execute();
+      return rows.map((row) => ({ id: row.id, host: row.receiver_host ?? row.id }));
+    },
     /** Leases one delivery by id, without its read-model row (it was just created in this process). */
     claimById: async (deliveryId: string) => (await leases.claimById(deliveryId)) !== undefined,
     /**

@@ -9,6 +9,8 @@ import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { type AttemptDependencies, attemptDelivery } from './deliveryAttempt.ts';
 import { type DeliveryClaims, createDeliveryClaims } from './deliveryClaims.ts';
 import { createWorkSlots } from './workSlots.ts';
+import { createHostSlots } from './hostSlots.ts';
+import { receiverHost } from '../domain/webhooks/receiverHost.ts';
 import { createCoalescedSweep } from './coalescedSweep.ts';
 
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
@@ -18,8 +20,9 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
   /** Whole-attempt timeout (default 20 s) and the attempt lease (default 60 s). */
   timeoutMs?: number;
   leaseMs?: number;
-  /** Attempts in flight at once in this process. */
+  /** Attempts in flight at once in this process (default 128), and of those to one receiver host (default 64). */
   concurrency?: number;
+  hostConcurrency?: number;
   /** How long `stop` waits for attempts in flight before releasing their leases. */
   graceMs?: number;
 };
@@ -35,16 +38,19 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
  * than the lease never gets a second, concurrent attempt), then settled: finished, or given up when
  * the attempt did not happen or failed to run (claimable at once, the same attempt made again).
  */
-async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string, leaseMs: number) {
+async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string, leaseMs: number, admitted?: () => void) {
+  // Admitted when claimed: the attempt does not ask its host again, and the slot is given back here.
+  const attemptDeps = admitted ? { ...deps, admit: undefined } : deps;
   const renew = setInterval(() => void claims.renew(id).catch((error: unknown) => logger.warn({ err: error, deliveryId: id }, 'could not renew delivery lease')), Math.max(50, Math.floor(leaseMs / 3)));
   renew.unref();
   let finished: number | undefined;
   try {
-    finished = await attemptDelivery(deps, id);
+    finished = await attemptDelivery(attemptDeps, id);
   } catch (error) {
     logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
   } finally {
     clearInterval(renew);
+    admitted?.();
   }
   await claims.settle(id, finished).catch(() => undefined);
 }
@@ -55,22 +61,30 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const worker = options.worker;
   const leaseMs = options.leaseMs ?? 60_000;
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs });
-  const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000 };
+  const hosts = createHostSlots(options.hostConcurrency ?? 64);
+  const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000, admit: (url) => hosts.take(receiverHost(url)) };
   let task: ReturnType<typeof cron.schedule> | undefined;
   let stopped = false;
   let ended: (() => void) | undefined;
-  const slots = createWorkSlots(options.concurrency ?? 32, () => void poke(), (error) => logger.error({ err: error }, 'delivery attempt bookkeeping failed'));
+  const slots = createWorkSlots(options.concurrency ?? 128, () => void poke(), (error) => logger.error({ err: error }, 'delivery attempt bookkeeping failed'));
 
   /**
-   * Claims as many due deliveries as there is room for and starts their attempts without waiting for
-   * them: a receiver that is slow to answer holds one slot, never the other deliveries.
+   * Claims as many due deliveries as there is room for (within each receiver host's room) and starts
+   * their attempts without waiting for them: a receiver that is slow to answer holds one slot, and
+   * one host at most `hostConcurrency`, never the other deliveries. Sweeps again while it found some:
+   * a host's cap may have left due deliveries of other hosts behind the limit.
    */
   async function sweep(): Promise<boolean> {
     const room = slots.free();
     if (room <= 0) return false;
-    const ids = await claims.claim(room);
-    for (const id of ids) begin(id);
-    return ids.length === room;
+    const claimed = await claims.claim(room, { ...hosts.rooms(), perHost: hosts.perHost });
+    for (const { id, host } of claimed) {
+      // Counted now, not when the attempt has read the delivery: the next sweep sees the host's room.
+      const admitted = hosts.take(host);
+      if (admitted) begin(id, admitted);
+      else void claims.settle(id, undefined).catch((error: unknown) => logger.warn({ err: error, deliveryId: id }, 'could not give a delivery lease back'));
+    }
+    return claimed.length > 0;
   }
   /** One sweep at a time; a request during a sweep runs another right after. */
   const sweeps = createCoalescedSweep(
@@ -80,7 +94,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const poke = () => sweeps.request();
 
   /** Runs an attempt on a leased delivery in a slot, without waiting for it. */
-  const begin = (id: string) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id, leaseMs));
+  const begin = (id: string, admitted?: () => void) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id, leaseMs, admitted));
 
   /**
    * A delivery just created in this process: attempted now if there is room, without waiting for its
@@ -97,13 +111,15 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
 
   return {
     worker,
-    /** Sweeps every second until stopped: a task for the supervisor (it ends only when stopped). */
+    /** Sweeps now, then every second until stopped: a task for the supervisor (it ends only when stopped). */
     start(): SupervisedTask {
       stopped = false;
       task = cron.schedule('* * * * * *', () => {
         void poke();
         void claims.dropSettled().catch((error: unknown) => logger.warn({ err: error }, 'could not drop settled delivery leases'));
       });
+      // What is due already goes now, not at the next tick: a restarted worker delivers its backlog at once.
+      void poke();
       return { done: new Promise<void>((resolve) => (ended = resolve)), stop: () => this.stop() };
     },
     poke,

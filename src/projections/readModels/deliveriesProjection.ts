@@ -1,3 +1,4 @@
+import { receiverHost } from '../../domain/webhooks/receiverHost.ts';
 import type { Projection } from '../projection.ts';
 
 export const deliveriesProjection: Projection = {
@@ -10,7 +11,7 @@ export const deliveriesProjection: Projection = {
         const { deliveryId, organizationId, executionId } = event.data;
         await trx
           .insertInto('webhook_deliveries')
-          .values({ id: deliveryId, organization_id: organizationId, execution_id: executionId, event: event.data.event, status: 'pending', attempts: 0, response_status: null, error_excerpt: null, created_at: occurredAt, next_attempt_at: null, updated_at: occurredAt })
+          .values({ id: deliveryId, organization_id: organizationId, execution_id: executionId, event: event.data.event, status: 'pending', attempts: 0, response_status: null, error_excerpt: null, created_at: occurredAt, next_attempt_at: null, updated_at: occurredAt, receiver_host: receiverHost(event.data.url) })
           .onConflict((oc) => oc.column('id').doNothing())
           .execute();
         return;
