@@ -36,6 +36,19 @@ interface Snapshot {
  * time from each job's terminal event to its first attempt arriving.
  */
 export async function benchDeliveries(databaseUrl: string, jobs = 2000) {
+  const receiver = await startBenchReceiver();
+  try {
+    const ours = await seqflowDeliveries(databaseUrl, receiver.hook, receiver.certFile, jobs, receiver.ask);
+    await receiver.ask('reset');
+    const plain = await plainClient(receiver.hook, readFileSync(receiver.certFile), jobs, ours.bodyBytes, receiver.ask);
+    return { jobs, ours: ours.figures, plainUndiciClient: plain, oursToPlainClient: round(ours.figures.deliveriesPerSecond / plain.deliveriesPerSecond, 2) };
+  } finally {
+    await receiver.stop();
+  }
+}
+
+/** The HTTPS receiver (receiverProcess.ts) in a process of its own, on a fresh self-signed certificate for 127.0.0.1. */
+export async function startBenchReceiver() {
   const dir = mkdtempSync(path.join(tmpdir(), 'seqflow-bench-tls-'));
   const [keyFile, certFile] = [path.join(dir, 'key.pem'), path.join(dir, 'cert.pem')];
   execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=IP:127.0.0.1'], { stdio: 'ignore' });
@@ -46,17 +59,18 @@ export async function benchDeliveries(databaseUrl: string, jobs = 2000) {
       receiver.send({ type });
     });
   const { port } = await new Promise<{ port: number }>((r) => receiver.once('message', (m) => r(m as { port: number })));
-  const hook = `https://127.0.0.1:${port}/hook`;
-  try {
-    const ours = await seqflowDeliveries(databaseUrl, hook, certFile, jobs, ask);
-    await ask('reset');
-    const plain = await plainClient(hook, readFileSync(certFile), jobs, ours.bodyBytes, ask);
-    return { jobs, ours: ours.figures, plainUndiciClient: plain, oursToPlainClient: round(ours.figures.deliveriesPerSecond / plain.deliveriesPerSecond, 2) };
-  } finally {
-    const exited = new Promise((r) => receiver.once('exit', r));
-    receiver.send({ type: 'stop' });
-    await exited;
-  }
+  return {
+    hook: `https://127.0.0.1:${port}/hook`,
+    certFile,
+    ask,
+    /** Waits until the receiver has seen `count` executions (5 min at most); its last snapshot. */
+    arrivalsOf: (count: number) => arrivalsOf(count, ask),
+    async stop() {
+      const exited = new Promise((r) => receiver.once('exit', r));
+      receiver.send({ type: 'stop' });
+      await exited;
+    },
+  };
 }
 
 /** Waits until the receiver has seen `count` executions (5 min at most); its last snapshot. */
@@ -130,7 +144,7 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
 }
 
 /** `count` deliveries of `flow.completed` for runs that never ran: DeliveryCreated as the delivery creator writes it. */
-async function createBacklog(runtime: Runtime, flow: { flowId: string; organizationId: string }, hook: string, count: number) {
+export async function createBacklog(runtime: Runtime, flow: { flowId: string; organizationId: string }, hook: string, count: number) {
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {

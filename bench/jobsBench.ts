@@ -1,3 +1,4 @@
+import { pollUntil } from './deadline.ts';
 import { randomBytes } from 'node:crypto';
 import { Logger, makeWorkerUtils, run as runGraphileWorker } from 'graphile-worker';
 import pg from 'pg';
@@ -49,12 +50,10 @@ async function seqflowJobs(databaseUrl: string) {
   try {
     const started = performance.now();
     const accepted = await loader.load({ url, key, concurrency: CALLERS, total: JOBS, status: 202, warmUp: 0 });
-    let completed = 0;
-    while (completed < JOBS) {
-      await new Promise((r) => setTimeout(r, 10));
+    await pollUntil(async () => {
       const row = await runtime.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'completed').executeTakeFirstOrThrow();
-      completed = Number(row.n);
-    }
+      return { ok: Number(row.n) >= JOBS, seen: `${row.n} of ${JOBS} jobs completed` };
+    }, 600_000, 'the accepted jobs to complete');
     const seconds = (performance.now() - started) / 1000;
     return { jobsPerSecond: round(JOBS / seconds), acceptP50Ms: accepted.p50Ms, acceptP99Ms: accepted.p99Ms };
   } finally {

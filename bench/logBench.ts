@@ -99,6 +99,8 @@ export async function catchUpThroughput(store: EventStore) {
   });
 }
 
+const DRAIN_DEADLINE_MS = 60_000;
+
 /** Commands at a steady rate while the projections run: how long until each command's events are in the read models. */
 export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, ratePerSecond: number, seconds: number) {
   const supervisor = createSupervisor({ logger });
@@ -107,17 +109,27 @@ export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, r
   await runner.start();
   const deps = { eventStore: store, now: () => new Date() };
   const lags: number[] = [];
+  // Each command's lag by when it was sent: a lag that grows from the first quarter to the last is falling behind.
+  const bySent: { start: number; lag: number }[] = [];
   const pending: { position: number; start: number }[] = [];
   let stopSampling = false;
 
+  // Once the commands are sent, the projections get this long to reach the last of them; a stalled
+  // projection fails the measurement, naming what it waited for, instead of hanging the bench.
+  let drainDeadline = Infinity;
   const sampler = (async () => {
     while (!stopSampling || pending.length > 0) {
+      if (performance.now() > drainDeadline) {
+        const checkpoints = await db.selectFrom('projection_checkpoints').selectAll().execute();
+        throw new Error(`projection lag: ${pending.length} commands not projected ${DRAIN_DEADLINE_MS / 1000} s after the last was sent; checkpoints: ${JSON.stringify(checkpoints)}`);
+      }
       const row = await db.selectFrom('projection_checkpoints').select((eb) => eb.fn.min('position').as('position')).executeTakeFirst();
       const reached = Number(row?.position ?? 0);
       const now = performance.now();
       for (let i = pending.length - 1; i >= 0; i--) {
         if (pending[i]!.position <= reached) {
           lags.push(now - pending[i]!.start);
+          bySent.push({ start: pending[i]!.start, lag: now - pending[i]!.start });
           pending.splice(i, 1);
         }
       }
@@ -150,10 +162,14 @@ export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, r
   }
   await Promise.all(inflight);
   stopSampling = true;
-  await sampler;
-  await runner.stop();
+  drainDeadline = performance.now() + DRAIN_DEADLINE_MS;
+  await sampler.finally(() => runner.stop());
   lags.sort((a, b) => a - b);
-  return { commandsPerSecond: ratePerSecond, seconds, commands: total, p50Ms: round(percentile(lags, 50), 1), p99Ms: round(percentile(lags, 99), 1), maxMs: round(lags.at(-1) ?? 0, 1) };
+  bySent.sort((a, b) => a.start - b.start);
+  const quarter = Math.max(1, Math.floor(bySent.length / 4));
+  const meanLag = (part: typeof bySent) => part.reduce((sum, c) => sum + c.lag, 0) / Math.max(1, part.length);
+  const growthMs = round(meanLag(bySent.slice(-quarter)) - meanLag(bySent.slice(0, quarter)), 1);
+  return { commandsPerSecond: ratePerSecond, seconds, commands: total, p50Ms: round(percentile(lags, 50), 1), p99Ms: round(percentile(lags, 99), 1), maxMs: round(lags.at(-1) ?? 0, 1), growthFirstToLastQuarterMs: growthMs };
 }
 
 export async function benchStore(store: EventStore, pool: pg.Pool | undefined, oneCommitPerAppend?: EventStore) {

@@ -1,3 +1,4 @@
+import { pollUntil } from './deadline.ts';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -54,7 +55,10 @@ async function measure(topology: Topology, databaseUrl: string) {
     const before = await completedJobs(runtime);
     const started = performance.now();
     await loader.load({ url: bases.map((b) => `${b}/seq/bench/bench/pass/jobs`), key, concurrency: 32, total: JOBS, status: 202, warmUp: 0 });
-    while ((await completedJobs(runtime)) - before < JOBS) await new Promise((r) => setTimeout(r, 10));
+    await pollUntil(async () => {
+      const done = (await completedJobs(runtime)) - before;
+      return { ok: done >= JOBS, seen: `${done} of ${JOBS} jobs completed` };
+    }, 600_000, `the jobs to complete on ${topology.processes.map((p) => p.role).join(' + ')}`);
     return { processes: topology.processes.map((p) => p.role).join(' + '), executePassthroughC32: execute, jobsPerSecond: round(JOBS / ((performance.now() - started) / 1000)) };
   } finally {
     await loader.stop();

@@ -1,13 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { addBlock, createFlow, publishDraft, setBlockOutputSchema } from '../src/authoring/flowAuthoring.ts';
 import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { openRuntime } from '../src/runtime/runtime.ts';
 import { addTestCase } from '../src/testing/testCases.ts';
 import { runSuite } from '../src/testing/testSuite.ts';
 import { startScriptedModelServer } from '../test/support/scriptedModelServer.ts';
+import { openBenchRuntime } from './benchRuntime.ts';
 
 const principal = { principal: { kind: 'system' as const, id: 'bench' } };
 const CASES = 100;
@@ -20,16 +17,7 @@ const CASES = 100;
 export async function benchTestSuite(databaseUrl: string) {
   const model = await startScriptedModelServer();
   model.respond = () => ({ content: { verdict: 'fine', score: 7 } });
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
-    OPENAI_BASE_URL: model.baseUrl,
-    OPENAI_API_KEY: 'bench',
-    SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-    SEQFLOW_DEFAULT_CREDITS: '1000000000',
-    LOG_LEVEL: 'silent',
-  });
-  const runtime = await openRuntime(config, pino({ level: 'silent' }));
+  const runtime = await openBenchRuntime(databaseUrl, model.baseUrl);
   try {
     const deps = runtime.commands;
     await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);

@@ -1,0 +1,63 @@
+/**
+ * `npm run bench:profile`: where a three-block run's time goes. The service of the execute bench
+ * (code -> passthrough -> llm, the scripted model answering at once, the load in a process of its
+ * own) under /execute at concurrency 32, with the V8 CPU profiler on in the service's process for
+ * the measured window only (the load, then until the projections have applied its events). Prints JSON: the runs per second while profiled, the CPU per run of the
+ * service, of PostgreSQL and of the rest of the machine, the SQL statements it sent per run, and its self time grouped by where the code lives (our modules by folder, each
+ * dependency by package, Node's own internals, the garbage collector, idle), plus the top
+ * functions. The profile itself is written to test-output/three-blocks.cpuprofile.
+ */
+import { buildServer } from '../src/api/rest/server.ts';
+import { createApiKey } from '../src/commands/apiKeyCommands.ts';
+import { importFlow } from '../src/commands/flowCommands.ts';
+import { createOrganization } from '../src/commands/organizationCommands.ts';
+import { createProject } from '../src/commands/projectCommands.ts';
+import { openBenchRuntime } from './benchRuntime.ts';
+import { openBenchDatabases } from './benchDatabases.ts';
+import { withDeadline } from './deadline.ts';
+import { startProfiledWindow } from './profiledWindow.ts';
+import { startLoadProcess } from './loadClient.ts';
+
+const principal = { principal: { kind: 'system' as const, id: 'bench' } };
+const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 3000);
+const summary = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false };
+const three = [
+  { block: { name: 'prepare', processor_type: 'code', code: 'return { text: input.message.trim(), words: input.message.split(" ").length };' } },
+  { block: { name: 'relay', processor_type: 'passthrough' } },
+  { block: { name: 'summarise', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Summarise in one line ({{previous_output.words}} words): {{previous_output.text}}', output_schema: summary } },
+];
+
+const databases = await openBenchDatabases();
+const loader = await startLoadProcess();
+const runtime = await openBenchRuntime(await databases.create('profile'), loader.modelBaseUrl);
+let window: Awaited<ReturnType<typeof startProfiledWindow>> | undefined;
+try {
+  const deps = runtime.commands;
+  await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);
+  await createProject(deps, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
+  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: 'three', steps: three }, production: true }, principal);
+  const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
+  await runtime.projections.catchUp();
+  await runtime.projections.start();
+  const app = await buildServer(runtime);
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/three/execute`;
+  // Warm: the sandbox pool, the JIT, the connection pools.
+  await loader.load({ url, key, concurrency: 32, total: 500, status: 200 });
+
+  window = await startProfiledWindow();
+  const figures = await withDeadline(loader.load({ url, key, concurrency: 32, total: REQUESTS, status: 200, warmUp: 0 }), 600_000, 'the profiled load');
+  // The runs' read-model work is theirs too: the window ends once the projections have applied them.
+  const drainStarted = performance.now();
+  await runtime.projections.waitForPosition(await runtime.eventStore.headPosition(), 600_000);
+  const projectionDrainMs = Math.round(performance.now() - drainStarted);
+  const measured = await window.stop(REQUESTS, 'three-blocks');
+  process.stdout.write(`${JSON.stringify({ requests: REQUESTS, load: figures, projectionDrainMs, ...measured }, null, 2)}\n`);
+  await app.close();
+} finally {
+  window?.disconnect();
+  await loader.stop();
+  await runtime.close();
+  await databases.dropAll();
+}
+process.exit(0);
