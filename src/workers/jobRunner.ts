@@ -8,6 +8,7 @@ import { createWakeableSleep } from '../supervision/wakeableSleep.ts';
 import { createLeases } from '../leases/leases.ts';
 import { runClaimedJob } from './jobRun.ts';
 import { createWorkSlots } from './workSlots.ts';
+import { createBoundedQueue } from './boundedQueue.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -29,6 +30,8 @@ export interface JobRunnerOptions {
   maxClaims?: number;
   /** How long `stop` waits for the runs in hand before releasing their leases. */
   graceMs?: number;
+  /** Jobs accepted here that wait for a free slot, at most (default 64 per slot). */
+  waitingBound?: number;
   /** Subscribes to jobs accepted in this process (offered at once); returns the unsubscribe. */
   accepted?: (listener: (executionId: string) => void) => () => void;
 }
@@ -41,8 +44,16 @@ export function createJobRunner(options: JobRunnerOptions) {
   // Latched: a wake that comes while a claim is in flight (a slot freed, or stop) ends the next
   // sleep at once; dropped, it would leave a freed slot idle, and stop waiting, for a whole poll.
   const pause = createWakeableSleep({ latch: true });
+  // Jobs accepted here while every slot was busy, oldest first: a freed slot takes the next by its
+  // id, without waiting for the read model (its projection) or for the claim loop's turn. Bounded:
+  // past it, an accepted job waits for the claim loop like a job accepted in another process.
+  const waiting = createBoundedQueue<string>(options.waitingBound ?? options.concurrency * 64);
+  const freed = () => {
+    pause.wake();
+    takeWaiting();
+  };
   // A run's own bookkeeping failed (abandoning it, its lease's last update): the lease runs out and the job is taken over or found ended.
-  const slots = createWorkSlots(options.concurrency, pause.wake, (error) => logger.error({ err: error }, 'job bookkeeping failed; the job is taken over when its lease runs out'));
+  const slots = createWorkSlots(options.concurrency, freed, (error) => logger.error({ err: error }, 'job bookkeeping failed; the job is taken over when its lease runs out'));
   let loop: Promise<void> | undefined;
   let stopListening: (() => void) | undefined;
   const leases = createLeases(db, { kind: 'job', owner: worker, leaseMs });
@@ -62,20 +73,46 @@ export function createJobRunner(options: JobRunnerOptions) {
       )`)
     )[0];
 
-  /** A job accepted in this process: run it now if there is room; otherwise the claim loop finds it in the read model. */
+  /** A job accepted in this process: run it now if there is room, else when a slot frees (or the claim loop finds it in the read model). */
   async function offer(executionId: string) {
-    if (!running || slots.free() <= 0) return;
-    try {
-      // Taken at once instead of after the projection; a job that has ended is found so by the run, which then appends nothing.
-      const job = await slots.claiming(() => leases.claimById(executionId));
-      if (job && running) slots.run(() => runClaimedJob(runDeps, job));
-    } catch (error) {
-      logger.warn({ err: error, executionId }, 'could not take an accepted job at once; the claim loop will');
+    if (!running) return;
+    if (slots.free() <= 0) {
+      waiting.push(executionId);
+      return;
+    }
+    await claimAndRun(executionId);
+  }
+
+  function takeWaiting() {
+    for (let next = running && slots.free() > 0 ? waiting.shift() : undefined; next !== undefined; next = running && slots.free() > 0 ? waiting.shift() : undefined) {
+      void claimAndRun(next);
     }
   }
 
+  async function claimAndRun(executionId: string) {
+    try {
+      // Taken at once instead of after the projection; a job that has ended is found so by the run, which then appends nothing.
+      const job = await slots.claiming(() => leases.claimById(executionId));
+      if (job && running) return slots.run(() => runClaimedJob(runDeps, job));
+    } catch (error) {
+      logger.warn({ err: error, executionId }, 'could not take an accepted job at once; the claim loop will');
+    }
+    // Taken by someone else (or not at all): the slot it held is free again.
+    freed();
+  }
+
   async function mainLoop() {
+    const pollMs = options.pollMs ?? 250;
+    let lookedAt = 0;
     while (running) {
+      // While jobs accepted here wait for slots, they take the slots as these free, and the read
+      // model is looked at once a poll, so that jobs accepted elsewhere are not left behind.
+      const sinceLook = performance.now() - lookedAt;
+      if (waiting.size() > 0 && sinceLook < pollMs) {
+        await pause.sleep(pollMs - sinceLook);
+        continue;
+      }
+      lookedAt = performance.now();
       const job = slots.free() > 0 ? await claim().catch((error: unknown) => void logger.warn({ err: error }, 'job claim failed; retrying')) : undefined;
       if (job) slots.run(() => runClaimedJob(runDeps, job));
       else if (running) await pause.sleep(options.pollMs ?? 250);
@@ -100,6 +137,8 @@ export function createJobRunner(options: JobRunnerOptions) {
     async stop() {
       running = false;
       stopListening?.();
+      // Left to the claim loop of whichever worker runs next: each is a job row in the read model.
+      waiting.clear();
       pause.wake();
       await loop;
       if (await slots.drained(graceMs)) return;
