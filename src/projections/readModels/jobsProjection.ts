@@ -4,6 +4,7 @@ import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
 import type { Projection, ProjectionContext } from '../projection.ts';
 import type { JobsTable, ReadModels } from '../readModelSchema.ts';
+import { type ColumnTypes, updateRows } from '../updateRows.ts';
 
 const rowOf = (view: JobView) => ({
   status: view.status,
@@ -17,17 +18,23 @@ const rowOf = (view: JobView) => ({
   duration_ms: view.durationMs,
 });
 
-/** Writes a job view that changed: a new row for a job first seen, else its row updated. */
-async function write(trx: Transaction<ReadModels>, before: JobView | null, after: JobView, owner: { projectId: string; organizationId: string } | undefined) {
-  if (before === null) {
+/** The columns rowOf sets, as updateRows casts them. */
+const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer' };
+
+type Owner = { projectId: string; organizationId: string };
+
+/** Writes the job views that changed: new rows for jobs first seen (one insert), the others' rows updated (one statement). */
+async function write(trx: Transaction<ReadModels>, changed: { before: JobView | null; after: JobView; owner?: Owner }[]) {
+  const created = changed.filter((c) => c.before === null);
+  if (created.length > 0) {
     await trx
       .insertInto('jobs')
-      .values({ execution_id: after.executionId, flow_id: after.flowId, project_id: owner!.projectId, organization_id: owner!.organizationId, created_at: after.createdAt, ...rowOf(after) })
+      .values(created.map(({ after, owner }) => ({ execution_id: after.executionId, flow_id: after.flowId, project_id: owner!.projectId, organization_id: owner!.organizationId, created_at: after.createdAt, ...rowOf(after) })))
       .onConflict((oc) => oc.column('execution_id').doNothing())
       .execute();
-  } else {
-    await trx.updateTable('jobs').set(rowOf(after)).where('execution_id', '=', after.executionId).execute();
   }
+  const updated = new Map(changed.filter((c) => c.before !== null).map(({ after }) => [after.executionId, rowOf(after)]));
+  await updateRows(trx, 'jobs', 'execution_id', rowColumnTypes, updated);
 }
 
 const executionIdOf = (event: DomainEvent) => (event.data as { executionId: string }).executionId;
@@ -50,7 +57,7 @@ export const jobsProjection: Projection = {
 async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
   const known = new Set(events.filter(({ event }) => event.type !== 'ExecutionRequested').map(({ event }) => executionIdOf(event)));
   const stored = known.size === 0 ? [] : await trx.selectFrom('jobs').selectAll().where('execution_id', 'in', [...known]).execute();
-  const views = new Map<string, { before: JobView | null; after: JobView | null; owner?: { projectId: string; organizationId: string } }>(stored.map((row) => [row.execution_id, { before: jobViewOfRow(row), after: jobViewOfRow(row) }]));
+  const views = new Map<string, { before: JobView | null; after: JobView | null; owner?: Owner }>(stored.map((row) => [row.execution_id, { before: jobViewOfRow(row), after: jobViewOfRow(row) }]));
   for (const { event, context } of events) {
     const executionId = executionIdOf(event);
     const entry = views.get(executionId) ?? { before: null, after: null };
@@ -59,7 +66,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
     if (event.type === 'ExecutionRequested') entry.owner = { projectId: event.data.projectId, organizationId: event.data.organizationId };
     views.set(executionId, { ...entry, after });
   }
-  for (const { before, after, owner } of views.values()) if (after && after !== before) await write(trx, before, after, owner);
+  await write(trx, [...views.values()].flatMap(({ before, after, owner }) => (after && after !== before ? [{ before, after, owner }] : [])));
 }
 
 /** A jobs row as the job view it stores. */

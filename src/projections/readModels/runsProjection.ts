@@ -4,6 +4,7 @@ import type { ExecutionEvent } from '../../domain/execution/executionEvents.ts';
 import { statusAfter } from '../../domain/execution/runStatus.ts';
 import type { Projection, ProjectionContext } from '../projection.ts';
 import type { ReadModels, RunsTable } from '../readModelSchema.ts';
+import { type ColumnTypes, updateRows } from '../updateRows.ts';
 
 /** The columns one event of a run sets (its run status: the status each event gives, so no earlier row is read). */
 function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionContext): Updateable<RunsTable> {
@@ -24,9 +25,13 @@ function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionCo
   }
 }
 
+/** The columns changesOf sets, as updateRows casts them. */
+const changedColumnTypes: ColumnTypes<RunsTable> = { claims: 'integer', status: 'text', runner: 'text', ended_at: 'timestamptz', duration_ms: 'integer', failure_code: 'text' };
+
 /**
  * A batch's events folded per run into one write each: the runs requested in the batch inserted as
- * they stand at its end (one insert for all), the others updated once with what changed.
+ * they stand at its end (one insert for all), the others updated with what changed (one statement
+ * per set of columns changed).
  */
 async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
   const inserts = new Map<string, Insertable<RunsTable>>();
@@ -51,7 +56,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
     else updates.set(executionId, { ...updates.get(executionId), ...changes });
   }
   if (inserts.size > 0) await trx.insertInto('runs').values([...inserts.values()]).onConflict((oc) => oc.column('execution_id').doNothing()).execute();
-  for (const [executionId, changes] of updates) await trx.updateTable('runs').set(changes).where('execution_id', '=', executionId).execute();
+  await updateRows(trx, 'runs', 'execution_id', changedColumnTypes, updates);
 }
 
 /**
