@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import { deliveryIdFor } from '../commands/deliveryCommands.ts';
 import { type CommandDependencies, handleCommand } from '../commands/commandHandler.ts';
-import { executionStream } from '../domain/execution/executionEvents.ts';
+import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
@@ -10,8 +10,11 @@ import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { createJobPaths } from '../caches/jobPaths.ts';
+import { type RequestedCallback, callbackOf, createRequestedCallbacks } from './requestedCallbacks.ts';
 
 const REACTOR = 'delivery_creator';
+
+type RunEnd = Extract<ExecutionEvent, { type: 'ExecutionCompleted' | 'ExecutionFailed' }>;
 const CREATE_CONCURRENCY = 16;
 
 /**
@@ -19,20 +22,32 @@ const CREATE_CONCURRENCY = 16;
  * DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
  * delivery id derives from the run and the event, and creation is idempotent).
  */
-export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: (deliveryId: string) => void }) {
+export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: (deliveryId: string) => void; rememberedRequests?: number }) {
   const { db, eventStore, commands } = options;
   const jobPath = createJobPaths(db);
+
+  const requests = createRequestedCallbacks(options.rememberedRequests ?? 10_000);
+
+  /** A run's request read from its stream: for a run whose request this reactor did not see (or no longer remembers). */
+  async function requestedFromStream(executionId: string): Promise<RequestedCallback> {
+    const [first] = await eventStore.readStream(executionStream(executionId), { maxCount: 1 });
+    if (!first) return 'none';
+    const requested = decodeRecorded(first);
+    return requested.type === 'ExecutionRequested' ? callbackOf(requested, first) : 'none';
+  }
 
   async function handle(recorded: RecordedEvent) {
     if (recorded.type !== 'ExecutionCompleted' && recorded.type !== 'ExecutionFailed') return;
     const ending = decodeRecorded(recorded);
     if (ending.type !== 'ExecutionCompleted' && ending.type !== 'ExecutionFailed') return;
-    const [first] = await eventStore.readStream(executionStream(ending.data.executionId), { maxCount: 1 });
-    if (!first) return;
-    const requested = decodeRecorded(first);
-    if (requested.type !== 'ExecutionRequested' || requested.data.mode !== 'async' || !requested.data.callbackUrl) return;
+    const callback = requests.get(ending.data.executionId) ?? (await requestedFromStream(ending.data.executionId));
+    if (callback !== 'none') await createDelivery(recorded, ending, callback);
+    requests.forget(ending.data.executionId);
+  }
+
+  async function createDelivery(recorded: RecordedEvent, ending: RunEnd, callback: Exclude<RequestedCallback, 'none'>) {
     const event = ending.type === 'ExecutionCompleted' ? 'flow.completed' : 'flow.failed';
-    if (!requested.data.callbackEvents.includes(event)) return;
+    if (!callback.callbackEvents.includes(event)) return;
 
     const deliveryId = deliveryIdFor(ending.data.executionId, event);
     const run: RunEnding =
@@ -43,13 +58,13 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
       {
         deliveryId,
         executionId: ending.data.executionId,
-        flowId: requested.data.flowId,
-        organizationId: requested.data.organizationId,
+        flowId: callback.flowId,
+        organizationId: callback.organizationId,
         durationMs: ending.data.durationMs,
         occurredAt: recorded.metadata.occurredAt,
       },
       run,
-      await jobPath(requested.data.flowId, ending.data.executionId),
+      await jobPath(callback.flowId, ending.data.executionId),
     );
     await handleCommand(
       commands,
@@ -59,11 +74,11 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
         type: 'CreateDelivery',
         event: {
           type: 'DeliveryCreated',
-          data: { deliveryId, organizationId: requested.data.organizationId, executionId: ending.data.executionId, flowId: requested.data.flowId, event, url: requested.data.callbackUrl, body, truncated: payload.truncated },
+          data: { deliveryId, organizationId: callback.organizationId, executionId: ending.data.executionId, flowId: callback.flowId, event, url: callback.callbackUrl, body, truncated: payload.truncated },
         },
       },
       // The delivery's attempts continue the run's trace.
-      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId, traceparent: first.metadata.traceparent },
+      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId, traceparent: callback.traceparent },
     );
     options.onCreated(deliveryId);
   }
@@ -79,6 +94,11 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
         handler: async (events) => {
           // Deliveries are independent streams: a batch's are created side by side (16 at a time);
           // the checkpoint moves only once all of them are written.
+          for (const recorded of events) {
+            if (recorded.type !== 'ExecutionRequested') continue;
+            const requested = decodeRecorded(recorded);
+            if (requested.type === 'ExecutionRequested') requests.remember(requested, recorded);
+          }
           const endings = events.filter((e) => e.type === 'ExecutionCompleted' || e.type === 'ExecutionFailed');
           for (let i = 0; i < endings.length; i += CREATE_CONCURRENCY) await Promise.all(endings.slice(i, i + CREATE_CONCURRENCY).map(handle));
           await db.updateTable('reactor_checkpoints').set({ position: events.at(-1)!.position }).where('name', '=', REACTOR).execute();

@@ -50,13 +50,27 @@ describe('background tasks never stall silently', () => {
   });
   afterAll(async () => t?.close());
 
-  it('restarts the delivery creator after the store fails once: the delivery is still created', async () => {
+  // The creator knows a run's callback from its request met earlier in the log; a run it does not
+  // remember (none here: it remembers 0) it reads from the run's stream. The store fails once, on
+  // the creator's first read or append of a stream it writes for the run: the delivery's (both
+  // cases), or the run's (read only for a run it does not remember).
+  it.each([
+    { runs: 'it remembers', remembered: undefined, failing: 'delivery-' },
+    { runs: 'it does not remember', remembered: 0, failing: 'execution-' },
+  ])('restarts the delivery creator after the store fails once: the delivery is still created (runs $runs)', async ({ remembered, failing }) => {
     let failures = 0;
+    const real = t.runtime.eventStore;
+    const fails = (streamId: string) => streamId.startsWith(failing) && failures++ === 0;
+    const runReads: string[] = [];
     const flaky: EventStore = {
-      ...t.runtime.eventStore,
-      readStream: (streamId, options) => (streamId.startsWith('execution-') && failures++ === 0 ? Promise.reject(new Error('connection lost (injected)')) : t.runtime.eventStore.readStream(streamId, options)),
+      ...real,
+      readStream: (streamId, options) => {
+        if (streamId.startsWith('execution-')) runReads.push(streamId);
+        return fails(streamId) ? Promise.reject(new Error('connection lost (injected)')) : real.readStream(streamId, options);
+      },
+      append: (streamId, events, expected, options) => (fails(streamId) ? Promise.reject(new Error('connection lost (injected)')) : real.append(streamId, events, expected, options)),
     };
-    const creator = createDeliveryCreator({ db: t.runtime.db, eventStore: flaky, commands: t.runtime.commands, onCreated: () => undefined });
+    const creator = createDeliveryCreator({ db: t.runtime.db, eventStore: flaky, commands: { ...t.runtime.commands, eventStore: flaky }, onCreated: () => undefined, rememberedRequests: remembered });
     const task = t.runtime.supervisor.supervise('delivery-creator', () => creator.start());
     try {
       const executionId = await job();
@@ -64,6 +78,7 @@ describe('background tasks never stall silently', () => {
       const created = await waitFor(() => t.runtime.eventStore.readStream(deliveryStream(deliveryIdFor(executionId, 'flow.completed'))), (events) => events.length > 0);
       expect(created[0]!.type).toBe('DeliveryCreated');
       expect(failures).toBeGreaterThan(1);
+      expect(runReads.length > 0).toBe(remembered === 0);
       expect(t.runtime.supervisor.status().find((s) => s.name === 'delivery-creator')).toMatchObject({ state: 'running', restarts: 1, lastError: 'connection lost (injected)' });
     } finally {
       await task.stop();
