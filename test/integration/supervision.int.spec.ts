@@ -157,6 +157,49 @@ describe('background tasks never stall silently', () => {
     }
   });
 
+  it('applies a clean batch without a savepoint, and a batch that fails anywhere again from scratch, guarded: nothing of the failed try is kept', async () => {
+    await sql`CREATE TABLE IF NOT EXISTS probe_rows (slug text NOT NULL)`.execute(t.runtime.db);
+    const statements: string[] = [];
+    const db = t.runtime.db.withPlugin({
+      transformQuery: (args) => {
+        if (args.node.kind === 'RawNode') statements.push(args.node.sqlFragments.join('?'));
+        return args.node;
+      },
+      transformResult: async (args) => args.result,
+    });
+    // One projection writes a row per organization; the other cannot apply one of them.
+    const writer: Projection = {
+      name: 'probe-writer',
+      handles: ['OrganizationCreated'],
+      tables: [],
+      apply: async (trx, event) => {
+        if (event.type === 'OrganizationCreated') await sql`INSERT INTO probe_rows VALUES (${event.data.slug})`.execute(trx);
+      },
+    };
+    const picky: Projection = {
+      name: 'probe-picky',
+      handles: ['OrganizationCreated'],
+      tables: [],
+      apply: async (_trx, event) => {
+        if (event.type === 'OrganizationCreated' && event.data.slug === 'picky-poison') throw new Error('cannot apply (injected)');
+      },
+    };
+    const runner = createProjectionRunner({ db, eventStore: t.runtime.eventStore, projections: [...allProjections, writer, picky], logger: t.runtime.logger, supervisor: t.runtime.supervisor });
+    await runner.catchUp();
+    statements.length = 0;
+    await createOrganization(t.runtime.commands, { slug: 'picky-fine', name: 'Fine' }, testPrincipal);
+    await runner.catchUp();
+    expect(statements.filter((text) => text.includes('SAVEPOINT'))).toEqual([]);
+
+    await createOrganization(t.runtime.commands, { slug: 'picky-poison', name: 'Poison' }, testPrincipal);
+    await runner.catchUp();
+    expect(statements.filter((text) => text.includes('SAVEPOINT')).length).toBeGreaterThan(0);
+    expect((await runner.status()).find((s) => s.name === 'probe-picky')!.stalled).toMatchObject({ error: 'cannot apply (injected)' });
+    // The writer's row for the poisoned batch was written once: its unguarded try was rolled back with the batch.
+    const { rows } = await sql<{ slug: string }>`SELECT slug FROM probe_rows WHERE slug LIKE 'picky-%' ORDER BY slug`.execute(t.runtime.db);
+    expect(rows.map((r) => r.slug)).toEqual(['picky-fine', 'picky-poison']);
+  });
+
   it("applies a projection's batch at once when it takes batches, and event by event when the batch fails, so the stall names the event", async () => {
     const seen = { batches: 0, oneByOne: [] as string[] };
     const batched: Projection = {
