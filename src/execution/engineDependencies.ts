@@ -21,6 +21,8 @@ export interface EngineDependencies {
   /** In-process news of runs, for /step readers. */
   updates: ExecutionUpdates;
   db: Kysely<ReadModels>;
+  /** Tokens an organization has left, as far as the ledger has been projected (creditQueries.ts). */
+  creditBalance: (organizationId: string) => Promise<number>;
   /** Flows and their (cached, immutable) versions. */
   flows: FlowCatalog;
   now: () => Date;

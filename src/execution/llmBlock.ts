@@ -7,7 +7,6 @@ import { type TemplateContext, renderTemplate } from '../domain/templating/templ
 import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
 import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
-import { creditBalance } from '../queries/creditQueries.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import type { TimedModelCall } from './processors/llmCall.ts';
@@ -37,7 +36,7 @@ export async function runLlmBlock(
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;
-  const balance = (await creditBalance(deps.db, organizationId)) - session.spent;
+  const balance = (await deps.creditBalance(organizationId)) - session.spent;
   if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
   const account = await (session.provider ??= deps.providerFor(organizationId));
   if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');

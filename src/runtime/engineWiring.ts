@@ -18,6 +18,7 @@ import { OTHER_LABEL } from '../observability/boundedLabel.ts';
 import { createRunMetrics } from '../observability/runMetrics.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { sharedCreditBalance } from '../queries/creditQueries.ts';
 
 /** The engine a process runs with, and what the API checks before a run: the outbound guard, the model registry, the code sandbox. */
 export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox };
@@ -36,6 +37,7 @@ export function wireEngine(
     logger,
     updates: createExecutionUpdates(),
     db,
+    creditBalance: sharedCreditBalance(db),
     flows: createFlowCatalog(db, { logWatch }),
     now,
     llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
