@@ -37,33 +37,18 @@ class UnguardedFailed extends Error {}
  * behind it would miss events, so the reader must go back (CheckpointMoved). Returns the batch's
  * last position.
  */
-export async function applyBatch(
-  db: Kysely<ReadModels>,
-  projections: readonly Projection[],
-  stalls: Map<string, Stall>,
-  logger: Logger,
-  from: number,
-  events: RecordedEvent[],
-  now: number,
-): Promise<number> {
+type BatchArguments = [db: Kysely<ReadModels>, projections: readonly Projection[], stalls: Map<string, Stall>, logger: Logger, from: number, events: RecordedEvent[], now: number];
+
+export async function applyBatch(...args: BatchArguments): Promise<number> {
   try {
-    return await applyBatchOnce(db, projections, stalls, logger, from, events, now, false);
+    return await applyBatchOnce(args, false);
   } catch (error) {
     if (!(error instanceof UnguardedFailed)) throw error;
-    return applyBatchOnce(db, projections, stalls, logger, from, events, now, true);
+    return applyBatchOnce(args, true);
   }
 }
 
-async function applyBatchOnce(
-  db: Kysely<ReadModels>,
-  projections: readonly Projection[],
-  stalls: Map<string, Stall>,
-  logger: Logger,
-  from: number,
-  events: RecordedEvent[],
-  now: number,
-  guarded: boolean,
-): Promise<number> {
+async function applyBatchOnce([db, projections, stalls, logger, from, events, now]: BatchArguments, guarded: boolean): Promise<number> {
   const last = events.at(-1)!.position;
   const held = (name: string) => (stalls.get(name)?.retryAt ?? 0) > now;
   const active = projections.filter((p) => !held(p.name));
