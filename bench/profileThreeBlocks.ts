@@ -6,6 +6,7 @@
  * service, of PostgreSQL and of the rest of the machine, the SQL statements it sent per run, and its self time grouped by where the code lives (our modules by folder, each
  * dependency by package, Node's own internals, the garbage collector, idle), plus the top
  * functions. The profile itself is written to test-output/three-blocks.cpuprofile.
+ * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead (test-output/passthrough.cpuprofile).
  */
 import { buildServer } from '../src/api/rest/server.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
@@ -27,6 +28,10 @@ const three = [
   { block: { name: 'summarise', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Summarise in one line ({{previous_output.words}} words): {{previous_output.text}}', output_schema: summary } },
 ];
 
+const flows = { 'three-blocks': three, passthrough: [{ block: { name: 'relay', processor_type: 'passthrough' } }] };
+const flowName = (process.env.PROFILE_FLOW ?? 'three-blocks') as keyof typeof flows;
+if (!(flowName in flows)) throw new Error(`PROFILE_FLOW must be one of ${Object.keys(flows).join(', ')} (it is ${flowName})`);
+
 const databases = await openBenchDatabases();
 const loader = await startLoadProcess();
 const runtime = await openBenchRuntime(await databases.create('profile'), loader.modelBaseUrl);
@@ -35,7 +40,7 @@ try {
   const deps = runtime.commands;
   await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);
   await createProject(deps, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
-  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: 'three', steps: three }, production: true }, principal);
+  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: flowName, steps: flows[flowName] }, production: true }, principal);
   const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
   await runtime.projections.catchUp();
   await runtime.projections.start();
@@ -51,8 +56,8 @@ try {
   const drainStarted = performance.now();
   await runtime.projections.waitForPosition(await runtime.eventStore.headPosition(), 600_000);
   const projectionDrainMs = Math.round(performance.now() - drainStarted);
-  const measured = await window.stop(REQUESTS, 'three-blocks');
-  process.stdout.write(`${JSON.stringify({ requests: REQUESTS, load: figures, projectionDrainMs, ...measured }, null, 2)}\n`);
+  const measured = await window.stop(REQUESTS, flowName);
+  process.stdout.write(`${JSON.stringify({ flow: flowName, requests: REQUESTS, load: figures, projectionDrainMs, ...measured }, null, 2)}\n`);
   await app.close();
 } finally {
   window?.disconnect();
