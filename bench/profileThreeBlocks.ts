@@ -6,7 +6,8 @@
  * service, of PostgreSQL and of the rest of the machine, the SQL statements it sent per run, and its self time grouped by where the code lives (our modules by folder, each
  * dependency by package, Node's own internals, the garbage collector, idle), plus the top
  * functions. The profile itself is written to test-output/three-blocks.cpuprofile.
- * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead (test-output/passthrough.cpuprofile).
+ * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead, and `PROFILE_FLOW=slow-llm`
+ * one llm block whose model answers after a second, at concurrency 500 (test-output/<flow>.cpuprofile).
  */
 import { buildServer } from '../src/api/rest/server.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
@@ -18,6 +19,7 @@ import { openBenchDatabases } from './benchDatabases.ts';
 import { withDeadline } from './deadline.ts';
 import { startProfiledWindow } from './profiledWindow.ts';
 import { startLoadProcess } from './loadClient.ts';
+import { SLOW_MODEL } from './benchModel.ts';
 
 const principal = { principal: { kind: 'system' as const, id: 'bench' } };
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 3000);
@@ -28,7 +30,12 @@ const three = [
   { block: { name: 'summarise', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Summarise in one line ({{previous_output.words}} words): {{previous_output.text}}', output_schema: summary } },
 ];
 
-const flows = { 'three-blocks': three, passthrough: [{ block: { name: 'relay', processor_type: 'passthrough' } }] };
+// Each with the concurrency the execute bench runs it at.
+const flows = {
+  'three-blocks': { steps: three, concurrency: 32 },
+  passthrough: { steps: [{ block: { name: 'relay', processor_type: 'passthrough' } }], concurrency: 32 },
+  'slow-llm': { steps: [{ block: { name: 'answer', processor_type: 'llm', model: SLOW_MODEL, prompt: '{{message}}' } }], concurrency: 500 },
+};
 const flowName = (process.env.PROFILE_FLOW ?? 'three-blocks') as keyof typeof flows;
 if (!(flowName in flows)) throw new Error(`PROFILE_FLOW must be one of ${Object.keys(flows).join(', ')} (it is ${flowName})`);
 
@@ -40,7 +47,7 @@ try {
   const deps = runtime.commands;
   await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);
   await createProject(deps, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
-  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: flowName, steps: flows[flowName] }, production: true }, principal);
+  await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'three', name: flowName, steps: flows[flowName].steps }, production: true }, principal);
   const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
   await runtime.projections.catchUp();
   await runtime.projections.start();
@@ -51,7 +58,7 @@ try {
   await loader.load({ url, key, concurrency: 32, total: 500, status: 200 });
 
   window = await startProfiledWindow();
-  const figures = await withDeadline(loader.load({ url, key, concurrency: 32, total: REQUESTS, status: 200, warmUp: 0 }), 600_000, 'the profiled load');
+  const figures = await withDeadline(loader.load({ url, key, concurrency: flows[flowName].concurrency, total: REQUESTS, status: 200, warmUp: 0 }), 600_000, 'the profiled load');
   // The runs' read-model work is theirs too: the window ends once the projections have applied them.
   const drainStarted = performance.now();
   await runtime.projections.waitForPosition(await runtime.eventStore.headPosition(), 600_000);

@@ -131,13 +131,11 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
     started: started.promise,
     start: async () => {
       const startedAt = performance.now();
-      try {
-        await recorder.noteAndWait(requestedEvent(request));
-        started.resolve!();
-      } catch (error) {
-        started.reject!(error);
-        throw error;
-      }
+      // The run goes on while its request is appended: its first blocks' events join that append if
+      // they come before it goes out (a passthrough run is then one append), and the first model call
+      // does not wait for it. If the append fails, the recorder is broken and the run fails at its
+      // next durable record, before any of its results is answered; `started` says which happened.
+      recorder.noteAndWait(requestedEvent(request)).then(() => started.resolve!(), started.reject!);
       return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent }, startedAt }, 0, undefined, undefined);
     },
   };

@@ -72,13 +72,14 @@ export async function prepareRun(deps: RunStarting, caller: RunCaller, slugs: Fl
  */
 export async function executeRun(deps: RunStarting, caller: RunCaller, slugs: FlowSlugs, input: RunInput): Promise<StoredResponse> {
   const { flow, run } = await prepareRun(deps, caller, slugs, input, 'sync');
-  let started = false;
-  run.started.then(() => (started = true), () => undefined);
   let outcome: ExecutionOutcome;
   try {
     outcome = await deps.lifecycle.track(run.executionId, run.start);
   } catch (error) {
-    if (!started || error instanceof ApiError) throw error;
+    if (error instanceof ApiError) throw error;
+    // The run goes on while its first event is appended: whether it started is known once that append settles.
+    const started = await run.started.then(() => true, () => false);
+    if (!started) throw error;
     const errorId = randomUUID();
     deps.engine.logger.error({ err: error, errorId, executionId: run.executionId }, 'internal error in a started run');
     if (isConnectionLoss(error)) throw new ApiError('DATABASE_UNAVAILABLE', 'the database connection was lost during the run; retry with the same Idempotency-Key to get this answer again', { errorId, executionId: run.executionId });

@@ -8,6 +8,7 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import { idempotencyKeyStream } from '../../src/domain/idempotency/idempotencyKeyEvents.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 const flows = {
   ask: [{ block: { name: 'say', processor_type: 'llm', prompt: '{{message}}' } }],
@@ -161,17 +162,39 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
     // Injected in PostgreSQL itself: the run's ending cannot be appended, as when the log goes away mid-run.
     await sql`CREATE FUNCTION fail_poisoned_ending() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
     await sql`CREATE TRIGGER fail_poisoned_ending BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%poison-marker%') EXECUTE FUNCTION fail_poisoned_ending()`.execute(t.runtime.db);
+    // Started: the model answers once the run's request is in the log (its ending fails to append).
+    const requestedRuns = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND data->>'message' = 'poison-marker'`.execute(t.runtime.db)).rows[0]!.n;
+    server.respond = () => ({ content: 'poison-marker answer', heldUntil: until(async () => (await requestedRuns()) === 1, 'the run request in the log') });
     try {
-      const first = await post('hello/execute', { message: 'poison-marker' }, 'started-run-key');
+      const first = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
       expect(first.status).toBe(500);
       expect(first.body.detail).toMatchObject({ code: 'INTERNAL', executionId: expect.any(String) });
-      const retried = await post('hello/execute', { message: 'poison-marker' }, 'started-run-key');
+      const retried = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
       expect({ ...retried, body: withoutRequestId(retried.body) }).toEqual({ status: 500, replayed: true, body: withoutRequestId(first.body) });
       expect(await keyEvents('started-run-key')).toEqual(['IdempotencyKeyClaimed', 'IdempotentResponseRecorded']);
-      const requested = await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND data->>'message' = 'poison-marker'`.execute(t.runtime.db);
-      expect(requested.rows[0]!.n).toBe(1);
+      expect(await requestedRuns()).toBe(1);
+      expect(server.requests).toHaveLength(1);
     } finally {
       await sql`DROP TRIGGER fail_poisoned_ending ON seqflow_events`.execute(t.runtime.db);
     }
+  });
+
+  it('answers a run whose first append failed with everything in it as not started: nothing recorded, no run named, a retry runs it', async () => {
+    // A passthrough run is one append (its request, its step and its end): that append fails whole.
+    await sql`CREATE FUNCTION fail_whole_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fail_whole_run BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%whole-run-marker%') EXECUTE FUNCTION fail_whole_run()`.execute(t.runtime.db);
+    const requested = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE data->>'message' = 'whole-run-marker'`.execute(t.runtime.db)).rows[0]!.n;
+    try {
+      const first = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key');
+      expect(first.status).toBe(500);
+      expect(first.body.detail).toMatchObject({ code: 'INTERNAL' });
+      expect(first.body.detail).not.toHaveProperty('executionId');
+      expect(await requested()).toBe(0);
+    } finally {
+      await sql`DROP TRIGGER fail_whole_run ON seqflow_events`.execute(t.runtime.db);
+    }
+    const retried = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key');
+    expect(retried).toMatchObject({ status: 200, replayed: false, body: { status: 'completed' } });
+    expect(await requested()).toBe(1);
   });
 });
