@@ -30,6 +30,11 @@ export class StartupError extends Error {
  * the embedded PostgreSQL stops last.
  */
 export async function serve(config: Config, role: Role): Promise<void> {
+  // A stop asked for while the service starts (a deploy that changes its mind, a test's teardown) is
+  // kept, and carried out once it has started; without this, the embedded PostgreSQL package's
+  // handlers took the signal and the process went on running.
+  takeSignalsFromEmbeddedPostgres();
+  const duringStart = signalsDuringStart();
   const logger = createLogger(config.logLevel, 1, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   const address = `http://${config.host}:${config.port}`;
   let lock: { release(): void } | undefined;
@@ -55,8 +60,9 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined, oauthAudience: config.oauth?.audience }, 'seqflow started');
-    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp);
+    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp, duringStart.handOver());
   } catch (error) {
+    duringStart.handOver();
     await runtime?.close().catch(() => undefined);
     lock?.release();
     throw error;
@@ -134,7 +140,26 @@ function warnAboutPlainHttpCallbacks(runtime: Runtime, logger: Logger) {
   process.stderr.write(`Warning: ${message}\n`);
 }
 
-function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void, consoleApp: FastifyInstance | undefined) {
+/** SIGINT/SIGTERM while the service starts: the first is kept for after the start, a second exits at once. */
+function signalsDuringStart() {
+  let received: NodeJS.Signals | undefined;
+  const note = (signal: NodeJS.Signals) => {
+    if (received) process.exit(1);
+    received = signal;
+  };
+  process.on('SIGINT', note);
+  process.on('SIGTERM', note);
+  return {
+    /** Stops listening; the signal received meanwhile, if any. */
+    handOver() {
+      process.off('SIGINT', note);
+      process.off('SIGTERM', note);
+      return received;
+    },
+  };
+}
+
+function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, release: () => void, consoleApp: FastifyInstance | undefined, receivedDuringStart: NodeJS.Signals | undefined) {
   const { logger } = runtime;
   const graceMs = runtime.config.shutdownGraceMs;
   let stopping = false;
@@ -159,9 +184,9 @@ function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, worke
     logger.info('stopped');
     process.exit(0);
   };
-  takeSignalsFromEmbeddedPostgres();
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  if (receivedDuringStart) void shutdown(receivedDuringStart);
 }
 
 /** The grace period is over: end the runs still going in the log, answer their callers, and close what is left. */

@@ -33,7 +33,9 @@ const SETTINGS_FILE = 'embedded-postgres.json';
  * back; its own shutdown stops the embedded PostgreSQL last.
  */
 export function takeSignalsFromEmbeddedPostgres() {
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) exitHook.unhookEvent(signal);
+  // Only what is still hooked: unhooking an event twice throws.
+  const hooked = new Set(exitHook.hookedEvents());
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) if (hooked.has(signal)) exitHook.unhookEvent(signal);
 }
 
 // Its `beforeExit` hook ends every process with `process.exit(0)`, which would erase the exit code

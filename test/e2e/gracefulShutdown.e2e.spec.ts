@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
+import { sql } from 'kysely';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { createJobRunner } from '../../src/workers/jobRunner.ts';
@@ -64,6 +66,31 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     expect(proc.output()).toContain('allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS (e.g. 127.0.0.0/8)');
     proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
+  });
+
+  it('stops, once started, when SIGTERM came while it was still starting (the signal is not lost)', async () => {
+    // Another session holds a table the start needs: the server waits on it, mid-start.
+    const holder = new pg.Client({ connectionString: t.database.url });
+    holder.on('error', () => undefined);
+    await holder.connect();
+    let proc: ReturnType<typeof spawnServe> | undefined;
+    try {
+      await holder.query('BEGIN');
+      await holder.query('LOCK TABLE projection_checkpoints IN ACCESS EXCLUSIVE MODE');
+      proc = spawnServe({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), PORT: String(await freePort()), LOG_LEVEL: 'info' }, { direct: true });
+      // Asked from a session of its own: inside the holder's transaction, pg_stat_activity stays as it first read it.
+      const waiting = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.runtime.db)).rows[0]!.n > 0;
+      await until(waiting, `the starting server to wait on the lock (${proc.output()})`);
+      expect(proc.output()).not.toContain('seqflow started');
+      proc.child.kill('SIGTERM');
+      await holder.query('COMMIT');
+      expect(await proc.exited, proc.output()).toBe(0);
+      expect(proc.output()).toContain('seqflow started');
+      expect(proc.output()).toContain('"signal":"SIGTERM"');
+    } finally {
+      if (proc?.child.exitCode === null) process.kill(-proc.child.pid!, 'SIGKILL');
+      await holder.end();
+    }
   });
 
   it('stops accepting at once, lets a slow /execute finish and answer, then exits 0', async () => {

@@ -45,9 +45,13 @@ export function spawnWorker(env: Record<string, string>): ChildProcess {
   });
 }
 
-/** `seqflow serve` (API and workers) as its own process group, its output collected. */
-export function spawnServe(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(TSX, ['src/cli/main.ts', 'serve'], {
+/**
+ * `seqflow serve` (API and workers) as its own process group, its output collected. `node` runs the
+ * sources itself with tsx's loader when `direct`: the tsx command relays a signal to its child and
+ * kills it if the child has not taken the signal within 30 ms, as a child busy starting may not.
+ */
+export function spawnServe(env: Record<string, string>, { direct = false } = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(direct ? process.execPath : TSX, [...(direct ? ['--import', 'tsx'] : []), 'src/cli/main.ts', 'serve'], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
