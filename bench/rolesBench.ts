@@ -51,6 +51,14 @@ async function measure(topology: Topology, databaseUrl: string) {
   try {
     const bases = topology.processes.filter((p) => p.port).map((p) => `http://127.0.0.1:${p.port}/api/v1`);
     for (const base of bases) await healthy(base);
+    // The API processes read the flow from the read models, which the worker (or the all-roles
+    // process) projects: a load sent before that would be answered 404.
+    for (const base of bases) {
+      await pollUntil(async () => {
+        const status = await fetch(`${base}/seq/bench/bench/pass`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.status, () => 0);
+        return { ok: status === 200, seen: `GET the flow answered ${status}` };
+      }, 60_000, `the flow to be served by ${base}`, 100);
+    }
     const execute = await loader.load({ url: bases.map((b) => `${b}/seq/bench/bench/pass/execute`), key, concurrency: 32, total: 3000, status: 200 });
     const before = await completedJobs(runtime);
     const started = performance.now();
