@@ -33,10 +33,14 @@ export async function benchJobs(seqflowDatabaseUrl: string, graphileDatabaseUrl:
   return { jobs: JOBS, workerConcurrency: WORKER_CONCURRENCY, ours, graphileWorker: graphile, oursToGraphileWorker: round(ours.jobsPerSecond / graphile.jobsPerSecond, 2) };
 }
 
-async function seqflowJobs(databaseUrl: string) {
-  const loader = await startLoadProcess();
+/**
+ * The service the jobs bench measures: a runtime with a passthrough flow `pass`, its worker (16 at a
+ * time) and its API in this process. `completed()` counts the jobs its read model says completed,
+ * `allCompleted(n, what)` waits (with a deadline) until n have.
+ */
+export async function startJobsService(databaseUrl: string) {
   const config = loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), SEQFLOW_JOB_CONCURRENCY: String(WORKER_CONCURRENCY), SEQFLOW_DEFAULT_CREDITS: '1000000000', LOG_LEVEL: 'silent' });
-  const runtime = await openRuntime(config, pino({ level: 'silent' }));
+  const runtime = await openRuntime(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }));
   await createOrganization(runtime.commands, { slug: 'bench', name: 'Bench' }, principal);
   await createProject(runtime.commands, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
   await importFlow(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'pass', name: 'pass', steps: [{ block: { name: 'relay', processor_type: 'passthrough' } }] }, production: true }, principal);
@@ -46,21 +50,35 @@ async function seqflowJobs(databaseUrl: string) {
   const workers = await startWorkers(runtime);
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
-  const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/pass/jobs`;
+  const completed = async () => Number((await runtime.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'completed').executeTakeFirstOrThrow()).n);
+  return {
+    url: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/pass/jobs`,
+    key,
+    allCompleted: (total: number, what: string) =>
+      pollUntil(async () => {
+        const done = await completed();
+        return { ok: done >= total, seen: `${done} of ${total} jobs completed` };
+      }, 600_000, what),
+    async stop() {
+      await app.close();
+      await workers.stop();
+      await runtime.close();
+    },
+  };
+}
+
+async function seqflowJobs(databaseUrl: string) {
+  const loader = await startLoadProcess();
+  const service = await startJobsService(databaseUrl);
   try {
     const started = performance.now();
-    const accepted = await loader.load({ url, key, concurrency: CALLERS, total: JOBS, status: 202, warmUp: 0 });
-    await pollUntil(async () => {
-      const row = await runtime.db.selectFrom('jobs').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'completed').executeTakeFirstOrThrow();
-      return { ok: Number(row.n) >= JOBS, seen: `${row.n} of ${JOBS} jobs completed` };
-    }, 600_000, 'the accepted jobs to complete');
+    const accepted = await loader.load({ url: service.url, key: service.key, concurrency: CALLERS, total: JOBS, status: 202, warmUp: 0 });
+    await service.allCompleted(JOBS, 'the accepted jobs to complete');
     const seconds = (performance.now() - started) / 1000;
     return { jobsPerSecond: round(JOBS / seconds), acceptP50Ms: accepted.p50Ms, acceptP99Ms: accepted.p99Ms };
   } finally {
     await loader.stop();
-    await app.close();
-    await workers.stop();
-    await runtime.close();
+    await service.stop();
   }
 }
 
