@@ -1,12 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
-import { importFlow } from '../../src/commands/flowCommands.ts';
-import { createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import { type JobRunner, createJobRunner } from '../../src/workers/jobRunner.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -28,11 +24,7 @@ describe('/jobs accepted in the worker\'s process while its slots are busy', () 
   beforeAll(async () => {
     model = await startScriptedModelServer();
     t = await createTestRuntime('jobs_here', { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000' });
-    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    const steps = [{ block: { name: 'say', processor_type: 'llm', prompt: '{{message}}' } }];
-    await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'say', name: 'say', steps }, production: true }, testPrincipal);
-    key = (await createApiKey(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', environment: 'test' }, testPrincipal)).key;
+    key = await seedProject(t.runtime, { say: [{ block: { name: 'say', processor_type: 'llm', prompt: '{{message}}' } }] });
     // The flow and the key reach the read models once; after that the projections stay stopped.
     await t.runtime.projections.catchUp();
     runner = createJobRunner({ db: t.runtime.db, engine: t.runtime.execution, logger: t.runtime.logger, leaseMs: 5000, concurrency: 1, workerId: 'one-slot', pollMs: 600_000, accepted: t.runtime.execution.updates.onJobAccepted });

@@ -1,13 +1,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importFlow } from '../../src/commands/flowCommands.ts';
-import { createOrganization } from '../../src/commands/organizationCommands.ts';
-import { createProject } from '../../src/commands/projectCommands.ts';
 import { prepareExecution } from '../../src/execution/flowEngine.ts';
 import { ROOT, TSX, spawnWorker } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { logRows, reportFigures } from './faultFigures.ts';
 
@@ -35,9 +32,7 @@ describe('kill -9 of the process running a backtest', () => {
     const settings = { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000', SEQFLOW_LLM_MAX_RETRIES: '0', SEQFLOW_RUNNER_LEASE_MS: '600' };
     t = await createTestRuntime('fault_backtest', settings);
     env = { ...settings, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64') };
-    await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
-    await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
-    await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'f', name: 'f', steps }, production: true }, testPrincipal);
+    await seedProject(t.runtime, { f: steps });
     await t.runtime.projections.catchUp();
     // Three production runs recorded, as /execute records them.
     const project = await t.runtime.db.selectFrom('projects').select('id').where('slug', '=', 'web').executeTakeFirstOrThrow();

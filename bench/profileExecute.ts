@@ -1,5 +1,5 @@
 /**
- * `npm run bench:profile`: where a three-block run's time goes. The service of the execute bench
+ * `npm run bench:profile`: where an /execute run's time goes, by default a three-block run's. The service of the execute bench
  * (code -> passthrough -> llm, the scripted model answering at once, the load in a process of its
  * own) under /execute at concurrency 32, with the V8 CPU profiler on in the service's process for
  * the measured window only (the load, then until the projections have applied its events). Prints JSON: the runs per second while profiled, the CPU per run of the
