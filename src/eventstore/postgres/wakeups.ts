@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 
 export const EVENTS_CHANNEL = 'seqflow_events';
@@ -9,7 +10,9 @@ export const EVENTS_CHANNEL = 'seqflow_events';
  * transaction takes a global lock at commit and serialises all appends), and bursts coalesce into
  * at most one NOTIFY in flight plus one queued. Local subscribers are woken at once without a round
  * trip; other processes hear the NOTIFY through one LISTEN connection per process, and everyone
- * polls as a fallback in case a notification is lost.
+ * polls as a fallback in case a notification is lost. A NOTIFY carries its sender's token, so the
+ * sender's own LISTEN connection passes over it: its subscribers were woken at the commit, and a
+ * second wake-up would only send each of them to read the log again and find nothing.
  */
 export class Wakeups {
   private readonly listeners = new Set<() => void>();
@@ -18,6 +21,7 @@ export class Wakeups {
   private listenClient: pg.Client | undefined;
   private listenRetry: NodeJS.Timeout | undefined;
   private closed = false;
+  private readonly token = randomUUID();
 
   constructor(
     private readonly pool: pg.Pool,
@@ -41,7 +45,7 @@ export class Wakeups {
     }
     this.notifyInFlight = true;
     this.pool
-      .query(`SELECT pg_notify('${EVENTS_CHANNEL}', '')`)
+      .query(`SELECT pg_notify('${EVENTS_CHANNEL}', $1)`, [this.token])
       .catch(() => undefined) // subscribers poll; a lost wake-up only delays them
       .finally(() => {
         this.notifyInFlight = false;
@@ -71,7 +75,9 @@ export class Wakeups {
       }
     };
     client.on('error', retry);
-    client.on('notification', () => this.wakeLocal());
+    client.on('notification', (notification) => {
+      if (notification.payload !== this.token) this.wakeLocal();
+    });
     try {
       this.listenClient = client;
       await client.connect();
