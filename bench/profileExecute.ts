@@ -6,8 +6,10 @@
  * service, of PostgreSQL and of the rest of the machine, the SQL statements it sent per run, and its self time grouped by where the code lives (our modules by folder, each
  * dependency by package, Node's own internals, the garbage collector, idle), plus the top
  * functions. The profile itself is written to test-output/three-blocks.cpuprofile.
- * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead, and `PROFILE_FLOW=slow-llm`
- * one llm block whose model answers after a second, at concurrency 500 (test-output/<flow>.cpuprofile).
+ * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead, `PROFILE_FLOW=slow-llm`
+ * one llm block whose model answers after a second, at concurrency 500, and `PROFILE_FLOW=tool-loop`
+ * the execute bench's pause -> resume round trips, one at a time, with where each one's time went
+ * from the service's own histograms (test-output/<flow>.cpuprofile).
  */
 import { buildServer } from '../src/api/rest/server.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
@@ -20,6 +22,7 @@ import { withDeadline } from './deadline.ts';
 import { startProfiledWindow } from './profiledWindow.ts';
 import { startLoadProcess } from './loadClient.ts';
 import { SLOW_MODEL } from './benchModel.ts';
+import { histogramMeans } from './histogramMeans.ts';
 
 const principal = { principal: { kind: 'system' as const, id: 'bench' } };
 const REQUESTS = Number(process.env.PROFILE_REQUESTS ?? 3000);
@@ -35,7 +38,10 @@ const flows = {
   'three-blocks': { steps: three, concurrency: 32 },
   passthrough: { steps: [{ block: { name: 'relay', processor_type: 'passthrough' } }], concurrency: 32 },
   'slow-llm': { steps: [{ block: { name: 'answer', processor_type: 'llm', model: SLOW_MODEL, prompt: '{{message}}' } }], concurrency: 500 },
+  // As the execute bench's pause -> resume figure: every resume ends in the next pause.
+  'tool-loop': { steps: [{ block: { name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 1000 } } }], concurrency: 1 },
 };
+const ROUNDS_PER_RUN = 5;
 const flowName = (process.env.PROFILE_FLOW ?? 'three-blocks') as keyof typeof flows;
 if (!(flowName in flows)) throw new Error(`PROFILE_FLOW must be one of ${Object.keys(flows).join(', ')} (it is ${flowName})`);
 
@@ -57,14 +63,23 @@ try {
   // Warm: the sandbox pool, the JIT, the connection pools.
   await loader.load({ url, key, concurrency: 32, total: 500, status: 200 });
 
+  const histograms = ['seqflow_http_request_duration_seconds', 'seqflow_event_append_duration_seconds', 'seqflow_model_call_duration_seconds', 'seqflow_step_duration_seconds'];
+  const before = await histogramMeans(runtime.metrics.registry, histograms);
   window = await startProfiledWindow();
-  const figures = await withDeadline(loader.load({ url, key, concurrency: flows[flowName].concurrency, total: REQUESTS, status: 200, warmUp: 0 }), 600_000, 'the profiled load');
+  // The tool loop's units are its resumes (each run also has the fresh call that pauses first).
+  const runs = Math.ceil(REQUESTS / ROUNDS_PER_RUN);
+  const units = flowName === 'tool-loop' ? runs * ROUNDS_PER_RUN : REQUESTS;
+  const load: Promise<unknown> =
+    flowName === 'tool-loop' ? loader.toolLoop(url, key, runs, ROUNDS_PER_RUN) : loader.load({ url, key, concurrency: flows[flowName].concurrency, total: REQUESTS, status: 200, warmUp: 0 });
+  const figures = await withDeadline(load, 600_000, 'the profiled load');
   // The runs' read-model work is theirs too: the window ends once the projections have applied them.
   const drainStarted = performance.now();
   await runtime.projections.waitForPosition(await runtime.eventStore.headPosition(), 600_000);
   const projectionDrainMs = Math.round(performance.now() - drainStarted);
-  const measured = await window.stop(REQUESTS, flowName);
-  process.stdout.write(`${JSON.stringify({ flow: flowName, requests: REQUESTS, load: figures, projectionDrainMs, ...measured }, null, 2)}\n`);
+  const measured = await window.stop(units, flowName);
+  // Means over the window, per histogram: what a request, an append, a model call and a step took.
+  const means = (await histogramMeans(runtime.metrics.registry, histograms, before)).map(({ name, count, meanMs }) => ({ name, count, meanMs }));
+  process.stdout.write(`${JSON.stringify({ flow: flowName, units, load: figures, projectionDrainMs, histogramMeans: means, ...measured }, null, 2)}\n`);
   await app.close();
 } finally {
   window?.disconnect();
