@@ -133,8 +133,11 @@ export function createExecutionRecorder(
     note: (...events: ExecutionEvent[]) => void enqueue(records(events), 'note').catch(() => undefined),
     /** A note whose append is awaited (not durable): the run's first event, before the run is said to have started. */
     noteAndWait: (...events: ExecutionEvent[]) => enqueue(records(events), 'note'),
-    /** Accepts a caller's tool results for the recorded pause (the decider checks them), durably. */
-    resume: (request: ResumeRequest, flowId: string) => enqueue([{ type: 'Resume', data: request, flowId }], 'record'),
+    /**
+     * Accepts a caller's tool results for the recorded pause (the decider checks them): noted, and its
+     * append awaited, like a fresh run's request; it is durable with the run's next record.
+     */
+    resume: (request: ResumeRequest, flowId: string) => enqueue([{ type: 'Resume', data: request, flowId }], 'note'),
     state: () => state,
     revision: () => revision,
     streamId,

@@ -29,7 +29,10 @@ export function createExecutionUpdates() {
     },
     rememberPause: (pause: PauseData) => void pauses.set(pause.executionId, pause),
     pause: (executionId: string) => pauses.get(executionId),
-    forgetPause: (executionId: string) => void pauses.delete(executionId),
+    /** Forgets the run's pause; given one, only if it is still that one. */
+    forgetPause(executionId: string, pause?: PauseData) {
+      if (pause === undefined || pauses.get(executionId) === pause) pauses.delete(executionId);
+    },
   };
 }
 

@@ -120,11 +120,17 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
   },
 });
 
+/** `started` of a prepared run: settled by `start`, once the run's first append has settled. */
+function startSignal() {
+  const signal: { promise?: Promise<void>; resolve?: () => void; reject?: (error: unknown) => void } = {};
+  signal.promise = new Promise<void>((resolve, reject) => Object.assign(signal, { resolve, reject }));
+  signal.promise.catch(() => undefined); // observed by whoever awaits `started`
+  return signal as Required<typeof signal>;
+}
+
 export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
   const recorder = createExecutionRecorder(deps, request.executionId, originOf(request));
-  const started: { promise?: Promise<void>; resolve?: () => void; reject?: (error: unknown) => void } = {};
-  started.promise = new Promise<void>((resolve, reject) => Object.assign(started, { resolve, reject }));
-  started.promise.catch(() => undefined); // observed by whoever awaits `started`
+  const started = startSignal();
   return {
     executionId: request.executionId,
     afterRevision: -1,
@@ -135,18 +141,23 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
       // they come before it goes out (a passthrough run is then one append), and the first model call
       // does not wait for it. If the append fails, the recorder is broken and the run fails at its
       // next durable record, before any of its results is answered; `started` says which happened.
-      recorder.noteAndWait(requestedEvent(request)).then(() => started.resolve!(), started.reject!);
+      recorder.noteAndWait(requestedEvent(request)).then(started.resolve, started.reject);
       return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent }, startedAt }, 0, undefined, undefined);
     },
   };
 }
 
 /**
- * Continues a paused run with the caller's tool results: checks the resume and records it (so a
- * second resume of the same pause fails here); `start` goes on with the run. Everything it trusts
- * comes from the run's own events: the version, the input, the earlier outputs, the iteration count,
- * and the pause the results must answer (the decider checks it). Two racing resumes append against
- * the same revision: one wins, the other gets EXECUTION_ID_INVALID.
+ * Continues a paused run with the caller's tool results: checks the resume (the decider, on the
+ * run's events: a resume it refuses is answered with nothing appended); `start` records it and goes
+ * on with the run. Everything it trusts comes from the run's own events: the version, the input, the
+ * earlier outputs, the iteration count, and the pause the results must answer.
+ *
+ * As with a fresh run, the run goes on while its resume is appended: the resume joins the append of
+ * the block's first events, and the model call does not wait for it. Two racing resumes append
+ * against the same revision: one wins; the other's append is refused, so its run records nothing
+ * more (its recorder is broken) and `started` fails with EXECUTION_ID_INVALID, its answer. Its model
+ * call, already made, is the price of the race, never recorded or charged.
  */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
   const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
@@ -156,13 +167,12 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
   if (!pausable) throw new ApiError('PAUSED_STEP_INVALID', `pausedAtStep '${input.pausedAtStep}' is not a tools-enabled block of the version this run executes`);
 
+  const resume = { pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages };
+  // Throws the refusal (EXECUTION_ID_INVALID, TOOL_HISTORY_TAMPERED, TOOL_RESULTS_MISMATCH); the
+  // recorder decides the same command again on the same state when it appends.
+  execution.decide({ type: 'Resume', data: resume, flowId: input.flowId }, state);
   const recorder = createExecutionRecorder(deps, input.executionId, originOf(input), { state, revision });
-  try {
-    await recorder.resume({ pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages }, input.flowId);
-  } catch (error) {
-    if (error instanceof WrongExpectedRevision) throw new ApiError('EXECUTION_ID_INVALID', 'this pause has already been resumed');
-    throw error;
-  }
+  const started = startSignal();
 
   const history = runHistoryOf(loaded);
   const requested = history.requested!;
@@ -173,9 +183,12 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   return {
     executionId: input.executionId,
     afterRevision: revision,
-    started: Promise.resolve(), // the resume is recorded above
-    start: () =>
-      runSteps(
+    started: started.promise,
+    start: () => {
+      recorder.resume(resume, input.flowId).then(started.resolve, (error: unknown) =>
+        started.reject(error instanceof WrongExpectedRevision ? new ApiError('EXECUTION_ID_INVALID', 'this pause has already been resumed') : error),
+      );
+      return runSteps(
         deps,
         {
           ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested),
@@ -188,7 +201,8 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
         stepIndex,
         stepIndex === 0 ? undefined : outputOfStep(history, steps[stepIndex - 1]!, stepIndex - 1),
         input.toolCallMessages as ChatCompletionMessageParam[],
-      ),
+      );
+    },
   };
 }
 

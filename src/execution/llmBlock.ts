@@ -100,7 +100,8 @@ export async function runLlmBlock(
         data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
       });
     } catch (error) {
-      deps.updates.forgetPause(executionId);
+      // Only this pause: a resume that lost a race must not take the winner's from /step readers.
+      deps.updates.forgetPause(executionId, pause);
       throw error;
     }
     throw new PausedForTools(pause);

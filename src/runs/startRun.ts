@@ -77,9 +77,10 @@ export async function executeRun(deps: RunStarting, caller: RunCaller, slugs: Fl
     outcome = await deps.lifecycle.track(run.executionId, run.start);
   } catch (error) {
     if (error instanceof ApiError) throw error;
-    // The run goes on while its first event is appended: whether it started is known once that append settles.
-    const started = await run.started.then(() => true, () => false);
-    if (!started) throw error;
+    // The run goes on while its first event is appended: whether it started is known once that
+    // append settles. One that did not start answers for why (a resume that lost a race), or fails.
+    const notStarted = await run.started.then(() => undefined, (reason: unknown) => ({ reason }));
+    if (notStarted) throw notStarted.reason instanceof ApiError ? notStarted.reason : error;
     const errorId = randomUUID();
     deps.engine.logger.error({ err: error, errorId, executionId: run.executionId }, 'internal error in a started run');
     if (isConnectionLoss(error)) throw new ApiError('DATABASE_UNAVAILABLE', 'the database connection was lost during the run; retry with the same Idempotency-Key to get this answer again', { errorId, executionId: run.executionId });

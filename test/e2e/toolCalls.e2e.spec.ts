@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { type RecordedRequest, type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
@@ -199,6 +200,27 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       expect(outcomes.map((o) => o.status).sort()).toEqual([200, 400]);
       expect(outcomes.find((o) => o.status === 400)!.body.detail.code).toBe('EXECUTION_ID_INVALID');
       expect((await types(pause.body.executionId)).filter((type) => type === 'ExecutionResumed')).toHaveLength(1);
+    });
+
+    it('answers a resume whose append failed as not started: nothing of it recorded, the run still paused, and the same resume retried goes on', async () => {
+      server.respond = callsUntil(1);
+      const pause = (await post('assistant', { message: 'q', tools })).body;
+      const before = await types(pause.executionId);
+      // Injected in PostgreSQL itself: the append that carries the resume fails, as when the log goes away.
+      await sql`CREATE FUNCTION fail_marked_resume() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
+      await sql`CREATE TRIGGER fail_marked_resume BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionResumed' AND NEW.data::text LIKE '%resume-marker%') EXECUTE FUNCTION fail_marked_resume()`.execute(t.runtime.db);
+      try {
+        const failed = await resume('assistant', pause, [toolResult('call_1', 'resume-marker')]);
+        expect(failed.status).toBe(500);
+        expect(failed.body.detail.code).toBe('INTERNAL');
+        expect(failed.body.detail).not.toHaveProperty('executionId');
+        expect(await types(pause.executionId)).toEqual(before);
+      } finally {
+        await sql`DROP TRIGGER fail_marked_resume ON seqflow_events`.execute(t.runtime.db);
+      }
+      const retried = await resume('assistant', pause, [toolResult('call_1', 'resume-marker')]);
+      expect(retried).toMatchObject({ status: 200, body: { status: 'completed', executionId: pause.executionId } });
+      expect((await types(pause.executionId)).filter((type) => type === 'ExecutionResumed')).toHaveLength(1);
     });
   });
 

@@ -78,8 +78,8 @@ describe("a run's recorder combines its appends", () => {
     const executionId = randomUUID();
     const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
     await recorder.noteAndWait(requested(executionId));
-    // The run is not paused, so the decider refuses a resume.
-    await expect(recorder.resume({ pausedAtStep: 'relay', toolCallMessages: [] }, 'f')).rejects.toMatchObject({ code: 'EXECUTION_ID_INVALID' });
+    // The run exists, so the decider refuses its request a second time.
+    await expect(recorder.record(requested(executionId))).rejects.toMatchObject({ code: 'CONFLICT' });
     await recorder.record(completed(executionId));
     const events = await t.runtime.eventStore.readStream(executionStream(executionId));
     expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionCompleted']);
