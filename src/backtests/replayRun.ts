@@ -81,6 +81,7 @@ export async function replayRun(
       pausedAtStep: outcome.pausedAtStep,
       toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers.map((a) => ({ role: 'tool', tool_call_id: a.toolCallId, content: a.content }))],
       tools,
+      followed: false,
       principal,
       loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId)),
     });

@@ -17,8 +17,10 @@ import type { RecordedRunObserver } from '../observability/runMetrics.ts';
  * events go with the next append (the next durable record makes them durable too, as the log is
  * flushed in order). Appends are combined: everything noted or recorded while one append is in
  * flight goes in the next one, so a run makes about one round trip per durable fact rather than one
- * per event. A failed append that carried noted events breaks the recorder (the engine went on as if
- * they were written): every later record fails with the same error, so no run's history has a gap.
+ * per event. Noted events wait for the rest of the turn, or with `lingerMs` for the run's next record
+ * (at most that long, then they go on their own): a run whose blocks answer quickly is one append. A
+ * failed append that carried noted events breaks the recorder (the engine went on as if they were
+ * written): every later record fails with the same error, so no run's history has a gap.
  */
 type Command = Parameters<typeof execution.decide>[0];
 
@@ -68,6 +70,8 @@ export function createExecutionRecorder(
   origin: EventOrigin,
   /** Where an existing run's stream stands, for a resume. */
   from: { state: ExecutionState; revision: number } = { state: execution.initialState(), revision: -1 },
+  /** How long noted events may wait for the next record (0: only for the rest of the turn). */
+  { lingerMs }: { lingerMs: number } = { lingerMs: 0 },
 ) {
   const streamId = executionStream(executionId);
   let state: ExecutionState = from.state;
@@ -75,6 +79,7 @@ export function createExecutionRecorder(
   let position = 0;
   let pending = fresh();
   let flushing = false;
+  let cancelLinger: (() => void) | undefined;
   let broken: { error: unknown } | undefined;
 
   async function appendNow(commands: Stamped[], durability: 'durable' | 'deferred') {
@@ -117,13 +122,26 @@ export function createExecutionRecorder(
     pending.commands.push(...commands.map((command) => ({ command, at })));
     if (how === 'record') pending.durable = true;
     else pending.noted = true;
-    if (!flushing) {
-      flushing = true;
-      // A note waits for the rest of this turn, so events noted one after the other go together.
-      if (how === 'record') void flush();
-      else setImmediate(() => void flush());
+    if (flushing) return appended; // the append in flight is followed by one with these
+    if (how === 'record') startFlush();
+    else if (!cancelLinger) {
+      cancelLinger = lingerMs > 0 ? later(setTimeout(startFlush, lingerMs), clearTimeout) : later(setImmediate(startFlush), clearImmediate);
     }
     return appended;
+  }
+
+  function startFlush() {
+    cancelLinger?.();
+    flushing = true;
+    void flush();
+  }
+
+  /** The way to cancel a scheduled flush; once it has started (or been cancelled), none is scheduled. */
+  function later<H>(handle: H, clear: (handle: H) => void) {
+    return () => {
+      clear(handle);
+      cancelLinger = undefined;
+    };
   }
 
   const records = (events: ExecutionEvent[]) => events.map((event) => ({ type: 'Record' as const, event }));

@@ -52,6 +52,7 @@ export async function prepareRun(deps: RunStarting, caller: RunCaller, slugs: Fl
       pausedAtStep: input.pausedAtStep!,
       toolCallMessages: input.toolCallMessages!,
       tools,
+      followed: mode === 'step',
       ...originOf(caller),
       loadSteps: (versionId) => deps.flows.versionSteps(versionId),
     });

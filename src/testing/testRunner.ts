@@ -167,6 +167,7 @@ async function runWithScriptedTools(
       pausedAtStep: outcome.pausedAtStep,
       toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers],
       tools,
+      followed: false,
       principal,
       loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId)),
     });

@@ -47,6 +47,30 @@ describe("a run's recorder combines its appends", () => {
     expect(recorder.revision()).toBe(3);
   });
 
+  it("with a linger, the run's noted events wait for its next record and go in the same append", async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal }, undefined, { lingerMs: 600_000 });
+    const started = recorder.noteAndWait(requested(executionId));
+    recorder.note(stepStarted(executionId));
+    // Later turns, as a block's own work takes: the notes still wait.
+    await new Promise((r) => setImmediate(r));
+    recorder.note(stepCompleted(executionId));
+    await recorder.record(completed(executionId));
+    await started;
+
+    expect(appendCalls.get(executionStream(executionId))).toBe(1);
+    const events = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']);
+  });
+
+  it('with a linger, noted events go on their own when no record comes within it', async () => {
+    const executionId = randomUUID();
+    const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal }, undefined, { lingerMs: 20 });
+    await recorder.noteAndWait(requested(executionId));
+    expect(appendCalls.get(executionStream(executionId))).toBe(1);
+    expect((await t.runtime.eventStore.readStream(executionStream(executionId))).map((e) => e.type)).toEqual(['ExecutionRequested']);
+  });
+
   it('a note whose append failed breaks the recorder: the next record fails with its error and nothing more is written', async () => {
     const executionId = randomUUID();
     const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal });
