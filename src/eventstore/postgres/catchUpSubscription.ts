@@ -44,9 +44,9 @@ export function catchUpSubscription(
         await options.handler(batch.events);
         cursor = batch.cursor;
         horizonDelay = timing.horizonRetryMs;
-        // A full batch may have left more: read on. A short one read everything below the horizon,
-        // as an empty read would say; what was committed since has woken the (latched) pause below.
-        if (batch.events.length === batchSize) continue;
+        // A short batch read everything below the horizon; a full one may have left more.
+        if (batch.events.length < batchSize) options.onCaughtUp?.();
+        continue;
       }
       options.onCaughtUp?.();
       if (await hasEventsBeyondHorizon(pool, cursor)) {
