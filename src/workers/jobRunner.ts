@@ -36,8 +36,8 @@ export interface JobRunnerOptions {
   accepted?: (listener: (executionId: string) => void) => () => void;
 }
 
-/** Claims from the read model a runner makes at once (as its free slots allow). */
-const CLAIMS_AT_ONCE = 4;
+/** Jobs a runner claims from the read model in one statement at most (as its free slots allow). */
+const CLAIMS_AT_ONCE = 16;
 
 export function createJobRunner(options: JobRunnerOptions) {
   const { db, logger, leaseMs } = options;
@@ -47,6 +47,10 @@ export function createJobRunner(options: JobRunnerOptions) {
   // Latched: a wake that comes while a claim is in flight (a slot freed, or stop) ends the next
   // sleep at once; dropped, it would leave a freed slot idle, and stop waiting, for a whole poll.
   const pause = createWakeableSleep({ latch: true });
+  // After a look that found nothing with slots free, the next look waits a whole poll (only stop
+  // ends it early): a freed slot does not make work appear in the read model. Jobs accepted here
+  // are offered at once; those accepted elsewhere are found by the next poll.
+  const idle = createWakeableSleep({ latch: true });
   // Jobs accepted here while every slot was busy, oldest first: a freed slot takes the next by its
   // id, without waiting for the read model (its projection) or for the claim loop's turn. Bounded:
   // past it, an accepted job waits for the claim loop like a job accepted in another process.
@@ -62,19 +66,17 @@ export function createJobRunner(options: JobRunnerOptions) {
   const leases = createLeases(db, { kind: 'job', owner: worker, leaseMs });
   const runDeps = { engine: options.engine, leases, logger, worker, leaseMs, maxClaims: options.maxClaims ?? 5 };
 
-  /** Claims the oldest open job nobody holds; undefined when there is none. */
-  const claim = async () =>
-    (
-      await leases.claim(sql`WITH candidate AS (
+  /** Claims up to `limit` of the oldest open jobs nobody holds, in one statement. */
+  const claim = (limit: number) =>
+    leases.claim(sql`WITH candidate AS (
         SELECT j.execution_id FROM jobs j
           LEFT JOIN job_leases l ON l.execution_id = j.execution_id
          WHERE j.status IN ('started', 'running')
            AND (l.execution_id IS NULL OR (l.done_at IS NULL AND l.expires_at < now()))
          ORDER BY j.created_at
-         LIMIT 1
+         LIMIT ${limit}
          FOR UPDATE OF j SKIP LOCKED
-      )`)
-    )[0];
+      )`);
 
   /** A job accepted in this process: run it now if there is room, else when a slot frees (or the claim loop finds it in the read model). */
   async function offer(executionId: string) {
@@ -116,13 +118,12 @@ export function createJobRunner(options: JobRunnerOptions) {
         continue;
       }
       lookedAt = performance.now();
-      // Several claims side by side (each takes the oldest job nobody holds, SKIP LOCKED): one after
-      // the other, a claim's round trip bounds how fast free slots fill.
+      // As many jobs as there are free slots, in one statement (SKIP LOCKED: runners in other
+      // processes take others): one claim at a time, a round trip each, bounds how fast slots fill.
       const wanted = Math.min(slots.free(), CLAIMS_AT_ONCE);
-      const claimed = wanted <= 0 ? [] : await Promise.all(Array.from({ length: wanted }, () => slots.claiming(claim).catch((error: unknown) => void logger.warn({ err: error }, 'job claim failed; retrying'))));
-      const jobs = claimed.filter((job) => job !== undefined);
+      const jobs = wanted <= 0 ? [] : await slots.claiming(() => claim(wanted), wanted).catch((error: unknown) => (logger.warn({ err: error }, 'job claim failed; retrying'), []));
       for (const job of jobs) slots.run(() => runClaimedJob(runDeps, job));
-      if (jobs.length === 0 && running) await pause.sleep(pollMs);
+      if (jobs.length === 0 && running) await (wanted > 0 ? idle : pause).sleep(pollMs);
     }
   }
 
@@ -147,6 +148,7 @@ export function createJobRunner(options: JobRunnerOptions) {
       // Left to the claim loop of whichever worker runs next: each is a job row in the read model.
       waiting.clear();
       pause.wake();
+      idle.wake();
       await loop;
       if (await slots.drained(graceMs)) return;
       const released = await leases.releaseAll();

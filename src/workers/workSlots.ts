@@ -23,13 +23,13 @@ export function createWorkSlots(concurrency: number, freed: () => void, failed: 
         });
       running.add(task);
     },
-    /** Holds a slot while an offer is claimed. */
-    async claiming<T>(claim: () => Promise<T>): Promise<T> {
-      offering++;
+    /** Holds `held` slots (one unless given) while work is claimed for them. */
+    async claiming<T>(claim: () => Promise<T>, held = 1): Promise<T> {
+      offering += held;
       try {
         return await claim();
       } finally {
-        offering--;
+        offering -= held;
       }
     },
     /** Waits for the work in the slots, at most `graceMs`: true when it all ended. */
