@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { appendWithRetry } from '../eventstore/streams.ts';
 import { encodeEvent } from '../domain/domainEvent.ts';
-import { type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
+import { type EventMetadata, type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
@@ -77,6 +77,7 @@ export function createExecutionRecorder(
   let state: ExecutionState = from.state;
   let revision = from.revision;
   let position = 0;
+  let lastAppended: { event: ExecutionEvent; metadata: EventMetadata }[] = [];
   let pending = fresh();
   let flushing = false;
   let cancelLinger: (() => void) | undefined;
@@ -91,6 +92,7 @@ export function createExecutionRecorder(
     revision = result.nextExpectedRevision;
     position = result.position;
     state = next;
+    lastAppended = decided.map(({ event }, i) => ({ event, metadata: toAppend[i]!.metadata }));
     deps.updates?.notify(executionId);
     deps.runMetrics?.recorded(decided.map((d) => d.event), next);
   }
@@ -160,6 +162,8 @@ export function createExecutionRecorder(
     revision: () => revision,
     streamId,
     position: () => position,
+    /** The events of the last append, as written (with their metadata). */
+    lastAppended: () => lastAppended,
   };
 }
 

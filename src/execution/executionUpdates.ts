@@ -1,12 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import type { PauseData } from './pauseData.ts';
+import type { EventMetadata } from '../domain/events/eventMetadata.ts';
+import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
  * read the log itself), and the latest pause's full data, which the log does not keep (it records
- * the conversation's digest only), and jobs just accepted, for a job runner in the same process.
+ * the conversation's digest only), and jobs just accepted, for a job runner in the same process
+ * (with the event that accepted each, so that runner need not read it back from the log).
  * Readers in other processes poll the log instead. One per runtime, passed to the engine and the API.
  */
 export function createExecutionUpdates() {
@@ -15,13 +18,25 @@ export function createExecutionUpdates() {
   const jobs = new EventEmitter();
   // Bounded by size: a pause carries its whole conversation (up to the 1 MB the spec allows).
   const pauses = new LRUCache<string, PauseData>({ maxSize: 64 * 1024 * 1024, sizeCalculation: (pause) => Math.max(1, JSON.stringify(pause).length) });
+  // Bounded by size too: a request carries its input (up to the 2 MB a body may have). A job run
+  // elsewhere, or not yet, is dropped when room is needed; its runner then reads the log.
+  const acceptedJobs = new LRUCache<string, AcceptedJob>({ maxSize: 32 * 1024 * 1024, sizeCalculation: (job) => Math.max(1, JSON.stringify(job.event.data).length) });
 
   return {
     notify: (executionId: string) => appended.emit(executionId),
     /** Resolves at the next append to the run's stream, or after `ms`. */
     wait: (executionId: string, ms: number, signal?: AbortSignal): Promise<void> => nextEventOrTimeout(appended, executionId, ms, signal),
     /** A /jobs run was accepted in this process: a runner here may take it at once (the read model comes later). */
-    jobAccepted: (executionId: string) => void jobs.emit('accepted', executionId),
+    jobAccepted(executionId: string, accepted: AcceptedJob) {
+      acceptedJobs.set(executionId, accepted);
+      jobs.emit('accepted', executionId);
+    },
+    /** The event that accepted a job here, once: its first runner's start (a takeover reads the log). */
+    takeAcceptedJob(executionId: string): AcceptedJob | undefined {
+      const accepted = acceptedJobs.get(executionId);
+      acceptedJobs.delete(executionId);
+      return accepted;
+    },
     /** Listens for jobs accepted in this process; returns the way to stop listening. */
     onJobAccepted(listener: (executionId: string) => void): () => void {
       jobs.on('accepted', listener);
@@ -37,3 +52,9 @@ export function createExecutionUpdates() {
 }
 
 export type ExecutionUpdates = ReturnType<typeof createExecutionUpdates>;
+
+/** A job's stream as its accepting process wrote it: `ExecutionRequested` at revision 0. */
+export interface AcceptedJob {
+  event: ExecutionEvent;
+  metadata: EventMetadata;
+}

@@ -10,6 +10,7 @@ import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import { createExecutionRecorder } from './executionRecorder.ts';
+import type { AcceptedJob } from './executionUpdates.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
 import { blockKey } from './runContext.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
@@ -81,7 +82,7 @@ export interface PreparedRun {
 export async function acceptJob(deps: EngineDependencies, request: ExecutionRequest): Promise<number> {
   const recorder = createExecutionRecorder(deps, request.executionId, originOf(request));
   const position = await recorder.record(requestedEvent(request));
-  deps.updates.jobAccepted(request.executionId);
+  deps.updates.jobAccepted(request.executionId, recorder.lastAppended()[0]!);
   return position;
 }
 
@@ -228,13 +229,22 @@ export async function continueExecution(
   deps: EngineDependencies,
   input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
 ): Promise<ExecutionOutcome | undefined> {
-  const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
+  // A job's first claim in the process that accepted it knows its stream (its request, at revision
+  // 0) without reading it; if anything was appended since (a cancel), JobClaimed is refused and the
+  // stream is read after all.
+  const accepted = input.claim === 1 ? deps.updates.takeAcceptedJob(input.executionId) : undefined;
+  const loaded = accepted ? acceptedStream(accepted) : await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   const { state, revision } = loaded;
   if (state.status !== 'running') return undefined;
   // The worker's events name the request that accepted the job, and continue its trace: one id and one trace follow the run across processes.
   const { requestId, traceparent } = loaded.recorded[0]?.metadata ?? {};
   const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId, traceparent }, { state, revision });
-  await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
+  try {
+    await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
+  } catch (error) {
+    if (accepted && error instanceof WrongExpectedRevision) return continueExecution(deps, input);
+    throw error;
+  }
 
   const steps = await input.loadSteps(state.versionId);
   const history = runHistoryOf(loaded);
@@ -247,4 +257,9 @@ export async function continueExecution(
     undefined,
     undefined,
   );
+}
+
+/** A job's stream as accepted here, in the shape `loadStream` answers (what continueExecution uses of it). */
+function acceptedStream({ event, metadata }: AcceptedJob) {
+  return { state: execution.evolve(execution.initialState(), event), revision: 0, recorded: [{ metadata }], events: [event] };
 }

@@ -4,7 +4,7 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 
 /** A run's history from its stream as loaded (decoded events beside the recorded ones, which carry the times). */
-export const runHistoryOf = (loaded: { recorded: RecordedEvent[]; events: readonly ExecutionEvent[] }): RunHistory =>
+export const runHistoryOf = (loaded: { recorded: readonly Pick<RecordedEvent, 'metadata'>[]; events: readonly ExecutionEvent[] }): RunHistory =>
   foldRunHistory(loaded.events.map((event, i) => ({ event, occurredAt: loaded.recorded[i]!.metadata.occurredAt })));
 
 /** Reads a run's stream, decodes it through the upcasters and folds its history (an unknown run has an empty one). */

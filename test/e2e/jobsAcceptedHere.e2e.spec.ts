@@ -60,4 +60,44 @@ describe('/jobs accepted in the worker\'s process while its slots are busy', () 
     const rows = await t.runtime.db.selectFrom('jobs').select('execution_id').where('execution_id', 'in', [first, ...waiting]).execute();
     expect(rows).toEqual([]);
   });
+
+  it('starts each one from the request this process wrote, without reading its stream back; one cancelled meanwhile is found so in the log', async () => {
+    const engine = t.runtime.execution;
+    const readStream = engine.eventStore.readStream;
+    const reads: string[] = [];
+    engine.eventStore.readStream = (streamId, options) => (reads.push(streamId), readStream.call(engine.eventStore, streamId, options));
+    let hold!: () => void;
+    const holding = new Promise<void>((r) => (hold = r));
+    const readsWhenAsked = new Map<string, number>();
+    try {
+      const submit = async (message: string) => {
+        const response = await fetch(`${base}/seq/acme/web/say/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+        return ((await response.json()) as { executionId: string }).executionId;
+      };
+      const ids: Record<string, string> = {};
+      // What the runner had read of a job's stream when its model call came.
+      model.respond = (request) => {
+        const message = request.body.messages.at(-1)!.content as string;
+        readsWhenAsked.set(message, reads.filter((streamId) => streamId === `execution-${ids[message]}`).length);
+        return { content: 'done', ...(message === 'holder' ? { heldUntil: holding } : {}) };
+      };
+      ids.holder = await submit('holder');
+      await until(() => readsWhenAsked.has('holder'), 'the first job to reach the model');
+      ids.cancelled = await submit('cancelled');
+      ids.next = await submit('next');
+      const cancel = await fetch(`${base}/seq/acme/web/say/jobs/${ids.cancelled}/cancel`, { method: 'POST', headers: { authorization: `Bearer ${key}` } });
+      expect(cancel.status).toBe(200);
+      hold();
+      await until(() => readsWhenAsked.has('next'), 'the last job to reach the model');
+
+      expect(readsWhenAsked.get('holder')).toBe(0);
+      expect(readsWhenAsked.get('next')).toBe(0);
+      // The cancelled job's claim met the cancel in its stream: not run, and no claim recorded after its end.
+      expect(readsWhenAsked.has('cancelled')).toBe(false);
+      expect((await readStream.call(engine.eventStore, `execution-${ids.cancelled}`)).map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionFailed']);
+    } finally {
+      hold();
+      engine.eventStore.readStream = readStream;
+    }
+  });
 });
