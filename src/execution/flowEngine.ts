@@ -10,9 +10,7 @@ import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import { createExecutionRecorder } from './executionRecorder.ts';
-import type { AcceptedJob } from './executionUpdates.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
-import { blockKey } from './runContext.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
 /**
@@ -99,7 +97,7 @@ const originOf = (request: { principal: Principal; requestId?: string; tracepare
 const RESUME_LINGER_MS = 100;
 
 /** What a resumed or taken-over run knows from its own events. */
-const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
+export const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
   executionId,
   organizationId,
   flowId,
@@ -217,49 +215,4 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
       );
     },
   };
-}
-
-/**
- * Takes over an accepted or interrupted run (a /jobs run whose worker died): continues from the run's
- * own events. Blocks already completed keep their recorded output and are neither run nor paid for
- * again; `claim` is recorded first, so a previous worker that is still alive finds the stream moved
- * and stops at its next append. Returns undefined when the run has already ended.
- */
-export async function continueExecution(
-  deps: EngineDependencies,
-  input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
-): Promise<ExecutionOutcome | undefined> {
-  // A job's first claim in the process that accepted it knows its stream (its request, at revision
-  // 0) without reading it; if anything was appended since (a cancel), JobClaimed is refused and the
-  // stream is read after all.
-  const accepted = input.claim === 1 ? deps.updates.takeAcceptedJob(input.executionId) : undefined;
-  const loaded = accepted ? acceptedStream(accepted) : await loadStream(deps.eventStore, executionStream(input.executionId), execution);
-  const { state, revision } = loaded;
-  if (state.status !== 'running') return undefined;
-  // The worker's events name the request that accepted the job, and continue its trace: one id and one trace follow the run across processes.
-  const { requestId, traceparent } = loaded.recorded[0]?.metadata ?? {};
-  const recorder = createExecutionRecorder(deps, input.executionId, { principal: input.principal, requestId, traceparent }, { state, revision });
-  try {
-    await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
-  } catch (error) {
-    if (accepted && error instanceof WrongExpectedRevision) return continueExecution(deps, input);
-    throw error;
-  }
-
-  const steps = await input.loadSteps(state.versionId);
-  const history = runHistoryOf(loaded);
-  const requested = history.requested!;
-  const completed = new Map(history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
-  return runSteps(
-    deps,
-    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, trace: { parent: traceparent } },
-    0,
-    undefined,
-    undefined,
-  );
-}
-
-/** A job's stream as accepted here, in the shape `loadStream` answers (what continueExecution uses of it). */
-function acceptedStream({ event, metadata }: AcceptedJob) {
-  return { state: execution.evolve(execution.initialState(), event), revision: 0, recorded: [{ metadata }], events: [event] };
 }

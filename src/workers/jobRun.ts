@@ -4,7 +4,7 @@ import { executionStream } from '../domain/execution/executionEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { failRun } from '../execution/failRun.ts';
-import { continueExecution } from '../execution/flowEngine.ts';
+import { continueExecution } from '../execution/continueExecution.ts';
 import type { Lease, Leases } from '../leases/leases.ts';
 
 /** What running one claimed job needs. */

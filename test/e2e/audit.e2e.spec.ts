@@ -12,7 +12,8 @@ import { deliveryIdFor } from '../../src/commands/deliveryCommands.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { execution } from '../../src/domain/execution/execution.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
-import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
+import { acceptJob } from '../../src/execution/flowEngine.ts';
+import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 
 import { addTestCase } from '../../src/testing/testCases.ts';

@@ -13,7 +13,8 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
-import { acceptJob, continueExecution } from '../../src/execution/flowEngine.ts';
+import { acceptJob } from '../../src/execution/flowEngine.ts';
+import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
 
 import { createProjectionRunner } from '../../src/projections/projectionRunner.ts';
