@@ -77,7 +77,8 @@ export function createExecutionRecorder(
   let state: ExecutionState = from.state;
   let revision = from.revision;
   let position = 0;
-  let lastAppended: { event: ExecutionEvent; metadata: EventMetadata }[] = [];
+  // Kept as they went out; paired up only when asked (rarely: a job's acceptance), not on every append.
+  let lastAppend: { decided: { event: ExecutionEvent }[]; toAppend: { metadata: EventMetadata }[] } = { decided: [], toAppend: [] };
   let pending = fresh();
   let flushing = false;
   let cancelLinger: (() => void) | undefined;
@@ -92,7 +93,7 @@ export function createExecutionRecorder(
     revision = result.nextExpectedRevision;
     position = result.position;
     state = next;
-    lastAppended = decided.map(({ event }, i) => ({ event, metadata: toAppend[i]!.metadata }));
+    lastAppend = { decided, toAppend };
     deps.updates?.notify(executionId);
     deps.runMetrics?.recorded(decided.map((d) => d.event), next);
   }
@@ -163,7 +164,7 @@ export function createExecutionRecorder(
     streamId,
     position: () => position,
     /** The events of the last append, as written (with their metadata). */
-    lastAppended: () => lastAppended,
+    lastAppended: () => lastAppend.decided.map(({ event }, i) => ({ event, metadata: lastAppend.toAppend[i]!.metadata })),
   };
 }
 

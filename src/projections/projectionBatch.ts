@@ -79,6 +79,7 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
         if (!event) decoded.set(recorded.id, (event = decodeRecorded(recorded)));
         return event;
       };
+      const applyAll = (all: NonNullable<Projection['applyAll']>) => all(trx, mine.map((recorded) => ({ event: decode(recorded), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
       const applyEach = async () => {
         for (const recorded of mine) {
           current = recorded;
@@ -87,7 +88,7 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
       };
       if (!guarded) {
         try {
-          await (projection.applyAll ? projection.applyAll(trx, mine.map((recorded) => ({ event: decode(recorded), context: { recorded, occurredAt: recorded.metadata.occurredAt } }))) : applyEach());
+          await (projection.applyAll ? applyAll(projection.applyAll) : applyEach());
         } catch {
           throw new UnguardedFailed(projection.name);
         }
@@ -98,7 +99,7 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
       try {
         if (projection.applyAll) {
           try {
-            await projection.applyAll(trx, mine.map((recorded) => ({ event: decode(recorded), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
+            await applyAll(projection.applyAll);
           } catch {
             // Which event? Event by event from the savepoint: the one that fails stalls the projection as usual.
             await sql`ROLLBACK TO SAVEPOINT projection`.execute(trx);
