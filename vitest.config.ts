@@ -10,6 +10,9 @@ if (withoutBrowser) {
 }
 
 export default defineConfig({
+  // Not node_modules/.vite: a new entry there makes npm take the install as out of date, and the
+  // README's `npx seqflow` then installs the checkout again, into npx's cache, before each command.
+  cacheDir: '.cache/vitest',
   test: {
     include: ['test/**/*.spec.ts', 'packages/*/test/**/*.spec.ts'],
     exclude: [...configDefaults.exclude, ...(withoutBrowser ? [BROWSER_TESTS] : [])],

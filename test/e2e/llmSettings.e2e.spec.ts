@@ -19,6 +19,18 @@ const flows = {
     },
   ],
   thinker: [{ block: { name: 'think', processor_type: 'llm', model: 'o4-mini', prompt: '{{message}}', processor_config: { max_tokens: 500, reasoning_effort: 'low' } } }],
+  // Every Seqflow setting of an llm block beside model settings: only the model settings are sent.
+  agent: [
+    {
+      block: {
+        name: 'agent',
+        processor_type: 'llm',
+        model: 'gpt-4.1-mini',
+        prompt: '{{message}}',
+        processor_config: { tools_enabled: true, max_tool_iterations: 3, receive_attachments: false, temperature: 0.3, max_tokens: 200 },
+      },
+    },
+  ],
   // No model: it runs on the service's default (gpt-4o-mini), known only when it runs.
   defaulted: [{ block: { name: 'think', processor_type: 'llm', prompt: '{{message}}', processor_config: { reasoning_effort: 'high' } } }],
 };
@@ -66,6 +78,29 @@ describe('the llm settings users expect: system prompt, sampling, length, seed, 
     expect(sent).not.toHaveProperty('max_tokens');
   });
 
+  it('sends a tools flow only the arguments the API documents, never Seqflow\'s own settings, through a whole tool round trip', async () => {
+    const before = model.requests.length;
+    const weather = { type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+    model.script({ toolCalls: [{ id: 'call_1', name: 'get_weather', arguments: '{"city":"Oslo"}' }] }, { content: 'Sunny.' });
+    const image = { kind: 'url', url: 'https://93.184.216.34/cat.png', mime_type: 'image/png' };
+    const pause = (await execute('agent', { message: 'Weather?', tools: [weather], attachments: [image] })) as { status: number; body: Record<string, unknown> };
+    expect(pause.status).toBe(200);
+    expect(pause.body).toMatchObject({ status: 'tool_calls_required', pausedAtStep: 'agent' });
+    const messages = [...(pause.body.toolCallMessages as unknown[]), { role: 'tool', tool_call_id: 'call_1', content: '{"sky":"clear"}' }];
+    const done = await execute('agent', { executionId: pause.body.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: messages, tools: [weather] });
+    expect(done.status).toBe(200);
+    expect(done.body).toMatchObject({ status: 'completed', result: { text: 'Sunny.' } });
+
+    const sent = model.requests.slice(before).map((request) => request.body as Record<string, unknown>);
+    expect(sent).toHaveLength(2);
+    for (const body of sent) {
+      expect(Object.keys(body).sort()).toEqual(['max_tokens', 'messages', 'model', 'temperature', 'tool_choice', 'tools']);
+      expect(body).toMatchObject({ temperature: 0.3, max_tokens: 200 });
+    }
+    // receive_attachments: false kept the image out of the request as well as out of the arguments.
+    expect(sent[0]!.messages).toEqual([{ role: 'user', content: 'Weather?' }]);
+  });
+
   it('refuses at publish what the block\'s model family does not take, naming the setting and the fix', async () => {
     const publish = (slug: string, block: Record<string, unknown>) =>
       importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug, name: slug, steps: [{ block: { name: 'b', processor_type: 'llm', prompt: 'x', ...block } }] }, production: true }, testPrincipal);
@@ -94,6 +129,8 @@ describe('the llm settings users expect: system prompt, sampling, length, seed, 
     expect(refusalOf({ model: 'gpt-4o', messages, reasoning_effort: 'low' })).toMatch(/'reasoning_effort' is not supported/);
     expect(refusalOf({ model: 'gpt-4o', messages, temperature: 2.5 })).toMatch(/Expected a value <= 2/);
     expect(refusalOf({ model: 'gpt-4o', messages, stop: ['a', 'b', 'c', 'd', 'e'] })).toMatch(/maximum length 4/);
+    expect(refusalOf({ model: 'gpt-4o', messages, tools_enabled: true })).toBe('Unrecognized request argument supplied: tools_enabled');
+    expect(refusalOf({ model: 'gpt-4o', messages, max_tool_iterations: 3 })).toBe('Unrecognized request argument supplied: max_tool_iterations');
     expect(refusalOf({ model: 'gpt-4o', messages, temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7, stop: ['END'] })).toBeUndefined();
     expect(refusalOf({ model: 'o4-mini', messages, max_completion_tokens: 500, reasoning_effort: 'low' })).toBeUndefined();
   });

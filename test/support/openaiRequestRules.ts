@@ -15,10 +15,24 @@ const STRICT_UNSUPPORTED = [
   'minLength', 'maxLength', 'unevaluatedItems', 'contains', 'minContains', 'maxContains', 'uniqueItems', 'prefixItems',
 ];
 const REASONING_MODEL = /^(o\d|gpt-5)/;
+
+/**
+ * Every argument the chat completions API reference documents for a request body; anything else is
+ * refused with `400 Unrecognized request argument supplied` (OpenAI and Azure OpenAI alike).
+ */
+const DOCUMENTED_ARGUMENTS = new Set([
+  'messages', 'model', 'audio', 'frequency_penalty', 'function_call', 'functions', 'logit_bias', 'logprobs',
+  'max_completion_tokens', 'max_tokens', 'metadata', 'modalities', 'n', 'parallel_tool_calls', 'prediction',
+  'presence_penalty', 'prompt_cache_key', 'prompt_cache_retention', 'reasoning_effort', 'response_format',
+  'safety_identifier', 'seed', 'service_tier', 'stop', 'store', 'stream', 'stream_options', 'temperature',
+  'tool_choice', 'tools', 'top_logprobs', 'top_p', 'user', 'verbosity', 'web_search_options',
+]);
 const VISION_MODEL = /^(gpt-4o|gpt-4\.1|gpt-4-turbo|gpt-5|o3|o4-mini)/;
 
 export function refusalOf(body: unknown): string | undefined {
   if (!isObject(body)) return 'We could not parse the JSON body of your request.';
+  const unknown = Object.keys(body).find((name) => !DOCUMENTED_ARGUMENTS.has(name));
+  if (unknown !== undefined) return `Unrecognized request argument supplied: ${unknown}`;
   if (typeof body.model !== 'string' || !body.model) return "you must provide a model parameter";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "Invalid 'messages': empty array. Expected an array with minimum length 1.";
   return samplingRefusal(body) ?? reasoningRefusal(body) ?? toolsRefusal(body) ?? messagesRefusal(body) ?? responseFormatRefusal(body.response_format);

@@ -46,10 +46,33 @@ export function llmSettingsProblems(model: string, settings: LlmSettings): strin
   return problems;
 }
 
-/** The request parameters of `settings` for `model`: only those set, `max_tokens` under the name the model family takes. */
-export function llmRequestParameters(model: string, settings: LlmSettings): Record<string, unknown> {
-  const { system_prompt: _system, max_tokens: maxTokens, ...rest } = settings;
-  const parameters: Record<string, unknown> = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-  if (maxTokens !== undefined) parameters[modelFamily(model) === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'] = maxTokens;
+/**
+ * The name each model setting goes out under, by model family; `null` for the system prompt,
+ * which is a message. The compiler wants an entry for every key of `llmSettingsShape`, and only
+ * these keys are ever read, so a Seqflow setting of the block (`tools_enabled`, `max_tool_iterations`,
+ * `receive_attachments`, any future one) can never reach a provider: OpenAI and Azure refuse an
+ * unknown argument with `400 Unrecognized request argument supplied`.
+ */
+const SENT_AS: { [K in keyof LlmSettings]-?: ((family: ModelFamily) => string) | null } = {
+  system_prompt: null,
+  temperature: () => 'temperature',
+  top_p: () => 'top_p',
+  max_tokens: (family) => (family === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'),
+  seed: () => 'seed',
+  stop: () => 'stop',
+  reasoning_effort: () => 'reasoning_effort',
+};
+
+/**
+ * The request parameters of a block's `processor_config` for `model`: only its model settings that
+ * are set, each under the name the model family takes; nothing else of the config.
+ */
+export function llmRequestParameters(model: string, config: LlmSettings): Record<string, unknown> {
+  const family = modelFamily(model);
+  const parameters: Record<string, unknown> = {};
+  for (const [key, sentAs] of Object.entries(SENT_AS) as [keyof LlmSettings, ((family: ModelFamily) => string) | null][]) {
+    const value = config[key];
+    if (sentAs && value !== undefined) parameters[sentAs(family)] = value;
+  }
   return parameters;
 }
