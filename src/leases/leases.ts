@@ -17,8 +17,9 @@ import { createWriteCombiner } from './writeCombiner.ts';
  *   the log (its next append is refused), never two holders believing they own it.
  * - `renew` extends only a lease its owner still holds: an old owner cannot win a lease back.
  * - `release` makes a held lease expire now: claimable at once by anyone. It is what a holder does
- *   when its work failed before finishing and at shutdown (`releaseAll`): the work is never left
- *   waiting out a lease nobody uses.
+ *   when its work did not start (not due, someone else's) and at shutdown (`releaseAll`): the work
+ *   is never left waiting out a lease nobody uses. Work that failed to run is given back with
+ *   `releaseAfter`, the retry policy's delay: never re-claimed at once after a failure.
  * - `finish` marks the work done. A job's lease is then never taken again (a job runs to its end
  *   once). A delivery's lease is expired at once and keeps the attempt's number (`round`), so a
  *   sweep that reads a read model not yet showing that attempt does not claim it again; the next
@@ -91,6 +92,13 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
     },
     release: async (workId: string) => {
       await sql`UPDATE ${leases} SET expires_at = now() WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+    },
+    /**
+     * Gives a held lease back after `delayMs`: the work failed to run, and is claimable again once
+     * the retry policy's delay has passed, not at once.
+     */
+    releaseAfter: async (workId: string, delayMs: number) => {
+      await sql`UPDATE ${leases} SET expires_at = now() + ${Math.max(0, Math.round(delayMs))} * interval '1 millisecond' WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
     },
     /** Releases every lease this owner holds (shutdown); answers how many. */
     releaseAll: async (): Promise<number> => {

@@ -21,6 +21,7 @@ import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
 import { type WiredEngine, wireEngine } from './engineWiring.ts';
 import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
+import { type HealthNotes, createHealthNotes } from '../health/healthNotes.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
@@ -37,6 +38,8 @@ export interface Runtime {
   projections: ProjectionRunner;
   /** Keeps the process's background tasks running; their states are in /health. */
   supervisor: Supervisor;
+  /** What this process knows is wrong with itself and cannot retry away; counted in /health. */
+  healthNotes: HealthNotes;
   /** The sync runs this process runs for callers, for a clean shutdown. */
   lifecycle: RunLifecycle;
   /** The run use cases every transport starts, follows, polls, cancels and lists runs with. */
@@ -115,6 +118,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       eventStore,
       projections,
       supervisor,
+      healthNotes: createHealthNotes(),
       lifecycle,
       runs,
       logWatch,

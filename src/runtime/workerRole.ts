@@ -41,6 +41,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     graceMs: runtime.config.shutdownGraceMs,
     observeAttempt: runtime.metrics.attemptFinished,
     tracer: runtime.tracing.tracer,
+    healthNotes: runtime.healthNotes,
   });
   // A new delivery is attempted at once, without waiting for its read-model row or the next sweep.
   const creator = createDeliveryCreator({

@@ -1,3 +1,4 @@
+import { RETRY_POLICIES, type RetryPolicy, retryDelayMs } from '../domain/retry/retryPolicy.ts';
 import type { Logger } from 'pino';
 import { type WakeableSleep, createWakeableSleep } from './wakeableSleep.ts';
 
@@ -45,8 +46,9 @@ interface Unit {
 
 export function createSupervisor(options: SupervisorOptions) {
   const now = options.now ?? (() => new Date());
-  const initialDelayMs = options.initialDelayMs ?? 500;
-  const maxDelayMs = options.maxDelayMs ?? 30_000;
+  // The one retry policy, with this supervisor's delays: restarts go on while the process lives.
+  const defaults = RETRY_POLICIES.supervisedTask;
+  const policy: RetryPolicy = { ...defaults, initialDelayMs: options.initialDelayMs ?? defaults.initialDelayMs, maxDelayMs: options.maxDelayMs ?? defaults.maxDelayMs };
   const healthyAfterMs = options.healthyAfterMs ?? 60_000;
   const random = options.random ?? Math.random;
   const units = new Map<string, Unit>();
@@ -69,8 +71,8 @@ export function createSupervisor(options: SupervisorOptions) {
       } catch (error) {
         if (unit.stopping) break;
         if (now().getTime() - began >= healthyAfterMs) failures = 0;
-        const delay = Math.round(Math.min(maxDelayMs, initialDelayMs * 2 ** failures) * (0.5 + random() / 2));
         failures++;
+        const delay = retryDelayMs(policy, failures, random());
         unit.status = {
           ...unit.status,
           state: 'restarting',

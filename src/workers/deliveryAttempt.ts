@@ -6,6 +6,7 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { type DeliveryState, delivery } from '../domain/webhooks/delivery.ts';
 import { type DeliveryEvent, deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
+import { SecretUndecryptableError } from '../security/secretBox.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import { contextOf, failSpan } from '../observability/traceContext.ts';
 import type { AddressGuard } from '../outbound/addressGuard.ts';
@@ -30,6 +31,8 @@ export interface AttemptDependencies {
   observeAttempt?: (outcome: string, seconds: number) => void;
   /** Makes a span per attempt, in the trace of the run the delivery is about. */
   tracer: Tracer;
+  /** Told that this worker opened an organization's secrets (one it could not open before is readable again). */
+  secretsRead?: (organizationId: string) => void;
 }
 
 /**
@@ -55,21 +58,35 @@ export async function attemptDelivery(deps: AttemptDependencies, deliveryId: str
   }
 }
 
+/** This worker's master key cannot open the organization's webhook secrets: terminal for this worker, not for the delivery. */
+export class UnreadableSecretsError extends Error {
+  constructor(
+    readonly organizationId: string,
+    cause: unknown,
+  ) {
+    super(`this worker cannot open the webhook secrets of organization ${organizationId}: ${(cause as Error).message}`, { cause });
+    this.name = 'UnreadableSecretsError';
+  }
+}
+
 async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, loaded: Awaited<ReturnType<typeof loadStream<DeliveryEvent, DeliveryState>>>): Promise<number | undefined> {
   const { commands } = deps;
   const metadata = { principal: deps.principal };
   const stream = deliveryStream(deliveryId);
+  // The secrets before anything is recorded: a worker that cannot open them starts no attempt.
+  const secrets = loaded.state.status === 'none' ? undefined : await secretsOf(deps, loaded.state.organizationId, metadata);
   let started;
   try {
-    started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString() } }, { ...metadata, retryOnConflict: false }, loaded);
+    started = await handleCommand(commands, stream, delivery, { type: 'StartAttempt', data: { now: commands.now().toISOString(), retryDelaysMs: deps.retryDelaysMs } }, { ...metadata, retryOnConflict: false }, loaded);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'CONFLICT') return undefined; // not due, already done, or someone else's
     throw error;
   }
   const state = started.state;
-  if (state.status !== 'in_flight') return undefined;
+  // Started too often without an outcome: the decider finished it (internal_error) instead.
+  if (state.status !== 'in_flight') return started.events.some((e) => e.type === 'DeliveryAttemptFinished') && state.status !== 'none' ? state.attempts : undefined;
+  if (!secrets) return undefined;
   const attemptNumber = state.attempts;
-  const secrets = await signingSecrets(commands, state.organizationId, deps.masterKey, metadata, await deps.organizations?.load(state.organizationId));
   const timestamp = Math.floor(commands.now().getTime() / 1000);
   const headers = {
     'content-type': 'application/json',
@@ -99,6 +116,26 @@ async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, load
     retryDelaysMs: deps.retryDelaysMs,
   };
   // From the stream as StartAttempt left it: no second read.
-  await handleCommand(commands, stream, delivery, { type: 'FinishAttempt', data: finish }, metadata, started);
+  try {
+    await handleCommand(commands, stream, delivery, { type: 'FinishAttempt', data: finish }, metadata, started);
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'CONFLICT') throw error;
+    // The outcome could not be recorded: the worker's failure is recorded as the attempt's outcome
+    // instead (it counts toward the retries), so the POST is not made again uncounted.
+    const why = `the worker could not record this attempt's outcome (${result.kind === 'response' ? `HTTP ${result.status}` : result.kind}): ${(error as Error).message}`;
+    await handleCommand(commands, stream, delivery, { type: 'FinishAttempt', data: { ...finish, result: { kind: 'internal_error' }, errorExcerpt: why } }, metadata, started).catch(() => {
+      throw error;
+    });
+  }
   return attemptNumber;
+}
+
+async function secretsOf(deps: AttemptDependencies, organizationId: string, metadata: { principal: AttemptDependencies['principal'] }) {
+  try {
+    const secrets = await signingSecrets(deps.commands, organizationId, deps.masterKey, metadata, await deps.organizations?.load(organizationId));
+    deps.secretsRead?.(organizationId);
+    return secrets;
+  } catch (error) {
+    throw error instanceof SecretUndecryptableError ? new UnreadableSecretsError(organizationId, error) : error;
+  }
 }

@@ -17,9 +17,10 @@ export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: s
      * Up to `limit` due deliveries nobody holds, oldest due first; their ids. At most a host's room
      * in `hosts` (else `perHost`) go to one receiver host, and a full host's are passed over before
      * the limit applies, so its backlog never takes the places of other receivers' deliveries.
-     * Each with its host, for the dispatcher to count before the attempt reads the delivery.
+     * Each with its host, for the dispatcher to count before the attempt reads the delivery. None of
+     * `skipOrganizations` (those whose secrets this worker cannot open) is claimed.
      */
-    claim: async (limit: number, hosts: { hosts: string[]; rooms: number[]; perHost: number }): Promise<{ id: string; host: string }[]> => {
+    claim: async (limit: number, hosts: { hosts: string[]; rooms: number[]; perHost: number }, skipOrganizations: string[] = []): Promise<{ id: string; host: string }[]> => {
       const full = hosts.hosts.filter((_, i) => hosts.rooms[i] === 0);
       const ids = (
         await leases.claim(sql`WITH locked AS (
@@ -35,6 +36,8 @@ export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: s
              -- An attempt finished here that the read model does not show yet is not due again.
              AND (l.finished_attempts IS NULL OR (d.attempts >= l.finished_attempts AND d.status <> 'in_flight'))
              AND ${host} <> ALL(${full}::text[])
+             -- Organizations whose secrets this worker cannot open: another worker may.
+             AND d.organization_id <> ALL(${skipOrganizations}::text[])
            ORDER BY coalesce(d.next_attempt_at, d.created_at)
            LIMIT ${limit}
            FOR UPDATE OF d SKIP LOCKED
@@ -55,6 +58,8 @@ export function createDeliveryClaims(db: Kysely<ReadModels>, options: { owner: s
      * claim); one that did not happen (not due, someone else's) or failed to run gives it up.
      */
     settle: (deliveryId: string, finishedAttempt: number | undefined) => (finishedAttempt === undefined ? leases.release(deliveryId) : leases.finish(deliveryId, finishedAttempt)),
+    /** After an attempt that failed to run: the lease goes back after the retry policy's delay, not at once. */
+    giveBackAfter: leases.releaseAfter,
     /** Extends a held lease: an attempt renews it while it waits for a slow receiver. */
     renew: leases.renew,
     releaseAll: leases.releaseAll,

@@ -6,7 +6,9 @@ import { delivery } from '../domain/webhooks/delivery.ts';
 import { deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
-import { type AttemptDependencies, attemptDelivery } from './deliveryAttempt.ts';
+import { type AttemptDependencies, UnreadableSecretsError, attemptDelivery } from './deliveryAttempt.ts';
+import { type AttemptFailures, createAttemptFailures } from './attemptFailures.ts';
+import type { HealthNotes } from '../health/healthNotes.ts';
 import { type DeliveryClaims, createDeliveryClaims } from './deliveryClaims.ts';
 import { createWorkSlots } from './workSlots.ts';
 import { createHostSlots } from './hostSlots.ts';
@@ -25,6 +27,8 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
   hostConcurrency?: number;
   /** How long `stop` waits for attempts in flight before releasing their leases. */
   graceMs?: number;
+  /** Where an organization whose secrets this worker cannot open is reported (/health). */
+  healthNotes?: HealthNotes;
 };
 
 /**
@@ -35,24 +39,30 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
  */
 /**
  * One attempt of a leased delivery, its lease renewed while the attempt goes on (a receiver slower
- * than the lease never gets a second, concurrent attempt), then settled: finished, or given up when
- * the attempt did not happen or failed to run (claimable at once, the same attempt made again).
+ * than the lease never gets a second, concurrent attempt), then settled: finished; given back when
+ * the attempt did not happen; given back after the retry policy's delay when it failed to run (never
+ * claimable at once after a failure: the decider's start cap ends a delivery that keeps failing).
  */
-async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, logger: Logger, id: string, leaseMs: number, admitted?: () => void) {
+async function attemptAndSettle(deps: AttemptDependencies, claims: DeliveryClaims, failures: AttemptFailures, logger: Logger, id: string, leaseMs: number, admitted?: () => void) {
   // Admitted when claimed: the attempt does not ask its host again, and the slot is given back here.
   const attemptDeps = admitted ? { ...deps, admit: undefined } : deps;
   const renew = setInterval(() => void claims.renew(id).catch((error: unknown) => logger.warn({ err: error, deliveryId: id }, 'could not renew delivery lease')), Math.max(50, Math.floor(leaseMs / 3)));
   renew.unref();
   let finished: number | undefined;
+  let failedToRun = false;
   try {
     finished = await attemptDelivery(attemptDeps, id);
+    failures.succeeded(id);
   } catch (error) {
-    logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
+    failedToRun = !(error instanceof UnreadableSecretsError);
+    if (error instanceof UnreadableSecretsError) failures.unreadable(error);
+    else logger.error({ err: error, deliveryId: id }, 'delivery attempt failed to run');
   } finally {
     clearInterval(renew);
     admitted?.();
   }
-  await claims.settle(id, finished).catch(() => undefined);
+  const settled = failedToRun ? claims.giveBackAfter(id, failures.failed(id)) : claims.settle(id, finished);
+  await settled.catch(() => undefined);
 }
 
 export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
@@ -62,7 +72,14 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const leaseMs = options.leaseMs ?? 60_000;
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs });
   const hosts = createHostSlots(options.hostConcurrency ?? 64);
-  const attemptDeps: AttemptDependencies = { ...options, principal: { kind: 'system', id: `webhook-dispatcher:${worker}` }, timeoutMs: options.timeoutMs ?? 20_000, admit: (url) => hosts.take(receiverHost(url)) };
+  const failures = createAttemptFailures({ logger, ...(options.healthNotes ? { healthNotes: options.healthNotes } : {}) });
+  const attemptDeps: AttemptDependencies = {
+    ...options,
+    principal: { kind: 'system', id: `webhook-dispatcher:${worker}` },
+    timeoutMs: options.timeoutMs ?? 20_000,
+    admit: (url) => hosts.take(receiverHost(url)),
+    secretsRead: (organizationId) => failures.readable(organizationId),
+  };
   let task: ReturnType<typeof cron.schedule> | undefined;
   let stopped = false;
   let ended: (() => void) | undefined;
@@ -77,7 +94,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   async function sweep(): Promise<boolean> {
     const room = slots.free();
     if (room <= 0) return false;
-    const claimed = await claims.claim(room, { ...hosts.rooms(), perHost: hosts.perHost });
+    const claimed = await claims.claim(room, { ...hosts.rooms(), perHost: hosts.perHost }, failures.skippedOrganizations());
     for (const { id, host } of claimed) {
       // Counted now, not when the attempt has read the delivery: the next sweep sees the host's room.
       const admitted = hosts.take(host);
@@ -94,7 +111,7 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const poke = () => sweeps.request();
 
   /** Runs an attempt on a leased delivery in a slot, without waiting for it. */
-  const begin = (id: string, admitted?: () => void) => slots.run(() => attemptAndSettle(attemptDeps, claims, logger, id, leaseMs, admitted));
+  const begin = (id: string, admitted?: () => void) => slots.run(() => attemptAndSettle(attemptDeps, claims, failures, logger, id, leaseMs, admitted));
 
   /**
    * A delivery just created in this process: attempted now if there is room, without waiting for its

@@ -1,5 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { RETRY_POLICIES } from '../../src/domain/retry/retryPolicy.ts';
 import { getWebhookSecret } from '../../src/commands/webhookSecretCommands.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
@@ -56,7 +58,7 @@ describe('delivery leases', () => {
     }
   });
 
-  it('an attempt that fails after it was recorded as started leaves the delivery claimable: another dispatcher makes it, under the same attempt number', async () => {
+  it('an attempt whose outcome cannot be recorded leaves the delivery in flight: after the retry policy\'s delay another dispatcher makes it again, under the same attempt number', async () => {
     const organization = await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
     await getWebhookSecret(t.runtime.commands, organization.id, t.runtime.masterKey, testPrincipal);
     const deliveryId = randomUUID();
@@ -64,12 +66,20 @@ describe('delivery leases', () => {
     await handleCommand(t.runtime.commands, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: organization.id, executionId: randomUUID(), flowId: 'f', event: 'flow.completed', url: `${receiver.url}/hook`, body, truncated: false } } }, testPrincipal);
     const before = received.length;
 
-    // A dispatcher whose master key cannot open the signing secret: its attempt throws after StartAttempt.
-    const broken = createWebhookDispatcher({ db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, masterKey: randomBytes(32), logger: t.runtime.logger, tracer: t.runtime.tracing.tracer, worker: 'broken', leaseMs: 60_000 });
+    // A dispatcher whose log refuses every outcome it records (the database went away after the POST).
+    const { eventStore } = t.runtime.commands;
+    const refusing = Object.create(eventStore, {
+      append: { value: (stream: string, events: { type: string }[], ...rest: unknown[]) => (events.some((e) => e.type === 'DeliveryAttemptFinished') ? Promise.reject(new Error('connection terminated')) : (eventStore.append as (...args: unknown[]) => unknown)(stream, events, ...rest)) },
+    }) as typeof eventStore;
+    const broken = createWebhookDispatcher({ db: t.runtime.db, commands: { ...t.runtime.commands, eventStore: refusing }, guard: t.runtime.execution.guard, masterKey: t.runtime.masterKey, logger: t.runtime.logger, tracer: t.runtime.tracing.tracer, worker: 'broken', leaseMs: 60_000 });
     await broken.offer(deliveryId);
     await broken.stop();
-    expect(await broken.state(deliveryId)).toMatchObject({ status: 'in_flight', attempts: 1 });
-    expect(received.length).toBe(before);
+    expect(await broken.state(deliveryId)).toMatchObject({ status: 'in_flight', attempts: 1, starts: 1 });
+    expect(received.slice(before)).toEqual([deliveryId]);
+    // Given back after the policy's delay (its first is at most 1 s), not after the whole 60 s lease.
+    const lease = await sql<{ owner: string; left: number }>`SELECT owner, extract(epoch FROM expires_at - now()) * 1000 AS left FROM delivery_leases WHERE delivery_id = ${deliveryId}`.execute(t.runtime.db);
+    expect(lease.rows[0]!.owner).toBe('broken');
+    expect(Number(lease.rows[0]!.left)).toBeLessThanOrEqual(RETRY_POLICIES.deliveryAttempt.initialDelayMs);
 
     await t.runtime.projections.catchUp();
     const workers = await startWorkers(t.runtime);
@@ -80,9 +90,23 @@ describe('delivery leases', () => {
         if (row?.status !== 'succeeded') await new Promise((r) => setTimeout(r, 50));
       }
       expect(row).toMatchObject({ status: 'succeeded', attempts: 1 });
-      expect(received.slice(before)).toEqual([deliveryId]);
+      // The receiver saw the same delivery twice (it dedupes on X-Service-Delivery); the log, one attempt started twice.
+      expect(received.slice(before)).toEqual([deliveryId, deliveryId]);
+      expect((await t.runtime.eventStore.readStream(deliveryStream(deliveryId))).map((e) => e.type)).toEqual(['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished']);
     } finally {
       await workers.stop();
     }
+  });
+
+  it('a worker whose master key cannot open the signing secret records nothing and makes no attempt', async () => {
+    const organization = await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
+    const deliveryId = randomUUID();
+    await handleCommand(t.runtime.commands, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: organization.id, executionId: randomUUID(), flowId: 'f', event: 'flow.completed', url: `${receiver.url}/hook`, body: '{}', truncated: false } } }, testPrincipal);
+    const before = received.length;
+    const broken = createWebhookDispatcher({ db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, masterKey: randomBytes(32), logger: t.runtime.logger, tracer: t.runtime.tracing.tracer, worker: 'wrong-key', leaseMs: 60_000 });
+    await broken.offer(deliveryId);
+    await broken.stop();
+    expect(await broken.state(deliveryId)).toMatchObject({ status: 'pending', attempts: 0 });
+    expect(received.length).toBe(before);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fold } from '../../src/domain/decider.ts';
-import { delivery } from '../../src/domain/webhooks/delivery.ts';
+import { ERROR_EXCERPT_MAX, MAX_STARTS_PER_ATTEMPT, delivery } from '../../src/domain/webhooks/delivery.ts';
 import type { DeliveryEvent } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { type AttemptResult, DEFAULT_RETRY_DELAYS_MS, MAX_ATTEMPTS, classifyAttempt, nextStep } from '../../src/domain/webhooks/retryPolicy.ts';
 import { MAX_WEBHOOK_BODY_BYTES, webhookPayload } from '../../src/domain/webhooks/webhookPayload.ts';
@@ -20,6 +20,7 @@ describe('receiver outcomes (spec section 6)', () => {
     ['network error', { kind: 'network_error' }, 'retry'],
     ['timeout', { kind: 'timeout' }, 'retry'],
     ['address refused by the guard', { kind: 'blocked_address' }, 'permanent'],
+    ["the worker's own failure", { kind: 'internal_error' }, 'retry'],
   ])('%s -> %s', (_label, result, verdict) => {
     expect(classifyAttempt(result)).toBe(verdict);
   });
@@ -108,6 +109,34 @@ describe('delivery decider', () => {
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:05:00.000Z') });
     expect(events.filter((e) => e.type === 'DeliveryAttemptStarted').map((e) => e.data.attempt)).toEqual([1, 1]);
     expect(run(events, { type: 'CreateDelivery', event: created })).toHaveLength(events.length);
+  });
+
+  it('counts the re-runs of one attempt: the third start without an outcome is not made but ends as the worker\'s failure, and counts as a retry', () => {
+    let events = run([], { type: 'CreateDelivery', event: created });
+    for (const minute of ['00', '05', '10']) events = run(events, { type: 'StartAttempt', data: at(`2026-01-01T00:${minute}:00.000Z`) });
+    expect(events.filter((e) => e.type === 'DeliveryAttemptStarted')).toHaveLength(MAX_STARTS_PER_ATTEMPT);
+    const ended = delivery.decide({ type: 'StartAttempt', data: { now: '2026-01-01T00:15:00.000Z', retryDelaysMs: [100, 100, 100, 100, 100] } }, fold(delivery, events));
+    expect(ended).toEqual([
+      {
+        type: 'DeliveryAttemptFinished',
+        data: expect.objectContaining({ attempt: 1, outcome: 'failed_retry', result: 'internal_error', responseStatus: null, nextAttemptAt: '2026-01-01T00:15:00.100Z', errorExcerpt: expect.stringContaining('started 3 times') }),
+      },
+    ]);
+    // The next attempt is a new number, started once.
+    const next = run([...events, ...ended], { type: 'StartAttempt', data: at('2026-01-01T00:16:00.000Z') });
+    expect(next.at(-1)).toMatchObject({ type: 'DeliveryAttemptStarted', data: { attempt: 2 } });
+    expect(fold(delivery, next)).toMatchObject({ attempts: 2, starts: 1 });
+  });
+
+  it('records a worker-side failure as an attempt that is retried, and makes every excerpt storable (a NUL, a cut emoji, 2 MB)', () => {
+    let events = run([], { type: 'CreateDelivery', event: created });
+    events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
+    const finish = (errorExcerpt: string, result: AttemptResult = { kind: 'internal_error' }) =>
+      delivery.decide({ type: 'FinishAttempt', data: { attempt: 1, result, errorExcerpt, endedAt: '2026-01-01T00:00:01.000Z', durationMs: 5, secretVersions: [1] } }, fold(delivery, events))[0]!.data as { outcome: string; errorExcerpt: string; result: string };
+    expect(finish('could not record')).toMatchObject({ outcome: 'failed_retry', result: 'internal_error' });
+    expect(finish('a\u0000b', { kind: 'response', status: 500 }).errorExcerpt).toBe('a\ufffdb');
+    expect(finish(`${'x'.repeat(ERROR_EXCERPT_MAX - 1)}😀`, { kind: 'response', status: 500 }).errorExcerpt).toBe('x'.repeat(ERROR_EXCERPT_MAX - 1));
+    expect(finish('y'.repeat(2_000_000), { kind: 'response', status: 500 }).errorExcerpt).toHaveLength(ERROR_EXCERPT_MAX);
   });
 
   it('dead-letters the sixth failure, and redelivers a dead letter once more under the same id', () => {

@@ -433,6 +433,12 @@ export type components = {
                 kind: string;
                 ok: boolean;
             };
+            /** @description What this process knows is wrong with itself, counted by code (e.g. WEBHOOK_SECRETS_UNREADABLE) */
+            problems: {
+                code: string;
+                count: number;
+                message: string;
+            }[];
             projections: {
                 detail: {
                     [key: string]: unknown;
@@ -455,6 +461,12 @@ export type components = {
                 kind: string;
                 ok: boolean;
             };
+            /** @description What this process knows is wrong with itself, counted by code (e.g. WEBHOOK_SECRETS_UNREADABLE) */
+            problems: {
+                code: string;
+                count: number;
+                message: string;
+            }[];
             projections: {
                 detail: {
                     [key: string]: unknown;

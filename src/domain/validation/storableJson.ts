@@ -5,10 +5,9 @@
  * canonical JSON) can hold; so caller input and block outputs are checked here, and refused with
  * the path of the first problem, before anything is written.
  */
-export const MAX_JSON_DEPTH = 64;
+import { UNSTORABLE_TEXT as UNSTORABLE } from '../text/storableText.ts';
 
-// eslint-disable-next-line no-control-regex -- NUL is exactly what PostgreSQL refuses
-const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const MAX_JSON_DEPTH = 64;
 
 const describe = (text: string) => (text.includes('\u0000') ? 'contains a NUL character (\\u0000)' : 'contains an unpaired UTF-16 surrogate');
 const childPath = (path: string, key: string | number) => (typeof key === 'number' ? `${path}[${key}]` : /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`);
@@ -45,9 +44,3 @@ export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON
   }
   return null;
 }
-
-/**
- * `text` as the log can store it: each NUL and unpaired surrogate replaced with U+FFFD. For what is
- * kept to show a reply that could not be stored as it was.
- */
-export const storableText = (text: string): string => text.replaceAll('\u0000', '\ufffd').toWellFormed();

@@ -1,7 +1,24 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
+import { storableExcerpt } from '../text/storableText.ts';
 import type { DeliveryEvent, DeliveryStatus } from './deliveryEvents.ts';
 import { type AttemptResult, classifyAttempt, nextStep } from './retryPolicy.ts';
+
+/**
+ * A delivery's attempts, decided from its events. Crash semantics:
+ * - An attempt is `DeliveryAttemptStarted`, the POST, then `DeliveryAttemptFinished`. A worker that
+ *   dies (or cannot record the outcome) between the two leaves it in flight; once its lease runs out
+ *   the attempt is made again under the same number, so the receiver may see one POST twice (it
+ *   dedupes on X-Service-Delivery).
+ * - Those re-runs are counted: the `MAX_STARTS_PER_ATTEMPT`-th start of one attempt number is not
+ *   made but finished as `internal_error`, which counts toward the retries like a receiver's 500.
+ *   So a delivery whose outcome can never be recorded still ends (dead letter), with at most
+ *   `MAX_STARTS_PER_ATTEMPT - 1` POSTs per retry step.
+ * - Every excerpt goes through the storable-text boundary here, so the outcome can always be stored.
+ */
+export const MAX_STARTS_PER_ATTEMPT = 3;
+/** The longest error excerpt recorded (the worker reads 512 bytes; its redaction may add some). */
+export const ERROR_EXCERPT_MAX = 1024;
 
 export type DeliveryState =
   | { status: 'none' }
@@ -14,12 +31,14 @@ export type DeliveryState =
       event: string;
       /** Attempts started so far. */
       attempts: number;
+      /** How many times the current attempt number was started (re-runs after a lost outcome included). */
+      starts: number;
       nextAttemptAt: string | null;
     };
 
 export type DeliveryCommand =
   | { type: 'CreateDelivery'; event: Extract<DeliveryEvent, { type: 'DeliveryCreated' }> }
-  | { type: 'StartAttempt'; data: { now: string } }
+  | { type: 'StartAttempt'; data: { now: string; retryDelaysMs?: readonly number[] | undefined } }
   | { type: 'FinishAttempt'; data: { attempt: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; secretVersions: number[]; retryDelaysMs?: readonly number[] } }
   | { type: 'Redeliver'; data: { now: string } };
 
@@ -34,12 +53,12 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
   evolve: (state, event) => {
     if (event.type === 'DeliveryCreated') {
       const { deliveryId, organizationId, url, body } = event.data;
-      return { status: 'pending', deliveryId, organizationId, url, body, event: event.data.event, attempts: 0, nextAttemptAt: null };
+      return { status: 'pending', deliveryId, organizationId, url, body, event: event.data.event, attempts: 0, starts: 0, nextAttemptAt: null };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
       case 'DeliveryAttemptStarted':
-        return { ...state, status: 'in_flight', attempts: Math.max(state.attempts, event.data.attempt) };
+        return { ...state, status: 'in_flight', attempts: Math.max(state.attempts, event.data.attempt), starts: event.data.attempt === state.attempts ? state.starts + 1 : 1 };
       case 'DeliveryAttemptFinished':
         return { ...state, status: event.data.outcome, nextAttemptAt: event.data.nextAttemptAt };
       case 'DeliveryRedeliveryRequested':
@@ -62,8 +81,15 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
         if (current.status === 'pending' || current.status === 'failed_retry') {
           return [{ type: 'DeliveryAttemptStarted', data: { deliveryId: current.deliveryId, attempt: current.attempts + 1, startedAt: now } }];
         }
-        // An attempt whose worker died before recording its outcome is made again, under the same number.
-        if (current.status === 'in_flight') return [{ type: 'DeliveryAttemptStarted', data: { deliveryId: current.deliveryId, attempt: current.attempts, startedAt: now } }];
+        if (current.status === 'in_flight') {
+          // An attempt whose worker died before recording its outcome is made again, under the same
+          // number, until it has been started MAX_STARTS_PER_ATTEMPT times: then it ends as the worker's failure.
+          if (current.starts >= MAX_STARTS_PER_ATTEMPT) {
+            const excerpt = `the attempt was started ${current.starts} times without its outcome being recorded (its worker died or could not record it)`;
+            return [finished(current, current.attempts, { kind: 'internal_error' }, excerpt, now, 0, [], command.data.retryDelaysMs)];
+          }
+          return [{ type: 'DeliveryAttemptStarted', data: { deliveryId: current.deliveryId, attempt: current.attempts, startedAt: now } }];
+        }
         throw new ApiError('CONFLICT', `delivery ${current.deliveryId} is ${current.status}`);
       }
 
@@ -71,22 +97,7 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
         const current = exists(state);
         const { attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs } = command.data;
         if (current.status !== 'in_flight' || attempt !== current.attempts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} is not in flight`);
-        const next = nextStep(classifyAttempt(result), attempt, new Date(endedAt), retryDelaysMs);
-        return [
-          {
-            type: 'DeliveryAttemptFinished',
-            data: {
-              deliveryId: current.deliveryId,
-              attempt,
-              secretVersions,
-              outcome: next.status,
-              responseStatus: result.kind === 'response' ? result.status : null,
-              errorExcerpt,
-              nextAttemptAt: next.status === 'failed_retry' ? next.nextAttemptAt : null,
-              durationMs,
-            },
-          },
-        ];
+        return [finished(current, attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs)];
       }
 
       case 'Redeliver': {
@@ -99,3 +110,31 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
     }
   },
 };
+
+/** An attempt's outcome as the retry policy decides it, its excerpt made storable. */
+function finished(
+  current: Exclude<DeliveryState, { status: 'none' }>,
+  attempt: number,
+  result: AttemptResult,
+  errorExcerpt: string | null,
+  endedAt: string,
+  durationMs: number,
+  secretVersions: number[],
+  retryDelaysMs?: readonly number[],
+): Extract<DeliveryEvent, { type: 'DeliveryAttemptFinished' }> {
+  const next = nextStep(classifyAttempt(result), attempt, new Date(endedAt), retryDelaysMs);
+  return {
+    type: 'DeliveryAttemptFinished',
+    data: {
+      deliveryId: current.deliveryId,
+      attempt,
+      secretVersions,
+      outcome: next.status,
+      responseStatus: result.kind === 'response' ? result.status : null,
+      errorExcerpt: errorExcerpt === null ? null : storableExcerpt(errorExcerpt, ERROR_EXCERPT_MAX),
+      nextAttemptAt: next.status === 'failed_retry' ? next.nextAttemptAt : null,
+      durationMs,
+      result: result.kind,
+    },
+  };
+}

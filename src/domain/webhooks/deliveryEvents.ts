@@ -24,7 +24,12 @@ export const DeliveryCreated = defineEvent(
 
 export const DeliveryAttemptStarted = defineEvent('DeliveryAttemptStarted', 1, z.object({ deliveryId: z.string(), attempt: z.number().int().min(1), startedAt: z.iso.datetime() }));
 
-/** v2 records which versions of the organization's secret signed the attempt (v1 and, in a grace window, v2): versions, never secrets. */
+/**
+ * v2 records which versions of the organization's secret signed the attempt (v1 and, in a grace
+ * window, v2): versions, never secrets. `result`, added later (absent in earlier events), says what
+ * the attempt met: the receiver's answer, a network error, a timeout, the guard's refusal, or a
+ * failure on the worker's side (`internal_error`).
+ */
 export const DeliveryAttemptFinished = defineEvent(
   'DeliveryAttemptFinished',
   2,
@@ -37,6 +42,7 @@ export const DeliveryAttemptFinished = defineEvent(
     errorExcerpt: z.string().nullable(),
     nextAttemptAt: z.iso.datetime().nullable(),
     durationMs: z.number().int(),
+    result: z.enum(['response', 'network_error', 'timeout', 'blocked_address', 'internal_error']).optional(),
   }),
 );
 

@@ -2,7 +2,9 @@
  * Spec section 6, Retries: what a receiver's answer means, and when the next attempt is due.
  * 2xx succeeds; 408, 429, other 5xx, network errors and timeouts are retried; 3xx (never followed)
  * and other 4xx fail for good; an address refused by the outbound guard fails for good; the sixth
- * failed attempt is dead-lettered.
+ * failed attempt is dead-lettered. A failure on the worker's side (`internal_error`: the outcome could
+ * not be recorded, the attempt could not be made) counts as an attempt that is retried, like a 500:
+ * nothing about a delivery is re-attempted without counting.
  */
 export const MAX_ATTEMPTS = 6;
 /** After failed attempt 1..5: +1 min, +5 min, +30 min, +2 h, +12 h. */
@@ -12,7 +14,8 @@ export type AttemptResult =
   | { kind: 'response'; status: number }
   | { kind: 'network_error' }
   | { kind: 'timeout' }
-  | { kind: 'blocked_address' };
+  | { kind: 'blocked_address' }
+  | { kind: 'internal_error' };
 
 export type AttemptVerdict = 'succeeded' | 'retry' | 'permanent';
 
@@ -24,6 +27,7 @@ export function classifyAttempt(result: AttemptResult): AttemptVerdict {
       return 'permanent'; // 3xx is never followed; other 4xx will not get better
     case 'network_error':
     case 'timeout':
+    case 'internal_error':
       return 'retry';
     case 'blocked_address':
       return 'permanent';

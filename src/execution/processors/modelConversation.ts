@@ -2,7 +2,8 @@ import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ModelAttempt, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import { replyOutput } from '../../domain/execution/outputShape.ts';
-import { storableText, unstorableJson } from '../../domain/validation/storableJson.ts';
+import { storableExcerpt } from '../../domain/text/storableText.ts';
+import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import type { SchemaValidators } from '../schemaValidators.ts';
 import { BlockFailure } from './blockFailure.ts';
 import type { LlmCall, LlmResult } from './llmCall.ts';
@@ -14,7 +15,7 @@ const REPLY_EXCERPT = 2000;
 const usageOf = (u: OpenAI.CompletionUsage | undefined): TokenUsage | null => (u ? { promptTokens: u.prompt_tokens, completionTokens: u.completion_tokens, totalTokens: u.total_tokens } : null);
 const attemptOf = (reply: string | null | undefined, usage: OpenAI.CompletionUsage | undefined, rejection: string | null): ModelAttempt => ({
   // The excerpt must be storable even when the reply was not (that may be why it was refused).
-  reply: storableText((reply ?? '').slice(0, REPLY_EXCERPT)),
+  reply: storableExcerpt(reply ?? '', REPLY_EXCERPT),
   replyLength: (reply ?? '').length,
   usage: usageOf(usage),
   rejection,

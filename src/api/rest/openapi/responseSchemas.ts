@@ -114,6 +114,7 @@ export const healthSchema = z
     eventLog: check.extend({ kind: z.string() }),
     projections: z.object({ maxBehind: z.number().int(), detail: z.array(z.record(z.string(), z.unknown())) }),
     tasks: z.array(z.record(z.string(), z.unknown())),
+    problems: z.array(z.object({ code: z.string(), count: z.number().int(), message: z.string() })).meta({ description: 'What this process knows is wrong with itself, counted by code (e.g. WEBHOOK_SECRETS_UNREADABLE)' }),
   })
   .meta({ id: 'Health' });
 

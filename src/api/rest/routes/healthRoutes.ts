@@ -5,6 +5,7 @@ import type { EventStore } from '../../../eventstore/eventStore.ts';
 import type { ProjectionRunner } from '../../../projections/projectionRunner.ts';
 import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../../supervision/supervisor.ts';
+import type { HealthNotes } from '../../../health/healthNotes.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
 
@@ -23,9 +24,10 @@ const check = async (probe: () => Promise<unknown>, log: (error: unknown) => voi
 
 /**
  * Database and event-log reachability (503 when either is down), how far each projection is behind
- * the log and whether one is stalled, and the state of this process's supervised background tasks.
+ * the log and whether one is stalled, the state of this process's supervised background tasks, and
+ * the problems it knows of (counted by code: `healthNotes`).
  */
-export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'> }) {
+export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ operationId: 'getHealth', summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema }, errors: [] }, []);
     app.get('/health', { schema }, async (request, reply) => {
@@ -35,14 +37,16 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
       const projections = status.map((p) => (p.stalled ? { ...p, stalled: { ...p.stalled, error: WITHHELD } } : p));
       const healthy = database.ok && eventLog.ok;
       const tasks = deps.supervisor.status().map((task) => (task.lastError === null ? task : { ...task, lastError: WITHHELD }));
-      // Serving, but something in the background needs attention: a task restarting, a projection stalled.
-      const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled);
+      const problems = deps.healthNotes?.summary() ?? [];
+      // Serving, but something in the background needs attention: a task restarting, a projection stalled, a known problem.
+      const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled) || problems.length > 0;
       return reply.status(healthy ? 200 : 503).send({
         status: !healthy ? 'unavailable' : degraded ? 'degraded' : 'ok',
         database,
         eventLog: { ...eventLog, kind: deps.eventStore.kind },
         projections: { maxBehind: Math.max(0, ...projections.map((p) => p.behind)), detail: projections },
         tasks,
+        problems,
       });
     });
   };
