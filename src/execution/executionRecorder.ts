@@ -159,6 +159,19 @@ export function createExecutionRecorder(
      * append awaited, like a fresh run's request; it is durable with the run's next record.
      */
     resume: (request: ResumeRequest, flowId: string) => enqueue([{ type: 'Resume', data: request, flowId }], 'note'),
+    /**
+     * The last resort when the run's end could not be recorded: a fixed-size RUN_RECORD_FAILED
+     * failure in an append of its own, after the last events that were written (whatever was pending
+     * or broke the recorder is dropped: it may be what the log refused). Answers the failure and its
+     * position; throws (the decider) unless the written events leave the run running, and when this
+     * append fails too.
+     */
+    async recordUnrecordedEnd(message: string, durationMs: number) {
+      pending = fresh();
+      cancelLinger?.();
+      await appendNow([{ command: { type: 'RecordUnrecordedEnd', data: { message, durationMs } }, at: deps.now().toISOString() }], 'durable');
+      return { event: lastAppend.decided.at(-1)!.event, position };
+    },
     state: () => state,
     revision: () => revision,
     streamId,

@@ -7,6 +7,8 @@ import type { FailureReason } from '../domain/execution/executionEvents.ts';
 import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
 import type { StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { setOwn } from '../domain/ownProperty.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { type TemplateContext, lookupPath } from '../domain/templating/template.ts';
 import type { EngineDependencies } from './engineDependencies.ts';
 import { runLlmBlock } from './llmBlock.ts';
@@ -72,16 +74,50 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
       }
     }
     const result = resultObject(previous);
-    const position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result, durationMs: elapsed() } });
+    let position;
+    try {
+      position = await recorder.record({ type: 'ExecutionCompleted', data: { executionId, result, durationMs: elapsed() } });
+    } catch (error) {
+      return await unrecordedEnd(session, error, elapsed());
+    }
     return { status: 'completed', executionId, result, position };
   } catch (error) {
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
     const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
     const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
     const data = { executionId, reason: failure.reason, code: failure.code, message: capFailureMessage(failure.message), stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
-    // If the log itself failed, this record fails too and the error reaches the caller as a 500.
-    const position = await recorder.record({ type: 'ExecutionFailed', data });
+    let position;
+    try {
+      position = await recorder.record({ type: 'ExecutionFailed', data });
+    } catch (recordError) {
+      return await unrecordedEnd(session, recordError, elapsed());
+    }
     return { status: 'failed', ...data, position };
+  }
+}
+
+/**
+ * The run's end (or a record before it) failed to be written: unless someone else ended the run (a
+ * conflict), it ends failed with RUN_RECORD_FAILED in an append of its own, so its job, its sync
+ * caller, its /step followers and its webhook all see the end while this process lives. When that
+ * append fails too (the database is gone), the first error goes on to the caller as before.
+ */
+async function unrecordedEnd(session: RunSession, error: unknown, durationMs: number): Promise<ExecutionOutcome> {
+  const { deps, run } = session;
+  if (error instanceof WrongExpectedRevision || (error instanceof ApiError && error.code === 'CONFLICT')) throw error;
+  // Only a run the log shows running is stuck: one never written did not start, and a paused one
+  // (its resume not written) waits for the same resume again.
+  if (run.recorder.state().status !== 'running') throw error;
+  const errorId = randomUUID();
+  deps.logger.error({ err: error, executionId: run.executionId, errorId }, "a run's end could not be recorded; recording RUN_RECORD_FAILED instead");
+  const message = `the run's end could not be recorded (error id ${errorId}: the service log has it); the run is recorded failed instead`;
+  try {
+    const { event, position } = await run.recorder.recordUnrecordedEnd(message, durationMs);
+    if (event.type !== 'ExecutionFailed') throw error;
+    return { status: 'failed', ...event.data, position };
+  } catch (lastResortError) {
+    deps.logger.error({ err: lastResortError, executionId: run.executionId, errorId }, "a run's RUN_RECORD_FAILED could not be recorded either");
+    throw error;
   }
 }
 

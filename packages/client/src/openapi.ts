@@ -2175,7 +2175,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INTERNAL, TOOLS_UNSUPPORTED */
+            /** @description INTERNAL, TOOLS_UNSUPPORTED, RUN_RECORD_FAILED */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -2184,7 +2184,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "INTERNAL" | "TOOLS_UNSUPPORTED";
+                            code: "INTERNAL" | "TOOLS_UNSUPPORTED" | "RUN_RECORD_FAILED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -3830,7 +3830,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INTERNAL, TOOLS_UNSUPPORTED */
+            /** @description INTERNAL, TOOLS_UNSUPPORTED, RUN_RECORD_FAILED */
             500: {
                 headers: {
                     [name: string]: unknown;
@@ -3839,7 +3839,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "INTERNAL" | "TOOLS_UNSUPPORTED";
+                            code: "INTERNAL" | "TOOLS_UNSUPPORTED" | "RUN_RECORD_FAILED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

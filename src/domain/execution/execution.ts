@@ -51,7 +51,14 @@ export type ExecutionCommand =
    * running /jobs run: its runner's next append meets this event's revision and stops. A running
    * sync, step or test run is refused: its caller is waiting on it and would get a broken answer.
    */
-  | { type: 'Cancel'; data: { reason: string; durationMs: number } };
+  | { type: 'Cancel'; data: { reason: string; durationMs: number } }
+  /**
+   * The run's end could not be recorded (the log refused it, or its append failed): a run the log
+   * shows running ends failed with RUN_RECORD_FAILED instead. Refused for any other state: an ended
+   * run's end is recorded already (someone else's), and a paused one is not stuck (the resume that
+   * failed to be written can be sent again).
+   */
+  | { type: 'RecordUnrecordedEnd'; data: { message: string; durationMs: number } };
 
 const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
   typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
@@ -86,6 +93,12 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
       return [{ type: 'ExecutionRerunStarted', data: { executionId: state.executionId, rerunExecutionId: command.data.rerunExecutionId } }];
     }
     if (command.type === 'Cancel') return decideCancel(command.data, state);
+    if (command.type === 'RecordUnrecordedEnd') {
+      if (state.status === 'none') throw new ApiError('EXECUTION_ID_INVALID', 'No such execution');
+      if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);
+      const data = { executionId: state.executionId, reason: 'error' as const, code: 'RUN_RECORD_FAILED', message: command.data.message, stepIndex: null, blockName: null, durationMs: command.data.durationMs };
+      return [{ type: 'ExecutionFailed', data }];
+    }
     const { event } = command;
     if (event.type === 'ExecutionRequested') {
       if (state.status !== 'none') throw new ApiError('CONFLICT', `Execution ${state.executionId} already exists`);

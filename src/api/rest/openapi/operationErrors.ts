@@ -59,6 +59,7 @@ const RUNNING: readonly ErrorCode[] = [
   'PROVIDER_NOT_CONFIGURED',
   'PROVIDER_TIMEOUT',
   'RUN_INTERRUPTED',
+  'RUN_RECORD_FAILED',
 ];
 /** Resuming a tool pause (CONFLICT: the run was resumed or ended meanwhile). */
 const RESUME: readonly ErrorCode[] = ['EXECUTION_ID_INVALID', 'EXECUTION_NOT_FOUND', 'PAUSED_STEP_INVALID', 'TOOL_RESULTS_MISMATCH', 'TOOL_HISTORY_TAMPERED', 'INVALID_RESUME', 'CONFLICT'];

@@ -1,0 +1,99 @@
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startWorkers } from '../../src/runtime/workerRole.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
+
+const flows: Record<string, unknown[]> = {
+  // A NUL and half an emoji in what a code block throws: text the log cannot store as it is.
+  nul: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("bad\\u0000byte");' } }],
+  surrogate: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("half an emoji: \\ud83d");' } }],
+  // Its end is refused by the database (a trigger stands in for a full disk or a broken page).
+  poisoned: [{ block: { name: 'answer', processor_type: 'code', code: 'return { poison: true };' } }],
+};
+
+interface Answer {
+  status?: string;
+  executionId?: string;
+  detail?: { code: string; message: string; executionId?: string };
+}
+
+/** Every run ends while its process lives: its end is recorded, or a fixed-size failure in its place. */
+describe('runs end whatever their end holds, and when the log refuses it', () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  let workers: { stop(): Promise<void> };
+
+  const post = async (flow: string, path: 'execute' | 'jobs') => {
+    const response = await fetch(`${base}/seq/acme/web/${flow}/${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go' }) });
+    return { status: response.status, body: (await response.json()) as Answer };
+  };
+  const poll = async (flow: string, executionId: string) =>
+    (await (await fetch(`${base}/seq/acme/web/${flow}/jobs/${executionId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as { status: string; errorCode?: string; errorMessage?: string };
+  const lastEvent = async (executionId: string) => (await t.runtime.eventStore.readStream(`execution-${executionId}`)).at(-1)!;
+
+  beforeAll(async () => {
+    t = await createTestRuntime('run_ends');
+    key = await seedProject(t.runtime, flows);
+    await sql`
+      CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%poison%' THEN
+          RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100';
+        END IF;
+        RETURN NEW;
+      END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER refuse_poison BEFORE INSERT ON seqflow_events FOR EACH ROW EXECUTE FUNCTION refuse_poison()`.execute(t.runtime.db);
+    await t.runtime.projections.catchUp();
+    workers = await startWorkers(t.runtime);
+    ({ app, base } = await serveApi(t.runtime));
+  });
+  afterAll(async () => {
+    await workers?.stop();
+    await app?.close();
+    await t?.close();
+  });
+
+  it.each([
+    ['nul', 'bad\ufffdbyte'],
+    ['surrogate', 'half an emoji: \ufffd'],
+  ])('ends a sync run whose code block throws unstorable text (%s) failed, the text made storable', async (flow, stored) => {
+    const answer = await post(flow, 'execute');
+    expect(answer.status).toBe(422);
+    expect(answer.body.detail).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: expect.stringContaining(stored) });
+    const end = await lastEvent(answer.body.detail!.executionId!);
+    expect(end.type).toBe('ExecutionFailed');
+    expect((end.data as { message: string }).message).toContain(stored);
+  });
+
+  it('ends such a job failed, where its poll sees it', async () => {
+    const accepted = await post('nul', 'jobs');
+    expect(accepted.status).toBe(202);
+    const executionId = accepted.body.executionId!;
+    await until(async () => (await poll('nul', executionId)).status === 'failed', 'the job to fail', 20_000);
+    expect(await poll('nul', executionId)).toMatchObject({ errorCode: 'CODE_BLOCK_FAILED', errorMessage: expect.stringContaining('bad\ufffdbyte') });
+  });
+
+  it('records RUN_RECORD_FAILED in place of an end the database refuses: the sync caller gets the failure, the run is not left running', async () => {
+    const answer = await post('poisoned', 'execute');
+    expect(answer.status).toBe(500);
+    expect(answer.body.detail).toMatchObject({ code: 'RUN_RECORD_FAILED', executionId: expect.any(String) });
+    // Fixed-size, naming an error id rather than the database's text.
+    expect(answer.body.detail!.message).not.toContain('No space left');
+    const end = await lastEvent(answer.body.detail!.executionId!);
+    expect(end).toMatchObject({ type: 'ExecutionFailed', data: { code: 'RUN_RECORD_FAILED', reason: 'error' } });
+    await t.runtime.projections.catchUp();
+    const row = await t.runtime.db.selectFrom('runs').select(['status', 'failure_code']).where('execution_id', '=', answer.body.detail!.executionId!).executeTakeFirstOrThrow();
+    expect(row).toEqual({ status: 'failed', failure_code: 'RUN_RECORD_FAILED' });
+  });
+
+  it('ends such a job failed with RUN_RECORD_FAILED', async () => {
+    const accepted = await post('poisoned', 'jobs');
+    const executionId = accepted.body.executionId!;
+    await until(async () => (await poll('poisoned', executionId)).status === 'failed', 'the job to fail', 20_000);
+    expect(await poll('poisoned', executionId)).toMatchObject({ errorCode: 'RUN_RECORD_FAILED', failureReason: 'error' });
+  });
+});
