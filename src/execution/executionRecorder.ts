@@ -155,10 +155,15 @@ export function createExecutionRecorder(
     /** A note whose append is awaited (not durable): the run's first event, before the run is said to have started. */
     noteAndWait: (...events: ExecutionEvent[]) => enqueue(records(events), 'note'),
     /**
-     * Accepts a caller's tool results for the recorded pause (the decider checks them): noted, and its
-     * append awaited, like a fresh run's request; it is durable with the run's next record.
+     * Accepts a caller's tool results for the recorded pause (the decider checks them): appended at
+     * once (not waiting for the linger: the append decides a race for the pause before any model call
+     * is made) without waiting for the disk; it is durable with the run's next record.
      */
-    resume: (request: ResumeRequest, flowId: string) => enqueue([{ type: 'Resume', data: request, flowId }], 'note'),
+    resume: (request: ResumeRequest, flowId: string) => {
+      const appended = enqueue([{ type: 'Resume', data: request, flowId }], 'note');
+      if (!flushing) startFlush();
+      return appended;
+    },
     /**
      * The last resort when the run's end could not be recorded: a fixed-size RUN_RECORD_FAILED
      * failure in an append of its own, after the last events that were written (whatever was pending

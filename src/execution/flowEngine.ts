@@ -87,9 +87,10 @@ export async function acceptJob(deps: EngineDependencies, request: ExecutionRequ
 const originOf = (request: { principal: Principal; requestId?: string; traceparent?: string }) => ({ principal: request.principal, requestId: request.requestId, traceparent: request.traceparent });
 
 /**
- * How long a resume's noted events (the resume, the block's start) wait for the run's next durable
- * record, which comes after one model call (the next pause or the end): within it, a tool round trip
- * is one append instead of two. A /step reader follows the log, so its events go at once; others show
+ * How long a resumed run's noted events (the block's start) wait for the run's next durable record,
+ * which comes after one model call (the next pause or the end). The resume itself is appended before
+ * the model call (it decides a race for the pause), so a tool round trip is two appends, the first
+ * not waiting for the disk. A /step reader follows the log, so its events go at once; others show
  * up at most this much later, and are no less durable (a noted event is durable with the next record
  * either way). Fresh runs do not wait: measured at concurrency 32, runs whose notes waited made
  * fewer appends, but each went alone instead of with other runs' (group commit), and cost more.
@@ -164,11 +165,11 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
  * on with the run. Everything it trusts comes from the run's own events: the version, the input, the
  * earlier outputs, the iteration count, and the pause the results must answer.
  *
- * As with a fresh run, the run goes on while its resume is appended: the resume joins the append of
- * the block's first events, and the model call does not wait for it. Two racing resumes append
- * against the same revision: one wins; the other's append is refused, so its run records nothing
- * more (its recorder is broken) and `started` fails with EXECUTION_ID_INVALID, its answer. Its model
- * call, already made, is the price of the race, never recorded or charged.
+ * The race for a pause is decided before money is spent: `start` appends the resume (at once, not
+ * waiting for the disk: the commit decides the race, and the run's next record makes it durable)
+ * and only then goes on to the model call. Two racing resumes append against the same revision: one
+ * wins; the other's append is refused, and it fails with EXECUTION_ID_INVALID having called no model.
+ * The pause this process remembers for /step readers is forgotten once this resume has won it.
  */
 export async function prepareResume(deps: EngineDependencies, input: ResumeInput): Promise<PreparedRun> {
   const loaded = await loadStream(deps.eventStore, executionStream(input.executionId), execution);
@@ -190,15 +191,22 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   const pause = state.status === 'paused' && state.pause ? state.pause : undefined;
   const stepIndex = pause!.stepIndex;
   const accumulated = { ...history.outputs };
-  deps.updates.forgetPause(input.executionId);
+  const resumedPause = deps.updates.pause(input.executionId);
   return {
     executionId: input.executionId,
     afterRevision: revision,
     started: started.promise,
-    start: () => {
-      recorder.resume(resume, input.flowId).then(started.resolve, (error: unknown) =>
-        started.reject(error instanceof WrongExpectedRevision ? new ApiError('EXECUTION_ID_INVALID', 'this pause has already been resumed') : error),
-      );
+    start: async () => {
+      try {
+        await recorder.resume(resume, input.flowId);
+      } catch (error) {
+        const refused = error instanceof WrongExpectedRevision ? new ApiError('EXECUTION_ID_INVALID', 'this pause has already been resumed') : error;
+        started.reject(refused);
+        throw refused;
+      }
+      started.resolve();
+      // Only the pause this resume took: a newer one (the winner's next pause) stays.
+      deps.updates.forgetPause(input.executionId, resumedPause);
       return runSteps(
         deps,
         {

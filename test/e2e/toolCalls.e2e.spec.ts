@@ -202,6 +202,21 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       expect((await types(pause.body.executionId)).filter((type) => type === 'ExecutionResumed')).toHaveLength(1);
     });
 
+    it('decides a race of eight resumes of one pause before any model call: one model call, one charge', async () => {
+      server.respond = callsUntil(1, 'once');
+      const pause = await post('assistant', { message: 'q', tools });
+      const callsBefore = server.requests.length;
+      const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => resume('assistant', pause.body, [toolResult('call_1', `result ${i}`)])));
+      expect(outcomes.filter((o) => o.status === 200)).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 400).map((o) => o.body.detail.code)).toEqual(Array(7).fill('EXECUTION_ID_INVALID'));
+      // The losers called no model: model calls equal charges.
+      expect(server.requests.length - callsBefore).toBe(1);
+      const events = await t.runtime.eventStore.readStream(`execution-${pause.body.executionId}`);
+      const resumed = events.findIndex((e) => e.type === 'ExecutionResumed');
+      expect(events.slice(resumed).filter((e) => e.type === 'CreditsConsumed')).toHaveLength(1);
+      expect(events.filter((e) => e.type === 'ExecutionResumed')).toHaveLength(1);
+    });
+
     it('answers a resume whose append failed as not started: nothing of it recorded, the run still paused, and the same resume retried goes on', async () => {
       server.respond = callsUntil(1);
       const pause = (await post('assistant', { message: 'q', tools })).body;
