@@ -7,6 +7,7 @@ import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../s
 const flows: Record<string, unknown[]> = {
   echo: [{ block: { name: 'echo', processor_type: 'code', code: 'return { got: input.parameters };' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
+  plain: [{ block: { name: 'plain', processor_type: 'llm', prompt: '{{message}}' } }],
   // Two flows whose output schemas share an $id but differ: each must validate with its own.
   'schema-a': [{ block: { name: 'a', processor_type: 'llm', prompt: 'a', output_schema: { $id: 'https://example.test/shared', type: 'object', properties: { a: { type: 'string' } }, required: ['a'] } } }],
   'schema-b': [{ block: { name: 'b', processor_type: 'llm', prompt: 'b', output_schema: { $id: 'https://example.test/shared', type: 'object', properties: { b: { type: 'integer' } }, required: ['b'] } } }],
@@ -62,6 +63,24 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     expect([answer.status, answer.body.detail.code]).toEqual([400, code]);
     expect(answer.body.detail.message).toContain(message);
     expect(await t.runtime.eventStore.headPosition()).toBe(before);
+  });
+
+  it.each([
+    ['a negative count', '{"prompt_tokens": -5, "completion_tokens": 3, "total_tokens": -2}', 'prompt_tokens = -5'],
+    ['an infinite count', '{"prompt_tokens": 1e400, "completion_tokens": 3, "total_tokens": 3}', 'prompt_tokens = Infinity'],
+    ['a fractional count', '{"prompt_tokens": 4, "completion_tokens": 2.5, "total_tokens": 6.5}', 'completion_tokens = 2.5'],
+    ['a count as text', '{"prompt_tokens": "12", "completion_tokens": 3, "total_tokens": 15}', 'prompt_tokens = "12"'],
+  ])("fails a model call whose provider reports %s as PROVIDER_ERROR naming it, charging nothing", async (_label, rawUsage, named) => {
+    server.script({ content: 'hi', rawUsage });
+    const balance = async () => Number((await t.runtime.db.selectFrom('credit_balances').select('balance').executeTakeFirstOrThrow()).balance);
+    await t.runtime.projections.catchUp();
+    const before = await balance();
+    const answer = await raw('POST', '/seq/acme/web/plain/execute', '{"message": "m"}');
+    expect([answer.status, answer.body.detail.code]).toEqual([502, 'PROVIDER_ERROR']);
+    expect(answer.body.detail.message).toContain(named);
+    expect(answer.body.detail.message).not.toMatch(/counter/i);
+    await t.runtime.projections.catchUp();
+    expect(await balance()).toBe(before);
   });
 
   it('refuses NUL in a path segment (%00) with 400, not a database error', async () => {

@@ -13,6 +13,8 @@ export interface ScriptedReply {
   content?: unknown;
   toolCalls?: { id: string; name: string; arguments: string }[];
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** The usage object as JSON text, sent as it is: what JSON.stringify cannot write (`1e400`, parsed as Infinity). */
+  rawUsage?: string;
   status?: number;
   errorBody?: unknown;
   headers?: Record<string, string>;
@@ -94,8 +96,8 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
                 },
               },
             ],
-            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-          }),
+            usage: reply.rawUsage === undefined ? { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } : '__RAW_USAGE__',
+          }).replace('"__RAW_USAGE__"', reply.rawUsage ?? ''),
         );
       };
       if (reply.heldUntil) void reply.heldUntil.finally(send);

@@ -12,6 +12,7 @@ import { GEN_AI } from '../../observability/spanAttributes.ts';
 import { failSpan } from '../../observability/traceContext.ts';
 import { converse } from './modelConversation.ts';
 import { failureOf } from './providerFailure.ts';
+import { tokenUsageOf } from '../../domain/execution/tokenUsage.ts';
 import type { LlmCall, LlmResult, ProviderAccount, TimedModelCall } from './llmCall.ts';
 
 export interface LlmProcessorOptions {
@@ -90,7 +91,11 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const span = options.tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(call.model, client.baseURL) }, parent);
         try {
           const completion = await client.chat.completions.create({ ...call.settings.parameters, model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
-          const usage = completion.usage ? { input: completion.usage.prompt_tokens, output: completion.usage.completion_tokens } : undefined;
+          // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
+          const checked = tokenUsageOf(completion.usage);
+          if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', checked.problem);
+          if (checked.usage) completion.usage = { prompt_tokens: checked.usage.promptTokens, completion_tokens: checked.usage.completionTokens, total_tokens: checked.usage.totalTokens };
+          const usage = checked.usage ? { input: checked.usage.promptTokens, output: checked.usage.completionTokens } : undefined;
           options.observeCall?.(call.model, 'ok', seconds(), usage);
           timed('answered');
           span.setAttributes({
