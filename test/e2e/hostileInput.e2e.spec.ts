@@ -83,6 +83,16 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     expect(await balance()).toBe(before);
   });
 
+  it('logs no credential a client sent in a URL: a token in the query, a pasted API key', async () => {
+    const token = 'eyJhbGciOiJIUzI1NiJ9.c2VjcmV0LXRva2Vu.c2ln';
+    await fetch(`${base}/health?access_token=${token}`);
+    await raw('GET', `/seq/acme/web/echo/jobs?limit=5&note=${encodeURIComponent(key)}`);
+    const logs = t.logs();
+    expect(logs).toContain('/health?access_token=[redacted]');
+    expect(logs).not.toContain(token);
+    expect(logs).not.toContain(key.slice(-64));
+  });
+
   it('refuses NUL in a path segment (%00) with 400, not a database error', async () => {
     for (const path of ['/seq/acme/web/ec%00ho/execute', '/seq/acme/web/echo/jobs/a%00b', '/seq/ac%00me/web/echo/step/x']) {
       const answer = await raw(path.includes('execute') ? 'POST' : 'GET', path, path.includes('execute') ? '{"message":"m"}' : undefined);

@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
+import { requestLogger } from '../http/requestLogger.ts';
+import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { redeemConsoleLink } from '../../commands/consoleLinkCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
@@ -30,9 +31,8 @@ export async function buildConsoleServer(
   runtime: Runtime,
   options: { /** Open `events.live` streams on this listener; one more is refused TOO_MANY_REQUESTS. */ maxLiveSubscriptions?: number } = {},
 ): Promise<FastifyInstance> {
-  // A one-time link's token is a credential: the request log shows the path with it redacted.
-  const logger = runtime.logger.child({}, { serializers: { req: (req: FastifyRequest) => ({ method: req.method, url: redactToken(req.url), host: req.host, remoteAddress: req.ip, remotePort: req.socket?.remotePort }) } });
-  const app = Fastify({ loggerInstance: logger as FastifyBaseLogger, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
+  // A one-time link's token is a credential, as is a key pasted into a query: the request log redacts them.
+  const app = Fastify({ loggerInstance: requestLogger(runtime.logger), frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
@@ -106,4 +106,3 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
 });
 
 /** A URL as the log may show it: the value of a `token` query parameter replaced. */
-const redactToken = (url: string) => url.replace(/([?&]token=)[^&#]*/g, '$1[redacted]');

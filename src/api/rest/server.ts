@@ -1,4 +1,5 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { requestLogger } from '../http/requestLogger.ts';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime/runtime.ts';
 import { installRequestIds, requestIdOptions } from './requestIds.ts';
 import { installRequestTracing } from '../http/requestTracing.ts';
@@ -34,7 +35,7 @@ declare module 'fastify' {
 /** The public REST facade under /api/v1, and the assistant (MCP) endpoint at /api/v1/mcp/. */
 export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   // X-Forwarded-For names the client (rate limits, sign-in limits) only when a proxy is said to set it.
-  const app = Fastify({ loggerInstance: runtime.logger as FastifyBaseLogger, bodyLimit: 2 * 1024 * 1024, trustProxy: runtime.config.trustProxy, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
+  const app = Fastify({ loggerInstance: requestLogger(runtime.logger), bodyLimit: 2 * 1024 * 1024, trustProxy: runtime.config.trustProxy, frameworkErrors: frameworkErrorHandler, clientErrorHandler, ...requestIdOptions() });
   installRequestIds(app);
   installRequestTracing(app, runtime.tracing.tracer);
   installErrorHandling(app, trackRouteMethods(app));
