@@ -1,6 +1,7 @@
 import { TRPCClientError, createTRPCClient, httpLink, httpSubscriptionLink, splitLink } from '@trpc/client';
 import { EventSource } from 'eventsource';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
 import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
@@ -88,6 +89,35 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     const posted = /name="token" value="([^"]+)"/.exec(html)![1]!;
     return fetch(`${consoleBase}/login`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: consoleBase }, body: new URLSearchParams({ token: posted }).toString() });
   };
+
+  it('refuses text the log cannot store in any input with 400 INVALID_TEXT naming it, never a database error', async () => {
+    const olga = await asOperator();
+    const before = await t.runtime.eventStore.headPosition();
+    for (const call of [() => olga.runs.search.query({ text: 'a\u0000b' }), () => olga.runs.cancel.mutate({ executionId, reason: 'stop\u0000now' }), () => olga.flows.list.query({ projectId: '\ud800' })]) {
+      const error = await refusal(call());
+      expect(error.data?.code).toBe('BAD_REQUEST');
+      expect((error.data as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'INVALID_TEXT', message: expect.stringMatching(/^input\.\w+ contains/) });
+      expect(error.message).not.toMatch(/invalid byte sequence|unsupported Unicode escape/);
+    }
+    expect(await t.runtime.eventStore.headPosition()).toBe(before);
+  });
+
+  it("answers the service's own fault without its text (no query, no table, no stack), which the log keeps under an error id", async () => {
+    const olga = await asOperator();
+    // A real database fault: the table the procedure reads is gone for a moment.
+    await sql`ALTER TABLE flows RENAME TO flows_away`.execute(t.runtime.db);
+    let error;
+    try {
+      error = await refusal(olga.flows.list.query({ projectId }));
+    } finally {
+      await sql`ALTER TABLE flows_away RENAME TO flows`.execute(t.runtime.db);
+    }
+    expect(error.data?.code).toBe('INTERNAL_SERVER_ERROR');
+    const errorId = /internal error \(error id ([0-9a-f-]{36})/.exec(error.message)?.[1];
+    expect(errorId).toBeDefined();
+    expect(JSON.stringify({ message: error.message, data: error.data })).not.toMatch(/relation|does not exist|select|stack/i);
+    expect(t.logs()).toContain(errorId);
+  });
 
   it('never writes a one-time link\'s token to the log', async () => {
     const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'logged' }, testPrincipal);

@@ -1,5 +1,6 @@
 import { createBacktestService } from '../../backtests/backtestService.ts';
 import { fastifyTRPCPlugin } from '@trpc/server/adapters/fastify';
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
@@ -66,7 +67,17 @@ export async function buildConsoleServer(
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
-    trpcOptions: { router: consoleRouter, createContext: createConsoleContextFactory(consoleServices(runtime), sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(options.maxLiveSubscriptions ?? 32)) },
+    trpcOptions: {
+      router: consoleRouter,
+      createContext: createConsoleContextFactory(consoleServices(runtime), sessions, jwt, runtime.config.console.audience, createLiveSubscriptions(options.maxLiveSubscriptions ?? 32)),
+      // The service's own fault: logged whole, answered without its text (it can name tables, queries, data).
+      onError: ({ error, path }: { error: { code: string; cause?: unknown; message: string }; path?: string }) => {
+        if (error.code !== 'INTERNAL_SERVER_ERROR' || error.cause instanceof ApiError) return;
+        const errorId = randomUUID();
+        runtime.logger.error({ err: error.cause ?? error, path, errorId }, 'console procedure failed');
+        error.message = `internal error (error id ${errorId}: the service log has it)`;
+      },
+    },
   });
   return app;
 }

@@ -1,9 +1,12 @@
 import { TRPCError, initTRPC } from '@trpc/server';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { errorStatus } from '../rest/errorStatus.ts';
+import { unstorableInput } from '../../domain/validation/storableJson.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 
 const t = initTRPC.context<ConsoleContext>().create({
+  // Never a stack in an answer, whatever NODE_ENV says: it carries the error's own text.
+  isDev: false,
   // Live subscriptions (SSE) send a ping every 15 s, so proxies keep the stream open and a client
   // that hears nothing for 30 s reconnects, resuming from the last event id it got.
   sse: { ping: { enabled: true, intervalMs: 15_000 }, client: { reconnectAfterInactivityMs: 30_000 } },
@@ -21,7 +24,10 @@ const trpcCodeOf = (status: number): TRPCError['code'] =>
 
 const trpcErrorOf = (cause: ApiError) => new TRPCError({ code: trpcCodeOf(errorStatus[cause.code]), message: `${cause.code}: ${cause.message}`, cause });
 
-const mapErrors = t.middleware(async ({ next }) => {
+const mapErrors = t.middleware(async ({ next, getRawInput }) => {
+  // The same rule as the REST API's request guards: text the log cannot store is refused, naming it.
+  const refusal = unstorableInput(await getRawInput(), 'input');
+  if (refusal) throw trpcErrorOf(refusal);
   const result = await next();
   if (!result.ok && result.error.cause instanceof ApiError) throw trpcErrorOf(result.error.cause);
   return result;

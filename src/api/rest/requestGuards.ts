@@ -1,9 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from '../../domain/errors/apiError.ts';
-import { unstorableJson } from '../../domain/validation/storableJson.ts';
-
-const guardCodes = { text: 'INVALID_TEXT', depth: 'NESTING_TOO_DEEP', number: 'INVALID_JSON' } as const;
+import { unstorableInput } from '../../domain/validation/storableJson.ts';
 
 /**
  * What no caller input may carry past parsing: a NUL character or an unpaired UTF-16 surrogate in
@@ -14,8 +12,8 @@ const guardCodes = { text: 'INVALID_TEXT', depth: 'NESTING_TOO_DEEP', number: 'I
 export function installRequestGuards(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
     for (const [root, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
-      const problem = unstorableJson(value, root);
-      if (problem) throw new ApiError(guardCodes[problem.kind], `${problem.message}; such input cannot be stored`);
+      const refusal = unstorableInput(value, root);
+      if (refusal) throw refusal;
     }
   });
 }

@@ -5,6 +5,7 @@
  * canonical JSON) can hold; so caller input and block outputs are checked here, and refused with
  * the path of the first problem, before anything is written.
  */
+import { ApiError } from '../errors/apiError.ts';
 import { UNSTORABLE_TEXT as UNSTORABLE } from '../text/storableText.ts';
 
 export const MAX_JSON_DEPTH = 64;
@@ -43,4 +44,12 @@ export function unstorableJson(value: unknown, root: string, maxDepth = MAX_JSON
     }
   }
   return null;
+}
+
+const refusalCodes = { text: 'INVALID_TEXT', depth: 'NESTING_TOO_DEEP', number: 'INVALID_JSON' } as const;
+
+/** Caller input that cannot be stored, as the error every face answers (400, naming the path); null when it can. */
+export function unstorableInput(value: unknown, root: string): ApiError | null {
+  const problem = unstorableJson(value, root);
+  return problem ? new ApiError(refusalCodes[problem.kind], `${problem.message}; such input cannot be stored`) : null;
 }
