@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
@@ -30,8 +31,24 @@ describe('assistants known by their Client ID Metadata Document', () => {
   let service: EmbeddedOAuthService;
   const document = (clientId: string, name: string) => ({ client_id: clientId, client_name: name, redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
 
+  /** Bytes of the 30 MB document the server got to send before the reader hung up. */
+  const huge = { sent: 0 };
+  const sendHuge = (res: ServerResponse) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(1 << 16, 0x20);
+    const more = () => {
+      while (huge.sent < 30 * (1 << 20) && !res.destroyed) {
+        huge.sent += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', more);
+      }
+      res.end();
+    };
+    more();
+  };
+
   beforeAll(async () => {
     documents = await startHttpsReceiver((request, res) => {
+      if (request.path === '/huge/client.json' || request.path === '/huge/jwks.json') return void sendHuge(res);
       const url = `${documents.url}${request.path}`;
       const body = request.path === '/assistant/client.json' ? document(url, 'Metadata Assistant') : request.path === '/impostor/client.json' ? document(`${documents.url}/assistant/client.json`, 'Impostor') : undefined;
       res.writeHead(body ? 200 : 404, { 'content-type': 'application/json', 'cache-control': 'max-age=60' }).end(JSON.stringify(body ?? {}));
@@ -85,11 +102,38 @@ describe('assistants known by their Client ID Metadata Document', () => {
     expect(await again.text()).toContain('invalid_client');
   });
 
+  it("reads a registered client's jwks_uri only up to a cap: a 30 MB key set is cut, and the client's authentication refused", async () => {
+    const registered = await fetch(`${service.origin}/oauth/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT_URL], token_endpoint_auth_method: 'private_key_jwt', jwks_uri: `${documents.url}/huge/jwks.json` }),
+    });
+    expect(registered.status).toBe(201);
+    const client = (await registered.json()) as { client_id: string };
+    huge.sent = 0;
+    const assertion = ['{"alg":"RS256"}', JSON.stringify({ iss: client.client_id, sub: client.client_id, aud: `${service.origin}/oauth/token`, jti: 'j1', exp: Math.floor(Date.now() / 1000) + 60 }), 'sig'].map((part) => Buffer.from(part).toString('base64url')).join('.');
+    const token = await fetch(`${service.origin}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: REDIRECT_URL, code_verifier: 'v'.repeat(43), client_id: client.client_id, client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }),
+    });
+    expect(token.status).toBe(401);
+    expect(await token.json()).toMatchObject({ error: 'invalid_client' });
+    expect(huge.sent).toBeGreaterThan(0);
+    expect(huge.sent).toBeLessThan(4 * (1 << 20));
+  });
+
   it('refuses a document that names another client_id, and a URL the address guard refuses, fetching nothing there', async () => {
     const authorize = (clientId: string) => fetch(`${service.origin}/oauth/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' });
     const impostor = await authorize(`${documents.url}/impostor/client.json`);
     expect(impostor.status).toBe(400);
     expect(await impostor.text()).toContain('invalid_client');
+
+    // A 30 MB document: read up to the cap, then the transfer is cut; refused like any bad document.
+    const tooLarge = await authorize(`${documents.url}/huge/client.json`);
+    expect(tooLarge.status).toBe(400);
+    expect(await tooLarge.text()).toContain('invalid_client');
+    expect(huge.sent).toBeLessThan(4 * (1 << 20));
 
     const before = documents.received.length;
     const internal = await authorize('https://10.0.0.1/client.json');

@@ -1,3 +1,4 @@
+import { cappedReplies } from '../../outbound/cappedReply.ts';
 import type Provider from 'oidc-provider';
 import type { Config } from '../../config/config.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
@@ -29,6 +30,9 @@ const METADATA_FETCHES_PER_MINUTE = 20;
  * few, a sign-in or a refresh an hour per assistant), which then signs with the new key; and by each
  * verifier when a token names a key it does not know.
  */
+/** The most of a body the authorization server reads from a client's URL (a key set, a metadata document). */
+const OAUTH_FETCH_MAX_BYTES = 256 * 1024;
+
 export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer; eventStore: EventStore; guard: AddressGuard }) {
   const db = oauthTablesOf(store.db);
   const metadataFetches = new RateLimiterMemory({ points: METADATA_FETCHES_PER_MINUTE, duration: 60 });
@@ -54,7 +58,8 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
       idleSeconds: config.oauthIdleDays * 86_400,
       secureCookies: config.publicUrl.startsWith('https:'),
       trustProxy: config.trustProxy,
-      fetch: store.guard.fetch,
+      // Clients' key sets and metadata documents are small: a larger answer is cut, not read into memory.
+      fetch: cappedReplies(store.guard.fetch, OAUTH_FETCH_MAX_BYTES),
       metadataDocuments,
     });
     return { signingKid: keys.signing[0]?.kid, provider };
