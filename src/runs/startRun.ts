@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../domain/errors/apiError.ts';
+import { isStorageFull } from '../database/storageFull.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
 import { countBlocks } from '../domain/flows/flowDefinition.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
@@ -84,6 +85,7 @@ export async function executeRun(deps: RunStarting, caller: RunCaller, slugs: Fl
     if (notStarted) throw notStarted.reason instanceof ApiError ? notStarted.reason : error;
     const errorId = randomUUID();
     deps.engine.logger.error({ err: error, errorId, executionId: run.executionId }, 'internal error in a started run');
+    if (isStorageFull(error)) throw new ApiError('DATABASE_STORAGE_FULL', 'the database has no room to write (disk full): the run could not be recorded to its end; retry later with the same Idempotency-Key', { errorId, executionId: run.executionId });
     if (isConnectionLoss(error)) throw new ApiError('DATABASE_UNAVAILABLE', 'the database connection was lost during the run; retry with the same Idempotency-Key to get this answer again', { errorId, executionId: run.executionId });
     throw new ApiError('INTERNAL', 'internal error', { errorId, executionId: run.executionId });
   }

@@ -23,6 +23,7 @@ import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 import { type HealthNotes, createHealthNotes } from '../health/healthNotes.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
+import { watchStorage } from '../observability/storageWatch.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
@@ -82,7 +83,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const metrics = createMetrics();
     const tracing = await createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
-    const eventStore = logWatch.observe(instrumentAppends(log, metrics));
+    const healthNotes = createHealthNotes();
+    const eventStore = logWatch.observe(watchStorage(instrumentAppends(log, metrics), healthNotes));
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
@@ -118,7 +120,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       eventStore,
       projections,
       supervisor,
-      healthNotes: createHealthNotes(),
+      healthNotes,
       lifecycle,
       runs,
       logWatch,

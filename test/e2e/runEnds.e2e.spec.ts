@@ -11,6 +11,7 @@ const flows: Record<string, unknown[]> = {
   surrogate: [{ block: { name: 'boom', processor_type: 'code', code: 'throw new Error("half an emoji: \\ud83d");' } }],
   // Its end is refused by the database (a trigger stands in for a full disk or a broken page).
   poisoned: [{ block: { name: 'answer', processor_type: 'code', code: 'return { poison: true };' } }],
+  ok: [{ block: { name: 'answer', processor_type: 'code', code: 'return { fine: true };' } }],
 };
 
 interface Answer {
@@ -95,5 +96,22 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
     const executionId = accepted.body.executionId!;
     await until(async () => (await poll('poisoned', executionId)).status === 'failed', 'the job to fail', 20_000);
     expect(await poll('poisoned', executionId)).toMatchObject({ errorCode: 'RUN_RECORD_FAILED', failureReason: 'error' });
+  });
+
+  it('answers 503 DATABASE_STORAGE_FULL while the database has no room to write, says so in /health, and clears it once a write succeeds', async () => {
+    const health = async () => (await (await fetch(`${base}/health`)).json()) as { status: string; database: { ok: boolean }; problems: { code: string }[] };
+    await sql`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER disk_full BEFORE INSERT ON seqflow_events FOR EACH ROW EXECUTE FUNCTION disk_full()`.execute(t.runtime.db);
+    try {
+      const refused = await post('ok', 'execute');
+      expect(refused.status).toBe(503);
+      expect(refused.body.detail).toMatchObject({ code: 'DATABASE_STORAGE_FULL' });
+      expect(refused.body.detail!.message).not.toContain('No space left');
+      expect(await health()).toMatchObject({ status: 'degraded', database: { ok: true }, problems: [{ code: 'DATABASE_STORAGE_FULL' }] });
+    } finally {
+      await sql`DROP TRIGGER disk_full ON seqflow_events`.execute(t.runtime.db);
+    }
+    expect((await post('ok', 'execute')).status).toBe(200);
+    expect((await health()).problems).toEqual([]);
   });
 });

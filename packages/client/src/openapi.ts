@@ -1246,7 +1246,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1255,7 +1255,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -1459,7 +1459,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1468,7 +1468,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -1653,7 +1653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1662,7 +1662,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -1851,7 +1851,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1860,7 +1860,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -2213,7 +2213,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2222,7 +2222,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -2455,7 +2455,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2464,7 +2464,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -2798,7 +2798,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2807,7 +2807,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -2997,7 +2997,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3006,7 +3006,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -3284,7 +3284,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3293,7 +3293,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -3508,7 +3508,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3517,7 +3517,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -3868,7 +3868,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL, CODE_SANDBOX_BUSY, PROVIDER_NOT_CONFIGURED, RUN_INTERRUPTED */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3877,7 +3877,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL" | "CODE_SANDBOX_BUSY" | "PROVIDER_NOT_CONFIGURED" | "RUN_INTERRUPTED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4115,7 +4115,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description DATABASE_UNAVAILABLE */
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4124,7 +4124,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "DATABASE_UNAVAILABLE";
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

@@ -4,6 +4,7 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, type ErrorCode } from '../../domain/errors/apiError.ts';
 import { errorStatus } from './errorStatus.ts';
+import { isStorageFull } from '../../database/storageFull.ts';
 import { isConnectionLoss } from '../../database/connectionLoss.ts';
 import { REQUEST_ID_HEADER, withRequestId } from './requestIds.ts';
 
@@ -66,6 +67,11 @@ export function installErrorHandling(app: FastifyInstance, allowedMethods: (path
       return reply.status(error.statusCode).send(errorBody(new ApiError('VALIDATION_FAILED', error.message)));
     }
     const errorId = randomUUID();
+    if (isStorageFull(error)) {
+      // Writes fail until an operator makes room; nothing was half-written. /health counts it.
+      request.log.error({ err: error, errorId }, 'the database has no room to write');
+      return reply.status(503).header('retry-after', '30').send(errorBody(new ApiError('DATABASE_STORAGE_FULL', 'the database has no room to write (disk full); nothing was recorded: retry later (with the same Idempotency-Key for /execute and /jobs)', { errorId })));
+    }
     if (isConnectionLoss(error)) {
       // The database went away under this request: nothing half-written (appends are atomic); a retry may succeed.
       request.log.warn({ err: error, errorId }, 'database connection lost during a request');

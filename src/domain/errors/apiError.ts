@@ -91,6 +91,7 @@ export type ErrorCode =
   | 'RUN_INTERRUPTED'
   | 'RUN_RECORD_FAILED'
   | 'DATABASE_UNAVAILABLE'
+  | 'DATABASE_STORAGE_FULL'
   | 'INTERNAL';
 
 export class ApiError extends Error {

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../../../domain/errors/apiError.ts';
  */
 
 /** Any request at all: the URL, headers and time limits, and the service's own trouble. */
-export const ANY_REQUEST: readonly ErrorCode[] = ['URL_INVALID', 'URL_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'INTERNAL', 'DATABASE_UNAVAILABLE'];
+export const ANY_REQUEST: readonly ErrorCode[] = ['URL_INVALID', 'URL_TOO_LONG', 'HEADERS_TOO_LARGE', 'REQUEST_TIMEOUT', 'INTERNAL', 'DATABASE_UNAVAILABLE', 'DATABASE_STORAGE_FULL'];
 /** A request with a JSON body. */
 export const WITH_BODY: readonly ErrorCode[] = ['INVALID_JSON', 'INVALID_TEXT', 'NESTING_TOO_DEEP', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE'];
 /** Authentication by each scheme. */
