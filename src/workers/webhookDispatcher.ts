@@ -14,6 +14,7 @@ import { createWorkSlots } from './workSlots.ts';
 import { createHostSlots } from './hostSlots.ts';
 import { receiverHost } from '../domain/webhooks/receiverHost.ts';
 import { createCoalescedSweep } from './coalescedSweep.ts';
+import { createDatabaseClock } from '../database/databaseClock.ts';
 
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
   db: Kysely<ReadModels>;
@@ -29,6 +30,8 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
   graceMs?: number;
   /** Where an organization whose secrets this worker cannot open is reported (/health). */
   healthNotes?: HealthNotes;
+  /** The process's clock (tests skew it); attempt times are the database's, measured against it. */
+  localClock?: () => number;
 };
 
 /**
@@ -73,8 +76,11 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
   const claims = createDeliveryClaims(options.db, { owner: worker, leaseMs });
   const hosts = createHostSlots(options.hostConcurrency ?? 64);
   const failures = createAttemptFailures({ logger, ...(options.healthNotes ? { healthNotes: options.healthNotes } : {}) });
+  // Attempt times from the database's clock: a due retry is claimed by comparing with its now().
+  const clock = createDatabaseClock(options.db, options.localClock);
   const attemptDeps: AttemptDependencies = {
     ...options,
+    commands: { ...options.commands, now: clock.now },
     principal: { kind: 'system', id: `webhook-dispatcher:${worker}` },
     timeoutMs: options.timeoutMs ?? 20_000,
     admit: (url) => hosts.take(receiverHost(url)),
@@ -134,9 +140,10 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
       task = cron.schedule('* * * * * *', () => {
         void poke();
         void claims.dropSettled().catch((error: unknown) => logger.warn({ err: error }, 'could not drop settled delivery leases'));
+        void clock.refresh().catch((error: unknown) => logger.warn({ err: error }, "could not read the database's clock"));
       });
-      // What is due already goes now, not at the next tick: a restarted worker delivers its backlog at once.
-      void poke();
+      // What is due already goes now, not at the next tick (after the clock's first measure): a restarted worker delivers its backlog at once.
+      void clock.refresh().catch((error: unknown) => logger.warn({ err: error }, "could not read the database's clock")).finally(poke);
       return { done: new Promise<void>((resolve) => (ended = resolve)), stop: () => this.stop() };
     },
     poke,

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyLog } from '../../src/audit/logVerification.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
@@ -69,6 +70,8 @@ describe('deliveries to receivers that answer garbage', () => {
         }
         case '/reset':
           return raw.socket.destroy();
+        case '/busy':
+          return res.writeHead(503).end('busy');
         default:
           return res.writeHead(200).end('ok');
       }
@@ -153,5 +156,41 @@ describe('deliveries to receivers that answer garbage', () => {
     expect(emoji?.length).toBe(511);
     expect(notUtf8?.startsWith('<\ufffd')).toBe(true);
     expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+    await workers.stop();
+    workers = undefined;
+  });
+
+  it("schedules a retry on the database's clock: a worker whose own clock is two hours ahead retries on time", async () => {
+    const organizationId = (await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow()).id;
+    const ahead = 2 * 3600 * 1000;
+    const skewed = createWebhookDispatcher({
+      db: t.runtime.db,
+      logger: t.runtime.logger,
+      commands: { ...t.runtime.commands, now: () => new Date(Date.now() + ahead) },
+      localClock: () => Date.now() + ahead,
+      guard: t.runtime.execution.guard,
+      masterKey: t.runtime.masterKey,
+      worker: 'clock-ahead',
+      tracer: t.runtime.tracing.tracer,
+      retryDelaysMs: [1000, 1000, 1000, 1000, 1000],
+    });
+    const deliveryId = randomUUID();
+    const created = { deliveryId, organizationId, executionId: randomUUID(), flowId: randomUUID(), event: 'flow.completed' as const, url: `${receiver.url}/busy`, body: '{}', truncated: false };
+    await handleCommand(t.runtime.commands, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: created } }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const running = skewed.start();
+    try {
+      const finished = async () => (await t.runtime.eventStore.readStream(deliveryStream(deliveryId))).filter((e) => e.type === 'DeliveryAttemptFinished');
+      await until(async () => (await finished()).length >= 1, 'the first attempt', 20_000);
+      const [first] = await finished();
+      const { rows } = await sql<{ at: Date }>`SELECT now() AS at`.execute(t.runtime.db);
+      const dueIn = Date.parse((first!.data as { nextAttemptAt: string }).nextAttemptAt) - new Date(rows[0]!.at).getTime();
+      // Due about a second after the database's now, not two hours after.
+      expect(dueIn).toBeLessThan(60_000);
+      // The only dispatcher running is the one whose clock is ahead: the retry is its own.
+      await until(async () => (await t.runtime.projections.catchUp(), (await finished()).length >= 2), 'the retry, a second later by the database', 20_000);
+    } finally {
+      await running.stop();
+    }
   });
 });
