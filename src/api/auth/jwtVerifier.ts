@@ -1,4 +1,8 @@
-import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify } from 'jose';
+import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
+import { cappedReplies } from '../../outbound/cappedReply.ts';
+
+/** What the service reads from the token issuer (its metadata, its key set), up to 1 MiB: a larger answer is cut, not read into memory. */
+const issuerFetch = cappedReplies(fetch, 1024 * 1024);
 import { ApiError } from '../../domain/errors/apiError.ts';
 
 /** Asymmetric algorithms only: a token signed with a shared secret (HS*) or `none` is never accepted. */
@@ -34,11 +38,11 @@ export function createJwtVerifier(oauth: {
     if (oauth.localKeys) return (keySet = createLocalJWKSet(await oauth.localKeys()));
     let jwksUrl = oauth.jwksUrl;
     if (!jwksUrl) {
-      const metadata = await fetch(new URL('.well-known/openid-configuration', oauth.issuer.endsWith('/') ? oauth.issuer : `${oauth.issuer}/`));
+      const metadata = await issuerFetch(new URL('.well-known/openid-configuration', oauth.issuer.endsWith('/') ? oauth.issuer : `${oauth.issuer}/`));
       jwksUrl = ((await metadata.json()) as { jwks_uri?: string }).jwks_uri;
       if (!jwksUrl) throw new Error(`the issuer ${oauth.issuer} publishes no jwks_uri`);
     }
-    return (keySet = createRemoteJWKSet(new URL(jwksUrl)));
+    return (keySet = createRemoteJWKSet(new URL(jwksUrl), { [customFetch]: issuerFetch }));
   }
 
   /**
