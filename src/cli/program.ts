@@ -4,6 +4,7 @@ import { registerAuditCommands } from './auditCli.ts';
 import { registerAuthoringCommands } from './authoringCli.ts';
 import { registerBacktestCommand } from './backtestCli.ts';
 import { registerConsoleCommands } from './consoleCli.ts';
+import { registerDoctorCommand } from './doctorCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
 import { registerOAuthCommands } from './oauthCli.ts';
@@ -40,6 +41,7 @@ export function buildCli(): Command {
   registerRunCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);
+  registerDoctorCommand(program);
   registerAuditCommands(program);
   registerConsoleCommands(program);
   registerOAuthCommands(program);

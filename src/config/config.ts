@@ -79,6 +79,8 @@ export interface Config {
   outboundExtraCaFile: string | undefined;
   /** An Ed25519 private key (PEM file) that signs the manifests of `seqflow audit export`. */
   auditSigningKeyFile: string | undefined;
+  /** The watchdog (src/watchdog): how often it checks, when a running run is silent, how far a projection may lag. */
+  watchdog: { intervalMs: number; silentRunMs: number; projectionMaxBehind: number };
   jobs: {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
@@ -182,6 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
+    watchdog: { intervalMs: e.SEQFLOW_WATCHDOG_INTERVAL_MS, silentRunMs: e.SEQFLOW_WATCHDOG_SILENT_RUN_MS, projectionMaxBehind: e.SEQFLOW_WATCHDOG_PROJECTION_LAG },
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     idempotencyLeaseMs: e.SEQFLOW_IDEMPOTENCY_LEASE_MS,
     jobs: { leaseMs: e.SEQFLOW_JOB_LEASE_MS, concurrency: e.SEQFLOW_JOB_CONCURRENCY, workerId: e.SEQFLOW_WORKER_ID ?? `${hostname()}-${process.pid}`, maxClaims: e.SEQFLOW_JOB_MAX_CLAIMS, runnerLeaseMs: e.SEQFLOW_RUNNER_LEASE_MS },

@@ -11,6 +11,8 @@ export interface GaugeSources {
   jobBacklog: () => Promise<number>;
   /** Code blocks waiting for a sandbox worker. */
   sandboxQueued: () => number;
+  /** The watchdog's last findings, counted by kind (undefined before its first check, or where none runs). */
+  watchdogFindings?: () => Record<string, number> | undefined;
 }
 
 /**
@@ -87,6 +89,16 @@ export function createMetrics() {
     registers,
     collect() {
       if (sources) this.set(sources.sandboxQueued());
+    },
+  });
+  new Gauge({
+    name: 'seqflow_watchdog_findings',
+    help: "Work the watchdog found that should have moved and did not, by kind (its last check's)",
+    labelNames: ['kind'],
+    registers,
+    collect() {
+      this.reset();
+      for (const [kind, count] of Object.entries(sources?.watchdogFindings?.() ?? {})) this.set({ kind }, count);
     },
   });
   return metrics;

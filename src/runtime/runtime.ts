@@ -24,6 +24,7 @@ import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts'
 import { type HealthNotes, createHealthNotes } from '../health/healthNotes.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { watchStorage } from '../observability/storageWatch.ts';
+import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
@@ -41,6 +42,8 @@ export interface Runtime {
   supervisor: Supervisor;
   /** What this process knows is wrong with itself and cannot retry away; counted in /health. */
   healthNotes: HealthNotes;
+  /** Checks the service's promises (silent runs, claim caps, projections); run by worker processes, and by `seqflow doctor`. */
+  watchdog: Watchdog;
   /** The sync runs this process runs for callers, for a clean shutdown. */
   lifecycle: RunLifecycle;
   /** The run use cases every transport starts, follows, polls, cancels and lists runs with. */
@@ -106,10 +109,12 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       leaseMs: config.idempotencyLeaseMs,
       logger,
     });
+    const watchdog = createWatchdog({ db, eventStore, projections, logger, bounds: { silentRunMs: config.watchdog.silentRunMs, projectionMaxBehind: config.watchdog.projectionMaxBehind, jobMaxClaims: config.jobs.maxClaims } });
     metrics.readGaugesFrom({
       projectionLag: () => projections.status(),
       jobBacklog: () => countJobBacklog(db),
       sandboxQueued: () => sandbox.queued(),
+      watchdogFindings: () => watchdog.last()?.counts,
     });
 
     return {
@@ -121,6 +126,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       projections,
       supervisor,
       healthNotes,
+      watchdog,
       lifecycle,
       runs,
       logWatch,

@@ -61,6 +61,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     supervisor.supervise('job-runner', () => jobs.start()),
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),
+    supervisor.supervise('watchdog', () => runtime.watchdog.start(runtime.config.watchdog.intervalMs)),
   ];
   return {
     async stop() {

@@ -168,7 +168,8 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
     try {
       const first = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
       expect(first.status).toBe(500);
-      expect(first.body.detail).toMatchObject({ code: 'INTERNAL', executionId: expect.any(String) });
+      // Its end could not be written: the run is recorded failed in its place (RUN_RECORD_FAILED), and named.
+      expect(first.body.detail).toMatchObject({ code: 'RUN_RECORD_FAILED', executionId: expect.any(String) });
       const retried = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
       expect({ ...retried, body: withoutRequestId(retried.body) }).toEqual({ status: 500, replayed: true, body: withoutRequestId(first.body) });
       expect(await keyEvents('started-run-key')).toEqual(['IdempotencyKeyClaimed', 'IdempotentResponseRecorded']);

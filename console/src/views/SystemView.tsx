@@ -2,6 +2,7 @@ import { useMutation, useQuery } from '@tanstack/react-query';
 import { Problem, Section, StatusChip } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
 import { when } from '../format.ts';
+import { hrefOf } from '../route.ts';
 
 /** Projections and their lag, supervised reactors and tasks, job and delivery backlogs, leases; verify the read models. */
 export function SystemView() {
@@ -79,6 +80,34 @@ export function SystemView() {
             </tbody>
           </table>
         </div>
+      </Section>
+      <Section title="Watchdog">
+        {s.watchdog === null ? (
+          <p className="empty">No watchdog runs in this process yet (worker processes run it; `seqflow doctor` checks from anywhere).</p>
+        ) : s.watchdog.findings.length === 0 ? (
+          <p className="ok">Nothing stuck (checked {when(s.watchdog.checkedAt)}).</p>
+        ) : (
+          <div className="table-wrap">
+            <table className="watchdog">
+              <thead>
+                <tr>
+                  <th>Finding</th>
+                  <th>Item</th>
+                  <th>Why</th>
+                </tr>
+              </thead>
+              <tbody>
+                {s.watchdog.findings.map((f) => (
+                  <tr key={`${f.kind}:${f.id}`} data-finding={f.kind}>
+                    <td className="mono">{f.kind.replaceAll('_', ' ')}</td>
+                    <td className="mono">{f.kind === 'silent_run' || f.kind === 'job_over_claims' ? <a href={hrefOf({ view: 'run', executionId: f.id })}>{f.id}</a> : f.kind === 'delivery_over_claims' ? <a href={hrefOf({ view: 'deliveries' })}>{f.id}</a> : f.id}</td>
+                    <td className="excerpt">{f.detail}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
       </Section>
       <Section title="Backlogs and leases">
         <dl className="header">

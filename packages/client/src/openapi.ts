@@ -450,6 +450,14 @@ export type components = {
             tasks: {
                 [key: string]: unknown;
             }[];
+            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind) */
+            watchdog: {
+                /** Format: date-time */
+                checkedAt: string;
+                counts: {
+                    [key: string]: number;
+                };
+            } | null;
         };
         HealthInput: {
             database: {
@@ -478,6 +486,14 @@ export type components = {
             tasks: {
                 [key: string]: unknown;
             }[];
+            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind) */
+            watchdog: {
+                /** Format: date-time */
+                checkedAt: string;
+                counts: {
+                    [key: string]: number;
+                };
+            } | null;
         };
         Job: {
             completedAt: string | null;

@@ -9,6 +9,7 @@ import type { RunService } from '../../runs/runService.ts';
 import type { BacktestService } from '../../backtests/backtestService.ts';
 import type { ProjectionRunner } from '../../projections/projectionRunner.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
+import type { Watchdog } from '../../watchdog/watchdog.ts';
 import type { Supervisor } from '../../supervision/supervisor.ts';
 import type { JwtVerifier } from '../auth/jwtVerifier.ts';
 import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
@@ -25,6 +26,8 @@ export interface ConsoleServices {
   projections: Pick<ProjectionRunner, 'status'>;
   /** The process's supervised tasks, for the System view. */
   tasks: Pick<Supervisor, 'status'>;
+  /** The watchdog's last report (null where no worker of this process runs it yet). */
+  watchdog: Pick<Watchdog, 'last'>;
   masterKey: Buffer;
   secretGraceSeconds: number;
   /** For the shadow read models of a verification (connections of their own). */

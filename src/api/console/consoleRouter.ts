@@ -44,6 +44,7 @@ export const consoleRouter = router({
       return {
         projections: await services.projections.status(),
         tasks: services.tasks.status(),
+        watchdog: services.watchdog.last() ?? null,
         ...(await backlogStatus(services.db, services.commands.now())),
       };
     }),

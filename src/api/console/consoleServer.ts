@@ -110,6 +110,7 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   backtests: createBacktestService({ ...runtime, engine: runtime.execution }),
   projections: runtime.projections,
   tasks: runtime.supervisor,
+  watchdog: runtime.watchdog,
   masterKey: runtime.masterKey,
   secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds,
   databaseUrl: runtime.databaseUrl,

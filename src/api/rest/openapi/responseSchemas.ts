@@ -115,6 +115,10 @@ export const healthSchema = z
     projections: z.object({ maxBehind: z.number().int(), detail: z.array(z.record(z.string(), z.unknown())) }),
     tasks: z.array(z.record(z.string(), z.unknown())),
     problems: z.array(z.object({ code: z.string(), count: z.number().int(), message: z.string() })).meta({ description: 'What this process knows is wrong with itself, counted by code (e.g. WEBHOOK_SECRETS_UNREADABLE)' }),
+    watchdog: z
+      .object({ checkedAt: timestamp, counts: z.record(z.string(), z.number().int()) })
+      .nullable()
+      .meta({ description: "The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind)" }),
   })
   .meta({ id: 'Health' });
 

@@ -6,6 +6,7 @@ import type { ProjectionRunner } from '../../../projections/projectionRunner.ts'
 import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../../supervision/supervisor.ts';
 import type { HealthNotes } from '../../../health/healthNotes.ts';
+import type { Watchdog } from '../../../watchdog/watchdog.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
 
@@ -27,7 +28,7 @@ const check = async (probe: () => Promise<unknown>, log: (error: unknown) => voi
  * the log and whether one is stalled, the state of this process's supervised background tasks, and
  * the problems it knows of (counted by code: `healthNotes`).
  */
-export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'> }) {
+export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'>; watchdog?: Pick<Watchdog, 'last'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ operationId: 'getHealth', summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema }, errors: [] }, []);
     app.get('/health', { schema }, async (request, reply) => {
@@ -38,8 +39,11 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
       const healthy = database.ok && eventLog.ok;
       const tasks = deps.supervisor.status().map((task) => (task.lastError === null ? task : { ...task, lastError: WITHHELD }));
       const problems = deps.healthNotes?.summary() ?? [];
-      // Serving, but something in the background needs attention: a task restarting, a projection stalled, a known problem.
-      const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled) || problems.length > 0;
+      const report = deps.watchdog?.last();
+      const watchdog = report ? { checkedAt: report.checkedAt, counts: report.counts } : null;
+      const found = report ? report.findings.length > 0 : false;
+      // Serving, but something needs attention: a task restarting, a projection stalled, a known problem, a watchdog finding.
+      const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled) || problems.length > 0 || found;
       return reply.status(healthy ? 200 : 503).send({
         status: !healthy ? 'unavailable' : degraded ? 'degraded' : 'ok',
         database,
@@ -47,6 +51,7 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
         projections: { maxBehind: Math.max(0, ...projections.map((p) => p.behind)), detail: projections },
         tasks,
         problems,
+        watchdog,
       });
     });
   };
