@@ -264,6 +264,8 @@ describe('the operator console page in Debian Chromium', () => {
     expect(lags.length).toBeGreaterThan(5);
     expect(lags.every((lag) => /^\d+$/.test(lag))).toBe(true);
     expect(await textOf('table.projections')).toContain('runs');
+    // The watchdog's last check in this process: nothing stuck here (a finding is a row with a link).
+    await page.waitForFunction(() => document.body.innerText.includes('Nothing stuck (checked'));
     await shot('system');
   });
 
