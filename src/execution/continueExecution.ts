@@ -20,7 +20,15 @@ import { type ExecutionOutcome, runSteps } from './runSteps.ts';
  */
 export async function continueExecution(
   deps: EngineDependencies,
-  input: { executionId: string; worker: string; claim: number; principal: Principal; loadSteps: (versionId: string) => Promise<StoredStep[]> },
+  input: {
+    executionId: string;
+    worker: string;
+    claim: number;
+    principal: Principal;
+    loadSteps: (versionId: string) => Promise<StoredStep[]>;
+    /** Whether this worker still holds the job's lease: asked before the job is taken back after its claim was refused. */
+    leaseHeld?: () => Promise<boolean>;
+  },
 ): Promise<ExecutionOutcome | undefined> {
   // A job's first claim in the process that accepted it knows its stream (its request, at revision
   // 0) without reading it; if anything was appended since (a cancel), JobClaimed is refused and the
@@ -35,7 +43,12 @@ export async function continueExecution(
   try {
     await recorder.record({ type: 'JobClaimed', data: { executionId: input.executionId, worker: input.worker, claim: input.claim } });
   } catch (error) {
-    if (accepted && error instanceof WrongExpectedRevision) return continueExecution(deps, input);
+    // The stream moved since it was accepted here: a cancel (the run has ended: read below), or another
+    // worker that took the job over (this one's lease ran out meanwhile): then it is not taken back.
+    if (accepted && error instanceof WrongExpectedRevision) {
+      if (input.leaseHeld && !(await input.leaseHeld())) return undefined;
+      return continueExecution(deps, input);
+    }
     throw error;
   }
 

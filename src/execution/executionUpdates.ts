@@ -26,8 +26,12 @@ export function createExecutionUpdates() {
     notify: (executionId: string) => appended.emit(executionId),
     /** Resolves at the next append to the run's stream, or after `ms`. */
     wait: (executionId: string, ms: number, signal?: AbortSignal): Promise<void> => nextEventOrTimeout(appended, executionId, ms, signal),
-    /** A /jobs run was accepted in this process: a runner here may take it at once (the read model comes later). */
+    /**
+     * A /jobs run was accepted in this process: a runner here may take it at once (the read model
+     * comes later). Kept only where a runner listens: a process without one (the API role) keeps none.
+     */
     jobAccepted(executionId: string, accepted: AcceptedJob) {
+      if (jobs.listenerCount('accepted') === 0) return;
       acceptedJobs.set(executionId, accepted);
       jobs.emit('accepted', executionId);
     },

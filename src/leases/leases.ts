@@ -100,6 +100,11 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
     releaseAfter: async (workId: string, delayMs: number) => {
       await sql`UPDATE ${leases} SET expires_at = now() + ${Math.max(0, Math.round(delayMs))} * interval '1 millisecond' WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
     },
+    /** Whether this owner still holds the work's lease (not expired, not done): a holder checks before it takes work back. */
+    holds: async (workId: string): Promise<boolean> => {
+      const { rows } = await sql<{ held: boolean }>`SELECT true AS held FROM ${leases} WHERE ${id} = ${workId} AND owner = ${owner} AND expires_at > now() AND done_at IS NULL`.execute(db);
+      return rows.length > 0;
+    },
     /** Releases every lease this owner holds (shutdown); answers how many. */
     releaseAll: async (): Promise<number> => {
       const { numAffectedRows } = await sql`UPDATE ${leases} SET expires_at = now() WHERE owner = ${owner} AND done_at IS NULL AND expires_at > now()`.execute(db);

@@ -10,7 +10,7 @@ import type { Lease, Leases } from '../leases/leases.ts';
 /** What running one claimed job needs. */
 export interface JobRunDependencies {
   engine: EngineDependencies;
-  leases: Pick<Leases, 'renew' | 'finish'>;
+  leases: Pick<Leases, 'renew' | 'finish' | 'holds'>;
   logger: Logger;
   worker: string;
   leaseMs: number;
@@ -37,6 +37,7 @@ export async function runClaimedJob(deps: JobRunDependencies, job: Lease) {
       claim: job.claims,
       principal: { kind: 'system', id: `job-runner:${worker}` },
       loadSteps: (versionId) => engine.flows.versionSteps(versionId),
+      leaseHeld: () => deps.leases.holds(job.id),
     });
     logger.info({ executionId: job.id, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
   } catch (error) {
