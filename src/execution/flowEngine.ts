@@ -140,7 +140,13 @@ function startSignal() {
   return signal as Required<typeof signal>;
 }
 
-export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest): Promise<PreparedRun> {
+/**
+ * A fresh run, prepared. `idLeavesEarly`: the run's id is told to its caller before its outcome (a
+ * /step stream, MCP `run_flow` that stops waiting), so its request is appended durably before
+ * `started` settles: a database crash cannot lose a run whose id is already out. Otherwise the
+ * request goes without waiting for the disk, made durable by the run's next record.
+ */
+export async function prepareExecution(deps: EngineDependencies, request: ExecutionRequest, { idLeavesEarly = false }: { idLeavesEarly?: boolean } = {}): Promise<PreparedRun> {
   const recorder = createExecutionRecorder(deps, request.executionId, originOf(request));
   const started = startSignal();
   return {
@@ -153,7 +159,7 @@ export async function prepareExecution(deps: EngineDependencies, request: Execut
       // they come before it goes out (a passthrough run is then one append), and the first model call
       // does not wait for it. If the append fails, the recorder is broken and the run fails at its
       // next durable record, before any of its results is answered; `started` says which happened.
-      recorder.noteAndWait(requestedEvent(request)).then(started.resolve, started.reject);
+      (idLeavesEarly ? recorder.record(requestedEvent(request)) : recorder.noteAndWait(requestedEvent(request))).then(() => started.resolve(), started.reject);
       return runSteps(deps, { ...request, recorder, accumulated: {}, trace: { parent: request.traceparent }, startedAt }, 0, undefined, undefined);
     },
   };

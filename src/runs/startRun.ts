@@ -63,7 +63,8 @@ export async function prepareRun(deps: RunStarting, caller: RunCaller, slugs: Fl
   const message = requireMessage(input, 'required on a fresh call');
   const attachments = input.attachments ?? [];
   await checkAttachments(attachments, flow.steps, deps.attachments);
-  const run = await prepareExecution(deps.engine, newRunRequest(flow, caller, { message, parameters: input.parameters, attachments }, mode, { tools }));
+  // A /step stream names the run in its first frame, before the run ends.
+  const run = await prepareExecution(deps.engine, newRunRequest(flow, caller, { message, parameters: input.parameters, attachments }, mode, { tools }), { idLeavesEarly: mode === 'step' });
   return { flow, run };
 }
 

@@ -40,8 +40,8 @@ export async function runTrial(
     mode: 'test',
     apiKeyId: null,
     principal: metadata.principal,
-  });
-  // Told once the run is in the log: from then on get_test_run_trace can read it.
+  }, { idLeavesEarly: true });
+  // Told once the run is durably in the log: from then on get_test_run_trace can read it, whatever happens to the database.
   prepared.started.then(() => input.onStarted?.(executionId), () => undefined);
   return prepared.start();
 }
