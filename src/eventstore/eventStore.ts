@@ -85,7 +85,8 @@ export interface ReadStreamOptions {
 }
 
 export interface EventStore {
-  readonly kind: 'postgres' | 'kurrentdb';
+  /** `memory`: the deterministic simulation's in-memory log (test/simulation), never a deployment's. */
+  readonly kind: 'postgres' | 'kurrentdb' | 'memory';
   append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** The stream's events in revision order ([] when it does not exist), from a revision and bounded if asked. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import pino from 'pino';
+import { verifyLog } from '../../src/audit/logVerification.ts';
+import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
+import { decodeRecorded } from '../../src/eventstore/decodeRecorded.ts';
+import type { EngineDependencies } from '../../src/execution/engineDependencies.ts';
+import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
+import { failRun } from '../../src/execution/failRun.ts';
+import { continueExecution } from '../../src/execution/continueExecution.ts';
+import { acceptJob, prepareExecution } from '../../src/execution/flowEngine.ts';
+import { createLlmProcessor } from '../../src/execution/processors/llmProcessor.ts';
+import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
+import { faultyEventStore } from './faultyEventStore.ts';
+import { createMemoryEventStore } from './memoryEventStore.ts';
+import { type SeededRandom, seededRandom } from './seededRandom.ts';
+import { simulatedModel } from './simulatedModel.ts';
+
+const TERMINAL = new Set(['ExecutionCompleted', 'ExecutionFailed']);
+
+export interface ScheduleResult {
+  seed: number;
+  runs: number;
+  faults: number;
+  died: boolean;
+  modelCalls: number;
+  /** Every invariant the schedule broke, in words (empty: it held). */
+  violations: string[];
+}
+
+/** A /jobs run accepted on `deps`'s process and run there by `worker` (its `claim`-th claim). */
+async function runJob(deps: EngineDependencies, request: Parameters<typeof acceptJob>[1], worker: string, claim: number) {
+  await acceptJob(deps, request);
+  return continueExecution(deps, { executionId: request.executionId, worker, claim, principal: { kind: 'system', id: `job-runner:${worker}` }, loadSteps: async () => request.steps });
+}
+
+/** A random flow: 1-4 steps of passthrough and llm blocks, sometimes two in parallel. */
+function randomSteps(random: SeededRandom): StoredStep[] {
+  const block = (name: string): StoredBlock =>
+    random.chance(0.6) ? { id: randomUUID(), name, processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: {{previous_output}}' } : { id: randomUUID(), name, processor_type: 'passthrough' };
+  return Array.from({ length: 1 + random.int(4) }, (_, i) => (random.chance(0.2) ? { parallel: [block(`p${i}a`), block(`p${i}b`)] } : { block: block(`b${i}`) }));
+}
+
+/**
+ * One schedule of the engine, from its seed alone: a few runs started together on one process whose
+ * log fails as the seed draws it (appends before or after commit, reads), whose model answers as the
+ * seed draws it, and which may die after any number of its appends; then the interrupted-run sweep of
+ * another process; then the invariants: every run that reached the log ended exactly once, nothing
+ * follows an end, what callers were told agrees with the log, no run was charged more than the
+ * provider billed it (and, in a schedule without faults, exactly that), and every hash chain verifies.
+ */
+export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
+  const random = seededRandom(seed);
+  let tick = Date.parse('2026-01-01T00:00:00.000Z');
+  const now = () => new Date((tick += 1 + random.int(5)));
+  const log = createMemoryEventStore({ now });
+  const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
+  const process = faultyEventStore(log, random, rates);
+  const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown');
+  const guard = { fetch: model.fetch } as unknown as AddressGuard;
+  const tracer = trace.getTracer('simulation');
+  const deps: EngineDependencies = {
+    eventStore: process.store,
+    logger: pino({ level: 'silent' }),
+    updates: createExecutionUpdates(),
+    db: undefined as never,
+    creditBalance: async () => 1_000_000_000,
+    flows: undefined as never,
+    now,
+    llm: createLlmProcessor({ guard, timeoutMs: 60_000, maxRetries: 0, maxReplyBytes: 1 << 20, tracer }),
+    sandbox: undefined as never,
+    settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {} },
+    providerFor: async (owner) => ({ owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
+    tracer,
+  };
+
+  // The process dies after this many of its appends (or never).
+  const dieAfter = random.chance(0.25) ? 1 + random.int(8) : Infinity;
+  let appends = 0;
+  const append = process.store.append;
+  process.store.append = async (...args) => {
+    if (appends++ >= dieAfter) process.die();
+    return append(...args);
+  };
+
+  const runCount = 1 + random.int(4);
+  const jobs = new Map<string, StoredStep[]>();
+  const told = new Map<string, { status: string; code?: string; result?: unknown } | 'error'>();
+  await Promise.all(
+    Array.from({ length: runCount }, async () => {
+      const executionId = randomUUID();
+      const steps = randomSteps(random);
+      const asJob = random.chance(0.4);
+      const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
+      if (asJob) jobs.set(executionId, steps);
+      try {
+        const outcome = asJob ? await runJob(deps, request, 'worker-a', 1) : await (await prepareExecution(deps, request)).start();
+        if (!outcome) throw new Error('the job had ended');
+        told.set(executionId, outcome.status === 'failed' ? { status: 'failed', code: outcome.code } : outcome.status === 'completed' ? { status: 'completed', result: outcome.result } : { status: outcome.status });
+      } catch {
+        told.set(executionId, 'error');
+      }
+    }),
+  );
+
+  // Another process (its log sound) takes over: a job whose lease ran out is continued from its own
+  // events (claim 2), and the interrupted-run sweep ends what else was left running.
+  const streams = [...new Set(log.events.map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
+  const violations: string[] = [];
+  const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
+  for (const stream of streams) {
+    const executionId = stream.slice('execution-'.length);
+    const steps = jobs.get(executionId);
+    const ended = (await log.readStream(stream)).some((e) => TERMINAL.has(e.type));
+    // A process that lives ends every sync run itself: its end, or RUN_RECORD_FAILED in an append of
+    // its own when the end failed. Only both failing (the last two appends it tried) leaves one running.
+    // (A job whose worker met a fault keeps its lease, which runs out: another claim takes it over.)
+    const tried = process.attempts(stream);
+    const lastTwoFailed = tried.length >= 2 && tried.at(-1) === 'fault' && tried.at(-2) === 'fault';
+    if (!ended && !steps && dieAfter === Infinity && !lastTwoFailed) violations.push(`${stream}: left running by a process that lived (its appends: ${tried.join(' ')})`);
+    if (steps && !ended) {
+      try {
+        await continueExecution(takeover, { executionId, worker: 'worker-b', claim: 2, principal: { kind: 'system', id: 'job-runner:worker-b' }, loadSteps: async () => steps });
+      } catch (error) {
+        violations.push(`${stream}: the takeover failed: ${(error as Error).message}`);
+      }
+      continue;
+    }
+    if (!ended) {
+      await failRun({ eventStore: log, now }, stream.slice('execution-'.length), { code: 'RUN_INTERRUPTED', message: 'swept', principal: { kind: 'system', id: 'sweep' } });
+    }
+  }
+
+  for (const stream of streams) {
+    const executionId = stream.slice('execution-'.length);
+    const events = (await log.readStream(stream)).map((e) => ({ ...e, decoded: decodeRecorded(e) }));
+    const ends = events.filter((e) => TERMINAL.has(e.type));
+    if (ends.length !== 1) violations.push(`${stream}: ${ends.length} ends (${ends.map((e) => e.type).join(', ')})`);
+    const endAt = events.findIndex((e) => TERMINAL.has(e.type));
+    if (endAt !== -1 && endAt < events.length - 1) violations.push(`${stream}: ${events.slice(endAt + 1).map((e) => e.type).join(', ')} after its end`);
+    const end = events[endAt];
+    const answer = told.get(executionId);
+    if (answer && answer !== 'error' && end) {
+      if (answer.status === 'completed' && end.type !== 'ExecutionCompleted') violations.push(`${stream}: its caller was told completed, the log says ${end.type}`);
+      if (answer.status === 'failed' && (end.type !== 'ExecutionFailed' || (end.data as { code: string }).code !== answer.code)) violations.push(`${stream}: its caller was told failed ${answer.code}, the log says ${end.type} ${(end.data as { code?: string }).code ?? ''}`);
+    }
+    const charged = events.filter((e) => e.type === 'CreditsConsumed').reduce((sum, e) => sum + (e.data as { tokens: number }).tokens, 0);
+    const billed = model.billed.get(executionId) ?? 0;
+    if (charged > billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}`);
+    if (dieAfter === Infinity && process.faults() === 0 && charged !== billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}, in a schedule without faults`);
+  }
+  for (const [executionId, answer] of told) {
+    if (answer !== 'error' && (answer.status === 'completed' || answer.status === 'failed') && !streams.includes(`execution-${executionId}`)) violations.push(`execution-${executionId}: its caller was told ${answer.status}, the log has no such run`);
+  }
+  const verified = await verifyLog(log);
+  if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
+  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), violations };
+}
