@@ -1,3 +1,5 @@
+import { RETRY_POLICIES, retryDelayMs } from '../domain/retry/retryPolicy.ts';
+import { storableExcerpt } from '../domain/text/storableText.ts';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { DomainEvent } from '../domain/domainEvent.ts';
@@ -111,12 +113,13 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
       } catch (error) {
         await sql`ROLLBACK TO SAVEPOINT projection`.execute(trx);
         const failures = (stalls.get(projection.name)?.failures ?? 0) + 1;
-        const stall = { position: current?.position ?? checkpoint + 1, eventType: current?.type ?? '?', error: (error as Error).message, failures, retryAt: now + Math.min(60_000, 1000 * 2 ** (failures - 1)) };
+        // The error's text goes into a row: made storable (a NUL in it would fail this write too).
+        const stall = { position: current?.position ?? checkpoint + 1, eventType: current?.type ?? '?', error: storableExcerpt((error as Error).message, 2000), failures, retryAt: now + retryDelayMs(RETRY_POLICIES.projectionStall, failures, 0) };
         settled.stalled.set(projection.name, stall);
         logger.error({ err: error, projection: projection.name, position: stall.position, eventType: stall.eventType }, 'projection stalled on an event; the others go on');
         await trx
           .updateTable('projection_checkpoints')
-          .set({ stalled_at_position: stall.position, stalled_event_type: stall.eventType, stalled_error: stall.error.slice(0, 2000), stalled_since: sql<Date>`coalesce(stalled_since, now())` })
+          .set({ stalled_at_position: stall.position, stalled_event_type: stall.eventType, stalled_error: stall.error, stalled_since: sql<Date>`coalesce(stalled_since, now())` })
           .where('name', '=', projection.name)
           .execute();
       }

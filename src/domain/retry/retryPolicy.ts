@@ -44,6 +44,8 @@ export const RETRY_POLICIES = {
   supervisedTask: { initialDelayMs: 500, maxDelayMs: 30_000, maxTries: Infinity, jitter: 0.5 },
   /** A delivery attempt that failed to run (its outcome is bounded by the decider's start cap). */
   deliveryAttempt: { initialDelayMs: 1_000, maxDelayMs: 60_000, maxTries: Infinity, jitter: 0.5 },
+  /** A projection stalled on an event: tried again after this (no jitter: one reader per process). */
+  projectionStall: { initialDelayMs: 1_000, maxDelayMs: 60_000, maxTries: Infinity, jitter: 0 },
   /** An organization whose secrets this worker cannot open: looked at again after this. */
   unreadableSecrets: { initialDelayMs: 30_000, maxDelayMs: 600_000, maxTries: Infinity, jitter: 0.2 },
 } as const satisfies Record<string, RetryPolicy>;
