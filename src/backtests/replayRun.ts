@@ -1,4 +1,3 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { handleCommand } from '../commands/commandHandler.ts';
 import { answerFromRecorded } from '../domain/backtests/toolReplay.ts';
 import type { ObservedSide } from '../domain/backtests/pairComparison.ts';
@@ -10,16 +9,12 @@ import type { FlowState } from '../domain/flows/flow.ts';
 import type { Tool } from '../domain/tools/toolRules.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import { type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
-import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
+import { MAX_ANSWERED_ROUNDS, runWithAnsweredTools } from '../runs/answeredToolsRun.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
-import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import type { TestEngine } from '../testing/testRunner.ts';
-import { type ResolvedTarget, runOnTarget } from '../testing/testTarget.ts';
+import { type ResolvedTarget, runOnTarget, stepsOfTarget } from '../testing/testTarget.ts';
 import type { RecordedRun } from './recordedRun.ts';
 import { sideOf } from './recordedRun.ts';
-
-/** A replay stops answering tool calls after this many rounds (a model that keeps asking). */
-const MAX_REPLAY_ROUNDS = 50;
 
 /**
  * The tools a replay declares: those the original's caller declared (recorded since ExecutionRequested
@@ -55,39 +50,31 @@ export async function replayRun(
     throw error;
   }
   const tools = toolsOf(recorded);
-  let prepared: PreparedRun = await prepareExecution(engine, {
+  const request = {
     executionId,
     ...runOnTarget(flow, resolved),
     message: requested.message,
     parameters: requested.parameters,
     attachments: requested.attachments,
     tools,
-    mode: 'backtest',
+    mode: 'backtest' as const,
     apiKeyId: null,
     principal,
     backtestId: run.backtestId,
-  });
-  let outcome: ExecutionOutcome = await prepared.start();
+  };
   const used = new Set<number>();
-  for (let round = 0; outcome.status === 'paused' && tools && round < MAX_REPLAY_ROUNDS; round++) {
-    const { answers, unanswered } = answerFromRecorded(recorded.calls ?? [], used, outcome.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })));
-    if (unanswered.length > 0) {
-      const why = recorded.calls === null ? 'the original run was recorded before tool results were kept' : `the original run never called ${unanswered.join(', ')}`;
-      return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay asked for a tool result the log does not hold: ${why}`);
-    }
-    prepared = await prepareResume(engine, {
-      executionId,
-      flowId: flow.flowId,
-      pausedAtStep: outcome.pausedAtStep,
-      toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers.map((a) => ({ role: 'tool', tool_call_id: a.toolCallId, content: a.content }))],
-      tools,
-      followed: false,
-      principal,
-      loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId)),
-    });
-    outcome = await prepared.start();
+  const { outcome, unanswered } = await runWithAnsweredTools(engine, request, {
+    answer: (pause) => {
+      const answered = answerFromRecorded(recorded.calls ?? [], used, pause.toolCalls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments })));
+      return answered.unanswered.length > 0 ? { unanswered: answered.unanswered } : { messages: answered.answers.map((a) => ({ role: 'tool' as const, tool_call_id: a.toolCallId, content: a.content })) };
+    },
+    loadSteps: stepsOfTarget(engine, resolved),
+  });
+  if (unanswered.length > 0) {
+    const why = recorded.calls === null ? 'the original run was recorded before tool results were kept' : `the original run never called ${unanswered.join(', ')}`;
+    return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay asked for a tool result the log does not hold: ${why}`);
   }
-  if (outcome.status === 'paused') return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay was still asking for tools after ${MAX_REPLAY_ROUNDS} rounds`);
+  if (outcome.status === 'paused') return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay was still asking for tools after ${MAX_ANSWERED_ROUNDS} rounds`);
   return sideOf((await readRunHistory(engine.eventStore, executionId)).history);
 }
 

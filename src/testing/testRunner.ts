@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
 import { type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
@@ -11,8 +10,7 @@ import { type TestRunCommand, testRun } from '../domain/testing/testRun.ts';
 import { type RecordedAssertionResult, testRunStream } from '../domain/testing/testRunEvents.ts';
 import type { Tool } from '../domain/tools/toolRules.ts';
 import { type EngineDependencies, type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
-import { type PreparedRun, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
-import type { ExecutionOutcome } from '../execution/runSteps.ts';
+import { runWithAnsweredTools } from '../runs/answeredToolsRun.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import type { ModelRegistry } from '../execution/modelRegistry.ts';
@@ -21,10 +19,7 @@ import type { AddressGuard } from '../outbound/addressGuard.ts';
 import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
 import { requireTestCase } from './testCases.ts';
-import { type ResolvedTarget, resolveTarget, runOnTarget } from './testTarget.ts';
-
-/** At most this many tool rounds are answered from a test case's scripted results before the run counts as stuck. */
-const MAX_SCRIPTED_ROUNDS = 50;
+import { type ResolvedTarget, resolveTarget, runOnTarget, stepsOfTarget } from './testTarget.ts';
 
 export interface StartedTestRun {
   testRunId: string;
@@ -137,42 +132,31 @@ export async function runTestCase(
 
 /**
  * An ordinary run of the engine (mode `test`: never a webhook, credits charged) on the resolved
- * target, its tool calls answered from the case's scripted results, until it ends or stays paused.
+ * target, its tool calls answered from the case's scripted results (the one answered-tools loop of
+ * src/runs), until it ends or stays paused.
  */
 async function runWithScriptedTools(
   engine: TestEngine,
   run: { executionId: string; testRunId: string; flow: Extract<FlowState, { status: 'created' }>; resolved: ResolvedTarget; definition: TestCaseDefinition; principal: Principal; onRecorded: () => void },
 ): Promise<void> {
   const { executionId, flow, resolved, definition, principal } = run;
-  const tools = scriptedTools(definition);
-  let prepared: PreparedRun = await prepareExecution(engine, {
+  const request = {
     executionId,
     ...runOnTarget(flow, resolved),
     message: definition.input.message,
     parameters: definition.input.parameters ?? {},
     attachments: definition.input.attachments ?? [],
-    tools,
-    mode: 'test',
+    tools: scriptedTools(definition),
+    mode: 'test' as const,
     apiKeyId: null,
     principal,
     testRunId: run.testRunId,
+  };
+  await runWithAnsweredTools(engine, request, {
+    answer: (pause) => ({ messages: pause.toolCalls.map((call) => ({ role: 'tool' as const, tool_call_id: call.id, content: definition.tool_results?.[call.function.name] ?? `no scripted result for tool ${call.function.name}` })) }),
+    loadSteps: stepsOfTarget(engine, resolved),
+    onStarted: run.onRecorded,
   });
-  prepared.started.then(run.onRecorded, () => undefined);
-  let outcome: ExecutionOutcome = await prepared.start();
-  for (let round = 0; outcome.status === 'paused' && tools && round < MAX_SCRIPTED_ROUNDS; round++) {
-    const answers = outcome.toolCalls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: definition.tool_results?.[call.function.name] ?? `no scripted result for tool ${call.function.name}` }));
-    prepared = await prepareResume(engine, {
-      executionId,
-      flowId: flow.flowId,
-      pausedAtStep: outcome.pausedAtStep,
-      toolCallMessages: [...(outcome.toolCallMessages as ChatCompletionMessageParam[]), ...answers],
-      tools,
-      followed: false,
-      principal,
-      loadSteps: async (versionId) => (versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId)),
-    });
-    outcome = await prepared.start();
-  }
 }
 
 /** The case's scripted tools, declared to the model so tools-enabled blocks can call them. */

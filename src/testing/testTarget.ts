@@ -38,3 +38,7 @@ export const runOnTarget = (flow: Extract<FlowState, { status: 'created' }>, res
   projectId: flow.projectId,
   steps: resolved.steps,
 });
+
+/** The steps of a version a run of the target asks for: a draft snapshot's own, else the version's (immutable, cached). */
+export const stepsOfTarget = (engine: { flows: { versionSteps(versionId: string): Promise<StoredStep[]> } }, resolved: ResolvedTarget) => async (versionId: string) =>
+  versionId === resolved.versionId && resolved.target.kind === 'draft' ? resolved.steps : engine.flows.versionSteps(versionId);
