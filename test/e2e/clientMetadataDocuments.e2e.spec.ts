@@ -10,6 +10,7 @@ import { revokeOAuthClient } from '../../src/commands/oauthClientCommands.ts';
 import { listOAuthClients } from '../../src/queries/oauthClientQueries.ts';
 import { oauthTablesOf } from '../../src/queries/oauthStoreTables.ts';
 import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
+import { streamHugeBody } from '../support/hugeBody.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver.ts';
 import { AssistantAuth, Browser, REDIRECT_URL } from '../support/oauthAssistant.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
@@ -32,19 +33,8 @@ describe('assistants known by their Client ID Metadata Document', () => {
   const document = (clientId: string, name: string) => ({ client_id: clientId, client_name: name, redirect_uris: [REDIRECT_URL], grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none' });
 
   /** Bytes of the 30 MB document the server got to send before the reader hung up. */
-  const huge = { sent: 0 };
-  const sendHuge = (res: ServerResponse) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = Buffer.alloc(1 << 16, 0x20);
-    const more = () => {
-      while (huge.sent < 30 * (1 << 20) && !res.destroyed) {
-        huge.sent += chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', more);
-      }
-      res.end();
-    };
-    more();
-  };
+  const huge = { bytes: 0 };
+  const sendHuge = (res: ServerResponse) => void streamHugeBody(res, 30 * (1 << 20), huge);
 
   beforeAll(async () => {
     documents = await startHttpsReceiver((request, res) => {
@@ -110,7 +100,7 @@ describe('assistants known by their Client ID Metadata Document', () => {
     });
     expect(registered.status).toBe(201);
     const client = (await registered.json()) as { client_id: string };
-    huge.sent = 0;
+    huge.bytes = 0;
     const assertion = ['{"alg":"RS256"}', JSON.stringify({ iss: client.client_id, sub: client.client_id, aud: `${service.origin}/oauth/token`, jti: 'j1', exp: Math.floor(Date.now() / 1000) + 60 }), 'sig'].map((part) => Buffer.from(part).toString('base64url')).join('.');
     const token = await fetch(`${service.origin}/oauth/token`, {
       method: 'POST',
@@ -119,8 +109,8 @@ describe('assistants known by their Client ID Metadata Document', () => {
     });
     expect(token.status).toBe(401);
     expect(await token.json()).toMatchObject({ error: 'invalid_client' });
-    expect(huge.sent).toBeGreaterThan(0);
-    expect(huge.sent).toBeLessThan(4 * (1 << 20));
+    expect(huge.bytes).toBeGreaterThan(0);
+    expect(huge.bytes).toBeLessThan(4 * (1 << 20));
   });
 
   it('refuses a document that names another client_id, and a URL the address guard refuses, fetching nothing there', async () => {
@@ -133,7 +123,7 @@ describe('assistants known by their Client ID Metadata Document', () => {
     const tooLarge = await authorize(`${documents.url}/huge/client.json`);
     expect(tooLarge.status).toBe(400);
     expect(await tooLarge.text()).toContain('invalid_client');
-    expect(huge.sent).toBeLessThan(4 * (1 << 20));
+    expect(huge.bytes).toBeLessThan(4 * (1 << 20));
 
     const before = documents.received.length;
     const internal = await authorize('https://10.0.0.1/client.json');

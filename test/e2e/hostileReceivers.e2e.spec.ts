@@ -12,6 +12,7 @@ import { UNSTORABLE_TEXT } from '../../src/domain/text/storableText.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { UNREADABLE_SECRETS } from '../../src/workers/attemptFailures.ts';
 import { createWebhookDispatcher } from '../../src/workers/webhookDispatcher.ts';
+import { streamHugeBody } from '../support/hugeBody.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
@@ -49,19 +50,8 @@ describe('deliveries to receivers that answer garbage', () => {
           return res.writeHead(500).end(`${'x'.repeat(511)}😀 and more`);
         case '/not-utf8':
           return res.writeHead(500).end(Buffer.from([0x3c, 0xff, 0xfe, 0xc3, 0x28, 0xa0, 0xa1, 0xe2, 0x28, 0xa1, 0xf0, 0x28, 0x8c, 0x00, 0xed, 0xa0, 0x80]));
-        case '/thirty-mb': {
-          res.writeHead(500);
-          const chunk = Buffer.alloc(1 << 20, 0x61);
-          let sent = 0;
-          const more = () => {
-            while (sent < 30 && !res.destroyed) {
-              sent++;
-              if (!res.write(chunk)) return void res.once('drain', more);
-            }
-            res.end();
-          };
-          return more();
-        }
+        case '/thirty-mb':
+          return void streamHugeBody(res, 30 * (1 << 20), undefined, 500);
         case '/drip': {
           // Headers at once, then a byte now and then: the attempt's timeout ends it.
           res.writeHead(500);

@@ -2,22 +2,12 @@ import { createServer } from 'node:http';
 import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createJwtVerifier } from '../../src/api/auth/jwtVerifier.ts';
+import { streamHugeBody } from '../support/hugeBody.ts';
 
 /** An issuer whose key set is 30 MB: the service reads it only up to its cap, and the token is refused. */
 describe("the token issuer's answers are read up to a cap", () => {
   const sent = { bytes: 0 };
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = Buffer.alloc(1 << 16, 0x20);
-    const more = () => {
-      while (sent.bytes < 30 * (1 << 20) && !res.destroyed) {
-        sent.bytes += chunk.length;
-        if (!res.write(chunk)) return void res.once('drain', more);
-      }
-      res.end();
-    };
-    more();
-  });
+  const server = createServer((_req, res) => void streamHugeBody(res, 30 * (1 << 20), sent));
   let url: string;
   beforeAll(async () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
