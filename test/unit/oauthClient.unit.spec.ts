@@ -1,4 +1,4 @@
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { oauthClient } from '../../src/domain/oauth/oauthClient.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
 
@@ -26,6 +26,11 @@ describe('signing an assistant in', () => {
   });
   it('refuses a revoked client', () => {
     spec.given([revoked]).when(signIn).thenRefuses('FORBIDDEN');
+  });
+  it('records the name a client gave itself as the log can store it: a NUL or half an emoji replaced, 200 characters at most', () => {
+    const named = (clientName: string) => ({ type: 'SignIn' as const, data: { ...signIn.data, clientName } });
+    spec.given([]).when(named('Evil\u0000Bot \ud83d')).then([{ type: 'OAuthClientSignedIn', data: { ...signIn.data, clientName: 'Evil\ufffdBot \ufffd' } }]);
+    spec.given([]).when(named('x'.repeat(199) + '😀' + 'y'.repeat(500))).then((events) => expect((events[0]!.data as { clientName: string }).clientName).toBe(`${'x'.repeat(199)}…`));
   });
   it('still revokes a client signed in before', () => {
     spec.given([{ type: 'OAuthClientSignedIn' as const, data: signIn.data }]).when(revoke(true)).then([revoked]);

@@ -1,3 +1,4 @@
+import { storableExcerpt } from '../text/storableText.ts';
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { OAuthClientEvent } from './oauthClientEvents.ts';
@@ -19,11 +20,15 @@ export const oauthClient: Decider<OAuthClientCommand, OAuthClientEvent, OAuthCli
   decide: (command, state) => {
     if (command.type === 'SignIn') {
       if (state.revoked) throw new ApiError('FORBIDDEN', `The OAuth client ${command.data.clientId} was revoked`);
-      return [{ type: 'OAuthClientSignedIn', data: command.data }];
+      return [{ type: 'OAuthClientSignedIn', data: { ...command.data, clientName: nameOf(command.data.clientName) } }];
     }
     if (state.revoked) return [];
     if (!command.data.registered) throw new ApiError('NOT_FOUND', `No registered OAuth client ${command.data.clientId} (see seqflow oauth clients)`);
     const { clientId, clientName, grantsEnded } = command.data;
-    return [{ type: 'OAuthClientRevoked', data: { clientId, clientName, grantsEnded } }];
+    return [{ type: 'OAuthClientRevoked', data: { clientId, clientName: nameOf(clientName), grantsEnded } }];
   },
 };
+
+/** The name a client gave itself at registration, as the log can store it (it is whatever the client sent). */
+const CLIENT_NAME_MAX = 200;
+const nameOf = (name: string | null) => (name === null ? null : storableExcerpt(name, CLIENT_NAME_MAX, () => '…'));
