@@ -123,6 +123,9 @@ export function createJobRunner(options: JobRunnerOptions) {
       const wanted = Math.min(slots.free(), CLAIMS_AT_ONCE);
       const jobs = wanted <= 0 ? [] : await slots.claiming(() => claim(wanted), wanted).catch((error: unknown) => (logger.warn({ err: error }, 'job claim failed; retrying'), []));
       for (const job of jobs) slots.run(() => runClaimedJob(runDeps, job));
+      // The slots the claim held and did not fill are free again: a job accepted here meanwhile (queued,
+      // as every slot was held) takes one now rather than after a whole poll.
+      takeWaiting();
       if (jobs.length === 0 && running) await (wanted > 0 ? idle : pause).sleep(pollMs);
     }
   }
