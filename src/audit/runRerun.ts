@@ -5,6 +5,7 @@ import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
+import { runRequest } from '../runs/runRequest.ts';
 import { loadRunRecord } from './runRecord.ts';
 
 /**
@@ -22,23 +23,9 @@ export async function rerunExecution(engine: EngineDependencies, input: { execut
   const original = first.data;
   const executionId = randomUUID();
   await handleCommand(commandsOf(engine), executionStream(original.executionId), execution, { type: 'LinkRerun', data: { rerunExecutionId: executionId } }, metadata);
-  const prepared = await prepareExecution(engine, {
-    executionId,
-    flowId: original.flowId,
-    versionId: original.versionId,
-    versionNumber: original.versionNumber,
-    organizationId: original.organizationId,
-    projectId: original.projectId,
-    steps: record.version.steps,
-    message: original.message,
-    parameters: original.parameters,
-    attachments: original.attachments,
-    tools: undefined,
-    mode: 'sync',
-    apiKeyId: null,
-    principal: metadata.principal,
-    rerunOf: original.executionId,
-  });
+  const { flowId, versionId, versionNumber, organizationId, projectId } = original;
+  const request = runRequest({ flowId, versionId, versionNumber, organizationId, projectId, steps: record.version.steps }, original, { executionId, mode: 'sync', principal: metadata.principal, rerunOf: original.executionId });
+  const prepared = await prepareExecution(engine, request);
   const outcome = await prepared.start();
   const { position: _position, ...shown } = outcome;
   return { ...shown, executionId, rerunOf: original.executionId, version: { versionId: original.versionId, number: original.versionNumber } };

@@ -10,6 +10,7 @@ import type { Tool } from '../domain/tools/toolRules.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import { type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
 import { MAX_ANSWERED_ROUNDS, runWithAnsweredTools } from '../runs/answeredToolsRun.ts';
+import { runRequest } from '../runs/runRequest.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import type { TestEngine } from '../testing/testRunner.ts';
 import { type ResolvedTarget, runOnTarget, stepsOfTarget } from '../testing/testTarget.ts';
@@ -50,18 +51,7 @@ export async function replayRun(
     throw error;
   }
   const tools = toolsOf(recorded);
-  const request = {
-    executionId,
-    ...runOnTarget(flow, resolved),
-    message: requested.message,
-    parameters: requested.parameters,
-    attachments: requested.attachments,
-    tools,
-    mode: 'backtest' as const,
-    apiKeyId: null,
-    principal,
-    backtestId: run.backtestId,
-  };
+  const request = runRequest(runOnTarget(flow, resolved), requested, { executionId, mode: 'backtest', principal, tools, backtestId: run.backtestId });
   const used = new Set<number>();
   const { outcome, unanswered } = await runWithAnsweredTools(engine, request, {
     answer: (pause) => {

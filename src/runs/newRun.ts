@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { ExecutionRequest } from '../execution/flowEngine.ts';
 import type { ExecutableFlow } from '../caches/flowCatalog.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 import type { RunInput } from './runInput.ts';
+import { runRequest } from './runRequest.ts';
 
 /** A fresh run's request, from the flow's production version, the caller's input and its caller: the one assembly every mode shares. */
 export function newRunRequest(
@@ -13,15 +13,5 @@ export function newRunRequest(
   mode: ExecutionRequest['mode'],
   extra: Pick<ExecutionRequest, 'tools'> & Partial<Pick<ExecutionRequest, 'callback'>>,
 ): ExecutionRequest {
-  return {
-    executionId: randomUUID(),
-    ...flow,
-    message: input.message,
-    parameters: input.parameters ?? {},
-    attachments: input.attachments,
-    mode,
-    apiKeyId: caller.apiKeyId,
-    ...originOf(caller),
-    ...extra,
-  };
+  return runRequest(flow, input, { mode, apiKeyId: caller.apiKeyId, ...originOf(caller), ...extra });
 }

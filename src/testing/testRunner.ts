@@ -11,6 +11,7 @@ import { type RecordedAssertionResult, testRunStream } from '../domain/testing/t
 import type { Tool } from '../domain/tools/toolRules.ts';
 import { type EngineDependencies, type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
 import { runWithAnsweredTools } from '../runs/answeredToolsRun.ts';
+import { runRequest } from '../runs/runRequest.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import type { ModelRegistry } from '../execution/modelRegistry.ts';
@@ -140,18 +141,8 @@ async function runWithScriptedTools(
   run: { executionId: string; testRunId: string; flow: Extract<FlowState, { status: 'created' }>; resolved: ResolvedTarget; definition: TestCaseDefinition; principal: Principal; onRecorded: () => void },
 ): Promise<void> {
   const { executionId, flow, resolved, definition, principal } = run;
-  const request = {
-    executionId,
-    ...runOnTarget(flow, resolved),
-    message: definition.input.message,
-    parameters: definition.input.parameters ?? {},
-    attachments: definition.input.attachments ?? [],
-    tools: scriptedTools(definition),
-    mode: 'test' as const,
-    apiKeyId: null,
-    principal,
-    testRunId: run.testRunId,
-  };
+  const input = { message: definition.input.message, parameters: definition.input.parameters, attachments: definition.input.attachments ?? [] };
+  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal, tools: scriptedTools(definition), testRunId: run.testRunId });
   await runWithAnsweredTools(engine, request, {
     answer: (pause) => ({ messages: pause.toolCalls.map((call) => ({ role: 'tool' as const, tool_call_id: call.id, content: definition.tool_results?.[call.function.name] ?? `no scripted result for tool ${call.function.name}` })) }),
     loadSteps: stepsOfTarget(engine, resolved),

@@ -8,6 +8,7 @@ import { checkAttachments } from '../execution/attachmentGate.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import type { TestEngine } from './testRunner.ts';
+import { runRequest } from '../runs/runRequest.ts';
 import { resolveTarget, runOnTarget } from './testTarget.ts';
 
 /** Which of a flow's steps a trial runs: production, the draft, or a version by number (default: production, else the latest version). */
@@ -30,17 +31,8 @@ export async function runTrial(
   const executionId = randomUUID();
   const resolved = resolveTarget(flow, input.target === 'draft' ? { draft: true } : typeof input.target === 'number' ? { version: input.target } : {}, executionId);
   await checkAttachments(input.attachments, resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
-  const prepared = await prepareExecution(engine, {
-    executionId,
-    ...runOnTarget(flow, resolved),
-    message: input.message,
-    parameters: input.parameters,
-    attachments: input.attachments,
-    tools: undefined,
-    mode: 'test',
-    apiKeyId: null,
-    principal: metadata.principal,
-  }, { idLeavesEarly: true });
+  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal: metadata.principal });
+  const prepared = await prepareExecution(engine, request, { idLeavesEarly: true });
   // Told once the run is durably in the log: from then on get_test_run_trace can read it, whatever happens to the database.
   prepared.started.then(() => input.onStarted?.(executionId), () => undefined);
   return prepared.start();
