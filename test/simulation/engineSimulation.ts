@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { trace } from '@opentelemetry/api';
-import pino from 'pino';
 import { verifyLog } from '../../src/audit/logVerification.ts';
 import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
 import { decodeRecorded } from '../../src/eventstore/decodeRecorded.ts';
@@ -9,11 +7,10 @@ import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts'
 import { failRun } from '../../src/execution/failRun.ts';
 import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { acceptJob, prepareExecution } from '../../src/execution/flowEngine.ts';
-import { createLlmProcessor } from '../../src/execution/processors/llmProcessor.ts';
-import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
 import { type SeededRandom, seededRandom } from './seededRandom.ts';
+import { simulatedEngine } from './simulatedEngine.ts';
 import { simulatedModel } from './simulatedModel.ts';
 
 const TERMINAL = new Set(['ExecutionCompleted', 'ExecutionFailed']);
@@ -57,22 +54,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
   const process = faultyEventStore(log, random, rates);
   const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown');
-  const guard = { fetch: model.fetch } as unknown as AddressGuard;
-  const tracer = trace.getTracer('simulation');
-  const deps: EngineDependencies = {
-    eventStore: process.store,
-    logger: pino({ level: 'silent' }),
-    updates: createExecutionUpdates(),
-    db: undefined as never,
-    creditBalance: async () => 1_000_000_000,
-    flows: undefined as never,
-    now,
-    llm: createLlmProcessor({ guard, timeoutMs: 60_000, maxRetries: 0, maxReplyBytes: 1 << 20, tracer }),
-    sandbox: undefined as never,
-    settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {} },
-    providerFor: async (owner) => ({ owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
-    tracer,
-  };
+  const deps = simulatedEngine(process.store, model.fetch, now);
 
   // The process dies after this many of its appends (or never).
   const dieAfter = random.chance(0.25) ? 1 + random.int(8) : Infinity;
