@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { verifyLog } from '../../src/audit/logVerification.ts';
 import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
+import { execution } from '../../src/domain/execution/execution.ts';
 import { decodeRecorded } from '../../src/eventstore/decodeRecorded.ts';
+import { loadStream } from '../../src/eventstore/streams.ts';
 import type { EngineDependencies } from '../../src/execution/engineDependencies.ts';
 import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
 import { failRun } from '../../src/execution/failRun.ts';
 import { continueExecution } from '../../src/execution/continueExecution.ts';
-import { acceptJob, prepareExecution } from '../../src/execution/flowEngine.ts';
+import { acceptJob, prepareExecution, prepareResume } from '../../src/execution/flowEngine.ts';
+import type { ExecutionOutcome } from '../../src/execution/runSteps.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
 import { type SeededRandom, seededRandom } from './seededRandom.ts';
@@ -31,6 +34,21 @@ async function runJob(deps: EngineDependencies, request: Parameters<typeof accep
   return continueExecution(deps, { executionId: request.executionId, worker, claim, principal: { kind: 'system', id: `job-runner:${worker}` }, loadSteps: async () => request.steps });
 }
 
+const TOOLS = { tools: [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }], toolChoice: 'auto' as const };
+
+/** A flow whose llm block may ask its caller for tools: a step of its own, between passthroughs sometimes. */
+function toolSteps(random: SeededRandom): StoredStep[] {
+  const agent: StoredStep = { block: { id: randomUUID(), name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: go', processor_config: { tools_enabled: true } } };
+  const pass = (name: string): StoredStep => ({ block: { id: randomUUID(), name, processor_type: 'passthrough' } });
+  return [...(random.chance(0.5) ? [pass('before')] : []), agent, ...(random.chance(0.5) ? [pass('after')] : [])];
+}
+
+/** The resume a paused run's caller sends: the pause's messages and one result per call. */
+function resumeOf(request: { executionId: string; flowId: string; steps: StoredStep[]; principal: { kind: 'system'; id: string } }, pause: Extract<ExecutionOutcome, { status: 'paused' }>) {
+  const results = pause.toolCalls.map((call) => ({ role: 'tool', tool_call_id: call.id, content: '{"found":true}' }));
+  return { executionId: request.executionId, flowId: request.flowId, pausedAtStep: pause.pausedAtStep, toolCallMessages: [...pause.toolCallMessages, ...results], tools: TOOLS, followed: false, principal: request.principal, loadSteps: async () => request.steps };
+}
+
 /** A random flow: 1-4 steps of passthrough and llm blocks, sometimes two in parallel. */
 function randomSteps(random: SeededRandom): StoredStep[] {
   const block = (name: string): StoredBlock =>
@@ -39,7 +57,8 @@ function randomSteps(random: SeededRandom): StoredStep[] {
 }
 
 /**
- * One schedule of the engine, from its seed alone: a few runs started together on one process whose
+ * One schedule of the engine, from its seed alone: a few runs (some pausing for tools, resumed by
+ * callers that race themselves) started together on one process whose
  * log fails as the seed draws it (appends before or after commit, reads), whose model answers as the
  * seed draws it, and which may die after any number of its appends; then the interrupted-run sweep of
  * another process; then the invariants: every run that reached the log ended exactly once, nothing
@@ -71,12 +90,22 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   await Promise.all(
     Array.from({ length: runCount }, async () => {
       const executionId = randomUUID();
-      const steps = randomSteps(random);
-      const asJob = random.chance(0.4);
-      const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
+      const withTools = random.chance(0.25);
+      const steps = withTools ? toolSteps(random) : randomSteps(random);
+      const asJob = !withTools && random.chance(0.4);
+      const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: withTools ? TOOLS : undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
       if (asJob) jobs.set(executionId, steps);
       try {
-        const outcome = asJob ? await runJob(deps, request, 'worker-a', 1) : await (await prepareExecution(deps, request)).start();
+        let outcome = asJob ? await runJob(deps, request, 'worker-a', 1) : await (await prepareExecution(deps, request)).start();
+        // A paused run's caller sends its tool results, sometimes several times at once (a retry
+        // racing itself): one resume wins each pause, the others are refused having called no model.
+        for (let round = 0; outcome?.status === 'paused' && round < 3; round++) {
+          const pause = outcome;
+          const attempts = await Promise.allSettled(Array.from({ length: 1 + random.int(3) }, async () => (await prepareResume(deps, resumeOf(request, pause))).start()));
+          const won = attempts.find((a): a is PromiseFulfilledResult<NonNullable<typeof outcome>> => a.status === 'fulfilled');
+          if (!won) break;
+          outcome = won.value;
+        }
         if (!outcome) throw new Error('the job had ended');
         told.set(executionId, outcome.status === 'failed' ? { status: 'failed', code: outcome.code } : outcome.status === 'completed' ? { status: 'completed', result: outcome.result } : { status: outcome.status });
       } catch {
@@ -89,11 +118,17 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   // events (claim 2), and the interrupted-run sweep ends what else was left running.
   const streams = [...new Set(log.events.map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
   const violations: string[] = [];
+  const paused = new Set<string>();
   const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
   for (const stream of streams) {
     const executionId = stream.slice('execution-'.length);
     const steps = jobs.get(executionId);
     const ended = (await log.readStream(stream)).some((e) => TERMINAL.has(e.type));
+    // A run paused for its caller's tools waits for that caller, who gave up: not stuck, not ended.
+    if ((await loadStream(log, stream, execution)).state.status === 'paused') {
+      paused.add(stream);
+      continue;
+    }
     // A process that lives ends every sync run itself: its end, or RUN_RECORD_FAILED in an append of
     // its own when the end failed. Only both failing (the last two appends it tried) leaves one running.
     // (A job whose worker met a fault keeps its lease, which runs out: another claim takes it over.)
@@ -117,7 +152,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
     const executionId = stream.slice('execution-'.length);
     const events = (await log.readStream(stream)).map((e) => ({ ...e, decoded: decodeRecorded(e) }));
     const ends = events.filter((e) => TERMINAL.has(e.type));
-    if (ends.length !== 1) violations.push(`${stream}: ${ends.length} ends (${ends.map((e) => e.type).join(', ')})`);
+    if (ends.length !== (paused.has(stream) ? 0 : 1)) violations.push(`${stream}: ${ends.length} ends (${ends.map((e) => e.type).join(', ')})`);
     const endAt = events.findIndex((e) => TERMINAL.has(e.type));
     if (endAt !== -1 && endAt < events.length - 1) violations.push(`${stream}: ${events.slice(endAt + 1).map((e) => e.type).join(', ')} after its end`);
     const end = events[endAt];
@@ -125,6 +160,12 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
     if (answer && answer !== 'error' && end) {
       if (answer.status === 'completed' && end.type !== 'ExecutionCompleted') violations.push(`${stream}: its caller was told completed, the log says ${end.type}`);
       if (answer.status === 'failed' && (end.type !== 'ExecutionFailed' || (end.data as { code: string }).code !== answer.code)) violations.push(`${stream}: its caller was told failed ${answer.code}, the log says ${end.type} ${(end.data as { code?: string }).code ?? ''}`);
+    }
+    // Each pause is resumed at most once: a racing resume's append is refused.
+    let open = 0;
+    for (const event of events) {
+      if (event.type === 'ExecutionPausedForToolCalls') open++;
+      if (event.type === 'ExecutionResumed' && --open < 0) violations.push(`${stream}: a pause resumed twice`);
     }
     const charged = events.filter((e) => e.type === 'CreditsConsumed').reduce((sum, e) => sum + (e.data as { tokens: number }).tokens, 0);
     const billed = model.billed.get(executionId) ?? 0;

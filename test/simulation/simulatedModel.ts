@@ -11,7 +11,7 @@ export function simulatedModel(random: SeededRandom, runOf: (prompt: string) => 
   const fetch = async (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
     await Promise.resolve();
     calls++;
-    const body = JSON.parse(String(init?.body)) as { model: string; messages: { role: string; content: unknown }[] };
+    const body = JSON.parse(String(init?.body)) as { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
     const prompt = String(body.messages.find((m) => m.role === 'user')?.content ?? '');
     const run = runOf(prompt);
     const roll = random.next();
@@ -19,7 +19,10 @@ export function simulatedModel(random: SeededRandom, runOf: (prompt: string) => 
     const usage = roll < 0.15 ? { prompt_tokens: -3, completion_tokens: 2, total_tokens: -1 } : { prompt_tokens: 1 + random.int(20), completion_tokens: 1 + random.int(20) };
     const content = roll < 0.25 ? `half an emoji \ud83d and a NUL \u0000` : `answer ${random.int(1000)}`;
     if (usage.prompt_tokens > 0) billed.set(run, (billed.get(run) ?? 0) + usage.prompt_tokens + usage.completion_tokens);
-    const completion = { id: `sim-${calls}`, object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', content } }], usage: { total_tokens: usage.prompt_tokens + usage.completion_tokens, ...usage } };
+    // Offered tools, it asks for one about half the time (the run pauses for its caller).
+    const asks = body.tools !== undefined && roll >= 0.25 && random.chance(0.5);
+    const message = asks ? { role: 'assistant', content: null, tool_calls: [{ id: `call_${calls}`, type: 'function', function: { name: 'lookup', arguments: '{}' } }] } : { role: 'assistant', content };
+    const completion = { id: `sim-${calls}`, object: 'chat.completion', created: 0, model: body.model, choices: [{ index: 0, finish_reason: asks ? 'tool_calls' : 'stop', message }], usage: { total_tokens: usage.prompt_tokens + usage.completion_tokens, ...usage } };
     return new Response(JSON.stringify(completion), { status: 200, headers: { 'content-type': 'application/json' } });
   };
   return { fetch, billed, calls: () => calls };
