@@ -16,6 +16,7 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../caches/logWatch.ts';
 import { createRunnerLease } from '../runs/runnerLease.ts';
+import { createSilentOwnRunSweep } from '../runs/silentOwnRuns.ts';
 import { createOrganizationStates, type OrganizationStates } from '../caches/organizationStates.ts';
 import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
 import { type WiredEngine, wireEngine } from './engineWiring.ts';
@@ -97,6 +98,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;
     const lifecycle = createRunLifecycle();
+    // This process's own runs that nothing works on any more (their end could not be written): ended once the log takes writes again.
+    const silentRuns = createSilentOwnRunSweep({ db, engine: { eventStore, now: commands.now }, runner: runnerLease.id, tracked: lifecycle.active, silentMs: config.watchdog.silentRunMs, logger });
+    supervisor.supervise('silent-run-sweep', () => silentRuns.start(config.watchdog.intervalMs));
     const runs = createRunService({
       flows: execution.flows,
       engine: execution,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSilentOwnRunSweep } from '../../src/runs/silentOwnRuns.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
@@ -12,6 +13,8 @@ const flows: Record<string, unknown[]> = {
   // Its end is refused by the database (a trigger stands in for a full disk or a broken page).
   poisoned: [{ block: { name: 'answer', processor_type: 'code', code: 'return { poison: true };' } }],
   ok: [{ block: { name: 'answer', processor_type: 'code', code: 'return { fine: true };' } }],
+  // Busy long enough that its request is in the log before its end is written.
+  doomed: [{ block: { name: 'answer', processor_type: 'code', code: 'let x = 0; for (let i = 0; i < 1e7; i++) x += i; return { x };' } }],
 };
 
 interface Answer {
@@ -113,5 +116,31 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
     }
     expect((await post('ok', 'execute')).status).toBe(200);
     expect((await health()).problems).toEqual([]);
+  });
+
+  it('ends a run whose end and its RUN_RECORD_FAILED both failed (a full disk), once the database takes writes again', async () => {
+    // Every append of a `doomed` run after its request and its step's start is refused for want of room, until the test makes room.
+    await sql`
+      CREATE FUNCTION fill_disk() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.stream_revision > 1 AND EXISTS (SELECT 1 FROM seqflow_events e WHERE e.stream_id = NEW.stream_id AND e.stream_revision = 0 AND e.data->>'message' = 'doomed') THEN
+          RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100';
+        END IF;
+        RETURN NEW;
+      END $$`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fill_disk BEFORE INSERT ON seqflow_events FOR EACH ROW EXECUTE FUNCTION fill_disk()`.execute(t.runtime.db);
+    const response = await fetch(`${base}/seq/acme/web/doomed/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'doomed' }) });
+    const answer = (await response.json()) as Answer;
+    expect([response.status, answer.detail?.code]).toEqual([503, 'DATABASE_STORAGE_FULL']);
+    const executionId = answer.detail!.executionId!;
+    // Its request is in the log; nothing after it is: the run is left running.
+    expect((await t.runtime.eventStore.readStream(`execution-${executionId}`)).map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted']);
+
+    // Room again. The silent-run sweep (its bound 1 s here) ends the run its own process left.
+    await sql`DROP TRIGGER fill_disk ON seqflow_events`.execute(t.runtime.db);
+    await t.runtime.projections.catchUp();
+    const sweep = createSilentOwnRunSweep({ db: t.runtime.db, engine: t.runtime.execution, runner: t.runtime.execution.runner!, tracked: t.runtime.lifecycle.active, silentMs: 1000, logger: t.runtime.logger });
+    await until(async () => (await sweep.sweepOnce()) === 1, 'the sweep to end the silent run', 20_000);
+    expect(await lastEvent(executionId)).toMatchObject({ type: 'ExecutionFailed', data: { code: 'RUN_INTERRUPTED' } });
   });
 });
