@@ -19,8 +19,5 @@ export function createDatabaseClock<DB>(db: Kysely<DB>, local: () => number = Da
       const at = rows[0]?.at;
       if (at) offsetMs = new Date(at).getTime() - (sent + received) / 2;
     },
-    offsetMs: () => offsetMs,
   };
 }
-
-export type DatabaseClock = ReturnType<typeof createDatabaseClock>;

@@ -1,6 +1,6 @@
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
-import type { AppendOptions, EventStore, EventToAppend } from './eventStore.ts';
+import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
 
 /**
@@ -37,4 +37,11 @@ export async function appendWithRetry(eventStore: EventStore, streamId: string, 
       throw error;
     }
   }
+}
+
+/** The last event of each stream that has one: the heads in one read, then each head's event. */
+export async function lastEventsOf(eventStore: Pick<EventStore, 'readStream' | 'streamHeads'>, streamIds: string[]): Promise<Map<string, RecordedEvent>> {
+  const heads = streamIds.length > 0 ? await eventStore.streamHeads(streamIds) : new Map<string, { revision: number }>();
+  const last = await Promise.all([...heads].map(async ([streamId, head]) => (await eventStore.readStream(streamId, { fromRevision: head.revision, maxCount: 1 }))[0]));
+  return new Map(last.filter((event) => event !== undefined).map((event) => [event.streamId, event]));
 }

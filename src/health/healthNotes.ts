@@ -27,9 +27,6 @@ export function createHealthNotes(options: { max?: number; now?: () => Date } = 
     clear(code: string, subject: string) {
       notes.delete(keyOf(code, subject));
     },
-    has: (code: string, subject: string) => notes.has(keyOf(code, subject)),
-    /** Subjects under `code`. */
-    subjects: (code: string) => [...notes.values()].filter((n) => n.code === code).map((n) => n.subject),
     /** Counts by code, with one note's message each: what /health shows. */
     summary(): { code: string; count: number; message: string }[] {
       const byCode = new Map<string, { code: string; count: number; message: string }>();

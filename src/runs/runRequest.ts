@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
-import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { ExecutionRequest } from '../execution/flowEngine.ts';
 
 /** Which steps a run runs: a flow's version (production, a number, a draft snapshot, the one a recorded run ran). */
-export interface RunTarget {
-  flowId: string;
-  versionId: string;
-  versionNumber: number;
-  organizationId: string;
-  projectId: string;
-  steps: StoredStep[];
-}
+export type RunTarget = Pick<ExecutionRequest, 'flowId' | 'versionId' | 'versionNumber' | 'organizationId' | 'projectId' | 'steps'>;
 
 /**
  * The one assembly of a run's request, whoever starts it: a transport (/execute, /step, /jobs, MCP),

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import { lastEventsOf } from '../eventstore/streams.ts';
 import { failRun } from '../execution/failRun.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
@@ -24,12 +25,11 @@ export function createSilentOwnRunSweep(deps: { db: Kysely<ReadModels>; engine: 
     const before = new Date(now.getTime() - deps.silentMs);
     const tracked = new Set(deps.tracked());
     const rows = await deps.db.selectFrom('runs').select(['execution_id']).where('status', '=', 'running').where('mode', '<>', 'async').where('runner', '=', deps.runner).where('created_at', '<', before).limit(PAGE).execute();
+    const untracked = rows.map((row) => row.execution_id).filter((executionId) => !tracked.has(executionId));
+    const lastEvents = await lastEventsOf(deps.engine.eventStore, untracked.map(executionStream));
     let ended = 0;
-    for (const { execution_id: executionId } of rows) {
-      if (tracked.has(executionId)) continue;
-      const stream = executionStream(executionId);
-      const head = (await deps.engine.eventStore.streamHeads([stream])).get(stream);
-      const [last] = head ? await deps.engine.eventStore.readStream(stream, { fromRevision: head.revision, maxCount: 1 }) : [];
+    for (const executionId of untracked) {
+      const last = lastEvents.get(executionStream(executionId));
       if (last && last.recordedAt.getTime() > before.getTime()) continue;
       const message = `nothing recorded this run for ${Math.round(deps.silentMs / 1000)} s and its process no longer runs it (its end could not be written)`;
       if (await failRun(deps.engine, executionId, { code: 'RUN_INTERRUPTED', message, principal, ifRunner: deps.runner })) ended++;

@@ -5,6 +5,7 @@ import { MAX_ATTEMPTS } from '../domain/webhooks/retryPolicy.ts';
 import { type Finding, type FindingKind, type WatchdogBounds, countFindings, watchdogFindings } from '../domain/watchdog/watchdogFindings.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import { lastEventsOf } from '../eventstore/streams.ts';
 import type { ProjectionStatus } from '../projections/projectionCheckpoints.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
@@ -48,15 +49,11 @@ export function createWatchdog(deps: WatchdogDependencies) {
       .orderBy('runs.created_at')
       .limit(CANDIDATES)
       .execute();
-    const streams = rows.map((r) => executionStream(r.execution_id));
-    const heads = streams.length > 0 ? await deps.eventStore.streamHeads(streams) : new Map<string, { revision: number }>();
-    return Promise.all(
-      rows.map(async (row) => {
-        const head = heads.get(executionStream(row.execution_id));
-        const [lastEvent] = head ? await deps.eventStore.readStream(executionStream(row.execution_id), { fromRevision: head.revision, maxCount: 1 }) : [];
-        return { executionId: row.execution_id, status: row.status, createdAt: new Date(row.created_at).toISOString(), lastEventAt: lastEvent ? lastEvent.recordedAt.toISOString() : null, leaseHeld: Boolean(row.lease_held) };
-      }),
-    );
+    const last = await lastEventsOf(deps.eventStore, rows.map((r) => executionStream(r.execution_id)));
+    return rows.map((row) => {
+      const lastEvent = last.get(executionStream(row.execution_id));
+      return { executionId: row.execution_id, status: row.status, createdAt: new Date(row.created_at).toISOString(), lastEventAt: lastEvent ? lastEvent.recordedAt.toISOString() : null, leaseHeld: Boolean(row.lease_held) };
+    });
   }
 
   async function check(): Promise<WatchdogReport> {

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RETRY_POLICIES, type RetryPolicy, decideRetry, retryDelayMs } from '../../src/domain/retry/retryPolicy.ts';
+import { RETRY_POLICIES, type RetryPolicy, retryDelayMs } from '../../src/domain/retry/retryPolicy.ts';
 
-const policy: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 1_000, maxTries: 5, jitter: 0.5 };
+const policy: RetryPolicy = { initialDelayMs: 100, maxDelayMs: 1_000, jitter: 0.5 };
 
 describe('the one retry policy', () => {
   it('doubles the delay per consecutive failure up to its cap, jittered down by at most its jitter', () => {
@@ -16,13 +16,6 @@ describe('the one retry policy', () => {
         expect(delay).toBeGreaterThan(0);
       }),
     );
-  });
-
-  it('retries only what may pass, and ends an item after its tries with a reason', () => {
-    expect(decideRetry(policy, 'retryable', 1, 0.5)).toEqual({ kind: 'retry', delayMs: 75 });
-    expect(decideRetry(policy, 'retryable', 5, 0.5)).toEqual({ kind: 'give_up', reason: 'tries_exhausted' });
-    expect(decideRetry(policy, 'terminal_for_item', 1, 0.5)).toEqual({ kind: 'give_up', reason: 'terminal' });
-    expect(decideRetry(policy, 'terminal_for_worker', 1, 0.5)).toEqual({ kind: 'give_up', reason: 'terminal' });
   });
 
   it('never retries at once: every policy in use waits before its first retry', () => {

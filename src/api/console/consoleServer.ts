@@ -116,5 +116,3 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   databaseUrl: runtime.databaseUrl,
   logger: runtime.logger,
 });
-
-/** A URL as the log may show it: the value of a `token` query parameter replaced. */

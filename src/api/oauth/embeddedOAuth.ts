@@ -17,6 +17,8 @@ import type { AddressGuard } from '../../outbound/addressGuard.ts';
 
 /** Client ID Metadata Documents one address may have fetched a minute: as many as it may register clients. */
 const METADATA_FETCHES_PER_MINUTE = 20;
+/** The most of a body the authorization server reads from a client's URL (a key set, a metadata document). */
+const OAUTH_FETCH_MAX_BYTES = 256 * 1024;
 
 /**
  * The embedded OAuth server of a service without OAUTH_ISSUER, and the verifier of the tokens it
@@ -30,9 +32,6 @@ const METADATA_FETCHES_PER_MINUTE = 20;
  * few, a sign-in or a refresh an hour per assistant), which then signs with the new key; and by each
  * verifier when a token names a key it does not know.
  */
-/** The most of a body the authorization server reads from a client's URL (a key set, a metadata document). */
-const OAUTH_FETCH_MAX_BYTES = 256 * 1024;
-
 export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer; eventStore: EventStore; guard: AddressGuard }) {
   const db = oauthTablesOf(store.db);
   const metadataFetches = new RateLimiterMemory({ points: METADATA_FETCHES_PER_MINUTE, duration: 60 });
