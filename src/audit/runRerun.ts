@@ -5,7 +5,7 @@ import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
-import { runRequest } from '../runs/runRequest.ts';
+import { runRequest } from '../execution/runRequest.ts';
 import { loadRunRecord } from './runRecord.ts';
 
 /**

@@ -3,7 +3,7 @@ import type { ExecutableFlow } from '../caches/flowCatalog.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { type RunCaller, originOf } from './runCaller.ts';
 import type { RunInput } from './runInput.ts';
-import { runRequest } from './runRequest.ts';
+import { runRequest } from '../execution/runRequest.ts';
 
 /** A fresh run's request, from the flow's production version, the caller's input and its caller: the one assembly every mode shares. */
 export function newRunRequest(

@@ -8,7 +8,7 @@ import { checkAttachments } from '../execution/attachmentGate.ts';
 import { prepareExecution } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import type { TestEngine } from './testRunner.ts';
-import { runRequest } from '../runs/runRequest.ts';
+import { runRequest } from '../execution/runRequest.ts';
 import { resolveTarget, runOnTarget } from './testTarget.ts';
 
 /** Which of a flow's steps a trial runs: production, the draft, or a version by number (default: production, else the latest version). */

@@ -1,8 +1,8 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
-import { type ExecutionRequest, prepareExecution, prepareResume } from '../execution/flowEngine.ts';
-import type { ExecutionOutcome } from '../execution/runSteps.ts';
+import type { EngineDependencies } from './engineDependencies.ts';
+import { type ExecutionRequest, prepareExecution, prepareResume } from './flowEngine.ts';
+import type { ExecutionOutcome } from './runSteps.ts';
 
 /** A run gives up answering tool calls after this many rounds (a model that keeps asking). */
 export const MAX_ANSWERED_ROUNDS = 50;

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
-import type { ExecutionRequest } from '../execution/flowEngine.ts';
+import type { ExecutionRequest } from './flowEngine.ts';
 
 /** Which steps a run runs: a flow's version (production, a number, a draft snapshot, the one a recorded run ran). */
 export type RunTarget = Pick<ExecutionRequest, 'flowId' | 'versionId' | 'versionNumber' | 'organizationId' | 'projectId' | 'steps'>;
