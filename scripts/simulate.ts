@@ -1,6 +1,8 @@
-// `npm run test:simulate -- --seeds N [--from S]`: more seeded schedules of the engine than `npm test`
-// runs (test/simulation/engineSimulation.ts); prints each broken invariant with its seed, exits 1 if any.
+// `npm run test:simulate -- --seeds N [--from S]`: more seeded schedules than `npm test` runs, of the
+// engine (test/simulation/engineSimulation.ts) and of webhook deliveries (deliverySimulation.ts);
+// prints each broken invariant with its seed, exits 1 if any.
 import { parseArgs } from 'node:util';
+import { simulateDeliveries } from '../test/simulation/deliverySimulation.ts';
 import { simulateSchedule } from '../test/simulation/engineSimulation.ts';
 
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '10000' }, from: { type: 'string', default: '1' } } });
@@ -8,17 +10,26 @@ const seeds = Number(values.seeds);
 const from = Number(values.from);
 if (!Number.isInteger(seeds) || seeds < 1 || !Number.isInteger(from)) throw new Error('--seeds N (a positive integer) [--from S]');
 const started = performance.now();
-const totals = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, broken: 0 };
+const engine = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, broken: 0 };
+const deliveries = { deliveries: 0, posts: 0, faults: 0, deaths: 0, wrongKeys: 0, broken: 0 };
+const report = (kind: string, seed: number, violations: string[]) => {
+  for (const violation of violations) process.stdout.write(`${kind} seed ${seed}: ${violation}\n  replay: npm run test:simulate -- --from ${seed} --seeds 1\n`);
+  return violations.length;
+};
 for (let seed = from; seed < from + seeds; seed++) {
-  const result = await simulateSchedule(seed);
-  totals.runs += result.runs;
-  totals.faults += result.faults;
-  totals.modelCalls += result.modelCalls;
-  if (result.died) totals.deaths++;
-  for (const violation of result.violations) {
-    totals.broken++;
-    process.stdout.write(`seed ${seed}: ${violation}\n  replay: npm run test:simulate -- --from ${seed} --seeds 1\n`);
-  }
+  const run = await simulateSchedule(seed);
+  engine.runs += run.runs;
+  engine.faults += run.faults;
+  engine.modelCalls += run.modelCalls;
+  if (run.died) engine.deaths++;
+  engine.broken += report('engine', seed, run.violations);
+  const sent = await simulateDeliveries(seed);
+  deliveries.deliveries += sent.deliveries;
+  deliveries.posts += sent.posts;
+  deliveries.faults += sent.faults;
+  deliveries.deaths += sent.deaths;
+  deliveries.wrongKeys += sent.wrongKeys;
+  deliveries.broken += report('deliveries', seed, sent.violations);
 }
-process.stdout.write(`${JSON.stringify({ seeds, from, ...totals, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);
-process.exitCode = totals.broken > 0 ? 1 : 0;
+process.stdout.write(`${JSON.stringify({ seeds, from, engine, deliveries, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);
+process.exitCode = engine.broken + deliveries.broken > 0 ? 1 : 0;

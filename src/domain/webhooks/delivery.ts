@@ -10,10 +10,10 @@ import { type AttemptResult, classifyAttempt, nextStep } from './retryPolicy.ts'
  *   dies (or cannot record the outcome) between the two leaves it in flight; once its lease runs out
  *   the attempt is made again under the same number, so the receiver may see one POST twice (it
  *   dedupes on X-Service-Delivery).
- * - Those re-runs are counted: the `MAX_STARTS_PER_ATTEMPT`-th start of one attempt number is not
- *   made but finished as `internal_error`, which counts toward the retries like a receiver's 500.
- *   So a delivery whose outcome can never be recorded still ends (dead letter), with at most
- *   `MAX_STARTS_PER_ATTEMPT - 1` POSTs per retry step.
+ * - Those re-runs are counted: once an attempt number has been started `MAX_STARTS_PER_ATTEMPT`
+ *   times, the next start is not made but finished as `internal_error`, which counts toward the
+ *   retries like a receiver's 500. So a delivery whose outcome can never be recorded still ends
+ *   (dead letter), with at most `MAX_STARTS_PER_ATTEMPT` POSTs per retry step.
  * - Every excerpt goes through the storable-text boundary here, so the outcome can always be stored.
  */
 export const MAX_STARTS_PER_ATTEMPT = 3;

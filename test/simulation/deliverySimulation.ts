@@ -1,0 +1,198 @@
+import { randomUUID } from 'node:crypto';
+import { trace } from '@opentelemetry/api';
+import pino from 'pino';
+import { verifyLog } from '../../src/audit/logVerification.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { getWebhookSecret, signingSecrets } from '../../src/commands/webhookSecretCommands.ts';
+import { organization } from '../../src/domain/organizations/organization.ts';
+import { organizationStream } from '../../src/domain/organizations/organizationEvents.ts';
+import { MAX_STARTS_PER_ATTEMPT, delivery } from '../../src/domain/webhooks/delivery.ts';
+import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
+import { MAX_ATTEMPTS } from '../../src/domain/webhooks/retryPolicy.ts';
+import { computeSignature } from '../../src/domain/webhooks/webhookSignature.ts';
+import { loadStream } from '../../src/eventstore/streams.ts';
+import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
+import { attemptAndSettle } from '../../src/workers/attemptAndSettle.ts';
+import { createAttemptFailures } from '../../src/workers/attemptFailures.ts';
+import type { DeliveryState } from '../../src/domain/webhooks/delivery.ts';
+import { faultyEventStore } from './faultyEventStore.ts';
+import { createMemoryEventStore } from './memoryEventStore.ts';
+import { seededRandom } from './seededRandom.ts';
+import { simulatedDeliveryClaims } from './simulatedDeliveryClaims.ts';
+import { simulatedReceiver } from './simulatedReceiver.ts';
+
+const LEASE_MS = 60_000;
+/** Sweeps a schedule may take before a delivery that has not ended counts as stuck. */
+const MAX_SWEEPS = 1_000;
+const MASTER_KEY = Buffer.alloc(32, 7);
+const WRONG_KEY = Buffer.alloc(32, 9);
+const ENDED = new Set(['succeeded', 'failed_permanent', 'dead_letter']);
+const silent = pino({ level: 'silent' });
+
+export interface DeliveryScheduleResult {
+  seed: number;
+  deliveries: number;
+  posts: number;
+  faults: number;
+  /** Processes that died mid-sweep, and ones whose master key could not open the secrets. */
+  deaths: number;
+  wrongKeys: number;
+  violations: string[];
+}
+
+/**
+ * One schedule of webhook deliveries, from its seed alone: a few deliveries to receivers that answer
+ * as the seed draws them (hostile pages, resets, timeouts), attempted by the real attempt-and-settle
+ * code (decider, sender, retry policy, failure memory) under the leases' claim rule, by a line of
+ * processes whose log fails as the seed draws it, which may die after any of their appends, and some
+ * of whose master keys cannot open the secrets. The clock is virtual: a sweep that finds nothing jumps
+ * to the next due retry or expiring lease. Then the invariants: every delivery ended within the
+ * policy's bounds (attempts, starts per attempt), nothing follows an end, every POST follows a start
+ * of its own and is signed with the organization's secret, a worker that cannot open the secrets
+ * starts nothing, nothing failed is given back "at once", and without faults exactly one POST per
+ * attempt whose recorded outcome is the receiver's answer; the hash chains verify.
+ */
+export async function simulateDeliveries(seed: number): Promise<DeliveryScheduleResult> {
+  const random = seededRandom(seed);
+  let clock = Date.parse('2026-01-01T00:00:00.000Z');
+  const now = () => new Date((clock += 1));
+  const log = createMemoryEventStore({ now });
+  const sound = { eventStore: log, now };
+  const setup = { principal: { kind: 'system' as const, id: 'simulation' } };
+
+  const organizations = Array.from({ length: 1 + random.int(2) }, (_, i) => `org-${i}`);
+  const secrets = new Map<string, string>();
+  for (const organizationId of organizations) {
+    await handleCommand(sound, organizationStream(organizationId), organization, { type: 'CreateOrganization', data: { organizationId, slug: organizationId, name: organizationId, initialCredits: 0 } }, setup);
+    await getWebhookSecret(sound, organizationId, MASTER_KEY, setup);
+    secrets.set(organizationId, (await signingSecrets(sound, organizationId, MASTER_KEY, setup)).current);
+  }
+  const ids = Array.from({ length: 1 + random.int(6) }, () => randomUUID());
+  for (const deliveryId of ids) {
+    const body = JSON.stringify({ event: 'flow.completed', execution_id: deliveryId, output: 'done' });
+    const data = { deliveryId, organizationId: random.pick(organizations), executionId: deliveryId, flowId: 'flow', event: 'flow.completed' as const, url: `https://receiver-${random.int(2)}.example/hook`, body, truncated: false };
+    await handleCommand(sound, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data } }, setup);
+  }
+
+  const revisionOf = (deliveryId: string) => log.events.filter((e) => e.streamId === deliveryStream(deliveryId)).length - 1;
+  const receiver = simulatedReceiver(random, revisionOf);
+  const claims = simulatedDeliveryClaims({ now: () => clock, leaseMs: LEASE_MS });
+  const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
+
+  let faults = 0;
+  let deaths = 0;
+  const wrongKeyWorkers = new Set<string>();
+  /** A process: its view of the log (faulty as drawn), its failure memory, its leases; it may die after some appends. */
+  const spawn = (n: number) => {
+    const worker = `worker-${n}`;
+    const process = faultyEventStore(log, random, rates);
+    let dead = false;
+    const dieAfter = random.chance(0.3) ? random.int(12) : Infinity;
+    let appends = 0;
+    const append = process.store.append;
+    process.store.append = async (...args) => {
+      if (appends++ >= dieAfter && !dead) {
+        dead = true;
+        deaths++;
+        process.die();
+      }
+      return append(...args);
+    };
+    const wrongKey = random.chance(0.15);
+    if (wrongKey) wrongKeyWorkers.add(worker);
+    const failures = createAttemptFailures({ logger: silent, now: () => clock, random: random.next });
+    const deps = {
+      commands: { eventStore: process.store, now },
+      guard: { fetch: receiver.fetch } as unknown as AddressGuard,
+      masterKey: wrongKey ? WRONG_KEY : MASTER_KEY,
+      principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` },
+      timeoutMs: 20_000,
+      tracer: trace.getTracer('simulation'),
+    };
+    return { worker, process, failures, deps, claims: claims.forProcess(worker, () => !dead), faults: () => process.faults() };
+  };
+
+  const violations: string[] = [];
+  let spawned = 0;
+  let current = spawn(spawned++);
+  const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(log, deliveryStream(id), delivery)).state] as const)));
+  let sweeps = 0;
+  for (; sweeps < MAX_SWEEPS; sweeps++) {
+    const known = await states();
+    if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) break;
+    const claimed = await current.claims.claim(known, current.failures.skippedOrganizations()).catch(() => undefined);
+    // A process that died, or one that cannot open the secrets of what is due, is replaced by the next.
+    if (claimed === undefined || (claimed.length === 0 && current.failures.skippedOrganizations().length > 0)) {
+      faults += current.faults();
+      current = spawn(spawned++);
+      continue;
+    }
+    if (claimed.length === 0) {
+      const due = [...known.values()].flatMap((s) => (s.status === 'failed_retry' && s.nextAttemptAt ? [Date.parse(s.nextAttemptAt)] : []));
+      const next = Math.min(claims.nextExpiry(clock), ...due.filter((t) => t > clock));
+      if (next === Infinity) {
+        violations.push(`nothing is due, yet ${[...known].filter(([, s]) => !ENDED.has(s.status)).map(([id, s]) => `${id} is ${s.status}`).join(', ')}`);
+        break;
+      }
+      clock = next;
+      continue;
+    }
+    const worker = current;
+    await Promise.all(claimed.map((id) => attemptAndSettle(worker.deps, worker.claims, worker.failures, silent, id, LEASE_MS)));
+  }
+  faults += current.faults();
+  if (sweeps === MAX_SWEEPS) violations.push(`deliveries still open after ${MAX_SWEEPS} sweeps`);
+
+  const withoutFaults = faults === 0 && deaths === 0;
+  for (const deliveryId of ids) violations.push(...(await deliveryViolations(log, deliveryId, receiver.posts, { withoutFaults, wrongKeyWorkers, secrets })));
+  for (const { deliveryId, delayMs } of claims.givenBack) if (!(delayMs > 0)) violations.push(`${deliveryId}: given back after a failure with a delay of ${delayMs} ms (at once)`);
+  const verified = await verifyLog(log);
+  if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
+  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, violations };
+}
+
+/** What one delivery's stream and its receiver's POSTs must say (see simulateDeliveries). */
+async function deliveryViolations(
+  log: ReturnType<typeof createMemoryEventStore>,
+  deliveryId: string,
+  allPosts: ReturnType<typeof simulatedReceiver>['posts'],
+  context: { withoutFaults: boolean; wrongKeyWorkers: Set<string>; secrets: Map<string, string> },
+): Promise<string[]> {
+  const violations: string[] = [];
+  const stream = deliveryStream(deliveryId);
+  const events = await log.readStream(stream);
+  const say = (what: string) => violations.push(`${stream}: ${what}`);
+  const created = events[0]?.data as { organizationId: string };
+  const endAt = events.findIndex((e) => e.type === 'DeliveryAttemptFinished' && ENDED.has((e.data as { outcome: string }).outcome));
+  if (endAt === -1) say(`never ended (${events.map((e) => e.type).join(', ')})`);
+  if (endAt !== -1 && endAt < events.length - 1) say(`${events.slice(endAt + 1).map((e) => e.type).join(', ')} after its end`);
+
+  const starts = events.filter((e) => e.type === 'DeliveryAttemptStarted');
+  const attempts = Math.max(0, ...starts.map((e) => (e.data as { attempt: number }).attempt));
+  if (attempts > MAX_ATTEMPTS) say(`${attempts} attempts, more than the policy's ${MAX_ATTEMPTS}`);
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const made = starts.filter((e) => (e.data as { attempt: number }).attempt === attempt).length;
+    if (made > MAX_STARTS_PER_ATTEMPT) say(`attempt ${attempt} started ${made} times, more than ${MAX_STARTS_PER_ATTEMPT}`);
+    if (context.withoutFaults && made !== 1) say(`attempt ${attempt} started ${made} times in a schedule without faults`);
+  }
+  for (const start of starts) {
+    const worker = start.metadata.principal?.id.replace('webhook-dispatcher:', '') ?? '';
+    if (context.wrongKeyWorkers.has(worker)) say(`attempt started by ${worker}, whose master key cannot open the secrets`);
+  }
+
+  const posts = allPosts.filter((p) => p.deliveryId === deliveryId);
+  const byStart = new Map<number, number>();
+  for (const post of posts) {
+    if (events[post.revision]?.type !== 'DeliveryAttemptStarted') say(`a POST after ${events[post.revision]?.type ?? 'nothing'}, not after a start of its own`);
+    byStart.set(post.revision, (byStart.get(post.revision) ?? 0) + 1);
+    if (post.signature.split(',')[1] !== `v1=${computeSignature(context.secrets.get(created.organizationId)!, post.timestamp, post.body)}`) say('a POST not signed with its organization secret');
+  }
+  for (const [revision, count] of byStart) if (count > 1) say(`${count} POSTs for the start at revision ${revision}`);
+  if (context.withoutFaults) {
+    const finishes = events.filter((e) => e.type === 'DeliveryAttemptFinished').map((e) => e.data as { responseStatus: number | null; result?: string });
+    const answers = posts.map((p) => (typeof p.status === 'number' ? `response ${p.status}` : p.status));
+    const recorded = finishes.map((f) => (f.result === 'response' ? `response ${f.responseStatus}` : (f.result ?? '')));
+    if (answers.join() !== recorded.join()) say(`recorded [${recorded.join(', ')}] for the receiver's answers [${answers.join(', ')}]`);
+  }
+  return violations;
+}
