@@ -328,6 +328,20 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/Input validation error: .*Expected 'equals' \| 'contains' .* 'llm_judge' at assertions\[0\]\.type/);
   });
 
+  it('refuses text the log cannot store as a tool error naming the argument, and records nothing of it', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Storable', slug: 'storable' });
+    const block = await ok(client, 'add_block', { flow_id, name: 'echo', processor_type: 'passthrough' });
+    const before = await t.runtime.eventStore.headPosition();
+    expect(await errorText(client, 'create_flow', { project_id: projectId, name: 'Nul\u0000name', slug: 'nul-name' })).toMatch(/^INVALID_TEXT: arguments\.name contains a NUL character/);
+    expect(await errorText(client, 'update_block', { flow_id, step_id: block.step_id, name: 'half \ud83d' })).toMatch(/^INVALID_TEXT: arguments\.name contains an unpaired UTF-16 surrogate/);
+    expect(await errorText(client, 'run_flow', { flow_id, target: 'draft', input: { message: 'a\u0000b' } })).toMatch(/^INVALID_TEXT: arguments\.input\.message contains a NUL character/);
+    expect(await t.runtime.eventStore.headPosition()).toBe(before);
+    // The same text, escaped as JSON allows, is stored and run faithfully.
+    const run = await ok(client, 'run_flow', { flow_id, target: 'draft', input: { message: 'a\\u0000b 😀' } });
+    expect(run).toMatchObject({ status: 'completed', result: { text: 'a\\u0000b 😀' } });
+  });
+
   it('answers a write that is in the log as done, even while the read models lag behind it', async () => {
     const client = await connect('alice');
     const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Lagging', slug: 'lagging' });

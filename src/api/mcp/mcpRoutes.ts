@@ -13,6 +13,7 @@ import { createTestingService } from '../../testing/testingService.ts';
 import { createBacktestService } from '../../backtests/backtestService.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
+import { refuseUnstorableArguments } from './unstorableArguments.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -94,8 +95,10 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
 
       mcp.post(
         '/',
-        { ...exact, onRequest: signIn },
+        { ...exact, onRequest: signIn, config: { checksBodyText: true } },
         async (request, reply) => {
+          const refused = refuseUnstorableArguments(request.body);
+          if (refused) return reply.header('content-type', 'application/json').send(refused);
           const caller = request.mcpCaller!;
           const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
           const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

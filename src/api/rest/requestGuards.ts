@@ -3,6 +3,13 @@ import secureJson from 'secure-json-parse';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { unstorableInput } from '../../domain/validation/storableJson.ts';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route applies the text rule to its body itself (refuseUnstorableArguments for MCP). */
+    checksBodyText?: boolean;
+  }
+}
+
 /**
  * What no caller input may carry past parsing: a NUL character or an unpaired UTF-16 surrogate in
  * any string or key (PostgreSQL cannot store them), nesting deeper than the log allows, or a number beyond the range of a double. Path
@@ -11,7 +18,9 @@ import { unstorableInput } from '../../domain/validation/storableJson.ts';
  */
 export function installRequestGuards(app: FastifyInstance) {
   app.addHook('preValidation', async (request) => {
-    for (const [root, value] of [['path', request.params], ['query', request.query], ['body', request.body]] as const) {
+    // A route that answers such a body in its own protocol (MCP: a tool error) checks it itself.
+    const body = request.routeOptions.config.checksBodyText ? undefined : request.body;
+    for (const [root, value] of [['path', request.params], ['query', request.query], ['body', body]] as const) {
       const refusal = unstorableInput(value, root);
       if (refusal) throw refusal;
     }
