@@ -33,6 +33,8 @@ const origin = `http://127.0.0.1:${port}`;
 const t = await createTestRuntime('mcp_conformance', {
   OAUTH_ISSUER: issuer.issuer,
   OAUTH_JWKS_URL: issuer.jwksUrl,
+  // The issuer is on loopback: the outbound guard lets the service reach it only so.
+  SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
   SEQFLOW_PUBLIC_URL: origin,
   // The suite sends the Origin of the URL it was given: the proxy's.
   SEQFLOW_MCP_ALLOWED_ORIGINS: `http://127.0.0.1:${proxyPort}`,

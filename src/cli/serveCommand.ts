@@ -55,7 +55,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
     if (consoleApp) await listenConsole(consoleApp, config);
     // Left open through a shutdown (the process exits at its end): the drain can still be scraped.
     await listenMetrics(runtime, config, logger);
-    await warnAboutProvider(runtime, logger);
+    await warnAboutRefusedAddresses(runtime, logger);
     warnAboutPlainHttpCallbacks(runtime, logger);
     if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
     // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
@@ -115,17 +115,27 @@ async function listen(app: FastifyInstance, config: Config) {
   }
 }
 
-/** A model provider the outbound guard will refuse fails every llm block; say so at start, with the fix. */
-async function warnAboutProvider(runtime: Runtime, logger: Logger) {
-  const baseUrl = runtime.config.openai.baseUrl;
-  if (!baseUrl) return;
-  try {
-    await runtime.execution.guard.check(baseUrl);
-  } catch (error) {
-    if (!(error instanceof BlockedAddressError)) return;
-    const message = `OPENAI_BASE_URL ${baseUrl} is refused by the outbound address guard (${error.reason}); for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS (e.g. 127.0.0.0/8)`;
-    logger.warn(message);
-    process.stderr.write(`Warning: ${message}\n`);
+/**
+ * An address the operator configured that the outbound guard will refuse fails what needs it (a
+ * model provider: every llm block; the token issuer: every JWT sign-in); say so at start, with the fix.
+ */
+async function warnAboutRefusedAddresses(runtime: Runtime, logger: Logger) {
+  const { openai, oauth } = runtime.config;
+  const configured: [string, string | undefined, string][] = [
+    ['OPENAI_BASE_URL', openai.baseUrl, 'a model server'],
+    ['OAUTH_ISSUER', oauth && !oauth.jwksUrl ? oauth.issuer : undefined, 'a token issuer'],
+    ['OAUTH_JWKS_URL', oauth?.jwksUrl, 'a token issuer'],
+  ];
+  for (const [name, url, what] of configured) {
+    if (!url) continue;
+    try {
+      await runtime.execution.guard.check(url);
+    } catch (error) {
+      if (!(error instanceof BlockedAddressError)) continue;
+      const message = `${name} ${url} is refused by the outbound address guard (${error.reason}); for ${what} on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS (e.g. 127.0.0.0/8)`;
+      logger.warn(message);
+      process.stderr.write(`Warning: ${message}\n`);
+    }
   }
 }
 

@@ -46,7 +46,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
 
   beforeAll(async () => {
     issuer = await startJwksIssuer();
-    t = await createTestRuntime('console', { OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: issuer.jwksUrl });
+    t = await createTestRuntime('console', { OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
     const key = await seedProject(t.runtime, { hello: [{ block: { name: 'echo', processor_type: 'passthrough' } }] });
     apiKey = key;
     await t.runtime.projections.catchUp();

@@ -50,7 +50,7 @@ describe('webhook signing secret endpoints (API keys and OAuth JWTs)', () => {
       'no exp': await claims(new SignJWT({})).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).sign(privateKey),
     };
 
-    t = await createTestRuntime('webhook_secret', { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: jwksUrl, SEQFLOW_SECRET_GRACE_SECONDS: '2' });
+    t = await createTestRuntime('webhook_secret', { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: jwksUrl, SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_SECRET_GRACE_SECONDS: '2' });
     const deps = t.runtime.commands;
     orgId = (await createOrganization(deps, { slug: 'acme', name: 'Acme' }, testPrincipal)).id;
     otherOrgId = (await createOrganization(deps, { slug: 'other', name: 'Other' }, testPrincipal)).id;

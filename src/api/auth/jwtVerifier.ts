@@ -3,7 +3,9 @@ import { cappedReplies } from '../../outbound/cappedReply.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 
 /** What the service reads from the token issuer (its metadata, its key set), up to 1 MiB: a larger answer is cut, not read into memory. */
-const issuerFetch = cappedReplies(fetch, 1024 * 1024);
+const ISSUER_READ_MAX_BYTES = 1024 * 1024;
+
+type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Asymmetric algorithms only: a token signed with a shared secret (HS*) or `none` is never accepted. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
@@ -16,9 +18,12 @@ const FRUITLESS_RELOAD_PAUSE_MS = 1000;
 /**
  * Verifies OAuth-issued JWTs (OAUTH_ISSUER / OAUTH_AUDIENCE / JWKS): signature against the issuer's
  * keys, `iss`, `aud`, `exp` (required) and `nbf`, and an algorithm allow-list. The JWKS address comes from
- * OAUTH_JWKS_URL, else from the issuer's metadata (`/.well-known/openid-configuration`).
+ * OAUTH_JWKS_URL, else from the issuer's metadata (`/.well-known/openid-configuration`). Both are
+ * read through `fetch`, the outbound address guard's, like every URL the service reaches (a
+ * `jwks_uri` in the metadata is the issuer's word, not the operator's), each answer capped.
  */
-export function createJwtVerifier(oauth: {
+export function createJwtVerifier(
+  oauth: {
   issuer: string;
   audience: string | undefined;
   jwksUrl: string | undefined;
@@ -29,7 +34,10 @@ export function createJwtVerifier(oauth: {
    * exist. A JWT cannot be recalled, so revoking the grant (or using its code twice) refuses it here.
    */
   grantIsLive?: (grantId: string) => Promise<boolean>;
-}) {
+  },
+  outbound: { fetch: Fetch },
+) {
+  const issuerFetch = cappedReplies(outbound.fetch, ISSUER_READ_MAX_BYTES);
   let keySet: ReturnType<typeof createRemoteJWKSet> | ReturnType<typeof createLocalJWKSet> | undefined;
   let fruitlessReloadAt = 0;
 

@@ -38,7 +38,7 @@ export async function buildConsoleServer(
   installErrorHandling(app, trackRouteMethods(app));
   installJsonParser(app);
   const sessions = createConsoleSessions(runtime.masterKey);
-  const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
+  const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth, runtime.execution.guard) : undefined;
 
   // The link's GET only shows a button: link previews and scanners fetch links, and must not use them up.
   app.get('/login', async (request, reply) => {

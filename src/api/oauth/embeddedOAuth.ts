@@ -87,6 +87,6 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
     // Read afresh each time: the verifier asks again when a token names a key it does not know.
     localKeys: async () => (await loadOrCreateOAuthKeys(db, store.masterKey)).publicJwks,
     grantIsLive: async (grantId) => (await (await current()).provider.Grant.find(grantId)) !== undefined,
-  });
+  }, store.guard);
   return { provider, verifier, unusedClients: () => countUnusedClients(db) };
 }

@@ -47,7 +47,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   // The API's caches skip a round trip per request while the watch runs (it stops with the runtime).
   runtime.logWatch.start();
   app.addHook('onClose', async () => void authenticate.close());
-  const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth) : undefined;
+  const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth, runtime.execution.guard) : undefined;
   // Assistants sign in with the configured issuer, or else with the embedded one.
   const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth, { db: runtime.db, masterKey: runtime.masterKey, eventStore: runtime.eventStore, guard: runtime.execution.guard }) : undefined;
   if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resources: { mcp: runtime.config.mcp.resource, api: runtime.config.publicUrl }, unusedClients: embedded.unusedClients }, embedded.provider));
