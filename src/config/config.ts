@@ -11,6 +11,9 @@ export interface Config {
   port: number;
   masterKey: Buffer | undefined;
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
+  /** The service's accounts with the other providers (a model routed to one that has neither key nor base URL cannot run). */
+  anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
+  compatible: { apiKey: string | undefined; baseUrl: string | undefined };
   /** `audience`: OAUTH_AUDIENCE, else the public URL (never none: a token of any audience would pass). */
   oauth: { issuer: string; audience: string; jwksUrl: string | undefined } | undefined;
   /**
@@ -155,6 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port: e.PORT,
     masterKey: e.SEQFLOW_MASTER_KEY ? Buffer.from(e.SEQFLOW_MASTER_KEY, 'base64') : undefined,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
+    anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+    compatible: { apiKey: e.SEQFLOW_COMPATIBLE_API_KEY, baseUrl: e.SEQFLOW_COMPATIBLE_BASE_URL },
     // Without an audience, a token minted for anything else (the assistant endpoint, another service) would pass: the public URL is the default.
     oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE ?? publicUrl, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
     publicUrl,

@@ -44,6 +44,10 @@ export const envSchema = z
     SEQFLOW_MASTER_KEY: masterKey,
     OPENAI_API_KEY: optionalString,
     OPENAI_BASE_URL: optionalHttpUrl,
+    ANTHROPIC_API_KEY: optionalString,
+    ANTHROPIC_BASE_URL: optionalHttpUrl,
+    SEQFLOW_COMPATIBLE_API_KEY: optionalString,
+    SEQFLOW_COMPATIBLE_BASE_URL: optionalHttpUrl,
     SEQFLOW_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, message: 'must be the absolute http(s) URL callers reach the service at, e.g. https://seqflow.example.com' }).optional()),
     SEQFLOW_MCP_ALLOWED_ORIGINS: z.preprocess(
       (value) => (typeof value === 'string' && value !== '' ? value.split(',').map((s) => s.trim()).filter(Boolean) : undefined),

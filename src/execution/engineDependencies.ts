@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
+import type { ProviderName } from '../domain/models/modelRoute.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { FlowCatalog } from '../caches/flowCatalog.ts';
@@ -30,7 +31,7 @@ export interface EngineDependencies {
   sandbox: CodeSandbox;
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
-  providerFor: (organizationId: string) => Promise<ProviderAccount | undefined>;
+  providerFor: (organizationId: string, provider?: ProviderName) => Promise<ProviderAccount | undefined>;
   /** Makes the runs', steps' and model calls' spans (records nothing when tracing is off). */
   tracer: Tracer;
   /** Told of every run append (run, step and claim metrics). */

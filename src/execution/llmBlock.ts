@@ -5,6 +5,7 @@ import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execu
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
 import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
+import { PROVIDER_SETTINGS, routeModel } from '../domain/models/modelRoute.ts';
 import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
@@ -38,8 +39,11 @@ export async function runLlmBlock(
   const model = block.model ?? deps.settings.defaultModel;
   const balance = (await deps.creditBalance(organizationId)) - session.spent;
   if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
-  const account = await (session.provider ??= deps.providerFor(organizationId));
-  if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', 'no model provider is configured (OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key)');
+  const { provider } = routeModel(model);
+  const providers = (session.providers ??= new Map());
+  if (!providers.has(provider)) providers.set(provider, deps.providerFor(organizationId, provider));
+  const account = await providers.get(provider);
+  if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', `no account with the model provider ${provider} is configured for ${model} (${PROVIDER_SETTINGS[provider]})`);
 
   const config = block.processor_config ?? {};
   const misfit = llmSettingsProblems(model, config);

@@ -1,4 +1,5 @@
 import { ALLOWED_ATTACHMENT_MIME_TYPES } from '../domain/execution/attachment.ts';
+import { routeModel } from '../domain/models/modelRoute.ts';
 
 /**
  * Which models accept which image types: data, not code branches. A model that is not listed is
@@ -24,18 +25,31 @@ export const defaultModelRegistry: Record<string, ModelCapabilities> = {
   'o4-mini': { imageMimeTypes: allImages },
   'gpt-3.5-turbo': { imageMimeTypes: [] },
   'o3-mini': { imageMimeTypes: [] },
+  // Anthropic's current models (its SDK's list, less those it names deprecated) read JPEG, PNG, GIF and WebP images.
+  'claude-opus-5-5': { imageMimeTypes: allImages },
+  'claude-sonnet-5-5': { imageMimeTypes: allImages },
+  'claude-haiku-5-5': { imageMimeTypes: allImages },
+  'claude-opus-5': { imageMimeTypes: allImages },
+  'claude-sonnet-5': { imageMimeTypes: allImages },
+  'claude-opus-4-8': { imageMimeTypes: allImages },
+  'claude-opus-4-7': { imageMimeTypes: allImages },
+  'claude-opus-4-6': { imageMimeTypes: allImages },
+  'claude-sonnet-4-6': { imageMimeTypes: allImages },
+  'claude-haiku-4-5': { imageMimeTypes: allImages },
 };
 
 export function createModelRegistry(overrides: Record<string, ModelCapabilities> = {}) {
   // A Map: a model named "constructor" or "__proto__" is just an unknown model.
-  const models = new Map(Object.entries({ ...defaultModelRegistry, ...overrides }));
+  const listed = new Map(Object.entries({ ...defaultModelRegistry, ...overrides }));
+  // `anthropic:claude-sonnet-4-5` is listed as itself, else as the provider's model name.
+  const models = { has: (model: string) => listed.has(model) || listed.has(routeModel(model).model), get: (model: string) => listed.get(model) ?? listed.get(routeModel(model).model) };
   return {
     /** Whether the model is listed (the default registry or SEQFLOW_MODEL_REGISTRY): metrics name only these. */
     knows: (model: string) => models.has(model),
     imageMimeTypes: (model: string): string[] => models.get(model)?.imageMimeTypes ?? [],
     accepts: (model: string, mimeType: string) => (models.get(model)?.imageMimeTypes ?? []).includes(mimeType),
     /** Every known model and whether it takes images at all. */
-    list: () => [...models].map(([id, capabilities]) => ({ id, vision: capabilities.imageMimeTypes.length > 0 })).sort((a, b) => a.id.localeCompare(b.id)),
+    list: () => [...listed].map(([id, capabilities]) => ({ id, vision: capabilities.imageMimeTypes.length > 0 })).sort((a, b) => a.id.localeCompare(b.id)),
   };
 }
 

@@ -1,18 +1,27 @@
 import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
 import type { ProviderAccount } from './processors/llmCall.ts';
+import type { ProviderName } from '../domain/models/modelRoute.ts';
+
+type ServiceAccount = { apiKey: string | undefined; baseUrl: string | undefined };
 
 /**
- * Which provider account pays for an organization's llm calls: its own key when it set one
- * (decrypted only here, at call time), otherwise the service's OPENAI_* settings, otherwise none.
+ * Which provider account pays for an organization's llm calls to `provider`: its own key when it set
+ * one (decrypted only here, at call time; an organization's key is for the default, OpenAI-compatible
+ * provider), otherwise the service's settings for that provider (OPENAI_*, ANTHROPIC_*,
+ * SEQFLOW_COMPATIBLE_*), otherwise none.
  */
-export function providerAccountResolver(organizations: OrganizationStates, masterKey: Buffer, service: { apiKey: string | undefined; baseUrl: string | undefined }) {
-  return async (organizationId: string): Promise<ProviderAccount | undefined> => {
-    const { state } = await organizations.load(organizationId);
-    if (state.status === 'created' && state.providerKey) {
-      return { owner: organizationId, apiKey: decryptSecret(state.providerKey.encryptedKey, masterKey), baseUrl: state.providerKey.baseUrl ?? service.baseUrl, organizationKey: true };
+export function providerAccountResolver(organizations: OrganizationStates, masterKey: Buffer, services: Record<ProviderName, ServiceAccount>) {
+  return async (organizationId: string, provider: ProviderName = 'openai'): Promise<ProviderAccount | undefined> => {
+    if (provider === 'openai') {
+      const { state } = await organizations.load(organizationId);
+      if (state.status === 'created' && state.providerKey) {
+        return { provider, owner: organizationId, apiKey: decryptSecret(state.providerKey.encryptedKey, masterKey), baseUrl: state.providerKey.baseUrl ?? services.openai.baseUrl, organizationKey: true };
+      }
     }
-    if (service.apiKey || service.baseUrl) return { owner: 'service', apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
+    const service = services[provider];
+    // An OpenAI-compatible server may need no key at all (Ollama, vLLM): its base URL is enough.
+    if (service.apiKey || service.baseUrl) return { provider, owner: provider === 'openai' ? 'service' : `service:${provider}`, apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
     return undefined;
   };
 }

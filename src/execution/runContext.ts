@@ -3,6 +3,7 @@ import type { Attachment } from '../domain/execution/attachment.ts';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRecorder } from './executionRecorder.ts';
+import type { ProviderName } from '../domain/models/modelRoute.ts';
 import type { ProviderAccount } from './processors/llmCall.ts';
 
 /** One run as its steps see it: its input, its recorder, and what it has produced so far. */
@@ -33,7 +34,8 @@ export interface RunSession {
   /** Tokens spent in this call so far: the projected balance has not seen them yet. */
   spent: number;
   /** The organization's provider account, looked up once per call. */
-  provider?: Promise<ProviderAccount | undefined>;
+  /** The run's provider accounts, each read once per run. */
+  providers?: Map<ProviderName, Promise<ProviderAccount | undefined>>;
   /** The run's span: the parent of its steps' spans. */
   span: Context;
 }

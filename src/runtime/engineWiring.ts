@@ -43,7 +43,7 @@ export function wireEngine(
     llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
     sandbox,
     settings: config.execution,
-    providerFor: providerAccountResolver(organizations, masterKey, config.openai),
+    providerFor: providerAccountResolver(organizations, masterKey, { openai: config.openai, anthropic: config.anthropic, compatible: config.compatible }),
     guard,
     registry,
     runMetrics: createRunMetrics(metrics),

@@ -1,3 +1,4 @@
+import { routeModel } from '../domain/models/modelRoute.ts';
 import { createHash } from 'node:crypto';
 import { planStructuredOutput } from '../domain/execution/strictSchema.ts';
 import { LLM_JUDGE_DEFAULT_THRESHOLD } from '../domain/testing/testCaseDefinition.ts';
@@ -29,7 +30,7 @@ export async function judge(
   const threshold = assertion.threshold ?? LLM_JUDGE_DEFAULT_THRESHOLD;
   const failed = (reason: string, tokens = 0) => ({ result: { type: 'llm_judge', passed: false, score: 0, reason, judge: { model, promptHash, rationale: '' } }, tokens, model });
   if ((await creditBalance(deps.db, organizationId)) <= 0) return failed('the organization has no credits left for the judge');
-  const account = await deps.providerFor(organizationId);
+  const account = await deps.providerFor(organizationId, routeModel(model).provider);
   if (!account) return failed('no model provider is configured for the judge');
   try {
     const verdict = await deps.llm.run({ blockName: 'llm_judge', model, prompt, attachments: [], output: { schema: VERDICT_SCHEMA, plan: planStructuredOutput(VERDICT_SCHEMA) }, settings: { systemPrompt: undefined, parameters: {} } }, account);

@@ -25,7 +25,7 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     llm: createLlmProcessor({ guard: { fetch } as unknown as AddressGuard, timeoutMs: 60_000, maxRetries: 0, maxReplyBytes: 1 << 20, tracer }),
     sandbox: undefined as never,
     settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {} },
-    providerFor: async (owner) => ({ owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
+    providerFor: async (owner) => ({ provider: 'openai', owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
     tracer,
   };
 }

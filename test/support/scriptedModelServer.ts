@@ -45,7 +45,54 @@ export interface ScriptedModelServer {
 
 const defaultRespond = (): ScriptedReply => ({ content: 'ok' });
 
+/**
+ * What makes a scripted server one provider's: the path it serves, what it refuses (as that API
+ * refuses it: status and body), and how a scripted reply or error is written in its format.
+ */
+export interface ProviderDialect {
+  serves(url: string): boolean;
+  refusal(recorded: RecordedRequest): { status: number; body: unknown } | undefined;
+  errorBody(status: number): unknown;
+  reply(reply: ScriptedReply, recorded: RecordedRequest, n: number): string;
+}
+
+const openaiDialect: ProviderDialect = {
+  serves: (url) => url.endsWith('/chat/completions'),
+  refusal: (recorded) => {
+    const refusal = refusalOf(recorded.body);
+    return refusal ? { status: 400, body: { error: { message: refusal, type: 'invalid_request_error', param: null, code: null } } } : undefined;
+  },
+  errorBody: (status) => ({ error: { message: `scripted ${status}`, type: 'scripted' } }),
+  reply: (reply, recorded, n) => {
+    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+    const content = reply.content === undefined ? null : typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+    return JSON.stringify({
+      id: `chatcmpl-${n}`,
+      object: 'chat.completion',
+      created: Math.floor(Date.now() / 1000),
+      model: recorded.body.model,
+      choices: [
+        {
+          index: 0,
+          finish_reason: reply.toolCalls ? 'tool_calls' : 'stop',
+          message: {
+            role: 'assistant',
+            content,
+            ...(reply.toolCalls ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
+          },
+        },
+      ],
+      usage: reply.rawUsage === undefined ? { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } : '__RAW_USAGE__',
+    }).replace('"__RAW_USAGE__"', reply.rawUsage ?? '');
+  },
+};
+
 export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
+  return startScriptedServer(openaiDialect, '/v1');
+}
+
+/** A scripted server of `dialect` on loopback; `basePath`: what its base URL ends with (the SDK adds the rest). */
+export async function startScriptedServer(dialect: ProviderDialect, basePath: string): Promise<ScriptedModelServer> {
   const queue: ScriptedReply[] = [];
   const requests: RecordedRequest[] = [];
   const state = { respond: defaultRespond as (request: RecordedRequest) => ScriptedReply };
@@ -54,16 +101,16 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      if (req.method !== 'POST' || !req.url || !dialect.serves(req.url)) {
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
       const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) };
       requests.push(recorded);
       // Refused as the real API refuses it, before any scripted reply is used up.
-      const refusal = refusalOf(recorded.body);
+      const refusal = dialect.refusal(recorded);
       if (refusal) {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: refusal, type: 'invalid_request_error', param: null, code: null } }));
+        res.writeHead(refusal.status, { 'content-type': 'application/json' }).end(JSON.stringify(refusal.body));
         return;
       }
       const reply = queue.shift() ?? state.respond(recorded);
@@ -71,34 +118,11 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
         if (res.destroyed) return;
         if (reply.status && reply.status >= 400) {
           res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-          res.end(JSON.stringify(reply.errorBody ?? { error: { message: `scripted ${reply.status}`, type: 'scripted' } }));
+          res.end(JSON.stringify(reply.errorBody ?? dialect.errorBody(reply.status)));
           return;
         }
-        const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
-        const content = reply.content === undefined ? null : typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
         res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });
-        res.end(
-          JSON.stringify({
-            id: `chatcmpl-${requests.length}`,
-            object: 'chat.completion',
-            created: Math.floor(Date.now() / 1000),
-            model: recorded.body.model,
-            choices: [
-              {
-                index: 0,
-                finish_reason: reply.toolCalls ? 'tool_calls' : 'stop',
-                message: {
-                  role: 'assistant',
-                  content,
-                  ...(reply.toolCalls
-                    ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) }
-                    : {}),
-                },
-              },
-            ],
-            usage: reply.rawUsage === undefined ? { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } : '__RAW_USAGE__',
-          }).replace('"__RAW_USAGE__"', reply.rawUsage ?? ''),
-        );
+        res.end(dialect.reply(reply, recorded, requests.length));
       };
       if (reply.heldUntil) void reply.heldUntil.finally(send);
       else if (reply.delayMs) setTimeout(send, reply.delayMs);
@@ -109,7 +133,7 @@ export async function startScriptedModelServer(): Promise<ScriptedModelServer> {
   const { port } = server.address() as { port: number };
 
   return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
+    baseUrl: `http://127.0.0.1:${port}${basePath}`,
     requests,
     script: (...replies) => void queue.push(...replies),
     get respond() {

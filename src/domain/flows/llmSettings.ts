@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { type ProviderName, routeModel } from '../models/modelRoute.ts';
 
 /**
  * The settings of an llm block users expect (in `processor_config`), as the chat completions API
@@ -33,9 +34,12 @@ export function modelFamily(model: string): ModelFamily {
   return 'other';
 }
 
-/** What a model of `family` refuses among `settings`, each naming the setting and what to do instead. */
+/** What the model's provider refuses among `settings`, each naming the setting and what to do instead. */
 export function llmSettingsProblems(model: string, settings: LlmSettings): string[] {
-  const family = modelFamily(model);
+  const route = routeModel(model);
+  if (route.provider === 'anthropic') return anthropicProblems(route.model, settings);
+  if (route.provider === 'compatible') return [];
+  const family = modelFamily(route.model);
   const problems: string[] = [];
   if (family === 'reasoning') {
     if (settings.temperature !== undefined && settings.temperature !== 1) problems.push(`temperature: ${model} is a reasoning model and takes only the default temperature (1): remove it (reasoning_effort steers it instead)`);
@@ -47,32 +51,46 @@ export function llmSettingsProblems(model: string, settings: LlmSettings): strin
 }
 
 /**
- * The name each model setting goes out under, by model family; `null` for the system prompt,
- * which is a message. The compiler wants an entry for every key of `llmSettingsShape`, and only
- * these keys are ever read, so a Seqflow setting of the block (`tools_enabled`, `max_tool_iterations`,
- * `receive_attachments`, any future one) can never reach a provider: OpenAI and Azure refuse an
- * unknown argument with `400 Unrecognized request argument supplied`.
+ * Anthropic's Messages API as of its version 2026-10-21 (what its SDK sends): no sampling settings
+ * at all (temperature, top_p, top_k are refused, even at their defaults), no seed, no reasoning_effort.
  */
-const SENT_AS: { [K in keyof LlmSettings]-?: ((family: ModelFamily) => string) | null } = {
+function anthropicProblems(model: string, settings: LlmSettings): string[] {
+  const refused = (['temperature', 'top_p', 'seed', 'reasoning_effort'] as const).filter((key) => settings[key] !== undefined);
+  return refused.map((key) => `${key}: ${model} (Anthropic, API version 2026-10-21) takes no ${key}: remove it`);
+}
+
+/**
+ * The name each model setting goes out under, by provider and model family; `null` where it is not
+ * sent (the system prompt is a message, or a field of its own). The compiler wants an entry for
+ * every key of `llmSettingsShape`, and only these keys are ever read, so a Seqflow setting of the
+ * block (`tools_enabled`, `max_tool_iterations`, `receive_attachments`, any future one) can never
+ * reach a provider: OpenAI and Azure refuse an unknown argument with `400 Unrecognized request
+ * argument supplied`, Anthropic with `Extra inputs are not permitted`.
+ */
+type Target = { provider: ProviderName; family: ModelFamily };
+const SENT_AS: { [K in keyof LlmSettings]-?: ((target: Target) => string | null) | null } = {
   system_prompt: null,
-  temperature: () => 'temperature',
-  top_p: () => 'top_p',
-  max_tokens: (family) => (family === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'),
-  seed: () => 'seed',
-  stop: () => 'stop',
-  reasoning_effort: () => 'reasoning_effort',
+  temperature: ({ provider }) => (provider === 'anthropic' ? null : 'temperature'),
+  top_p: ({ provider }) => (provider === 'anthropic' ? null : 'top_p'),
+  max_tokens: ({ provider, family }) => (provider === 'openai' && family === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'),
+  seed: ({ provider }) => (provider === 'anthropic' ? null : 'seed'),
+  stop: ({ provider }) => (provider === 'anthropic' ? 'stop_sequences' : 'stop'),
+  reasoning_effort: ({ provider }) => (provider === 'anthropic' ? null : 'reasoning_effort'),
 };
 
 /**
  * The request parameters of a block's `processor_config` for `model`: only its model settings that
- * are set, each under the name the model family takes; nothing else of the config.
+ * are set, each under the name the model's provider takes (Anthropic's stop sequences a list);
+ * nothing else of the config.
  */
 export function llmRequestParameters(model: string, config: LlmSettings): Record<string, unknown> {
-  const family = modelFamily(model);
+  const route = routeModel(model);
+  const target = { provider: route.provider, family: modelFamily(route.model) };
   const parameters: Record<string, unknown> = {};
-  for (const [key, sentAs] of Object.entries(SENT_AS) as [keyof LlmSettings, ((family: ModelFamily) => string) | null][]) {
+  for (const [key, sentAs] of Object.entries(SENT_AS) as [keyof LlmSettings, ((target: Target) => string | null) | null][]) {
     const value = config[key];
-    if (sentAs && value !== undefined) parameters[sentAs(family)] = value;
+    const name = sentAs?.(target);
+    if (name && value !== undefined) parameters[name] = name === 'stop_sequences' && typeof value === 'string' ? [value] : value;
   }
   return parameters;
 }

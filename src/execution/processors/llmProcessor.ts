@@ -1,8 +1,11 @@
 import { type Context, ROOT_CONTEXT, SpanKind, type Tracer } from '@opentelemetry/api';
 import { ATTR_SERVER_ADDRESS, ATTR_SERVER_PORT } from '@opentelemetry/semantic-conventions';
-import { LRUCache } from 'lru-cache';
-import OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ProviderName } from '../../domain/models/modelRoute.ts';
+import { routeModel } from '../../domain/models/modelRoute.ts';
+import { createAnthropicProvider } from '../providers/anthropicMessages.ts';
+import type { ChatProvider } from '../providers/chatRequest.ts';
+import { createOpenAiChatProvider } from '../providers/openaiChat.ts';
 import { createSchemaValidators } from '../schemaValidators.ts';
 import type { ModelAttempt, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { AddressGuard } from '../../outbound/addressGuard.ts';
@@ -29,11 +32,11 @@ export interface LlmProcessorOptions {
 }
 
 /** A chat call's span attributes before it is made (GenAI semantic conventions). */
-function chatAttributes(model: string, baseUrl: string) {
+function chatAttributes(provider: ProviderName, model: string, baseUrl: string) {
   const url = new URL(baseUrl);
   return {
     [GEN_AI.operationName]: 'chat',
-    [GEN_AI.providerName]: 'openai',
+    [GEN_AI.providerName]: provider === 'compatible' ? 'openai' : provider,
     [GEN_AI.requestModel]: model,
     [ATTR_SERVER_ADDRESS]: url.hostname,
     [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
@@ -41,35 +44,17 @@ function chatAttributes(model: string, baseUrl: string) {
 }
 
 export function createLlmProcessor(options: LlmProcessorOptions) {
-  // One client per account, bounded; an owner whose key or base URL changed drops its previous client at once.
-  const clients = new LRUCache<string, OpenAI>({ max: 500 });
-  const keyOfOwner = new LRUCache<string, string>({ max: 500 });
   const validators = createSchemaValidators({ max: 1000 });
-  const replyFetch = cappedReplies(options.guard.fetch, options.maxReplyBytes);
-
-  const clientFor = (account: ProviderAccount) => {
-    const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
-    const previous = keyOfOwner.get(account.owner);
-    if (previous !== undefined && previous !== key) clients.delete(previous);
-    keyOfOwner.set(account.owner, key);
-    let client = clients.get(key);
-    if (!client) {
-      client = new OpenAI({
-        apiKey: account.apiKey,
-        baseURL: account.baseUrl,
-        timeout: options.timeoutMs,
-        maxRetries: options.maxRetries,
-        fetch: replyFetch,
-      });
-      clients.set(key, client);
-    }
-    return client;
-  };
+  const clientOptions = { fetch: cappedReplies(options.guard.fetch, options.maxReplyBytes), timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
+  const openAiChat = createOpenAiChatProvider(clientOptions);
+  // Each provider through its own SDK; OpenAI-compatible servers speak OpenAI's chat completions.
+  const providers: Record<ProviderName, ChatProvider> = { openai: openAiChat, compatible: openAiChat, anthropic: createAnthropicProvider(clientOptions) };
 
   return {
     /** `parent`: the span the model calls' spans belong to (the step's). */
     async run(call: LlmCall, account: ProviderAccount, parent: Context = ROOT_CONTEXT): Promise<LlmResult> {
-      const client = clientFor(account);
+      const route = routeModel(call.model);
+      const provider = providers[account.provider];
       const content: string | ChatCompletionContentPart[] =
         call.attachments.length === 0
           ? call.prompt
@@ -77,10 +62,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       const opening: ChatCompletionMessageParam[] = call.settings.systemPrompt ? [{ role: 'system', content: call.settings.systemPrompt }, { role: 'user', content }] : [{ role: 'user', content }];
       // A resumed conversation carries its opening messages (the system prompt among them) already.
       const messages: ChatCompletionMessageParam[] = call.tools?.conversation ? [...call.tools.conversation] : opening;
-      const toolParams = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, tool_choice: call.tools.toolChoice } : {};
-      const responseFormat = call.output
-        ? { type: 'json_schema' as const, json_schema: { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } }
-        : undefined;
+      const tools = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, toolChoice: call.tools.toolChoice } : undefined;
+      const output = call.output ? { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } : undefined;
 
       const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, attempts: [] as ModelAttempt[] };
       const calls: TimedModelCall[] = [];
@@ -88,9 +71,9 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const begun = performance.now();
         const timed = (outcome: TimedModelCall['outcome']) => calls.push({ startedAt: begun, durationMs: Math.round(performance.now() - begun), outcome });
         const seconds = () => (performance.now() - begun) / 1000;
-        const span = options.tracer.startSpan(`chat ${call.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(call.model, client.baseURL) }, parent);
+        const span = options.tracer.startSpan(`chat ${route.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(account.provider, route.model, provider.baseUrl(account)) }, parent);
         try {
-          const completion = await client.chat.completions.create({ ...call.settings.parameters, model: call.model, messages, ...toolParams, ...(responseFormat ? { response_format: responseFormat } : {}) });
+          const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}) }, account);
           // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
           const checked = tokenUsageOf(completion.usage);
           if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', checked.problem);
@@ -106,7 +89,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
           });
           return completion;
         } catch (error) {
-          const failure = failureOf(error, account, 'tools' in toolParams, options.timeoutMs);
+          const failure = failureOf(error, account, tools !== undefined, options.timeoutMs);
           options.observeCall?.(call.model, failure.code, seconds());
           timed('failed');
           failSpan(span, failure);

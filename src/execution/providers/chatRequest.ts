@@ -1,0 +1,34 @@
+import type OpenAI from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { ProviderAccount } from '../processors/llmCall.ts';
+
+/**
+ * One model request as the engine makes it, whichever provider answers: the conversation in the
+ * spec's (OpenAI chat) format, the block's settings already under the provider's own names, the
+ * caller's tools, and the output schema. Each provider translates it to its API and its answer back
+ * to a chat completion, so nothing above the provider knows which one answered.
+ */
+export interface ChatRequest {
+  /** The model as its provider names it (no `provider:` prefix). */
+  model: string;
+  messages: ChatCompletionMessageParam[];
+  parameters: Record<string, unknown>;
+  tools?: { tools: Tool[]; toolChoice: ToolChoice };
+  output?: { name: string; strict: boolean; schema: Record<string, unknown> };
+}
+
+export interface ChatProvider {
+  complete(request: ChatRequest, account: ProviderAccount): Promise<OpenAI.ChatCompletion>;
+  /** Where the account's requests go (span attributes). */
+  baseUrl(account: ProviderAccount): string;
+}
+
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+
+/** How every provider's client is made: replies through the guard and capped, the timeout, the SDK's retries. */
+export interface ProviderClientOptions {
+  fetch: Fetch;
+  timeoutMs: number;
+  maxRetries: number;
+}

@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importFlow } from '../../src/commands/flowCommands.ts';
+import { anthropicRefusal } from '../support/anthropicRequestRules.ts';
+import { startScriptedAnthropicServer } from '../support/scriptedAnthropicServer.ts';
+import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { type SeededService, startSeededService } from '../support/seededService.ts';
+import { testPrincipal } from '../support/testRuntime.ts';
+
+const gradeSchema = { type: 'object', properties: { grade: { type: 'integer' } }, required: ['grade'], additionalProperties: false };
+const lookup = { type: 'function', function: { name: 'lookup', description: 'Finds a fact', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
+
+const flows = {
+  // Two providers in one flow, routed by the model's name (bare and `provider:model`).
+  mixed: [
+    { block: { name: 'draft', processor_type: 'llm', model: 'gpt-4.1-mini', prompt: 'Draft: {{message}}' } },
+    { block: { name: 'polish', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: 'Polish: {{previous_output}}', processor_config: { system_prompt: 'You edit.', stop: 'END' } } },
+    { block: { name: 'grade', processor_type: 'llm', model: 'anthropic:claude-haiku-4-5', prompt: 'Grade: {{previous_output}}', output_schema: gradeSchema, processor_config: { max_tokens: 300 } } },
+  ],
+  agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 3 } } }],
+};
+
+describe('Anthropic models, routed per block, through its own SDK (API version 2026-10-21)', () => {
+  let service: SeededService;
+  let claude: ScriptedModelServer;
+
+  beforeAll(async () => {
+    claude = await startScriptedAnthropicServer();
+    service = await startSeededService('anthropic_provider', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test' });
+  });
+  afterAll(async () => {
+    await service?.close();
+    await claude?.close();
+  });
+
+  it('runs a flow whose blocks use OpenAI and Anthropic, each sent only what its API takes, and a caller cannot tell', async () => {
+    claude.script({ content: 'Polished.' }, { content: { grade: 9 } });
+    const before = service.model.requests.length;
+    const run = await service.execute('mixed', { message: 'an essay', attachments: [{ kind: 'url', url: 'https://93.184.216.34/page.png', mime_type: 'image/png' }] });
+    expect(run.status).toBe(200);
+    expect(run.body).toMatchObject({ status: 'completed', result: { grade: 9 } });
+    expect(service.model.requests.length - before).toBe(1);
+    expect(service.model.requests.at(-1)!.body.model).toBe('gpt-4.1-mini');
+
+    const [polish, grade] = claude.requests.slice(-2).map((r) => r);
+    // The SDK's own headers: the current API version, the key as a bearer token.
+    expect(polish!.headers).toMatchObject({ 'anthropic-version': '2026-10-21', authorization: 'Bearer sk-ant-test' });
+    expect(polish!.body).toEqual({
+      model: 'claude-sonnet-5-5',
+      max_tokens: 4096,
+      stop_sequences: ['END'],
+      system: 'You edit.',
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'Polish: ok' }, { type: 'image', source: { type: 'url', url: 'https://93.184.216.34/page.png' } }] }],
+    });
+    // The provider prefix is Seqflow's: the model goes out as Anthropic names it, the schema as its structured output.
+    expect(grade!.body).toMatchObject({ model: 'claude-haiku-4-5', max_tokens: 300, output_config: { format: { type: 'json_schema', schema: gradeSchema } } });
+  });
+
+  it('pauses for a tool Claude asks for in the spec\'s OpenAI format, and resumes with the results as Anthropic pairs them', async () => {
+    claude.script({ toolCalls: [{ id: 'toolu_01', name: 'lookup', arguments: '{"q":"tides"}' }] }, { content: 'High tide at noon.' });
+    const paused = await service.execute('agent', { message: 'When is high tide?', tools: [lookup] });
+    expect(paused.status).toBe(200);
+    const body = paused.body as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'tool_calls_required', pausedAtStep: 'agent', toolCalls: [{ id: 'toolu_01', function: { name: 'lookup', arguments: '{"q":"tides"}' } }] });
+    expect(claude.requests.at(-1)!.body).toMatchObject({ tools: [{ name: 'lookup', description: 'Finds a fact', input_schema: lookup.function.parameters }], tool_choice: { type: 'auto' } });
+
+    const messages = [...(body.toolCallMessages as unknown[]), { role: 'tool', tool_call_id: 'toolu_01', content: '{"high":"12:00"}' }];
+    const resumed = await service.execute('agent', { executionId: body.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: messages, tools: [lookup] });
+    expect(resumed.body).toMatchObject({ status: 'completed', result: { text: 'High tide at noon.' } });
+    // The tool call and its result went back as one tool_use/tool_result pair (the server refuses any other).
+    expect(claude.requests.at(-1)!.body.messages).toEqual([
+      { role: 'user', content: 'When is high tide?' },
+      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: 'lookup', input: { q: 'tides' } }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '{"high":"12:00"}' }] },
+    ]);
+  });
+
+  it('refuses to publish sampling settings API version 2026-10-21 does not take, naming the block and the fix', async () => {
+    const flow = [{ block: { name: 'warm', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { temperature: 0.7, top_p: 0.9 } } }];
+    await expect(importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'warm', name: 'warm', steps: flow }, publish: true }, testPrincipal)).rejects.toMatchObject({
+      code: 'FLOW_INVALID',
+      message: expect.stringMatching(/steps\[0\]\.block\.processor_config\.temperature: claude-sonnet-5-5 \(Anthropic, API version 2026-10-21\) takes no temperature: remove it\n.*top_p/),
+    });
+  });
+
+  it("has a scripted server that refuses what Anthropic's API refuses", () => {
+    const headers = { 'anthropic-version': '2026-10-21', authorization: 'Bearer k' };
+    const base = { model: 'claude-sonnet-5-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] };
+    expect(anthropicRefusal(headers, base)).toBeUndefined();
+    expect(anthropicRefusal(headers, { ...base, temperature: 1 })?.message).toBe('temperature: Extra inputs are not permitted');
+    expect(anthropicRefusal(headers, { ...base, tools_enabled: true })?.message).toBe('tools_enabled: Extra inputs are not permitted');
+    expect(anthropicRefusal(headers, { model: 'claude-sonnet-5-5', messages: base.messages })?.message).toBe('max_tokens: Field required');
+    expect(anthropicRefusal(headers, { ...base, messages: [{ role: 'system', content: 'x' }] })?.message).toMatch(/messages\.0\.role/);
+    expect(anthropicRefusal({ authorization: 'Bearer k' }, base)?.message).toMatch(/anthropic-version/);
+    expect(anthropicRefusal({ 'anthropic-version': '2026-10-21' }, base)?.status).toBe(401);
+    const asked = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] };
+    expect(anthropicRefusal(headers, { ...base, messages: [base.messages[0], asked] })?.message).toMatch(/without `tool_result` blocks immediately after: t1/);
+    expect(anthropicRefusal(headers, { ...base, messages: [base.messages[0], asked, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }, { type: 'tool_result', tool_use_id: 't2', content: 'x' }] }] })?.message).toMatch(/unexpected `tool_use_id`/);
+  });
+});
