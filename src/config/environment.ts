@@ -47,6 +47,9 @@ export const envSchema = z
     ANTHROPIC_API_KEY: optionalString,
     ANTHROPIC_BASE_URL: optionalHttpUrl,
     SEQFLOW_COMPATIBLE_API_KEY: optionalString,
+    AZURE_OPENAI_API_KEY: optionalString,
+    AZURE_OPENAI_ENDPOINT: optionalHttpUrl,
+    AZURE_OPENAI_API_VERSION: optionalString,
     SEQFLOW_COMPATIBLE_BASE_URL: optionalHttpUrl,
     SEQFLOW_PUBLIC_URL: z.preprocess(emptyAsUndefined, z.url({ protocol: /^https?$/, message: 'must be the absolute http(s) URL callers reach the service at, e.g. https://seqflow.example.com' }).optional()),
     SEQFLOW_MCP_ALLOWED_ORIGINS: z.preprocess(

@@ -20,8 +20,9 @@ export function providerAccountResolver(organizations: OrganizationStates, maste
       }
     }
     const service = services[provider];
-    // An OpenAI-compatible server may need no key at all (Ollama, vLLM): its base URL is enough.
-    if (service.apiKey || service.baseUrl) return { provider, owner: provider === 'openai' ? 'service' : `service:${provider}`, apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
+    // An OpenAI-compatible server may need no key at all (Ollama, vLLM): its base URL is enough. Azure needs both its endpoint and its key.
+    const usable = provider === 'azure' ? Boolean(service.apiKey && service.baseUrl) : Boolean(service.apiKey || service.baseUrl);
+    if (usable) return { provider, owner: provider === 'openai' ? 'service' : `service:${provider}`, apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
     return undefined;
   };
 }

@@ -24,6 +24,8 @@ export interface ScriptedReply {
 }
 
 export interface RecordedRequest {
+  /** The path and query the request was sent to. */
+  url: string;
   headers: IncomingHttpHeaders;
   body: {
     model: string;
@@ -56,7 +58,7 @@ export interface ProviderDialect {
   reply(reply: ScriptedReply, recorded: RecordedRequest, n: number): string;
 }
 
-const openaiDialect: ProviderDialect = {
+export const openaiDialect: ProviderDialect = {
   serves: (url) => url.endsWith('/chat/completions'),
   refusal: (recorded) => {
     const refusal = refusalOf(recorded.body);
@@ -105,7 +107,7 @@ export async function startScriptedServer(dialect: ProviderDialect, basePath: st
         res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'not found' } }));
         return;
       }
-      const recorded: RecordedRequest = { headers: req.headers, body: JSON.parse(raw) };
+      const recorded: RecordedRequest = { url: req.url, headers: req.headers, body: JSON.parse(raw) };
       requests.push(recorded);
       // Refused as the real API refuses it, before any scripted reply is used up.
       const refusal = dialect.refusal(recorded);

@@ -39,6 +39,7 @@ export function llmSettingsProblems(model: string, settings: LlmSettings): strin
   const route = routeModel(model);
   if (route.provider === 'anthropic') return anthropicProblems(route.model, settings);
   if (route.provider === 'compatible') return [];
+  // An Azure deployment runs an OpenAI model: its family's rules, as its name tells (a custom name tells nothing).
   const family = modelFamily(route.model);
   const problems: string[] = [];
   if (family === 'reasoning') {

@@ -4,9 +4,10 @@
  * provider's own model name) or a bare name, routed by its family: `claude-*` to Anthropic,
  * `gpt-*`, `chatgpt-*` and `o<digit>*` to OpenAI; any other bare name (an OpenAI-compatible server's
  * model, `llama3:8b` included) to the default provider, which answers through OPENAI_BASE_URL.
+ * Azure OpenAI is only ever named: `azure:<deployment>` (a deployment's name is the operator's).
  * Pure: the providers configured are the caller's question.
  */
-export const PROVIDERS = ['openai', 'anthropic', 'compatible'] as const;
+export const PROVIDERS = ['openai', 'anthropic', 'azure', 'compatible'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 export interface ModelRoute {
@@ -37,5 +38,6 @@ export function routeModel(model: string): ModelRoute {
 export const PROVIDER_SETTINGS: Record<ProviderName, string> = {
   openai: 'OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key',
   anthropic: 'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL',
+  azure: 'AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY, AZURE_OPENAI_API_VERSION',
   compatible: 'SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY',
 };

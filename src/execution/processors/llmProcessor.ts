@@ -5,7 +5,7 @@ import type { ProviderName } from '../../domain/models/modelRoute.ts';
 import { routeModel } from '../../domain/models/modelRoute.ts';
 import { createAnthropicProvider } from '../providers/anthropicMessages.ts';
 import type { ChatProvider } from '../providers/chatRequest.ts';
-import { createOpenAiChatProvider } from '../providers/openaiChat.ts';
+import { AZURE_DEFAULT_API_VERSION, createAzureChatProvider, createOpenAiChatProvider } from '../providers/openaiChat.ts';
 import { createSchemaValidators } from '../schemaValidators.ts';
 import type { ModelAttempt, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { AddressGuard } from '../../outbound/addressGuard.ts';
@@ -25,18 +25,23 @@ export interface LlmProcessorOptions {
   maxRetries: number;
   /** The largest reply body read from the provider. */
   maxReplyBytes: number;
+  /** AZURE_OPENAI_API_VERSION. */
+  azureApiVersion?: string | undefined;
   /** Told of every model call: the model, `ok` or the failure's code, its seconds and tokens. */
   observeCall?: (model: string, outcome: string, seconds: number, usage?: { input: number; output: number }) => void;
   /** Makes a span per model call (GenAI semantic conventions). */
   tracer: Tracer;
 }
 
+/** The GenAI semantic conventions' names of the providers (a compatible server speaks OpenAI's API). */
+const GEN_AI_PROVIDER: Record<ProviderName, string> = { openai: 'openai', compatible: 'openai', anthropic: 'anthropic', azure: 'azure.ai.openai' };
+
 /** A chat call's span attributes before it is made (GenAI semantic conventions). */
 function chatAttributes(provider: ProviderName, model: string, baseUrl: string) {
   const url = new URL(baseUrl);
   return {
     [GEN_AI.operationName]: 'chat',
-    [GEN_AI.providerName]: provider === 'compatible' ? 'openai' : provider,
+    [GEN_AI.providerName]: GEN_AI_PROVIDER[provider],
     [GEN_AI.requestModel]: model,
     [ATTR_SERVER_ADDRESS]: url.hostname,
     [ATTR_SERVER_PORT]: Number(url.port) || (url.protocol === 'https:' ? 443 : 80),
@@ -48,7 +53,12 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
   const clientOptions = { fetch: cappedReplies(options.guard.fetch, options.maxReplyBytes), timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
   const openAiChat = createOpenAiChatProvider(clientOptions);
   // Each provider through its own SDK; OpenAI-compatible servers speak OpenAI's chat completions.
-  const providers: Record<ProviderName, ChatProvider> = { openai: openAiChat, compatible: openAiChat, anthropic: createAnthropicProvider(clientOptions) };
+  const providers: Record<ProviderName, ChatProvider> = {
+    openai: openAiChat,
+    compatible: openAiChat,
+    anthropic: createAnthropicProvider(clientOptions),
+    azure: createAzureChatProvider({ ...clientOptions, apiVersion: options.azureApiVersion ?? AZURE_DEFAULT_API_VERSION }),
+  };
 
   return {
     /** `parent`: the span the model calls' spans belong to (the step's). */

@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import { createClientCache } from './clientCache.ts';
 import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
 
@@ -7,7 +7,26 @@ import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
  * the request goes as it is, through the `openai` SDK.
  */
 export function createOpenAiChatProvider(options: ProviderClientOptions): ChatProvider {
-  const clientFor = createClientCache((account) => new OpenAI({ apiKey: account.apiKey, baseURL: account.baseUrl, timeout: options.timeoutMs, maxRetries: options.maxRetries, fetch: options.fetch }));
+  return chatCompletionsProvider(createClientCache((account) => new OpenAI({ apiKey: account.apiKey, baseURL: account.baseUrl, timeout: options.timeoutMs, maxRetries: options.maxRetries, fetch: options.fetch })));
+}
+
+/** The Azure OpenAI API version requests name when AZURE_OPENAI_API_VERSION does not say (its latest GA data-plane version). */
+export const AZURE_DEFAULT_API_VERSION = '2024-10-21';
+
+/**
+ * Azure OpenAI: the same chat completions, at `<endpoint>/openai/deployments/<deployment>/chat/completions?api-version=…`
+ * with the key as `api-key`, through the `openai` SDK's AzureOpenAI. The base URL is given outright:
+ * left to itself the SDK would read OPENAI_BASE_URL from the environment (the default provider's).
+ */
+export function createAzureChatProvider(options: ProviderClientOptions & { apiVersion: string }): ChatProvider {
+  return chatCompletionsProvider(
+    createClientCache(
+      (account) => new AzureOpenAI({ apiKey: account.apiKey, baseURL: `${(account.baseUrl ?? '').replace(/\/+$/, '')}/openai`, apiVersion: options.apiVersion, timeout: options.timeoutMs, maxRetries: options.maxRetries, fetch: options.fetch }),
+    ),
+  );
+}
+
+function chatCompletionsProvider(clientFor: (account: Parameters<ChatProvider['complete']>[1]) => OpenAI): ChatProvider {
   return {
     baseUrl: (account) => clientFor(account).baseURL,
     complete: (request, account) =>

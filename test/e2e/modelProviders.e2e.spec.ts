@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { anthropicRefusal } from '../support/anthropicRequestRules.ts';
 import { startScriptedAnthropicServer } from '../support/scriptedAnthropicServer.ts';
+import { startScriptedAzureServer } from '../support/scriptedAzureServer.ts';
 import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
@@ -16,20 +17,65 @@ const flows = {
     { block: { name: 'polish', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: 'Polish: {{previous_output}}', processor_config: { system_prompt: 'You edit.', stop: 'END' } } },
     { block: { name: 'grade', processor_type: 'llm', model: 'anthropic:claude-haiku-4-5', prompt: 'Grade: {{previous_output}}', output_schema: gradeSchema, processor_config: { max_tokens: 300 } } },
   ],
+  // Three providers: OpenAI, Anthropic and an Azure OpenAI deployment, one block each.
+  three: [
+    { block: { name: 'draft', processor_type: 'llm', model: 'gpt-4.1-mini', prompt: 'Draft: {{message}}' } },
+    { block: { name: 'polish', processor_type: 'llm', model: 'anthropic:claude-haiku-4-5', prompt: 'Polish: {{previous_output}}' } },
+    { block: { name: 'grade', processor_type: 'llm', model: 'azure:prod-grader', prompt: 'Grade: {{previous_output}}', output_schema: gradeSchema, processor_config: { temperature: 0, max_tokens: 100, tools_enabled: true } } },
+  ],
+  'azure-agent': [{ block: { name: 'agent', processor_type: 'llm', model: 'azure:prod-agent', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 2 } } }],
+  local: [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 3 } } }],
 };
 
-describe('Anthropic models, routed per block, through its own SDK (API version 2026-10-21)', () => {
+describe('models routed per block to OpenAI, Anthropic (its own SDK, API version 2026-10-21) and Azure OpenAI', () => {
   let service: SeededService;
   let claude: ScriptedModelServer;
+  let azure: ScriptedModelServer;
 
   beforeAll(async () => {
     claude = await startScriptedAnthropicServer();
-    service = await startSeededService('anthropic_provider', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test' });
+    azure = await startScriptedAzureServer();
+    service = await startSeededService('model_providers', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', AZURE_OPENAI_ENDPOINT: azure.baseUrl, AZURE_OPENAI_API_KEY: 'az-key' });
   });
   afterAll(async () => {
     await service?.close();
     await claude?.close();
+    await azure?.close();
+  });
+
+  it('runs a flow whose three blocks use three providers, each at its own address with its own credentials and argument names', async () => {
+    claude.script({ content: 'Polished.' });
+    azure.script({ content: { grade: 7 } });
+    const run = await service.execute('three', { message: 'an essay' });
+    expect(run.body).toMatchObject({ status: 'completed', result: { grade: 7 } });
+    const sent = azure.requests.at(-1)!;
+    expect(sent.url).toBe('/openai/deployments/prod-grader/chat/completions?api-version=2024-10-21');
+    expect(sent.headers['api-key']).toBe('az-key');
+    expect(sent.body).toEqual({
+      model: 'prod-grader',
+      temperature: 0,
+      max_tokens: 100,
+      messages: [{ role: 'user', content: 'Grade: Polished.' }],
+      response_format: { type: 'json_schema', json_schema: { name: 'grade', strict: true, schema: gradeSchema } },
+    });
+    expect(claude.requests.at(-1)!.body).toMatchObject({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Polish: ok' }] });
+  });
+
+  it('pauses and resumes a tool call on an Azure deployment, sending only what Azure takes', async () => {
+    azure.script({ toolCalls: [{ id: 'call_az', name: 'lookup', arguments: '{"q":"x"}' }] }, { content: 'done' });
+    const paused = await service.execute('azure-agent', { message: 'look it up', tools: [lookup] });
+    const body = paused.body as Record<string, unknown>;
+    expect(body).toMatchObject({ status: 'tool_calls_required', toolCalls: [{ id: 'call_az' }] });
+    const messages = [...(body.toolCallMessages as unknown[]), { role: 'tool', tool_call_id: 'call_az', content: 'found' }];
+    const resumed = await service.execute('azure-agent', { executionId: body.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: messages, tools: [lookup] });
+    expect(resumed.body).toMatchObject({ status: 'completed', result: { text: 'done' } });
+    expect(Object.keys(azure.requests.at(-1)!.body).sort()).toEqual(['messages', 'model', 'tool_choice', 'tools']);
+  });
+
+  it('fails a block whose provider has no account with PROVIDER_NOT_CONFIGURED, naming the settings to set', async () => {
+    const run = await service.execute('local', { message: 'hi' });
+    expect(run.body.detail).toMatchObject({ code: 'PROVIDER_NOT_CONFIGURED', message: expect.stringContaining('SEQFLOW_COMPATIBLE_BASE_URL') });
   });
 
   it('runs a flow whose blocks use OpenAI and Anthropic, each sent only what its API takes, and a caller cannot tell', async () => {
