@@ -7,6 +7,7 @@ import { registerConsoleCommands } from './consoleCli.ts';
 import { registerDoctorCommand } from './doctorCli.ts';
 import { registerFlowCommands } from './flowCli.ts';
 import { registerLogCommands } from './logCli.ts';
+import { registerModelsCommands } from './modelsCli.ts';
 import { registerOAuthCommands } from './oauthCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
@@ -45,5 +46,6 @@ export function buildCli(): Command {
   registerAuditCommands(program);
   registerConsoleCommands(program);
   registerOAuthCommands(program);
+  registerModelsCommands(program);
   return program;
 }

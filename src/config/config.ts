@@ -1,3 +1,4 @@
+import type { CatalogOverrides } from '../domain/models/modelCatalog.ts';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { defaultDataFolder } from './dataFolder.ts';
@@ -112,6 +113,8 @@ export interface Config {
     sseKeepAliveMs: number;
     /** Extra models, or overrides: which image MIME types each accepts (empty: text-only). */
     modelRegistry: Record<string, { imageMimeTypes: string[] }>;
+    /** SEQFLOW_MODEL_CATALOG's entries (checked at start). */
+    modelCatalog: CatalogOverrides;
   };
 }
 
@@ -207,6 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       loopMaxItems: e.SEQFLOW_LOOP_MAX_ITEMS,
       sseKeepAliveMs: e.SEQFLOW_SSE_KEEPALIVE_MS,
       modelRegistry: e.SEQFLOW_MODEL_REGISTRY ?? {},
+      modelCatalog: e.SEQFLOW_MODEL_CATALOG ?? {},
     },
   };
 }

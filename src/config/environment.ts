@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import ipaddr from 'ipaddr.js';
 import { z } from 'zod';
+import { catalogFileSchema, mergeCatalog } from '../domain/models/modelCatalog.ts';
 
 const emptyAsUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optionalString = z.preprocess(emptyAsUndefined, z.string().optional());
@@ -12,6 +14,41 @@ const masterKey = z.preprocess(
     .string()
     .refine((value) => Buffer.from(value, 'base64').length === 32 && /^[A-Za-z0-9+/]+={0,2}$/.test(value), {
       message: 'must be 32 bytes encoded as base64 (e.g. `openssl rand -base64 32`)',
+    })
+    .optional(),
+);
+
+/** SEQFLOW_MODEL_CATALOG: a JSON file of catalog entries, read and checked at start (a bad one stops it, saying what is wrong). */
+const modelCatalogFile = z.preprocess(
+  emptyAsUndefined,
+  z
+    .string()
+    .transform((file, ctx) => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+        return z.NEVER;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: `${file} is not JSON (an object of entries by model name)` });
+        return z.NEVER;
+      }
+      const entries = catalogFileSchema.safeParse(parsed);
+      if (!entries.success) {
+        ctx.addIssue({ code: 'custom', message: `${file}: ${entries.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` });
+        return z.NEVER;
+      }
+      const merged = mergeCatalog(entries.data);
+      if ('problem' in merged) {
+        ctx.addIssue({ code: 'custom', message: `${file}: ${merged.problem}` });
+        return z.NEVER;
+      }
+      return entries.data;
     })
     .optional(),
 );
@@ -132,6 +169,7 @@ export const envSchema = z
         .pipe(z.record(z.string(), z.object({ imageMimeTypes: z.array(z.string()) })))
         .optional(),
     ),
+    SEQFLOW_MODEL_CATALOG: modelCatalogFile,
   })
   .superRefine((env, ctx) => {
     if (env.DATABASE_URL && !env.SEQFLOW_MASTER_KEY) {

@@ -1,56 +1,37 @@
-import { ALLOWED_ATTACHMENT_MIME_TYPES } from '../domain/execution/attachment.ts';
+import { type CatalogEntry, type CatalogOverrides, mergeCatalog } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 
 /**
- * Which models accept which image types: data, not code branches. A model that is not listed is
- * treated as text-only unless SEQFLOW_MODEL_REGISTRY lists it (that variable also overrides entries).
+ * The model catalog a process runs with (src/domain/models/modelCatalog.ts): the built-in one, the
+ * operator's SEQFLOW_MODEL_CATALOG file over it, and the older SEQFLOW_MODEL_REGISTRY (image types
+ * only) over that. A model that is not listed is treated as text-only, with no price.
  */
 export interface ModelCapabilities {
   imageMimeTypes: string[];
 }
 
-const allImages = [...ALLOWED_ATTACHMENT_MIME_TYPES];
-
-export const defaultModelRegistry: Record<string, ModelCapabilities> = {
-  'gpt-4o': { imageMimeTypes: allImages },
-  'gpt-4o-mini': { imageMimeTypes: allImages },
-  'gpt-4.1': { imageMimeTypes: allImages },
-  'gpt-4.1-mini': { imageMimeTypes: allImages },
-  'gpt-4.1-nano': { imageMimeTypes: allImages },
-  'gpt-4-turbo': { imageMimeTypes: allImages },
-  'gpt-5': { imageMimeTypes: allImages },
-  'gpt-5-mini': { imageMimeTypes: allImages },
-  'gpt-5-nano': { imageMimeTypes: allImages },
-  o3: { imageMimeTypes: allImages },
-  'o4-mini': { imageMimeTypes: allImages },
-  'gpt-3.5-turbo': { imageMimeTypes: [] },
-  'o3-mini': { imageMimeTypes: [] },
-  // Anthropic's current models (its SDK's list, less those it names deprecated) read JPEG, PNG, GIF and WebP images.
-  'claude-opus-5-5': { imageMimeTypes: allImages },
-  'claude-sonnet-5-5': { imageMimeTypes: allImages },
-  'claude-haiku-5-5': { imageMimeTypes: allImages },
-  'claude-opus-5': { imageMimeTypes: allImages },
-  'claude-sonnet-5': { imageMimeTypes: allImages },
-  'claude-opus-4-8': { imageMimeTypes: allImages },
-  'claude-opus-4-7': { imageMimeTypes: allImages },
-  'claude-opus-4-6': { imageMimeTypes: allImages },
-  'claude-sonnet-4-6': { imageMimeTypes: allImages },
-  'claude-haiku-4-5': { imageMimeTypes: allImages },
-};
-
-export function createModelRegistry(overrides: Record<string, ModelCapabilities> = {}) {
-  // A Map: a model named "constructor" or "__proto__" is just an unknown model.
-  const listed = new Map(Object.entries({ ...defaultModelRegistry, ...overrides }));
-  // `anthropic:claude-sonnet-4-5` is listed as itself, else as the provider's model name.
-  const models = { has: (model: string) => listed.has(model) || listed.has(routeModel(model).model), get: (model: string) => listed.get(model) ?? listed.get(routeModel(model).model) };
+export function createModelRegistry(legacy: Record<string, ModelCapabilities> = {}, catalogFile: CatalogOverrides = {}) {
+  const merged = mergeCatalog(catalogFile);
+  if ('problem' in merged) throw new Error(`SEQFLOW_MODEL_CATALOG: ${merged.problem}`);
+  const listed = new Map<string, CatalogEntry>(Object.entries(merged.catalog));
+  for (const [model, { imageMimeTypes }] of Object.entries(legacy)) {
+    const known = listed.get(model);
+    listed.set(model, { ...(known ?? { provider: routeModel(model).provider, tools: true, structuredOutput: true, contextWindow: null, inputUsdPerMTok: null, outputUsdPerMTok: null }), imageMimeTypes } as CatalogEntry);
+  }
+  // `anthropic:claude-sonnet-5-5` is listed as itself, else as the provider's model name. A Map: a model named "constructor" is just unknown.
+  const get = (model: string) => listed.get(model) ?? listed.get(routeModel(model).model);
   return {
-    /** Whether the model is listed (the default registry or SEQFLOW_MODEL_REGISTRY): metrics name only these. */
-    knows: (model: string) => models.has(model),
-    imageMimeTypes: (model: string): string[] => models.get(model)?.imageMimeTypes ?? [],
-    accepts: (model: string, mimeType: string) => (models.get(model)?.imageMimeTypes ?? []).includes(mimeType),
+    /** Whether the model is listed: metrics name only these. */
+    knows: (model: string) => get(model) !== undefined,
+    entry: get,
+    imageMimeTypes: (model: string): string[] => get(model)?.imageMimeTypes ?? [],
+    accepts: (model: string, mimeType: string) => (get(model)?.imageMimeTypes ?? []).some((type) => type === mimeType),
     /** Every known model and whether it takes images at all. */
-    list: () => [...listed].map(([id, capabilities]) => ({ id, vision: capabilities.imageMimeTypes.length > 0 })).sort((a, b) => a.id.localeCompare(b.id)),
+    list: () => [...listed].map(([id, entry]) => ({ id, vision: entry.imageMimeTypes.length > 0 })).sort((a, b) => a.id.localeCompare(b.id)),
+    /** The whole catalog, by model name. */
+    catalog: () => [...listed].map(([model, entry]) => ({ model, ...entry })).sort((a, b) => a.model.localeCompare(b.model)),
   };
 }
 
 export type ModelRegistry = ReturnType<typeof createModelRegistry>;
+

@@ -1,7 +1,7 @@
 import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
 import type { ProviderAccount } from './processors/llmCall.ts';
-import type { ProviderName } from '../domain/models/modelRoute.ts';
+import { type ProviderName, configuredProviders } from '../domain/models/modelRoute.ts';
 
 type ServiceAccount = { apiKey: string | undefined; baseUrl: string | undefined };
 
@@ -12,6 +12,7 @@ type ServiceAccount = { apiKey: string | undefined; baseUrl: string | undefined 
  * SEQFLOW_COMPATIBLE_*), otherwise none.
  */
 export function providerAccountResolver(organizations: OrganizationStates, masterKey: Buffer, services: Record<ProviderName, ServiceAccount>) {
+  const configured = configuredProviders(services);
   return async (organizationId: string, provider: ProviderName = 'openai'): Promise<ProviderAccount | undefined> => {
     if (provider === 'openai') {
       const { state } = await organizations.load(organizationId);
@@ -21,8 +22,7 @@ export function providerAccountResolver(organizations: OrganizationStates, maste
     }
     const service = services[provider];
     // An OpenAI-compatible server may need no key at all (Ollama, vLLM): its base URL is enough. Azure needs both its endpoint and its key.
-    const usable = provider === 'azure' ? Boolean(service.apiKey && service.baseUrl) : Boolean(service.apiKey || service.baseUrl);
-    if (usable) return { provider, owner: provider === 'openai' ? 'service' : `service:${provider}`, apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
+    if (configured.includes(provider)) return { provider, owner: provider === 'openai' ? 'service' : `service:${provider}`, apiKey: service.apiKey ?? 'unused', baseUrl: service.baseUrl, organizationKey: false };
     return undefined;
   };
 }

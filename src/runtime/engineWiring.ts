@@ -30,7 +30,7 @@ export function wireEngine(
 ): WiredEngine {
   const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
-  const registry = createModelRegistry(config.execution.modelRegistry);
+  const registry = createModelRegistry(config.execution.modelRegistry, config.execution.modelCatalog);
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
   return {
     eventStore,

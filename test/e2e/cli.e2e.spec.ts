@@ -290,6 +290,28 @@ describe('the seqflow CLI', () => {
     expect(verified.json).toMatchObject({ ok: true, tables: expect.arrayContaining([{ table: 'flows', liveRows: expect.any(Number), shadowRows: expect.any(Number), same: true }]) });
   });
 
+  it('prints the model catalog with SEQFLOW_MODEL_CATALOG over the built-in one, and stops at a catalog it cannot use', async () => {
+    const catalog = path.join(dir, 'models.json');
+    await writeFile(catalog, JSON.stringify({
+      'claude-sonnet-5-5': { inputUsdPerMTok: 3, outputUsdPerMTok: 15 },
+      'llama3:8b': { provider: 'compatible', imageMimeTypes: [], tools: false, structuredOutput: false, contextWindow: 8192, inputUsdPerMTok: 0, outputUsdPerMTok: 0 },
+    }));
+    const listed = await cliWith({ SEQFLOW_MODEL_CATALOG: catalog }, undefined, 'models', 'list');
+    expect(listed.code).toBe(0);
+    const byName = new Map((listed.json.models as { model: string }[]).map((m) => [m.model, m]));
+    expect(byName.get('gpt-4o-mini')).toEqual({ model: 'gpt-4o-mini', provider: 'openai', imageMimeTypes: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'], tools: true, structuredOutput: true, contextWindow: 128_000, inputUsdPerMTok: 0.15, outputUsdPerMTok: 0.6 });
+    expect(byName.get('claude-sonnet-5-5')).toMatchObject({ provider: 'anthropic', inputUsdPerMTok: 3, outputUsdPerMTok: 15, contextWindow: 200_000 });
+    expect(byName.get('llama3:8b')).toMatchObject({ provider: 'compatible', tools: false, contextWindow: 8192 });
+
+    await writeFile(catalog, JSON.stringify({ 'my-model': { provider: 'compatible' } }));
+    const incomplete = await cliWith({ SEQFLOW_MODEL_CATALOG: catalog }, undefined, 'models', 'list');
+    expect(incomplete.code).toBe(2);
+    expect(incomplete.stderr).toMatch(/SEQFLOW_MODEL_CATALOG .*my-model: a model not in the built-in catalog needs every field/);
+    const missing = await cliWith({ SEQFLOW_MODEL_CATALOG: path.join(dir, 'none.json') }, undefined, 'models', 'list');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/SEQFLOW_MODEL_CATALOG cannot read .*none\.json: ENOENT/);
+  });
+
   it('fails with the error code for a missing organization, and names a bad variable', async () => {
     const missing = await cli('project', 'create', '--org', 'ghost', '--slug', 'x', '--name', 'X');
     expect(missing.code).toBe(1);

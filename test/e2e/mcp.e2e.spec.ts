@@ -102,7 +102,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and twelve more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and thirteen more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -113,7 +113,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
         'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
-        'backtest_version', 'get_backtest', 'create_test_case_from_run',
+        'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -326,6 +326,16 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     // Arguments the schema refuses are a tool error too, never a protocol error.
     expect(await errorText(client, 'add_block', { flow_id, name: 'x', processor_type: 'shell' })).toMatch(/processor_type/);
     expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/Input validation error: .*Expected 'equals' \| 'contains' .* 'llm_judge' at assertions\[0\]\.type/);
+  });
+
+  it('lists the model catalog for choosing a block\'s model: provider, whether it is configured, capabilities and prices', async () => {
+    const client = await connect('alice');
+    const listed = await ok(client, 'list_models', {});
+    const byName = new Map((listed.models as { model: string }[]).map((m) => [m.model, m]));
+    expect(byName.get('gpt-4.1-mini')).toEqual({ model: 'gpt-4.1-mini', provider: 'openai', configured: true, image_mime_types: ['image/jpeg', 'image/png', 'image/webp', 'image/gif'], tools: true, structured_output: true, context_window: 1_047_576, input_usd_per_mtok: 0.4, output_usd_per_mtok: 1.6 });
+    // This service has no Anthropic account: an assistant sees it before it builds a flow that would fail.
+    expect(byName.get('claude-haiku-4-5')).toMatchObject({ provider: 'anthropic', configured: false, input_usd_per_mtok: 1, output_usd_per_mtok: 5 });
+    expect(listed.default_model).toEqual(expect.any(String));
   });
 
   it('refuses text the log cannot store as a tool error naming the argument, and records nothing of it', async () => {

@@ -14,6 +14,7 @@ import { createBacktestService } from '../../backtests/backtestService.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 import { refuseUnstorableArguments } from './unstorableArguments.ts';
+import { configuredProviders } from '../../domain/models/modelRoute.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -38,7 +39,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
     testing: createTestingService({ ...runtime, engine: runtime.execution }),
     backtests: createBacktestService({ ...runtime, engine: runtime.execution }),
     lifecycle: runtime.lifecycle,
-    models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel },
+    models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel, configured: configuredProviders(runtime.config) },
     waitForPosition: (position, timeoutMs) => runtime.projections.waitForPosition(position, timeoutMs),
     logger: runtime.logger,
   };

@@ -10,6 +10,7 @@ import { registerTestingTools } from './tools/testingTools.ts';
 import { registerBacktestTools } from './tools/backtestTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
 import { registerRunTools } from './tools/runTools.ts';
+import { registerModelTools } from './tools/modelTools.ts';
 
 /** What the server tells every assistant when it connects: the conventions of the spec. */
 export const MCP_INSTRUCTIONS = [
@@ -35,5 +36,6 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   registerBacktestTools(server, ctx);
   registerRunTools(server, ctx);
   registerTraceTools(server, ctx);
+  registerModelTools(server, ctx);
   return server;
 }

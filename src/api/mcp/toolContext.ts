@@ -5,6 +5,7 @@ import type { CommandMetadata } from '../../commands/commandHandler.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { Logger } from 'pino';
 import type { AuthoringService } from '../../authoring/authoringService.ts';
+import type { ProviderName } from '../../domain/models/modelRoute.ts';
 import type { ModelRegistry } from '../../execution/modelRegistry.ts';
 import type { TestingService } from '../../testing/testingService.ts';
 import type { RunLifecycle } from '../../runs/runLifecycle.ts';
@@ -18,7 +19,8 @@ export interface McpServices {
   backtests: BacktestService;
   /** This process's live runs: a test run the caller stopped waiting for goes on, tracked for shutdown. */
   lifecycle: Pick<RunLifecycle, 'follow'>;
-  models: { registry: ModelRegistry; defaultModel: string };
+  /** The model catalog, the default model, and the providers the service has an account with. */
+  models: { registry: ModelRegistry; defaultModel: string; configured: ProviderName[] };
   /** Resolves once the read models show `position`, or fails after `timeoutMs`. */
   waitForPosition: (position: number, timeoutMs: number) => Promise<unknown>;
   logger: Logger;

@@ -41,3 +41,8 @@ export const PROVIDER_SETTINGS: Record<ProviderName, string> = {
   azure: 'AZURE_OPENAI_ENDPOINT, AZURE_OPENAI_API_KEY, AZURE_OPENAI_API_VERSION',
   compatible: 'SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY',
 };
+
+/** The providers the service itself has an account with (an organization's own key adds `openai` for it). */
+export function configuredProviders(services: Record<ProviderName, { apiKey: string | undefined; baseUrl: string | undefined }>): ProviderName[] {
+  return PROVIDERS.filter((provider) => (provider === 'azure' ? Boolean(services.azure.apiKey && services.azure.baseUrl) : Boolean(services[provider].apiKey || services[provider].baseUrl)));
+}
