@@ -8,6 +8,28 @@ afterAll(() => sandbox.close());
 const runCode = (code: string, input: unknown, l = limits, owner = 'org-a') => sandbox.run(code, input, owner, l);
 const failure = (code: string, input: unknown = {}, l = limits) => runCode(code, input, l).then(() => 'no failure', (error: Error) => error.message);
 
+describe('a sandbox worker that starts', () => {
+  it('is given blocks once it is ready: a slow start does not count against a block\'s time limit', async () => {
+    const slow = createCodeSandbox(limits, { graceMs: 500, workerFile: new URL('../support/slowSandboxWorker.mjs', import.meta.url) });
+    try {
+      await expect(slow.run('return input.n + 1;', { n: 1 }, 'org-a')).resolves.toBe(2);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('fails blocks one by one, saying so, when it cannot start at all', async () => {
+    const broken = createCodeSandbox({ timeoutMs: 200, memoryMb: 64 }, { size: 1, workerFile: new URL('../support/brokenSandboxWorker.mjs', import.meta.url) });
+    try {
+      const runs = await Promise.allSettled([broken.run('return 1;', {}, 'org-a'), broken.run('return 2;', {}, 'org-b')]);
+      expect(runs.map((r) => r.status === 'rejected' && (r.reason as BlockFailure).message)).toEqual([expect.stringMatching(/^the code sandbox could not start: .*no sandbox here/), expect.stringMatching(/^the code sandbox could not start/)]);
+      expect(broken.queued()).toBe(0);
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
 describe('code sandbox', () => {
   it('runs the body as a function of input and returns its JSON value', async () => {
     const input = { message: 'héllo', previous_output: { n: 2 }, parameters: { x: [1, 2] } };

@@ -18,6 +18,11 @@ export interface CodeSandboxLimits {
 let current: Promise<QuickJSWASMModule> | undefined;
 const acquireModule = () => (current ??= newQuickJSWASMModule());
 
+/** Instantiates the WebAssembly module ahead of the first run: a worker says it is ready only then. */
+export async function prepareSandbox(): Promise<void> {
+  await acquireModule();
+}
+
 /** Runs the block and returns its output as JSON text (checked to be plain JSON inside the sandbox). */
 export async function runCode(code: string, input: unknown, limits: CodeSandboxLimits): Promise<string> {
   const modulePromise = acquireModule();

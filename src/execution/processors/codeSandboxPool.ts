@@ -17,6 +17,8 @@ import { createFairQueue } from './fairQueue.ts';
  */
 export interface CodeSandboxOptions {
   size?: number;
+  /** The worker's module (tests: one that starts slowly). */
+  workerFile?: URL;
   graceMs?: number;
   /** Largest output, as JSON text, that a block may return. */
   maxOutputBytes?: number;
@@ -36,6 +38,8 @@ interface Job {
 
 interface Slot {
   worker: Worker;
+  /** The worker said it is ready (QuickJS loaded): only then is a job handed to it and its deadline counted. */
+  ready: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
 }
@@ -55,9 +59,14 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
 
   function spawn(): Slot {
     // Extra guard besides QuickJS's own limit: the worker's V8 heap.
-    const worker = new Worker(WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) } });
-    const slot: Slot = { worker, job: undefined, timer: undefined };
-    worker.on('message', (reply: SandboxReply) => {
+    const worker = new Worker(options.workerFile ?? WORKER_FILE, { resourceLimits: { maxOldGenerationSizeMb: Math.max(64, defaults.memoryMb * 2) } });
+    const slot: Slot = { worker, ready: false, job: undefined, timer: undefined };
+    worker.on('message', (reply: SandboxReply | { ready: true }) => {
+      if ('ready' in reply) {
+        slot.ready = true;
+        dispatch();
+        return;
+      }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
       finish(slot);
@@ -65,7 +74,7 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
     });
     worker.on('error', (error) => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', `code block failed: ${error.message}`)));
     worker.on('exit', () => {
-      if (!closed && slot.job) replace(slot, new BlockFailure('CODE_BLOCK_FAILED', 'code block sandbox exited'));
+      if (!closed) replace(slot, new BlockFailure('CODE_BLOCK_FAILED', 'code block sandbox exited'));
     });
     worker.unref();
     return slot;
@@ -79,25 +88,42 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
     setImmediate(dispatch);
   }
 
+  /**
+   * A worker that failed goes (the next dispatch starts another if blocks wait), and its job fails.
+   * One that never started fails the oldest waiting block in its place: a sandbox that cannot start
+   * fails blocks one by one rather than being started again forever.
+   */
   function replace(slot: Slot, failure: Error) {
+    const index = slots.indexOf(slot);
+    if (index < 0) return;
+    slots.splice(index, 1);
+    void slot.worker.terminate();
     const job = slot.job;
     finish(slot);
-    void slot.worker.terminate();
-    const index = slots.indexOf(slot);
-    if (index >= 0 && !closed) slots[index] = spawn();
-    job?.reject(failure);
+    if (slot.ready) {
+      job?.reject(failure);
+      return;
+    }
+    const waiting = queue.take();
+    if (!waiting) return;
+    queue.done(waiting.owner);
+    waiting.reject(new BlockFailure('CODE_BLOCK_FAILED', `the code sandbox could not start: ${failure.message}`));
   }
 
   function dispatch() {
     if (closed) return;
     for (;;) {
-      let slot = slots.find((s) => !s.job);
-      if (!slot && slots.length < size) slots.push((slot = spawn()));
-      if (!slot) return;
+      const slot = slots.find((s) => s.ready && !s.job);
+      if (!slot) {
+        // Workers for the blocks waiting beyond those already starting, up to the pool's size.
+        const starting = slots.filter((s) => !s.ready).length;
+        const wanted = Math.min(size - slots.length, queue.size() - starting);
+        for (let i = 0; i < wanted; i++) slots.push(spawn());
+        return;
+      }
       const job = queue.take();
       if (!job) return;
-      const busy = slot;
-      assign(slot, job, graceMs, () => replace(busy, new BlockFailure('CODE_BLOCK_FAILED', `code block exceeded its time limit (${job.limits.timeoutMs} ms)`)));
+      assign(slot, job, graceMs, () => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', `code block exceeded its time limit (${job.limits.timeoutMs} ms)`)));
     }
   }
 

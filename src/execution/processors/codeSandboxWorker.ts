@@ -1,7 +1,8 @@
 import { parentPort } from 'node:worker_threads';
-import { runCode } from './codeSandbox.ts';
+import { prepareSandbox, runCode } from './codeSandbox.ts';
 
-// One sandbox worker: runs code blocks one at a time. The pool kills it if a run overstays its deadline.
+// One sandbox worker: runs code blocks one at a time. The pool kills it if a run overstays its
+// deadline. It says it is ready once QuickJS is loaded: a block's time limit never pays for the start.
 parentPort!.on('message', async (job: { id: number; code: string; input: unknown; limits: { timeoutMs: number; memoryMb: number } }) => {
   try {
     const value = await runCode(job.code, job.input, job.limits);
@@ -10,3 +11,5 @@ parentPort!.on('message', async (job: { id: number; code: string; input: unknown
     parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error).message });
   }
 });
+await prepareSandbox();
+parentPort!.postMessage({ ready: true });

@@ -1,0 +1,2 @@
+// A sandbox worker that cannot start (its module fails to load).
+throw new Error('no sandbox here');
