@@ -5,6 +5,7 @@ import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
 import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
 import type { ProviderName } from '../domain/models/modelRoute.ts';
+import type { CatalogEntry } from '../domain/models/modelCatalog.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { FlowCatalog } from '../caches/flowCatalog.ts';
@@ -32,6 +33,8 @@ export interface EngineDependencies {
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
   providerFor: (organizationId: string, provider?: ProviderName) => Promise<ProviderAccount | undefined>;
+  /** The model catalog's entries (prices among them): where a step's cost comes from. Without it, no cost is recorded. */
+  catalog?: { entry(model: string): CatalogEntry | undefined };
   /** Makes the runs', steps' and model calls' spans (records nothing when tracing is off). */
   tracer: Tracer;
   /** Told of every run append (run, step and claim metrics). */

@@ -6,6 +6,7 @@ import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/f
 import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
 import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
 import { PROVIDER_SETTINGS, routeModel } from '../domain/models/modelRoute.ts';
+import { costUsd } from '../domain/models/modelCatalog.ts';
 import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
@@ -60,9 +61,11 @@ export async function runLlmBlock(
   }
   const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
   const blockStarted = performance.now();
+  // At the catalog's prices now: recorded, so a later price change never rewrites what this cost.
+  const costOf = (usage: TokenUsage | null) => (usage && deps.catalog ? { costUsd: costUsd(deps.catalog.entry(model), usage) } : {});
   const charge = (usage: TokenUsage) => {
     session.spent += usage.totalTokens;
-    return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens } }] : [];
+    return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens, ...costOf(usage) } }] : [];
   };
   // Each model request as an offset into this step: where it sits on the run's waterfall.
   const modelCallsOf = (calls: TimedModelCall[] | undefined) => (calls && calls.length > 0 ? { modelCalls: calls.map((c) => ({ startMs: Math.max(0, Math.round(c.startedAt - blockStarted)), durationMs: c.durationMs, outcome: c.outcome })) } : {});
@@ -75,7 +78,7 @@ export async function runLlmBlock(
       // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
       const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
       const calls = (error as { calls?: TimedModelCall[] }).calls;
-      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts, ...modelCallsOf(calls) } };
+      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts, ...modelCallsOf(calls), ...costOf(usage) } };
       await recorder.record(failed, ...(usage ? charge(usage) : []));
     } else if (usage) await recorder.record(...charge(usage));
     throw error;
@@ -114,7 +117,7 @@ export async function runLlmBlock(
   await completed(
     {
       type: 'ExecutionStepCompleted',
-      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls) },
+      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls), ...costOf(result.usage) },
     },
     ...charge(result.usage),
   );

@@ -39,6 +39,7 @@ export function createMetrics() {
     stepDuration: new Histogram({ name: 'seqflow_step_duration_seconds', help: 'Blocks completed, by processor type, and how long they took', labelNames: ['processor_type'], buckets: SECONDS, registers }),
     modelCalls: new Counter({ name: 'seqflow_model_calls_total', help: 'Model calls, by model and outcome (ok or the error code)', labelNames: ['model', 'outcome'], registers }),
     modelCallDuration: new Histogram({ name: 'seqflow_model_call_duration_seconds', help: 'How long model calls took, by model', labelNames: ['model'], buckets: SECONDS, registers }),
+    llmCost: new Counter({ name: 'seqflow_llm_cost_usd_total', help: "What model calls cost in US dollars at the model catalog's prices, by provider and model (calls of models without a price are not counted)", labelNames: ['provider', 'model'], registers }),
     modelTokens: new Counter({ name: 'seqflow_model_tokens_total', help: 'Tokens used by model calls, by model and type (input or output)', labelNames: ['model', 'type'], registers }),
     eventsAppended: new Counter({ name: 'seqflow_events_appended_total', help: 'Events this process appended to the log', registers }),
     appendDuration: new Histogram({ name: 'seqflow_event_append_duration_seconds', help: 'How long appends to the log took (one append may carry several events)', buckets: SECONDS, registers }),

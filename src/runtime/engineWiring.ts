@@ -1,3 +1,5 @@
+import { costUsd } from '../domain/models/modelCatalog.ts';
+import { routeModel } from '../domain/models/modelRoute.ts';
 import { readFileSync } from 'node:fs';
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
@@ -40,8 +42,14 @@ export function wireEngine(
     creditBalance: sharedCreditBalance(db),
     flows: createFlowCatalog(db, { logWatch }),
     now,
-    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: (model, ...rest) => metrics.modelCalled(registry.knows(model) ? model : OTHER_LABEL, ...rest), tracer }),
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: (model, outcome, seconds, usage) => {
+        const label = registry.knows(model) ? model : OTHER_LABEL;
+        metrics.modelCalled(label, outcome, seconds, usage);
+        const cost = usage ? costUsd(registry.entry(model), { promptTokens: usage.input, completionTokens: usage.output }) : null;
+        if (cost !== null) metrics.llmCost.inc({ provider: routeModel(model).provider, model: label }, cost);
+      }, tracer }),
     sandbox,
+    catalog: registry,
     settings: config.execution,
     providerFor: providerAccountResolver(organizations, masterKey, { openai: config.openai, anthropic: config.anthropic, compatible: config.compatible, azure: config.azure }),
     guard,

@@ -1,3 +1,4 @@
+import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
 import type { ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
@@ -22,6 +23,15 @@ async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionI
 
 const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
 
+/** Which provider answered an llm step, by its model's route. */
+const providerField = (model: string | null) => (model === null ? {} : { provider: routeModel(model).provider });
+/** A step's cost as recorded (llm steps since costs are kept; null when no price was known). */
+const costField = (costUsd: number | null | undefined) => (costUsd === undefined ? {} : { costUsd });
+const runCost = (steps: Record<string, unknown>[]) => {
+  const costs = steps.map((s) => s.costUsd).filter((c): c is number => typeof c === 'number');
+  return costs.length === 0 ? null : Math.round(costs.reduce((a, b) => a + b, 0) * 1_000_000) / 1_000_000;
+};
+
 export interface TraceOptions {
   /** Strings longer than this are cut with a marker (default 2000). */
   maxStringLength?: number;
@@ -45,11 +55,11 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, usage: event.data.usage, durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
@@ -69,6 +79,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     endedAt: ending?.at ?? null,
     durationMs: durationOf(ending),
     tokens: history.tokens,
+    /** What the run's model calls cost in US dollars, summed over the steps that record a cost (null: none does). */
+    costUsd: runCost(steps),
     steps,
     toolRounds,
     result: ending?.status === 'completed' ? cut(ending.result) : null,

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
+import { runTrace } from '../../src/testing/runTrace.ts';
 import { anthropicRefusal } from '../support/anthropicRequestRules.ts';
 import { startScriptedAnthropicServer } from '../support/scriptedAnthropicServer.ts';
 import { startScriptedAzureServer } from '../support/scriptedAzureServer.ts';
@@ -60,6 +61,19 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
       response_format: { type: 'json_schema', json_schema: { name: 'grade', strict: true, schema: gradeSchema } },
     });
     expect(claude.requests.at(-1)!.body).toMatchObject({ model: 'claude-haiku-4-5', messages: [{ role: 'user', content: 'Polish: ok' }] });
+
+    // The trace shows each block's provider, model, tokens and cost (10 input and 5 output tokens each, at the catalog's prices).
+    const trace = await runTrace(service.t.runtime.eventStore, {}, String(run.body.executionId));
+    expect(trace.steps.map((s) => ({ name: s.name, provider: s.provider, model: s.model, usage: s.usage, costUsd: s.costUsd }))).toEqual([
+      { name: 'draft', provider: 'openai', model: 'gpt-4.1-mini', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, costUsd: 0.000012 },
+      { name: 'polish', provider: 'anthropic', model: 'anthropic:claude-haiku-4-5', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, costUsd: 0.000035 },
+      // An Azure deployment's name says nothing of its model: no price, no cost (SEQFLOW_MODEL_CATALOG can give one).
+      { name: 'grade', provider: 'azure', model: 'azure:prod-grader', usage: { promptTokens: 10, completionTokens: 5, totalTokens: 15 }, costUsd: null },
+    ]);
+    expect(trace.costUsd).toBe(0.000047);
+    // The charge events carry the same cost: what a later price change cannot rewrite.
+    const charges = (await service.t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => (e.data as { costUsd?: number | null }).costUsd);
+    expect(charges).toEqual([0.000012, 0.000035, null]);
   });
 
   it('pauses and resumes a tool call on an Azure deployment, sending only what Azure takes', async () => {

@@ -111,6 +111,8 @@ export const ExecutionStepCompleted = defineEvent(
     rejectedReplies: z.array(modelAttemptSchema).optional(),
     /** Each request to the model, in order; absent for other blocks and in events recorded before it was kept. */
     modelCalls: z.array(modelCallSchema).optional(),
+    /** What the step's tokens cost in US dollars at the catalog's prices when it ran (null: no price known); absent for other blocks and before costs were kept. */
+    costUsd: z.number().nonnegative().nullable().optional(),
   }),
 );
 
@@ -132,14 +134,20 @@ export const ExecutionStepFailed = defineEvent(
     attempts: z.array(modelAttemptSchema),
     /** Each request to the model, in order (absent in events recorded before it was kept). */
     modelCalls: z.array(modelCallSchema).optional(),
+    /** As on ExecutionStepCompleted: the cost of the tokens the failed step used. */
+    costUsd: z.number().nonnegative().nullable().optional(),
   }),
 );
 
-/** Tokens one llm call used, charged to the organization's credits. */
+/**
+ * Tokens one llm call used, charged to the organization's credits. `costUsd`, added later (absent in
+ * earlier events), is what they cost at the catalog's prices when charged (null: no price known):
+ * recorded, so a later price change never rewrites what a run cost.
+ */
 export const CreditsConsumed = defineEvent(
   'CreditsConsumed',
   1,
-  z.object({ executionId: z.string(), organizationId: z.string(), blockName: z.string(), model: z.string(), tokens: z.number().int().min(0) }),
+  z.object({ executionId: z.string(), organizationId: z.string(), blockName: z.string(), model: z.string(), tokens: z.number().int().min(0), costUsd: z.number().nonnegative().nullable().optional() }),
 );
 
 /** The run ended badly. Version 2 added the reason `cancelled`; version 1 data is valid as it is. */

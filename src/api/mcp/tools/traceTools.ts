@@ -31,7 +31,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
     'get_test_run_trace',
     {
       title: 'Read a run',
-      description: "A run's header (flow, version, status, duration, tokens, result or failure, assertion results for a test run) and its steps, paginated. Long strings are cut with a marker.",
+      description: "A run's header (flow, version, status, duration, tokens, cost in US dollars, result or failure, assertion results for a test run) and its steps, paginated. Long strings are cut with a marker.",
       inputSchema: { flow_run_id: z.string().min(1), ...page },
       outputSchema: {
         flow_run_id: z.string(),
@@ -41,6 +41,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
         status: z.enum(runStatuses),
         duration_ms: z.number().nullable(),
         tokens: z.number(),
+        cost_usd: z.number().nullable().describe("What the run's model calls cost in US dollars at the catalog's prices when they ran (null: no price known)"),
         result: z.unknown(),
         failure: z.record(z.string(), z.unknown()).nullable(),
         assertions: z.unknown(),
@@ -112,6 +113,7 @@ async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cur
     status: trace.status,
     duration_ms: trace.durationMs,
     tokens: trace.tokens,
+    cost_usd: trace.costUsd,
     result: trace.result,
     failure: trace.failure,
     assertions: trace.assertions,
