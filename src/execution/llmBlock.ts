@@ -1,6 +1,6 @@
 import type { Context } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ModelAttempt, RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
+import type { FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
@@ -11,6 +11,7 @@ import { capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
+import { firstAnswering } from './modelFallbacks.ts';
 import type { TimedModelCall } from './processors/llmCall.ts';
 import type { RunSession } from './runContext.ts';
 
@@ -40,18 +41,22 @@ export async function runLlmBlock(
   const model = block.model ?? deps.settings.defaultModel;
   const balance = (await deps.creditBalance(organizationId)) - session.spent;
   if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
-  const { provider } = routeModel(model);
-  const providers = (session.providers ??= new Map());
-  if (!providers.has(provider)) providers.set(provider, deps.providerFor(organizationId, provider));
-  const account = await providers.get(provider);
-  if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', `no account with the model provider ${provider} is configured for ${model} (${PROVIDER_SETTINGS[provider]})`);
-
   const config = block.processor_config ?? {};
+  const models = [model, ...(config.fallback_models ?? [])] as const;
+  // A block without a model runs on the service's default, known only now: checked here (publish checked the rest).
   const misfit = llmSettingsProblems(model, config);
   if (misfit.length > 0) throw new BlockFailure('FLOW_INVALID', `block '${block.name}' cannot run on ${model}: ${misfit.join('; ')}`);
   const { text, missing } = renderTemplate(block.prompt ?? '', context);
   const system = config.system_prompt === undefined ? undefined : renderTemplate(config.system_prompt, context);
   const settings = { systemPrompt: system?.text, parameters: llmRequestParameters(model, config) };
+  const providers = (session.providers ??= new Map());
+  const accountFor = async (candidate: string) => {
+    const { provider } = routeModel(candidate);
+    if (!providers.has(provider)) providers.set(provider, deps.providerFor(organizationId, provider));
+    const account = await providers.get(provider);
+    if (!account) throw new BlockFailure('PROVIDER_NOT_CONFIGURED', `no account with the model provider ${provider} is configured for ${candidate} (${PROVIDER_SETTINGS[provider]})`);
+    return account;
+  };
   const attachments = block.processor_config?.receive_attachments === false ? [] : run.attachments;
   const ref = { executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
   const output = block.output_schema ? { schema: block.output_schema, plan: planStructuredOutput(block.output_schema) } : undefined;
@@ -62,33 +67,39 @@ export async function runLlmBlock(
   const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
   const blockStarted = performance.now();
   // At the catalog's prices now: recorded, so a later price change never rewrites what this cost.
-  const costOf = (usage: TokenUsage | null) => (usage && deps.catalog ? { costUsd: costUsd(deps.catalog.entry(model), usage) } : {});
-  const charge = (usage: TokenUsage) => {
+  const costOf = (usage: TokenUsage | null, answeredBy: string) => (usage && deps.catalog ? { costUsd: costUsd(deps.catalog.entry(answeredBy), usage) } : {});
+  const charge = (usage: TokenUsage, answeredBy: string) => {
     session.spent += usage.totalTokens;
-    return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model, tokens: usage.totalTokens, ...costOf(usage) } }] : [];
+    return usage.totalTokens > 0 ? [{ type: 'CreditsConsumed' as const, data: { executionId, organizationId, blockName: block.name, model: answeredBy, tokens: usage.totalTokens, ...costOf(usage, answeredBy) } }] : [];
   };
+  const fallbacksOf = (fellBack: FallenBack[] | undefined) => (fellBack && fellBack.length > 0 ? { fallbacks: fellBack } : {});
   // Each model request as an offset into this step: where it sits on the run's waterfall.
   const modelCallsOf = (calls: TimedModelCall[] | undefined) => (calls && calls.length > 0 ? { modelCalls: calls.map((c) => ({ startMs: Math.max(0, Math.round(c.startedAt - blockStarted)), durationMs: c.durationMs, outcome: c.outcome })) } : {});
-  let result;
+  let answered;
   try {
-    result = await deps.llm.run({ blockName: block.name, model, prompt: text, attachments, output, settings, tools }, account, span);
+    answered = await firstAnswering(models, async (candidate) => {
+      const parameters = candidate === model ? settings.parameters : llmRequestParameters(candidate, config);
+      return deps.llm.run({ blockName: block.name, model: candidate, prompt: text, attachments, output, settings: { ...settings, parameters }, tools }, await accountFor(candidate), span);
+    });
   } catch (error) {
     const usage = (error as { usage?: TokenUsage }).usage ?? null;
+    const { model: failedOn = model, fellBack } = error as { model?: string; fellBack?: FallenBack[] };
     if (error instanceof BlockFailure) {
       // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
       const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
       const calls = (error as { calls?: TimedModelCall[] }).calls;
-      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model, usage, attempts, ...modelCallsOf(calls), ...costOf(usage) } };
-      await recorder.record(failed, ...(usage ? charge(usage) : []));
-    } else if (usage) await recorder.record(...charge(usage));
+      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage, attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
+      await recorder.record(failed, ...(usage ? charge(usage, failedOn) : []));
+    } else if (usage) await recorder.record(...charge(usage, failedOn));
     throw error;
   }
+  const { result, model: answeredBy, fellBack } = answered;
   if (result.kind === 'tool_calls') {
     const state = recorder.state();
     const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0)) + 1;
     const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
     if (iterationsUsed > limit) {
-      if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage));
+      if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage, answeredBy));
       throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
     }
     const pause: PauseData = {
@@ -102,7 +113,7 @@ export async function runLlmBlock(
     // Known to /step readers before the pause event is visible in the log.
     deps.updates.rememberPause(pause);
     try {
-      await recorder.record(...charge(result.usage), {
+      await recorder.record(...charge(result.usage, answeredBy), {
         type: 'ExecutionPausedForToolCalls',
         data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
       });
@@ -117,9 +128,9 @@ export async function runLlmBlock(
   await completed(
     {
       type: 'ExecutionStepCompleted',
-      data: { ...ref, output: result.output, model, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls), ...costOf(result.usage) },
+      data: { ...ref, output: result.output, model: answeredBy, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls), ...costOf(result.usage, answeredBy), ...fallbacksOf(fellBack) },
     },
-    ...charge(result.usage),
+    ...charge(result.usage, answeredBy),
   );
   return result.output;
 }

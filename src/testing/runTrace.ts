@@ -1,7 +1,7 @@
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
-import type { ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
+import type { FallenBack, ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
@@ -25,6 +25,8 @@ const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occur
 
 /** Which provider answered an llm step, by its model's route. */
 const providerField = (model: string | null) => (model === null ? {} : { provider: routeModel(model).provider });
+/** The models an llm step gave up on before `model` answered (or failed), when it did. */
+const fallbacksField = (fallbacks: FallenBack[] | undefined) => (fallbacks ? { fallbacks } : {});
 /** A step's cost as recorded (llm steps since costs are kept; null when no price was known). */
 const costField = (costUsd: number | null | undefined) => (costUsd === undefined ? {} : { costUsd });
 const runCost = (steps: Record<string, unknown>[]) => {
@@ -55,11 +57,11 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), ...fallbacksField(event.data.fallbacks), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), ...fallbacksField(event.data.fallbacks), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });

@@ -26,6 +26,8 @@ const flows = {
   ],
   'azure-agent': [{ block: { name: 'agent', processor_type: 'llm', model: 'azure:prod-agent', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 2 } } }],
   local: [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}' } }],
+  // Claude first; when Anthropic is down, OpenAI's model answers instead.
+  resilient: [{ block: { name: 'answer', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { fallback_models: ['gpt-4.1-mini'], max_tokens: 200 } } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 3 } } }],
 };
 
@@ -37,7 +39,7 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
   beforeAll(async () => {
     claude = await startScriptedAnthropicServer();
     azure = await startScriptedAzureServer();
-    service = await startSeededService('model_providers', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', AZURE_OPENAI_ENDPOINT: azure.baseUrl, AZURE_OPENAI_API_KEY: 'az-key' });
+    service = await startSeededService('model_providers', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', AZURE_OPENAI_ENDPOINT: azure.baseUrl, AZURE_OPENAI_API_KEY: 'az-key', SEQFLOW_LLM_MAX_RETRIES: '0' });
   });
   afterAll(async () => {
     await service?.close();
@@ -85,6 +87,36 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     const resumed = await service.execute('azure-agent', { executionId: body.executionId, pausedAtStep: 'agent', iterationsUsed: 1, toolCallMessages: messages, tools: [lookup] });
     expect(resumed.body).toMatchObject({ status: 'completed', result: { text: 'done' } });
     expect(Object.keys(azure.requests.at(-1)!.body).sort()).toEqual(['messages', 'model', 'tool_choice', 'tools']);
+  });
+
+  it('falls back to the next model when the provider is down, recording which model answered and which did not', async () => {
+    claude.script({ status: 529 });
+    const before = service.model.requests.length;
+    const run = await service.execute('resilient', { message: 'hello' });
+    expect(run.body).toMatchObject({ status: 'completed', result: { text: 'ok' } });
+    // The fallback got the block's settings under its own names.
+    expect(service.model.requests.slice(before).map((r) => r.body)).toEqual([{ model: 'gpt-4.1-mini', max_tokens: 200, messages: [{ role: 'user', content: 'hello' }] }]);
+    const trace = await runTrace(service.t.runtime.eventStore, {}, String(run.body.executionId));
+    expect(trace.steps[0]).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini', fallbacks: [{ model: 'claude-sonnet-5-5', code: 'PROVIDER_ERROR', message: expect.stringContaining('HTTP 529') }] });
+    // Charged once, for the call that answered.
+    const charges = (await service.t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => e.data);
+    expect(charges).toEqual([expect.objectContaining({ model: 'gpt-4.1-mini', tokens: 15 })]);
+  });
+
+  it('does not fall back from a request the provider refused: that is the block\'s failure', async () => {
+    claude.script({ status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } } });
+    const before = service.model.requests.length;
+    const run = await service.execute('resilient', { message: 'hello' });
+    expect(run.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('prompt is too long') });
+    expect(service.model.requests.length).toBe(before);
+  });
+
+  it('refuses to publish a fallback model that cannot take the block\'s settings', async () => {
+    const flow = [{ block: { name: 'warm', processor_type: 'llm', model: 'gpt-4.1-mini', prompt: '{{message}}', processor_config: { temperature: 0.5, fallback_models: ['claude-haiku-4-5'] } } }];
+    await expect(importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'warm-fallback', name: 'warm', steps: flow }, publish: true }, testPrincipal)).rejects.toMatchObject({
+      code: 'FLOW_INVALID',
+      message: expect.stringContaining('steps[0].block.processor_config.fallback_models (claude-haiku-4-5): temperature: claude-haiku-4-5 (Anthropic, API version 2026-10-21) takes no temperature: remove it'),
+    });
   });
 
   it('fails a block whose provider has no account with PROVIDER_NOT_CONFIGURED, naming the settings to set', async () => {

@@ -93,6 +93,10 @@ export type ModelAttempt = z.infer<typeof modelAttemptSchema>;
  * When one request to the model went out within a step (ms after the step began) and how long it
  * took, and whether it was answered or failed (a provider error, a timeout): a step's waterfall.
  */
+/** A model a block gave up on before another answered: it could not be reached (see modelFallbacks.ts). */
+export const fallenBackSchema = z.object({ model: z.string(), code: z.string(), message: z.string() });
+export type FallenBack = z.infer<typeof fallenBackSchema>;
+
 export const modelCallSchema = z.object({ startMs: z.number().int().min(0), durationMs: z.number().int().min(0), outcome: z.enum(['answered', 'failed']) });
 export type ModelCall = z.infer<typeof modelCallSchema>;
 
@@ -113,6 +117,8 @@ export const ExecutionStepCompleted = defineEvent(
     modelCalls: z.array(modelCallSchema).optional(),
     /** What the step's tokens cost in US dollars at the catalog's prices when it ran (null: no price known); absent for other blocks and before costs were kept. */
     costUsd: z.number().nonnegative().nullable().optional(),
+    /** The models tried before `model` answered, each with why it was given up on; absent when the block's own model answered. */
+    fallbacks: z.array(fallenBackSchema).optional(),
   }),
 );
 
@@ -136,6 +142,8 @@ export const ExecutionStepFailed = defineEvent(
     modelCalls: z.array(modelCallSchema).optional(),
     /** As on ExecutionStepCompleted: the cost of the tokens the failed step used. */
     costUsd: z.number().nonnegative().nullable().optional(),
+    /** As on ExecutionStepCompleted: the models given up on before `model` failed the step. */
+    fallbacks: z.array(fallenBackSchema).optional(),
   }),
 );
 

@@ -48,6 +48,11 @@ function validateBlock(block: StoredBlock, path: string): string[] {
   if (block.processor_type === 'llm' && block.model && block.processor_config) {
     problems.push(...llmSettingsProblems(block.model, block.processor_config).map((problem) => `${path}.processor_config.${problem}`));
   }
+  // A fallback takes the block's settings too: each must be able to.
+  for (const fallback of block.processor_config?.fallback_models ?? []) {
+    if (block.processor_type !== 'llm') problems.push(`${path}.processor_config.fallback_models: only llm blocks have models to fall back from`);
+    else problems.push(...llmSettingsProblems(fallback, block.processor_config ?? {}).map((problem) => `${path}.processor_config.fallback_models (${fallback}): ${problem}`));
+  }
   if (block.output_schema !== undefined) problems.push(...validateOutputSchema(block.output_schema, `${path}.output_schema`));
   return problems;
 }

@@ -1,27 +1,47 @@
-import Anthropic from '@anthropic-ai/sdk';
-import OpenAI from 'openai';
 import { BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { ReplyTooLargeError } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
 import type { ProviderAccount } from './llmCall.ts';
 
-/** Both SDKs (each Stainless-made) name their errors alike: one check for either's class of that name. */
+/**
+ * The providers' SDKs (OpenAI's and Anthropic's, both made with Stainless) throw errors of the same
+ * class names; a check by name up the error's class chain covers both without loading either SDK
+ * here (Anthropic's is loaded only when a model routed to it is first called).
+ */
 type SdkErrorName = 'APIError' | 'APIConnectionError' | 'APIConnectionTimeoutError' | 'AuthenticationError' | 'PermissionDeniedError';
 interface SdkError extends Error {
   status: number | undefined;
   error: unknown;
 }
-const is = (error: unknown, name: SdkErrorName): error is SdkError => error instanceof OpenAI[name] || error instanceof Anthropic[name];
+const is = (error: unknown, name: SdkErrorName): error is SdkError => {
+  for (let proto = error instanceof Error ? Object.getPrototypeOf(error) : null; proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
+    if ((proto as { constructor: { name: string } }).constructor.name === name) return true;
+  }
+  return false;
+};
+
+/**
+ * The provider is down for now, not the request wrong: a timeout, no connection, a 5xx, or a 429
+ * the SDK's retries did not outlast. A block with fallback models tries the next on these only.
+ */
+export const providerDown = (failure: BlockFailure) => (failure as { providerDown?: boolean }).providerDown === true;
+const down = (failure: BlockFailure) => Object.assign(failure, { providerDown: true });
+
+/**
+ * How servers say they take no tools at all. Narrow on purpose: any message naming a tool is not
+ * one (Anthropic's "`tool_use` ids were found without `tool_result` blocks" is a request error).
+ */
+const TOOLS_REFUSED = /(does not|doesn't|do not) support (tools|tool use|tool calling|function calling|functions)|(tools|tool use|tool calling|function calling|functions) (is|are) not supported|unrecognized request argument supplied: (tools|tool_choice)/i;
 
 /** What a failed model call means for the block: a failure with the spec's code and a message that says what to fix. */
 export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean, timeoutMs: number): BlockFailure {
   if (error instanceof BlockFailure) return error;
   const tooLarge = causeOf(error, ReplyTooLargeError);
   if (tooLarge) return new BlockFailure('PROVIDER_ERROR', `the model provider's reply is larger than ${tooLarge.limitBytes} bytes (SEQFLOW_LLM_MAX_REPLY_BYTES): it was not read`);
-  if (sentTools && is(error, 'APIError') && [400, 404, 422, 501].includes(error.status ?? 0) && /tool|function/i.test(error.message)) {
+  if (sentTools && is(error, 'APIError') && [400, 404, 422, 501].includes(error.status ?? 0) && TOOLS_REFUSED.test(error.message)) {
     return new BlockFailure('TOOLS_UNSUPPORTED', `the model or gateway does not support function calling: ${error.message}`);
   }
-  if (is(error, 'APIConnectionTimeoutError')) return new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${timeoutMs} ms`);
+  if (is(error, 'APIConnectionTimeoutError')) return down(new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${timeoutMs} ms`));
   if (is(error, 'AuthenticationError') || is(error, 'PermissionDeniedError')) {
     return account.organizationKey
       ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, 'byok_rejected')
@@ -29,18 +49,15 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
   }
   if (is(error, 'APIConnectionError')) {
     const blocked = causeOf(error, BlockedAddressError);
-    return new BlockFailure(
-      'PROVIDER_ERROR',
-      blocked
-        ? `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`
-        : `cannot reach the model provider: ${error.message}`,
-    );
+    if (blocked) return new BlockFailure('PROVIDER_ERROR', `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`);
+    return down(new BlockFailure('PROVIDER_ERROR', `cannot reach the model provider: ${error.message}`));
   }
   if (is(error, 'APIError')) {
     // OpenAI's body is {error: {message}}; Anthropic's {type: 'error', error: {type, message}}: the SDKs keep `error` of each.
     const body = error.error as { message?: string; error?: { message?: string } } | undefined;
     const detail = body?.message ?? body?.error?.message ?? error.message;
-    return new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
+    const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
+    return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure) : failure;
   }
   return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
 }
