@@ -1,4 +1,4 @@
-import type { CatalogOverrides } from '../domain/models/modelCatalog.ts';
+import { type CatalogEntry, DEFAULT_MODEL_CATALOG } from '../domain/models/modelCatalog.ts';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { defaultDataFolder } from './dataFolder.ts';
@@ -113,8 +113,8 @@ export interface Config {
     sseKeepAliveMs: number;
     /** Extra models, or overrides: which image MIME types each accepts (empty: text-only). */
     modelRegistry: Record<string, { imageMimeTypes: string[] }>;
-    /** SEQFLOW_MODEL_CATALOG's entries (checked at start). */
-    modelCatalog: CatalogOverrides;
+    /** The model catalog: the built-in one with SEQFLOW_MODEL_CATALOG's entries over it (checked at start). */
+    modelCatalog: Readonly<Record<string, CatalogEntry>>;
   };
 }
 
@@ -210,7 +210,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       loopMaxItems: e.SEQFLOW_LOOP_MAX_ITEMS,
       sseKeepAliveMs: e.SEQFLOW_SSE_KEEPALIVE_MS,
       modelRegistry: e.SEQFLOW_MODEL_REGISTRY ?? {},
-      modelCatalog: e.SEQFLOW_MODEL_CATALOG ?? {},
+      modelCatalog: e.SEQFLOW_MODEL_CATALOG ?? DEFAULT_MODEL_CATALOG,
     },
   };
 }

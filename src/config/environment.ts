@@ -18,7 +18,7 @@ const masterKey = z.preprocess(
     .optional(),
 );
 
-/** SEQFLOW_MODEL_CATALOG: a JSON file of catalog entries, read and checked at start (a bad one stops it, saying what is wrong). */
+/** SEQFLOW_MODEL_CATALOG: a JSON file of catalog entries, read, checked and merged over the built-in catalog at start (a bad one stops it, saying what is wrong). */
 const modelCatalogFile = z.preprocess(
   emptyAsUndefined,
   z
@@ -48,7 +48,7 @@ const modelCatalogFile = z.preprocess(
         ctx.addIssue({ code: 'custom', message: `${file}: ${merged.problem}` });
         return z.NEVER;
       }
-      return entries.data;
+      return merged.catalog;
     })
     .optional(),
 );

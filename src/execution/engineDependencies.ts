@@ -12,7 +12,7 @@ import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor } from './processors/llmProcessor.ts';
-import type { ProviderAccount } from './processors/llmCall.ts';
+import type { ProviderAccount } from './providers/providerAccount.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */

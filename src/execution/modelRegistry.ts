@@ -1,19 +1,17 @@
-import { type CatalogEntry, type CatalogOverrides, mergeCatalog } from '../domain/models/modelCatalog.ts';
+import { type CatalogEntry, DEFAULT_MODEL_CATALOG } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 
 /**
- * The model catalog a process runs with (src/domain/models/modelCatalog.ts): the built-in one, the
- * operator's SEQFLOW_MODEL_CATALOG file over it, and the older SEQFLOW_MODEL_REGISTRY (image types
- * only) over that. A model that is not listed is treated as text-only, with no price.
+ * The model catalog a process runs with (src/domain/models/modelCatalog.ts): the built-in one with
+ * the operator's SEQFLOW_MODEL_CATALOG file over it (merged by the config), and the older
+ * SEQFLOW_MODEL_REGISTRY (image types only) over that. A model that is not listed is treated as text-only, with no price.
  */
 export interface ModelCapabilities {
   imageMimeTypes: string[];
 }
 
-export function createModelRegistry(legacy: Record<string, ModelCapabilities> = {}, catalogFile: CatalogOverrides = {}) {
-  const merged = mergeCatalog(catalogFile);
-  if ('problem' in merged) throw new Error(`SEQFLOW_MODEL_CATALOG: ${merged.problem}`);
-  const listed = new Map<string, CatalogEntry>(Object.entries(merged.catalog));
+export function createModelRegistry(legacy: Record<string, ModelCapabilities> = {}, catalog: Readonly<Record<string, CatalogEntry>> = DEFAULT_MODEL_CATALOG) {
+  const listed = new Map<string, CatalogEntry>(Object.entries(catalog));
   for (const [model, { imageMimeTypes }] of Object.entries(legacy)) {
     const known = listed.get(model);
     listed.set(model, { ...(known ?? { provider: routeModel(model).provider, tools: true, structuredOutput: true, contextWindow: null, inputUsdPerMTok: null, outputUsdPerMTok: null }), imageMimeTypes } as CatalogEntry);
@@ -34,4 +32,3 @@ export function createModelRegistry(legacy: Record<string, ModelCapabilities> = 
 }
 
 export type ModelRegistry = ReturnType<typeof createModelRegistry>;
-

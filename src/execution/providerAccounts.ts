@@ -1,6 +1,6 @@
 import type { OrganizationStates } from '../caches/organizationStates.ts';
 import { decryptSecret } from '../security/secretBox.ts';
-import type { ProviderAccount } from './processors/llmCall.ts';
+import type { ProviderAccount } from './providers/providerAccount.ts';
 import { type ProviderName, configuredProviders } from '../domain/models/modelRoute.ts';
 
 type ServiceAccount = { apiKey: string | undefined; baseUrl: string | undefined };

@@ -4,7 +4,7 @@ import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRecorder } from './executionRecorder.ts';
 import type { ProviderName } from '../domain/models/modelRoute.ts';
-import type { ProviderAccount } from './processors/llmCall.ts';
+import type { ProviderAccount } from './providers/providerAccount.ts';
 
 /** One run as its steps see it: its input, its recorder, and what it has produced so far. */
 export interface RunContext {

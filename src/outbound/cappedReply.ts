@@ -6,7 +6,8 @@ export class ReplyTooLargeError extends Error {
   }
 }
 
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
+/** The shape of `fetch` (the global one, the guard's, a capped one). */
+export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /**
  * `fetch` whose replies may hold at most `limitBytes` of body: a declared Content-Length past it,

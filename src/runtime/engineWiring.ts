@@ -1,6 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { costUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
-import { readFileSync } from 'node:fs';
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -42,12 +42,7 @@ export function wireEngine(
     creditBalance: sharedCreditBalance(db),
     flows: createFlowCatalog(db, { logWatch }),
     now,
-    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: (model, outcome, seconds, usage) => {
-        const label = registry.knows(model) ? model : OTHER_LABEL;
-        metrics.modelCalled(label, outcome, seconds, usage);
-        const cost = usage ? costUsd(registry.entry(model), { promptTokens: usage.input, completionTokens: usage.output }) : null;
-        if (cost !== null) metrics.llmCost.inc({ provider: routeModel(model).provider, model: label }, cost);
-      }, tracer }),
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
     sandbox,
     catalog: registry,
     settings: config.execution,
@@ -57,5 +52,18 @@ export function wireEngine(
     runMetrics: createRunMetrics(metrics),
     tracer,
     runner,
+  };
+}
+
+/**
+ * Each model call in the metrics: its count, seconds and tokens under the model's name (or `other`,
+ * for one the catalog does not list), and its cost at the catalog's prices by provider and model.
+ */
+function observeModelCall(metrics: Metrics, registry: ModelRegistry) {
+  return (model: string, outcome: string, seconds: number, usage?: { input: number; output: number }) => {
+    const label = registry.knows(model) ? model : OTHER_LABEL;
+    metrics.modelCalled(label, outcome, seconds, usage);
+    const cost = usage ? costUsd(registry.entry(model), { promptTokens: usage.input, completionTokens: usage.output }) : null;
+    if (cost !== null) metrics.llmCost.inc({ provider: routeModel(model).provider, model: label }, cost);
   };
 }

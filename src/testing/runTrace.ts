@@ -23,12 +23,18 @@ async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionI
 
 const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
 
-/** Which provider answered an llm step, by its model's route. */
-const providerField = (model: string | null) => (model === null ? {} : { provider: routeModel(model).provider });
-/** The models an llm step gave up on before `model` answered (or failed), when it did. */
-const fallbacksField = (fallbacks: FallenBack[] | undefined) => (fallbacks ? { fallbacks } : {});
-/** A step's cost as recorded (llm steps since costs are kept; null when no price was known). */
-const costField = (costUsd: number | null | undefined) => (costUsd === undefined ? {} : { costUsd });
+/**
+ * What a finished step says of its model: which answered (or failed) and its provider, the tokens,
+ * the cost as recorded (llm steps since costs are kept; null when no price was known) and the
+ * models given up on before it, when there were.
+ */
+const modelFields = (data: { model: string | null; usage: unknown; costUsd?: number | null | undefined; fallbacks?: FallenBack[] | undefined }) => ({
+  model: data.model,
+  ...(data.model === null ? {} : { provider: routeModel(data.model).provider }),
+  usage: data.usage,
+  ...(data.costUsd === undefined ? {} : { costUsd: data.costUsd }),
+  ...(data.fallbacks ? { fallbacks: data.fallbacks } : {}),
+});
 const runCost = (steps: Record<string, unknown>[]) => {
   const costs = steps.map((s) => s.costUsd).filter((c): c is number => typeof c === 'number');
   return costs.length === 0 ? null : Math.round(costs.reduce((a, b) => a + b, 0) * 1_000_000) / 1_000_000;
@@ -57,11 +63,11 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), ...fallbacksField(event.data.fallbacks), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'completed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', model: event.data.model, ...providerField(event.data.model), usage: event.data.usage, ...costField(event.data.costUsd), ...fallbacksField(event.data.fallbacks), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });

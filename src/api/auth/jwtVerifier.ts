@@ -1,11 +1,9 @@
 import { type JSONWebKeySet, createLocalJWKSet, createRemoteJWKSet, customFetch, errors, jwtVerify } from 'jose';
-import { cappedReplies } from '../../outbound/cappedReply.ts';
+import { type Fetch, cappedReplies } from '../../outbound/cappedReply.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 
 /** What the service reads from the token issuer (its metadata, its key set), up to 1 MiB: a larger answer is cut, not read into memory. */
 const ISSUER_READ_MAX_BYTES = 1024 * 1024;
-
-type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** Asymmetric algorithms only: a token signed with a shared secret (HS*) or `none` is never accepted. */
 const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];

@@ -12,4 +12,3 @@ export type Attachment = z.infer<typeof attachmentSchema>;
 export const MAX_ATTACHMENTS = 10;
 export const MAX_ATTACHMENT_URL_LENGTH = 2048;
 export const MAX_ATTACHMENT_FILENAME_LENGTH = 255;
-export const ALLOWED_ATTACHMENT_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif'] as const;

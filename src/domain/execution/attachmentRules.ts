@@ -1,6 +1,6 @@
 import { ApiError } from '../errors/apiError.ts';
+import { IMAGE_MIME_TYPES } from '../models/imageTypes.ts';
 import {
-  ALLOWED_ATTACHMENT_MIME_TYPES,
   type Attachment,
   MAX_ATTACHMENTS,
   MAX_ATTACHMENT_FILENAME_LENGTH,
@@ -32,8 +32,8 @@ export function checkAttachmentsStatically(attachments: Attachment[]): void {
     if (!URL.canParse(a.url)) throw new ApiError('ATTACHMENT_INVALID_SCHEME', `attachments[${i}].url: not a valid https URL`, { index: i });
   });
   attachments.forEach((a, i) => {
-    if (!(ALLOWED_ATTACHMENT_MIME_TYPES as readonly string[]).includes(a.mime_type)) {
-      throw new ApiError('ATTACHMENT_UNSUPPORTED_MIME', `attachments[${i}].mime_type: ${a.mime_type} is not one of ${ALLOWED_ATTACHMENT_MIME_TYPES.join(', ')}`, { index: i });
+    if (!(IMAGE_MIME_TYPES as readonly string[]).includes(a.mime_type)) {
+      throw new ApiError('ATTACHMENT_UNSUPPORTED_MIME', `attachments[${i}].mime_type: ${a.mime_type} is not one of ${IMAGE_MIME_TYPES.join(', ')}`, { index: i });
     }
   });
   attachments.forEach((a, i) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ALLOWED_ATTACHMENT_MIME_TYPES } from '../execution/attachment.ts';
+import { IMAGE_MIME_TYPES } from './imageTypes.ts';
 import { PROVIDERS, type ProviderName } from './modelRoute.ts';
 
 /**
@@ -13,7 +13,7 @@ import { PROVIDERS, type ProviderName } from './modelRoute.ts';
  */
 export const catalogEntrySchema = z.strictObject({
   provider: z.enum(PROVIDERS),
-  imageMimeTypes: z.array(z.enum(ALLOWED_ATTACHMENT_MIME_TYPES)),
+  imageMimeTypes: z.array(z.enum(IMAGE_MIME_TYPES)),
   tools: z.boolean(),
   structuredOutput: z.boolean(),
   contextWindow: z.number().int().positive().nullable(),
@@ -26,7 +26,7 @@ export type CatalogEntry = z.infer<typeof catalogEntrySchema>;
 export const catalogFileSchema = z.record(z.string().min(1).max(200), catalogEntrySchema.partial());
 export type CatalogOverrides = z.infer<typeof catalogFileSchema>;
 
-const images = [...ALLOWED_ATTACHMENT_MIME_TYPES];
+const images = [...IMAGE_MIME_TYPES];
 const entry = (provider: ProviderName, contextWindow: number, input: number | null, output: number | null, vision = true, tools = true, structuredOutput = true): CatalogEntry => ({
   provider,
   imageMimeTypes: vision ? images : [],

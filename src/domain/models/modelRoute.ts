@@ -14,8 +14,6 @@ export interface ModelRoute {
   provider: ProviderName;
   /** The model as the provider names it. */
   model: string;
-  /** Whether the block named its provider (`provider:model`). */
-  explicit: boolean;
 }
 
 const isProvider = (name: string): name is ProviderName => (PROVIDERS as readonly string[]).includes(name);
@@ -30,8 +28,8 @@ function familyProvider(model: string): ProviderName | undefined {
 export function routeModel(model: string): ModelRoute {
   const colon = model.indexOf(':');
   const prefix = colon > 0 ? model.slice(0, colon) : '';
-  if (isProvider(prefix)) return { provider: prefix, model: model.slice(colon + 1), explicit: true };
-  return { provider: familyProvider(model) ?? 'openai', model, explicit: false };
+  if (isProvider(prefix)) return { provider: prefix, model: model.slice(colon + 1) };
+  return { provider: familyProvider(model) ?? 'openai', model };
 }
 
 /** Where the service's account with each provider is configured (an organization's own key is for `openai`). */

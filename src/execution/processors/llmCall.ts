@@ -3,18 +3,6 @@ import type { Attachment } from '../../domain/execution/attachment.ts';
 import type { ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { StructuredOutputPlan } from '../../domain/execution/strictSchema.ts';
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
-import type { ProviderName } from '../../domain/models/modelRoute.ts';
-
-/** Where llm calls go: the service's provider, or the organization's own key ("byok"). */
-export interface ProviderAccount {
-  /** Which provider the account is with (the model's route picks it). */
-  provider: ProviderName;
-  /** Whose account: an organization id (its own key) or `service` (with the provider: `service:anthropic`). */
-  owner: string;
-  apiKey: string;
-  baseUrl: string | undefined;
-  organizationKey: boolean;
-}
 
 export interface LlmCall {
   blockName: string;

@@ -16,7 +16,8 @@ import { failSpan } from '../../observability/traceContext.ts';
 import { converse } from './modelConversation.ts';
 import { failureOf } from './providerFailure.ts';
 import { tokenUsageOf } from '../../domain/execution/tokenUsage.ts';
-import type { LlmCall, LlmResult, ProviderAccount, TimedModelCall } from './llmCall.ts';
+import type { LlmCall, LlmResult, TimedModelCall } from './llmCall.ts';
+import type { ProviderAccount } from '../providers/providerAccount.ts';
 
 export interface LlmProcessorOptions {
   guard: AddressGuard;

@@ -1,7 +1,7 @@
 import { BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { ReplyTooLargeError } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
-import type { ProviderAccount } from './llmCall.ts';
+import type { ProviderAccount } from '../providers/providerAccount.ts';
 
 /**
  * The providers' SDKs (OpenAI's and Anthropic's, both made with Stainless) throw errors of the same

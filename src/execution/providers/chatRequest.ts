@@ -1,7 +1,8 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
-import type { ProviderAccount } from '../processors/llmCall.ts';
+import type { ProviderAccount } from './providerAccount.ts';
+import type { Fetch } from '../../outbound/cappedReply.ts';
 
 /**
  * One model request as the engine makes it, whichever provider answers: the conversation in the
@@ -23,8 +24,6 @@ export interface ChatProvider {
   /** Where the account's requests go (span attributes). */
   baseUrl(account: ProviderAccount): string;
 }
-
-export type Fetch = (input: string | URL | Request, init?: RequestInit) => Promise<Response>;
 
 /** How every provider's client is made: replies through the guard and capped, the timeout, the SDK's retries. */
 export interface ProviderClientOptions {

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import type { ProviderAccount } from '../processors/llmCall.ts';
+import type { ProviderAccount } from './providerAccount.ts';
 
 /**
  * One SDK client per provider account, bounded; an owner whose key or base URL changed drops its

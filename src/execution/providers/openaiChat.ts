@@ -1,6 +1,7 @@
 import OpenAI, { AzureOpenAI } from 'openai';
 import { createClientCache } from './clientCache.ts';
 import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
+import type { ProviderAccount } from './providerAccount.ts';
 
 /**
  * OpenAI's chat completions, and any server that speaks them (the default provider, `compatible:`):
@@ -26,7 +27,7 @@ export function createAzureChatProvider(options: ProviderClientOptions & { apiVe
   );
 }
 
-function chatCompletionsProvider(clientFor: (account: Parameters<ChatProvider['complete']>[1]) => OpenAI): ChatProvider {
+function chatCompletionsProvider(clientFor: (account: ProviderAccount) => OpenAI): ChatProvider {
   return {
     baseUrl: (account) => clientFor(account).baseURL,
     complete: (request, account) =>
