@@ -77,7 +77,7 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     try {
       await holder.query('BEGIN');
       await holder.query('LOCK TABLE projection_checkpoints IN ACCESS EXCLUSIVE MODE');
-      proc = spawnServe({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), PORT: String(await freePort()), LOG_LEVEL: 'info' }, { direct: true });
+      proc = spawnServe({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), PORT: String(await freePort()), LOG_LEVEL: 'info' });
       // Asked from a session of its own: inside the holder's transaction, pg_stat_activity stays as it first read it.
       const waiting = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(t.runtime.db)).rows[0]!.n > 0;
       await until(waiting, `the starting server to wait on the lock (${proc.output()})`);
@@ -101,7 +101,7 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     let settled = false;
     void answer.finally(() => (settled = true));
     await until(() => server.requests.length === 1, 'the model call');
-    proc.child.kill('SIGTERM'); // tsx relays it to the service process
+    proc.child.kill('SIGTERM');
     await until(() => refusesConnections(proc.base), 'new connections to be refused');
     expect(settled).toBe(false); // still waiting on the model, not cut
     const { status, body } = await answer;
@@ -116,7 +116,7 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     const proc = await startServer({ SEQFLOW_SHUTDOWN_GRACE_MS: '300' });
     const answer = execute(proc.base);
     await until(() => server.requests.length === 1, 'the model call');
-    proc.child.kill('SIGTERM'); // tsx relays it to the service process
+    proc.child.kill('SIGTERM');
     const { status, body } = await answer;
     expect([status, body.detail?.code]).toEqual([503, 'RUN_INTERRUPTED']);
     expect(await proc.exited).toBe(0);
@@ -135,7 +135,7 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
     const executionId = randomUUID();
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: { kind: 'system', id: 'test' }, callback: null });
     await until(() => server.requests.length === 1, 'the leaving worker to call the model');
-    proc.child.kill('SIGTERM'); // tsx relays it to the service process
+    proc.child.kill('SIGTERM');
     expect(await proc.exited).toBe(0);
 
     slow = false;

@@ -16,6 +16,8 @@ describe('the watchdog', () => {
   let app: FastifyInstance;
   let base: string;
   let key: string;
+  // A held model call, let go in afterAll too, so a failed check does not leave the server waiting on it.
+  let release: () => void = () => undefined;
 
   const health = async () => (await (await fetch(`${base}/health`)).json()) as { status: string; watchdog: { counts: Record<string, number> } | null };
   const doctor = async () => {
@@ -38,6 +40,7 @@ describe('the watchdog', () => {
     ({ app, base } = await serveApi(t.runtime));
   });
   afterAll(async () => {
+    release();
     await app?.close();
     await t?.close();
     await model?.close();
@@ -51,12 +54,16 @@ describe('the watchdog', () => {
   });
 
   it('finds a sync run held in its model call with no event past the bound, and lets it go once it ends', async () => {
-    let release!: () => void;
     model.script({ content: 'done at last', heldUntil: new Promise<void>((resolve) => (release = resolve)) });
     const answer = fetch(`${base}/seq/acme/web/slow/execute`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'think hard' }) });
     await until(() => model.requests.length > 0, 'the model call');
-    await t.runtime.projections.catchUp();
-    const executionId = (await t.runtime.db.selectFrom('runs').select('execution_id').where('status', '=', 'running').executeTakeFirstOrThrow()).execution_id;
+    // A sync run's first events linger for its next record (up to 100 ms) and may land after the model call began.
+    const running = async () => {
+      await t.runtime.projections.catchUp();
+      return (await t.runtime.db.selectFrom('runs').select('execution_id').where('status', '=', 'running').executeTakeFirst())?.execution_id;
+    };
+    await until(async () => (await running()) !== undefined, 'the running run in the read model');
+    const executionId = (await running())!;
     await until(async () => (await t.runtime.watchdog.check()).findings.some((f) => f.kind === 'silent_run' && f.id === executionId), 'the watchdog to find the silent run', 20_000);
     expect(await health()).toMatchObject({ status: 'degraded', watchdog: { counts: { silent_run: 1 } } });
     expect(await t.runtime.metrics.registry.metrics()).toMatch(/seqflow_watchdog_findings\{kind="silent_run"\} 1/);

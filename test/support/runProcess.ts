@@ -37,7 +37,7 @@ export function runInspectorCli(args: string[], catalogDir: string): Promise<Pro
 
 /** `seqflow serve --role worker` as its own process group (so a test can kill it outright). */
 export function spawnWorker(env: Record<string, string>): ChildProcess {
-  return spawn(TSX, ['src/cli/main.ts', 'serve', '--role', 'worker'], {
+  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'worker'], {
     cwd: ROOT,
     detached: true,
     stdio: 'ignore',
@@ -47,11 +47,12 @@ export function spawnWorker(env: Record<string, string>): ChildProcess {
 
 /**
  * `seqflow serve` (API and workers) as its own process group, its output collected. `node` runs the
- * sources itself with tsx's loader when `direct`: the tsx command relays a signal to its child and
- * kills it if the child has not taken the signal within 30 ms, as a child busy starting may not.
+ * sources itself with tsx's loader, as a signal must reach the service as it would in production:
+ * the tsx command relays a signal to its child and SIGKILLs it if the child has not taken the signal
+ * within 30 ms, as a child busy on a loaded machine may not (a graceful shutdown became a kill).
  */
-export function spawnServe(env: Record<string, string>, { direct = false } = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(direct ? process.execPath : TSX, [...(direct ? ['--import', 'tsx'] : []), 'src/cli/main.ts', 'serve'], {
+export function spawnServe(env: Record<string, string>): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
