@@ -120,10 +120,11 @@ async function listen(app: FastifyInstance, config: Config) {
  * model provider: every llm block routed to it; the token issuer: every JWT sign-in); say so at start, with the fix.
  */
 async function warnAboutRefusedAddresses(runtime: Runtime, logger: Logger) {
-  const { openai, anthropic, azure, compatible, oauth } = runtime.config;
+  const { openai, anthropic, google, azure, compatible, oauth } = runtime.config;
   const configured: [string, string | undefined, string][] = [
     ['OPENAI_BASE_URL', openai.baseUrl, 'a model server'],
     ['ANTHROPIC_BASE_URL', anthropic.baseUrl, 'a model server'],
+    ['GEMINI_BASE_URL', google.baseUrl, 'a model server'],
     ['AZURE_OPENAI_ENDPOINT', azure.baseUrl, 'a model server'],
     ['SEQFLOW_COMPATIBLE_BASE_URL', compatible.baseUrl, 'a model server'],
     ['OAUTH_ISSUER', oauth && !oauth.jwksUrl ? oauth.issuer : undefined, 'a token issuer'],

@@ -14,6 +14,7 @@ export interface Config {
   openai: { apiKey: string | undefined; baseUrl: string | undefined };
   /** The service's accounts with the other providers (a model routed to one that has neither key nor base URL cannot run). */
   anthropic: { apiKey: string | undefined; baseUrl: string | undefined };
+  google: { apiKey: string | undefined; baseUrl: string | undefined };
   compatible: { apiKey: string | undefined; baseUrl: string | undefined };
   /** Azure OpenAI: the resource's endpoint is the account's base URL; the API version every request names. */
   azure: { apiKey: string | undefined; baseUrl: string | undefined; apiVersion: string | undefined };
@@ -164,6 +165,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     masterKey: e.SEQFLOW_MASTER_KEY ? Buffer.from(e.SEQFLOW_MASTER_KEY, 'base64') : undefined,
     openai: { apiKey: e.OPENAI_API_KEY, baseUrl: e.OPENAI_BASE_URL },
     anthropic: { apiKey: e.ANTHROPIC_API_KEY, baseUrl: e.ANTHROPIC_BASE_URL },
+    google: { apiKey: e.GEMINI_API_KEY, baseUrl: e.GEMINI_BASE_URL },
     compatible: { apiKey: e.SEQFLOW_COMPATIBLE_API_KEY, baseUrl: e.SEQFLOW_COMPATIBLE_BASE_URL },
     azure: { apiKey: e.AZURE_OPENAI_API_KEY, baseUrl: e.AZURE_OPENAI_ENDPOINT, apiVersion: e.AZURE_OPENAI_API_VERSION },
     // Without an audience, a token minted for anything else (the assistant endpoint, another service) would pass: the public URL is the default.

@@ -83,6 +83,8 @@ export const envSchema = z
     OPENAI_BASE_URL: optionalHttpUrl,
     ANTHROPIC_API_KEY: optionalString,
     ANTHROPIC_BASE_URL: optionalHttpUrl,
+    GEMINI_API_KEY: optionalString,
+    GEMINI_BASE_URL: optionalHttpUrl,
     SEQFLOW_COMPATIBLE_API_KEY: optionalString,
     AZURE_OPENAI_API_KEY: optionalString,
     AZURE_OPENAI_ENDPOINT: optionalHttpUrl,

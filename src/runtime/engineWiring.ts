@@ -46,7 +46,7 @@ export function wireEngine(
     sandbox,
     catalog: registry,
     settings: config.execution,
-    providerFor: providerAccountResolver(organizations, masterKey, { openai: config.openai, anthropic: config.anthropic, compatible: config.compatible, azure: config.azure }),
+    providerFor: providerAccountResolver(organizations, masterKey, { openai: config.openai, anthropic: config.anthropic, google: config.google, compatible: config.compatible, azure: config.azure }),
     guard,
     registry,
     runMetrics: createRunMetrics(metrics),

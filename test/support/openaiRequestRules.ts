@@ -108,7 +108,13 @@ function messagesRefusal(body: Json): string | undefined {
         return `Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.`;
       }
     }
-    if (message.role === 'assistant' && Array.isArray(message.tool_calls)) open = new Set(message.tool_calls.map((c) => (c as { id: string }).id));
+    if (message.role === 'assistant' && Array.isArray(message.tool_calls)) {
+      for (const [j, call] of message.tool_calls.entries()) {
+        const extra = isObject(call) ? Object.keys(call).find((key) => !['id', 'type', 'function'].includes(key)) : undefined;
+        if (extra !== undefined) return `Additional properties are not allowed ('${extra}' was unexpected) - 'messages.${i}.tool_calls.${j}'`;
+      }
+      open = new Set(message.tool_calls.map((c) => (c as { id: string }).id));
+    }
     if (Array.isArray(message.content) && !vision && message.content.some((part) => isObject(part) && part.type === 'image_url')) {
       return 'Invalid content type. image_url is only supported by certain models.';
     }

@@ -31,9 +31,11 @@ describe('routing a block\'s model to its provider', () => {
     ['o4-mini', 'openai', 'o4-mini'],
     ['azure:prod-gpt', 'azure', 'prod-gpt'],
     ['compatible:llama3:8b', 'compatible', 'llama3:8b'],
+    ['gemini-2.5-flash', 'google', 'gemini-2.5-flash'],
+    ['google:gemini-3.5-flash', 'google', 'gemini-3.5-flash'],
     // An Ollama tag is not a provider; an unknown family goes to the default provider.
     ['llama3:8b', 'openai', 'llama3:8b'],
-    ['gemini-2.5-flash', 'openai', 'gemini-2.5-flash'],
+    ['mistral-large', 'openai', 'mistral-large'],
   ])('%s goes to %s as %s', (model, provider, name) => {
     expect(routeModel(model)).toMatchObject({ provider, model: name });
   });

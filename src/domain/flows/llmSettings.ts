@@ -38,6 +38,7 @@ export function modelFamily(model: string): ModelFamily {
 export function llmSettingsProblems(model: string, settings: LlmSettings): string[] {
   const route = routeModel(model);
   if (route.provider === 'anthropic') return anthropicProblems(route.model, settings);
+  if (route.provider === 'google') return googleProblems(route.model, settings);
   if (route.provider === 'compatible') return [];
   // An Azure deployment runs an OpenAI model: its family's rules, as its name tells (a custom name tells nothing).
   const family = modelFamily(route.model);
@@ -60,23 +61,29 @@ function anthropicProblems(model: string, settings: LlmSettings): string[] {
   return refused.map((key) => `${key}: ${model} (Anthropic, API version 2026-10-21) takes no ${key}: remove it`);
 }
 
+/** Gemini's generateContent: its generationConfig has no reasoning_effort (thinking is configured otherwise). */
+function googleProblems(model: string, settings: LlmSettings): string[] {
+  return settings.reasoning_effort === undefined ? [] : [`reasoning_effort: ${model} (Google Gemini) takes no reasoning_effort: remove it`];
+}
+
 /**
  * The name each model setting goes out under, by provider and model family; `null` where it is not
  * sent (the system prompt is a message, or a field of its own). The compiler wants an entry for
  * every key of `llmSettingsShape`, and only these keys are ever read, so a Seqflow setting of the
  * block (`tools_enabled`, `max_tool_iterations`, `receive_attachments`, any future one) can never
  * reach a provider: OpenAI and Azure refuse an unknown argument with `400 Unrecognized request
- * argument supplied`, Anthropic with `Extra inputs are not permitted`.
+ * argument supplied`, Anthropic with `Extra inputs are not permitted`, Gemini with `Unknown name`.
+ * Gemini's names are its generationConfig's (camelCase): its translation puts them there.
  */
 type Target = { provider: ProviderName; family: ModelFamily };
 const SENT_AS: { [K in keyof LlmSettings]-?: ((target: Target) => string | null) | null } = {
   system_prompt: null,
   temperature: ({ provider }) => (provider === 'anthropic' ? null : 'temperature'),
-  top_p: ({ provider }) => (provider === 'anthropic' ? null : 'top_p'),
-  max_tokens: ({ provider, family }) => (provider === 'openai' && family === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'),
+  top_p: ({ provider }) => (provider === 'anthropic' ? null : provider === 'google' ? 'topP' : 'top_p'),
+  max_tokens: ({ provider, family }) => (provider === 'google' ? 'maxOutputTokens' : provider === 'openai' && family === 'reasoning' ? 'max_completion_tokens' : 'max_tokens'),
   seed: ({ provider }) => (provider === 'anthropic' ? null : 'seed'),
-  stop: ({ provider }) => (provider === 'anthropic' ? 'stop_sequences' : 'stop'),
-  reasoning_effort: ({ provider }) => (provider === 'anthropic' ? null : 'reasoning_effort'),
+  stop: ({ provider }) => (provider === 'anthropic' ? 'stop_sequences' : provider === 'google' ? 'stopSequences' : 'stop'),
+  reasoning_effort: ({ provider }) => (provider === 'anthropic' || provider === 'google' ? null : 'reasoning_effort'),
 };
 
 /**
@@ -91,7 +98,7 @@ export function llmRequestParameters(model: string, config: LlmSettings): Record
   for (const [key, sentAs] of Object.entries(SENT_AS) as [keyof LlmSettings, ((target: Target) => string | null) | null][]) {
     const value = config[key];
     const name = sentAs?.(target);
-    if (name && value !== undefined) parameters[name] = name === 'stop_sequences' && typeof value === 'string' ? [value] : value;
+    if (name && value !== undefined) parameters[name] = (name === 'stop_sequences' || name === 'stopSequences') && typeof value === 'string' ? [value] : value;
   }
   return parameters;
 }

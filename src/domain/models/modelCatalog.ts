@@ -37,6 +37,9 @@ const entry = (provider: ProviderName, contextWindow: number, input: number | nu
   outputUsdPerMTok: output,
 });
 
+/** A Gemini model: a context of 1,048,576 tokens; prices are the standard tier's, for prompts up to 200k tokens. */
+const gemini = (input: number, output: number): CatalogEntry => ({ ...entry('google', 1_048_576, input, output), imageMimeTypes: images.filter((type) => type !== 'image/gif') });
+
 export const DEFAULT_MODEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   'gpt-5': entry('openai', 400_000, 1.25, 10),
   'gpt-5-mini': entry('openai', 400_000, 0.25, 2),
@@ -62,6 +65,14 @@ export const DEFAULT_MODEL_CATALOG: Readonly<Record<string, CatalogEntry>> = {
   'claude-opus-4-6': entry('anthropic', 200_000, 5, 25),
   'claude-sonnet-4-6': entry('anthropic', 200_000, 3, 15),
   'claude-haiku-4-5': entry('anthropic', 200_000, 1, 5),
+  // Google's current Gemini models; Gemini reads PNG, JPEG, WebP, HEIC and HEIF images (no GIF).
+  'gemini-3.5-flash': gemini(1.5, 9),
+  'gemini-3.1-pro': gemini(2, 12),
+  'gemini-3.1-flash-lite': gemini(0.25, 1.5),
+  'gemini-3-flash': gemini(0.5, 3),
+  'gemini-2.5-pro': gemini(1.25, 10),
+  'gemini-2.5-flash': gemini(0.3, 2.5),
+  'gemini-2.5-flash-lite': gemini(0.1, 0.4),
 };
 
 /**

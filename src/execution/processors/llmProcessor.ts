@@ -4,6 +4,7 @@ import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'open
 import type { ProviderName } from '../../domain/models/modelRoute.ts';
 import { routeModel } from '../../domain/models/modelRoute.ts';
 import { createAnthropicProvider } from '../providers/anthropicMessages.ts';
+import { createGeminiProvider } from '../providers/geminiGenerate.ts';
 import type { ChatProvider } from '../providers/chatRequest.ts';
 import { AZURE_DEFAULT_API_VERSION, createAzureChatProvider, createOpenAiChatProvider } from '../providers/openaiChat.ts';
 import { createSchemaValidators } from '../schemaValidators.ts';
@@ -35,7 +36,7 @@ export interface LlmProcessorOptions {
 }
 
 /** The GenAI semantic conventions' names of the providers (a compatible server speaks OpenAI's API). */
-const GEN_AI_PROVIDER: Record<ProviderName, string> = { openai: 'openai', compatible: 'openai', anthropic: 'anthropic', azure: 'azure.ai.openai' };
+const GEN_AI_PROVIDER: Record<ProviderName, string> = { openai: 'openai', compatible: 'openai', anthropic: 'anthropic', google: 'gcp.gemini', azure: 'azure.ai.openai' };
 
 /** A chat call's span attributes before it is made (GenAI semantic conventions). */
 function chatAttributes(provider: ProviderName, model: string, baseUrl: string) {
@@ -58,6 +59,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
     openai: openAiChat,
     compatible: openAiChat,
     anthropic: createAnthropicProvider(clientOptions),
+    google: createGeminiProvider(clientOptions),
     azure: createAzureChatProvider({ ...clientOptions, apiVersion: options.azureApiVersion ?? AZURE_DEFAULT_API_VERSION }),
   };
 
@@ -76,6 +78,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
       const tools = call.tools && call.tools.tools.length > 0 ? { tools: call.tools.tools, toolChoice: call.tools.toolChoice } : undefined;
       const output = call.output ? { name: call.blockName.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64), strict: call.output.plan.strict, schema: call.output.plan.schema } : undefined;
 
+      const mediaTypes = Object.fromEntries(call.attachments.map((a) => [a.url, a.mime_type]));
       const spent = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, attempts: [] as ModelAttempt[] };
       const calls: TimedModelCall[] = [];
       const create = async () => {
@@ -84,7 +87,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const seconds = () => (performance.now() - begun) / 1000;
         const span = options.tracer.startSpan(`chat ${route.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(account.provider, route.model, provider.baseUrl(account)) }, parent);
         try {
-          const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}) }, account);
+          const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}), mediaTypes }, account);
           // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
           const checked = tokenUsageOf(completion.usage);
           if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', checked.problem);

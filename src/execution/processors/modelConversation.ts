@@ -50,7 +50,8 @@ export async function converse(
       const request: ChatCompletionMessageParam = {
         role: 'assistant',
         content: message?.content ?? null,
-        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments } })),
+        // A provider's own field on a call (Gemini's signature, geminiTranslation.ts) goes back to it on the resume.
+        tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments }, ...('extra_content' in c ? { extra_content: c.extra_content } : {}) })),
       };
       const unstorable = unstorableJson(toolCalls, 'toolCalls');
       if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored: ${unstorable.message}`);

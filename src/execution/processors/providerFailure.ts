@@ -6,9 +6,11 @@ import type { ProviderAccount } from '../providers/providerAccount.ts';
 /**
  * The providers' SDKs (OpenAI's and Anthropic's, both made with Stainless) throw errors of the same
  * class names; a check by name up the error's class chain covers both without loading either SDK
- * here (Anthropic's is loaded only when a model routed to it is first called).
+ * here (Anthropic's is loaded only when a model routed to it is first called). Google's SDK throws
+ * `ApiError` with the status and the body as JSON text for an HTTP error, and fetch's own errors
+ * otherwise (an abort at its timeout, `fetch failed` with the cause).
  */
-type SdkErrorName = 'APIError' | 'APIConnectionError' | 'APIConnectionTimeoutError' | 'AuthenticationError' | 'PermissionDeniedError';
+type SdkErrorName = 'APIError' | 'APIConnectionError' | 'APIConnectionTimeoutError' | 'AuthenticationError' | 'PermissionDeniedError' | 'ApiError';
 interface SdkError extends Error {
   status: number | undefined;
   error: unknown;
@@ -36,6 +38,9 @@ const TOOLS_REFUSED = /(does not|doesn't|do not) support (tools|tool use|tool ca
 /** What a failed model call means for the block: a failure with the spec's code and a message that says what to fix. */
 export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean, timeoutMs: number): BlockFailure {
   if (error instanceof BlockFailure) return error;
+  if (is(error, 'ApiError')) return googleFailure(error, account, sentTools);
+  if (error instanceof Error && (error.name === 'AbortError' || error.name === 'TimeoutError')) return down(new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${timeoutMs} ms`));
+  if ((error instanceof TypeError && error.message === 'fetch failed') || (error instanceof Error && causeOf(error, BlockedAddressError))) return unreachable(error as Error);
   const tooLarge = causeOf(error, ReplyTooLargeError);
   if (tooLarge) return new BlockFailure('PROVIDER_ERROR', `the model provider's reply is larger than ${tooLarge.limitBytes} bytes (SEQFLOW_LLM_MAX_REPLY_BYTES): it was not read`);
   if (sentTools && is(error, 'APIError') && [400, 404, 422, 501].includes(error.status ?? 0) && TOOLS_REFUSED.test(error.message)) {
@@ -47,11 +52,7 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
       ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, 'byok_rejected')
       : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${error.status})`);
   }
-  if (is(error, 'APIConnectionError')) {
-    const blocked = causeOf(error, BlockedAddressError);
-    if (blocked) return new BlockFailure('PROVIDER_ERROR', `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`);
-    return down(new BlockFailure('PROVIDER_ERROR', `cannot reach the model provider: ${error.message}`));
-  }
+  if (is(error, 'APIConnectionError')) return unreachable(error);
   if (is(error, 'APIError')) {
     // OpenAI's body is {error: {message}}; Anthropic's {type: 'error', error: {type, message}}: the SDKs keep `error` of each.
     const body = error.error as { message?: string; error?: { message?: string } } | undefined;
@@ -60,6 +61,33 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
     return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure) : failure;
   }
   return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
+}
+
+function unreachable(error: Error): BlockFailure {
+  const blocked = causeOf(error, BlockedAddressError);
+  if (blocked) return new BlockFailure('PROVIDER_ERROR', `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`);
+  const cause = (error as { cause?: unknown }).cause;
+  return down(new BlockFailure('PROVIDER_ERROR', `cannot reach the model provider: ${error.message}${cause instanceof Error && !(cause instanceof ReplyTooLargeError) ? ` (${cause.message})` : ''}`));
+}
+
+/** Google's HTTP errors: `{error: {code, message, status}}` as the error's message. */
+function googleFailure(error: SdkError, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean): BlockFailure {
+  let detail = error.message;
+  try {
+    detail = (JSON.parse(error.message) as { error?: { message?: string } }).error?.message ?? detail;
+  } catch {
+    // Not JSON: the message as it is.
+  }
+  const status = error.status ?? 0;
+  if (sentTools && [400, 404, 501].includes(status) && TOOLS_REFUSED.test(detail)) return new BlockFailure('TOOLS_UNSUPPORTED', `the model does not support function calling: ${detail}`);
+  // An invalid key is a 400 (API_KEY_INVALID) at Google, a missing or unauthorised one 401 or 403.
+  if (status === 401 || status === 403 || /API_KEY_INVALID|API key not valid/.test(error.message)) {
+    return account.organizationKey
+      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${status})`, 'byok_rejected')
+      : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${status})`);
+  }
+  const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${status}: ${detail}`);
+  return status >= 500 || status === 429 ? down(failure) : failure;
 }
 
 /** The first error of class `kind` in `error`'s chain of causes. */

@@ -17,6 +17,8 @@ export interface ChatRequest {
   parameters: Record<string, unknown>;
   tools?: { tools: Tool[]; toolChoice: ToolChoice };
   output?: { name: string; strict: boolean; schema: Record<string, unknown> };
+  /** Each attached image's declared type, by URL (Gemini reads an image by URL only when told its type). */
+  mediaTypes?: Readonly<Record<string, string>>;
 }
 
 export interface ChatProvider {

@@ -1,4 +1,5 @@
 import OpenAI, { AzureOpenAI } from 'openai';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { createClientCache } from './clientCache.ts';
 import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
 import type { ProviderAccount } from './providerAccount.ts';
@@ -34,9 +35,21 @@ function chatCompletionsProvider(clientFor: (account: ProviderAccount) => OpenAI
       clientFor(account).chat.completions.create({
         ...request.parameters,
         model: request.model,
-        messages: request.messages,
+        messages: withoutForeignFields(request.messages),
         ...(request.tools && request.tools.tools.length > 0 ? { tools: request.tools.tools, tool_choice: request.tools.toolChoice } : {}),
         ...(request.output ? { response_format: { type: 'json_schema' as const, json_schema: request.output } } : {}),
       }),
   };
+}
+
+/**
+ * The conversation without what only another provider reads: a Gemini tool call's signature
+ * (`extra_content`, geminiTranslation.ts) would be refused by OpenAI's schema for tool calls.
+ */
+function withoutForeignFields(messages: ChatCompletionMessageParam[]): ChatCompletionMessageParam[] {
+  return messages.map((message) =>
+    message.role === 'assistant' && message.tool_calls?.some((call) => 'extra_content' in call)
+      ? { ...message, tool_calls: message.tool_calls.map((call) => Object.fromEntries(Object.entries(call).filter(([key]) => key !== 'extra_content')) as typeof call) }
+      : message,
+  );
 }

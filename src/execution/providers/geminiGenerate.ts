@@ -1,0 +1,34 @@
+import type { GoogleGenAI } from '@google/genai';
+import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
+import { createClientCache } from './clientCache.ts';
+import { chatCompletionOfGemini, geminiRequestOf } from './geminiTranslation.ts';
+
+export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
+
+/**
+ * Google's Gemini API (generateContent, v1beta) through Google's own SDK (`@google/genai`): the chat
+ * request translated there and back (geminiTranslation.ts). The key and base URL are given outright
+ * and Vertex AI is off, so the SDK never reads a credential or GOOGLE_GENAI_USE_VERTEXAI from the
+ * environment; its requests go through the guarded, capped fetch; its retries are the service's
+ * count (429 and 5xx, with backoff). Loaded when a model routed to Google is first called.
+ */
+export function createGeminiProvider(options: ProviderClientOptions): ChatProvider {
+  const clientFor = createClientCache(async (account): Promise<GoogleGenAI> => {
+    const { GoogleGenAI: Client } = await import('@google/genai');
+    return new Client({
+      vertexai: false,
+      apiKey: account.apiKey,
+      apiVersion: 'v1beta',
+      httpOptions: {
+        baseUrl: account.baseUrl ?? GEMINI_BASE_URL,
+        timeout: options.timeoutMs,
+        fetch: options.fetch as typeof fetch,
+        retryOptions: { attempts: options.maxRetries + 1 },
+      },
+    });
+  });
+  return {
+    baseUrl: (account) => account.baseUrl ?? GEMINI_BASE_URL,
+    complete: async (request, account) => chatCompletionOfGemini(await (await clientFor(account)).models.generateContent(geminiRequestOf(request)), request.model),
+  };
+}
