@@ -1,3 +1,4 @@
+import type { ProviderName } from '../domain/models/modelRoute.ts';
 import { randomUUID } from 'node:crypto';
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, encodeEvent } from '../domain/domainEvent.ts';
@@ -11,6 +12,8 @@ export interface CommandDependencies {
   now: () => Date;
   /** Credits (tokens) a new organization starts with (SEQFLOW_DEFAULT_CREDITS). */
   defaultCredits?: number;
+  /** The model providers the service has an account with: a publish refuses models routed elsewhere (unset: not checked). */
+  modelProviders?: readonly ProviderName[];
 }
 
 export interface CommandMetadata {

@@ -44,7 +44,7 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
   const existingState = existing ? (await loadStream(deps.eventStore, flowStream(existing), flow)).state : undefined;
   if (input.publish || input.production) {
     // Refused before anything is written: an import that cannot be published leaves the draft as it was.
-    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''));
+    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''), { providers: deps.modelProviders });
     if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The flow cannot be published (the draft is unchanged):\n${problems.join('\n')}`, { problems });
   }
 
@@ -72,7 +72,7 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
 
 export async function publishVersion(deps: CommandDependencies, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {
   const versionId = randomUUID();
-  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note } }, metadata);
+  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note, context: { providers: deps.modelProviders } } }, metadata);
   const version = result.events.find((e) => e.type === 'FlowVersionPublished');
   return { versionId, number: version?.type === 'FlowVersionPublished' ? version.data.number : null, position: result.position };
 }

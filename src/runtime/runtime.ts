@@ -30,6 +30,7 @@ import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
+import { configuredProviders } from '../domain/models/modelRoute.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {
@@ -91,7 +92,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const eventStore = logWatch.observe(watchStorage(instrumentAppends(log, metrics), healthNotes));
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
-    const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits };
+    const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
     const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor });
     await runnerLease.hold();

@@ -25,9 +25,10 @@ const flows = {
     { block: { name: 'grade', processor_type: 'llm', model: 'azure:prod-grader', prompt: 'Grade: {{previous_output}}', output_schema: gradeSchema, processor_config: { temperature: 0, max_tokens: 100, tools_enabled: true } } },
   ],
   'azure-agent': [{ block: { name: 'agent', processor_type: 'llm', model: 'azure:prod-agent', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 2 } } }],
-  local: [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}' } }],
   // Claude first; when Anthropic is down, OpenAI's model answers instead.
   resilient: [{ block: { name: 'answer', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { fallback_models: ['gpt-4.1-mini'], max_tokens: 200 } } }],
+  // No model: the service's default (here a Gemini model, with no Google account) is known only when it runs.
+  unrouted: [{ block: { name: 'unrouted', processor_type: 'llm', prompt: '{{message}}' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { tools_enabled: true, max_tool_iterations: 3 } } }],
 };
 
@@ -39,7 +40,7 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
   beforeAll(async () => {
     claude = await startScriptedAnthropicServer();
     azure = await startScriptedAzureServer();
-    service = await startSeededService('model_providers', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', AZURE_OPENAI_ENDPOINT: azure.baseUrl, AZURE_OPENAI_API_KEY: 'az-key', SEQFLOW_LLM_MAX_RETRIES: '0' });
+    service = await startSeededService('model_providers', flows, { ANTHROPIC_BASE_URL: claude.baseUrl, ANTHROPIC_API_KEY: 'sk-ant-test', AZURE_OPENAI_ENDPOINT: azure.baseUrl, AZURE_OPENAI_API_KEY: 'az-key', SEQFLOW_LLM_MAX_RETRIES: '0', SEQFLOW_DEFAULT_MODEL: 'gemini-3.5-flash' });
   });
   afterAll(async () => {
     await service?.close();
@@ -119,9 +120,18 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     });
   });
 
-  it('fails a block whose provider has no account with PROVIDER_NOT_CONFIGURED, naming the settings to set', async () => {
-    const run = await service.execute('local', { message: 'hi' });
-    expect(run.body.detail).toMatchObject({ code: 'PROVIDER_NOT_CONFIGURED', message: expect.stringContaining('SEQFLOW_COMPATIBLE_BASE_URL') });
+  it('refuses to publish a model (or a fallback) whose provider this service has no account with, naming the settings to set', async () => {
+    const flow = [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}', processor_config: { fallback_models: ['gemini-3.5-flash', 'gpt-4.1-mini'] } } }];
+    const publishing = importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'local', name: 'local', steps: flow }, publish: true }, testPrincipal);
+    await expect(publishing).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: [
+      'steps[0].block.model: compatible:llama3:8b goes to the provider compatible, which this service has no account with: set SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY, or choose a model of a configured provider',
+      'steps[0].block.processor_config.fallback_models (gemini-3.5-flash): gemini-3.5-flash goes to the provider google, which this service has no account with: set GEMINI_API_KEY, GEMINI_BASE_URL, or choose a model of a configured provider',
+    ] } });
+  });
+
+  it('fails a block without a model whose default routes to a provider with no account: PROVIDER_NOT_CONFIGURED, naming the settings', async () => {
+    const run = await service.execute('unrouted', { message: 'hi' });
+    expect(run.body.detail).toMatchObject({ code: 'PROVIDER_NOT_CONFIGURED', message: expect.stringContaining('GEMINI_API_KEY, GEMINI_BASE_URL') });
   });
 
   it('runs a flow whose blocks use OpenAI and Anthropic, each sent only what its API takes, and a caller cannot tell', async () => {

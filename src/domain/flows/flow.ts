@@ -3,7 +3,7 @@ import { ApiError } from '../errors/apiError.ts';
 import type { StoredStep } from './flowDefinition.ts';
 import type { FlowEvent } from './flowEvents.ts';
 import { type BlockChanges, type BlockContent, type Direction, addBlock, removeBlock, setLoop, setOutputSchema, updateBlock } from './draftEdits.ts';
-import { validateFlowForPublish } from './flowValidation.ts';
+import { type PublishContext, validateFlowForPublish } from './flowValidation.ts';
 import { type BacktestGateStatus, backtestGateError, backtestGateProblem } from './backtestGate.ts';
 
 export interface FlowVersionSummary {
@@ -46,7 +46,7 @@ export type FlowCommand =
   | { type: 'SetBlockOutputSchema'; data: { blockId: string; schema: Record<string, unknown> | null } }
   | { type: 'RemoveBlock'; data: { blockId: string } }
   | { type: 'SetBlockLoop'; data: { blockId: string; over: string | null } }
-  | { type: 'PublishVersion'; data: { versionId: string; note: string | null } }
+  | { type: 'PublishVersion'; data: { versionId: string; note: string | null; context?: PublishContext } }
   | { type: 'SetProductionVersion'; data: { versionId: string; gate?: GateStatus; backtest?: BacktestGateStatus; force?: { reason: string | null } } }
   | { type: 'SetPromotionGate'; data: { enabled: boolean } }
   | { type: 'SetBacktestGate'; data: { maxChangedPercent: number | null } };
@@ -110,7 +110,7 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         return [decideDraftEdit(command, requireFlow(state))];
       case 'PublishVersion': {
         const current = requireFlow(state);
-        const problems = validateFlowForPublish(current.draft);
+        const problems = validateFlowForPublish(current.draft, command.data.context);
         if (problems.length > 0) {
           throw new ApiError('FLOW_INVALID', `The flow cannot be published:\n${problems.join('\n')}`, { problems });
         }

@@ -2,13 +2,23 @@ import { codeSyntaxError } from './codeSyntax.ts';
 import { Ajv } from 'ajv';
 import { formatPath } from '../validation/issuePath.ts';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
+import { PROVIDER_SETTINGS, type ProviderName, routeModel } from '../models/modelRoute.ts';
 import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
+
+/**
+ * The providers this service has an account with, when the publisher knows them: a model routed to
+ * another provider is refused at publish rather than failing every run. The default provider
+ * (`openai`) is never refused: an organization may bring its own key for it after publishing.
+ */
+export interface PublishContext {
+  providers?: readonly ProviderName[];
+}
 
 /**
  * What publishing checks beyond the file's shape. Returns every problem with its path; an empty
  * list means the draft can become a version.
  */
-export function validateFlowForPublish(steps: StoredStep[]): string[] {
+export function validateFlowForPublish(steps: StoredStep[], context: PublishContext = {}): string[] {
   const problems: string[] = [];
   if (steps.length === 0) problems.push('steps: a flow needs at least one step');
 
@@ -25,7 +35,7 @@ export function validateFlowForPublish(steps: StoredStep[]): string[] {
       const earlier = seen.get(block.name);
       if (earlier) problems.push(`${path}.name: block name '${block.name}' is already used at ${earlier}`);
       else seen.set(block.name, path);
-      problems.push(...validateBlock(block, path));
+      problems.push(...validateBlock(block, path), ...unreachableModels(block, path, context));
     });
   });
   return problems;
@@ -55,6 +65,16 @@ function validateBlock(block: StoredBlock, path: string): string[] {
   }
   if (block.output_schema !== undefined) problems.push(...validateOutputSchema(block.output_schema, `${path}.output_schema`));
   return problems;
+}
+
+function unreachableModels(block: StoredBlock, path: string, { providers }: PublishContext): string[] {
+  if (!providers || block.processor_type !== 'llm') return [];
+  const named = [...(block.model ? [{ model: block.model, at: `${path}.model` }] : []), ...(block.processor_config?.fallback_models ?? []).map((model) => ({ model, at: `${path}.processor_config.fallback_models (${model})` }))];
+  return named.flatMap(({ model, at }) => {
+    const { provider } = routeModel(model);
+    if (provider === 'openai' || providers.includes(provider)) return [];
+    return [`${at}: ${model} goes to the provider ${provider}, which this service has no account with: set ${PROVIDER_SETTINGS[provider]}, or choose a model of a configured provider`];
+  });
 }
 
 function validateOutputSchema(schema: Record<string, unknown>, path: string): string[] {
