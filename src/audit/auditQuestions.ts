@@ -74,7 +74,7 @@ function summaryOf(r: RecordedEvent): Record<string, unknown> {
     case 'WebhookSecretIssued':
       return { version: event.data.version };
     case 'ProviderKeySet':
-      return { keyHint: event.data.keyHint, baseUrl: event.data.baseUrl };
+      return { provider: event.data.provider, keyHint: event.data.keyHint, baseUrl: event.data.baseUrl };
     case 'ApiKeyCreated':
       return { keyId: event.data.keyId, projectId: event.data.projectId, environment: event.data.environment };
     case 'FlowVersionPublished':

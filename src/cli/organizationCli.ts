@@ -44,12 +44,13 @@ export function registerOrganizationCommands(program: Command) {
     .command('provider-key')
     .description("set the organization's own model-provider key (stored encrypted), read from SEQFLOW_PROVIDER_KEY or standard input")
     .requiredOption('--org <slug|id>', ORG_HELP)
-    .option('--base-url <url>', 'OpenAI-compatible base URL for this key (default: OPENAI_BASE_URL)')
-    .action((o: { org: string; baseUrl?: string }) =>
+    .option('--provider <name>', 'the provider the key is for: openai, anthropic, google, azure or compatible', 'openai')
+    .option('--base-url <url>', "where this key's requests go (default: the service's base URL for that provider; required for azure: the resource's endpoint)")
+    .action((o: { org: string; baseUrl?: string; provider: string }) =>
       withRuntime(async (rt) => {
         const key = await readSecret('SEQFLOW_PROVIDER_KEY', 'provider API key');
         const { setProviderKey } = await import('../commands/organizationCommands.ts');
-        return withoutPosition(await setProviderKey(rt.commands, { organizationSlug: await organizationSlugOf(rt, o.org), key, baseUrl: o.baseUrl ?? null }, rt.masterKey, cliPrincipal));
+        return withoutPosition(await setProviderKey(rt.commands, { organizationSlug: await organizationSlugOf(rt, o.org), key, baseUrl: o.baseUrl ?? null, provider: o.provider }, rt.masterKey, cliPrincipal));
       }),
     );
 

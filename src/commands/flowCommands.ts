@@ -4,7 +4,10 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { type GateStatus, flow, type FlowState } from '../domain/flows/flow.ts';
 import { type FlowFile, assignBlockIds, countBlocks, flowFileSchema, toFileSteps } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
-import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
+import { type PublishContext, validateFlowForPublish } from '../domain/flows/flowValidation.ts';
+import type { ProviderName } from '../domain/models/modelRoute.ts';
+import { organization } from '../domain/organizations/organization.ts';
+import { organizationStream } from '../domain/organizations/organizationEvents.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from './commandHandler.ts';
@@ -44,7 +47,7 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
   const existingState = existing ? (await loadStream(deps.eventStore, flowStream(existing), flow)).state : undefined;
   if (input.publish || input.production) {
     // Refused before anything is written: an import that cannot be published leaves the draft as it was.
-    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''), { providers: deps.modelProviders });
+    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''), await publishContext(deps, organizationId));
     if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The flow cannot be published (the draft is unchanged):\n${problems.join('\n')}`, { problems });
   }
 
@@ -70,9 +73,19 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
   return { flowId, slug: file.slug, versionId, position };
 }
 
+/** The model providers a publish may route to: the service's accounts and the organization's own keys (unset: not checked). */
+async function publishContext(deps: CommandDependencies, organizationId: string): Promise<PublishContext> {
+  if (!deps.modelProviders) return {};
+  const { state } = await loadStream(deps.eventStore, organizationStream(organizationId), organization);
+  const own = state.status === 'created' ? (Object.keys(state.providerKeys) as ProviderName[]) : [];
+  return { providers: [...new Set([...deps.modelProviders, ...own])] };
+}
+
 export async function publishVersion(deps: CommandDependencies, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {
   const versionId = randomUUID();
-  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note, context: { providers: deps.modelProviders } } }, metadata);
+  const { state: current } = await loadStream(deps.eventStore, flowStream(input.flowId), flow);
+  const context = current.status === 'created' ? await publishContext(deps, current.organizationId) : {};
+  const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note, context } }, metadata);
   const version = result.events.find((e) => e.type === 'FlowVersionPublished');
   return { versionId, number: version?.type === 'FlowVersionPublished' ? version.data.number : null, position: result.position };
 }

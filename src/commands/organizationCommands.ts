@@ -1,3 +1,4 @@
+import { PROVIDERS, isProvider } from '../domain/models/modelRoute.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type MemberRole, memberRoleSchema } from '../domain/organizations/memberRole.ts';
@@ -53,26 +54,32 @@ export async function grantCredits(deps: CommandDependencies, input: { organizat
   return { organizationId, granted: input.tokens, position: result.position };
 }
 
-/** Stores the organization's own provider key, encrypted under the master key; returns only a hint of it. */
+/**
+ * Stores the organization's own key with a model provider (default `openai`), encrypted under the
+ * master key; returns only a hint of it. An Azure key is for one resource: its endpoint is needed.
+ */
 export async function setProviderKey(
   deps: CommandDependencies,
-  input: { organizationSlug: string; key: string; baseUrl?: string | null },
+  input: { organizationSlug: string; key: string; baseUrl?: string | null; provider?: string },
   masterKey: Buffer,
   metadata: CommandMetadata,
 ) {
   if (!input.key.trim()) throw new ApiError('VALIDATION_FAILED', 'key must not be empty');
+  const provider = input.provider ?? 'openai';
+  if (!isProvider(provider)) throw new ApiError('VALIDATION_FAILED', `provider must be one of ${PROVIDERS.join(', ')} (got '${provider}')`);
   const baseUrl = input.baseUrl ?? null;
   if (baseUrl !== null && !(URL.canParse(baseUrl) && /^https?:$/.test(new URL(baseUrl).protocol))) {
     throw new ApiError('VALIDATION_FAILED', `base URL must be an http(s) URL (got '${baseUrl}')`);
   }
+  if (provider === 'azure' && baseUrl === null) throw new ApiError('VALIDATION_FAILED', "an Azure OpenAI key is for one resource: give its endpoint as the base URL (--base-url https://<resource>.openai.azure.com)");
   const organizationId = await findOrganizationId(deps, input.organizationSlug);
   const keyHint = `…${input.key.trim().slice(-4)}`;
   const result = await handleCommand(
     deps,
     organizationStream(organizationId),
     organization,
-    { type: 'SetProviderKey', data: { encryptedKey: encryptSecret(input.key.trim(), masterKey), keyHint, baseUrl } },
+    { type: 'SetProviderKey', data: { provider, encryptedKey: encryptSecret(input.key.trim(), masterKey), keyHint, baseUrl } },
     metadata,
   );
-  return { organizationId, keyHint, baseUrl, position: result.position };
+  return { organizationId, provider, keyHint, baseUrl, position: result.position };
 }

@@ -135,6 +135,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'TestCaseCreated@1': (data) => ({ ...(data as object), fromExecutionId: null }),
   // v2 added why a test run failed to run: earlier test runs all ran.
   'TestRunFinished@1': (data) => ({ ...(data as object), error: null }),
+  // v2 names the provider: a v1 key was the default (OpenAI-compatible) provider's, the only one then.
+  'ProviderKeySet@1': (data) => ({ ...(data as object), provider: 'openai' }),
   // v2 records the signing secrets' versions: earlier attempts did not say.
   'DeliveryAttemptFinished@1': (data) => ({ ...(data as object), secretVersions: [] }),
 };

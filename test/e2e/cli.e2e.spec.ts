@@ -267,10 +267,17 @@ describe('the seqflow CLI', () => {
 
     // The key comes from standard input or SEQFLOW_PROVIDER_KEY, never from the command line (where `ps` shows it).
     const set = await cliWith({}, 'sk-secret-provider-key-9876\n', 'org', 'provider-key', '--org', 'acme', '--base-url', 'https://llm.example.com/v1');
-    expect(set.json).toEqual({ organizationId: expect.any(String), keyHint: '…9876', baseUrl: 'https://llm.example.com/v1' });
+    expect(set.json).toEqual({ organizationId: expect.any(String), provider: 'openai', keyHint: '…9876', baseUrl: 'https://llm.example.com/v1' });
+    const claude = await cliWith({}, 'sk-ant-org-1111\n', 'org', 'provider-key', '--org', 'acme', '--provider', 'anthropic');
+    expect(claude.json).toEqual({ organizationId: expect.any(String), provider: 'anthropic', keyHint: '…1111', baseUrl: null });
+    const unknown = await cliWith({}, 'k', 'org', 'provider-key', '--org', 'acme', '--provider', 'mistral');
+    expect([unknown.code, unknown.stderr]).toEqual([1, expect.stringContaining('provider must be one of openai, anthropic, google, azure, compatible')]);
+    const azureWithoutEndpoint = await cliWith({}, 'k', 'org', 'provider-key', '--org', 'acme', '--provider', 'azure');
+    expect([azureWithoutEndpoint.code, azureWithoutEndpoint.stderr]).toEqual([1, expect.stringContaining('--base-url https://<resource>.openai.azure.com')]);
     const fromEnv = await cliWith({ SEQFLOW_PROVIDER_KEY: 'sk-secret-provider-key-5432' }, undefined, 'org', 'provider-key', '--org', 'acme');
     expect(fromEnv.json).toMatchObject({ keyHint: '…5432' });
     expect(await allEventText(database.url)).not.toContain('sk-secret-provider-key');
+    expect(await allEventText(database.url)).not.toContain('sk-ant-org');
     const inArgv = await cli('org', 'provider-key', '--org', 'acme', '--key', 'sk-visible-in-ps');
     expect(inArgv.code).toBe(1);
     expect(inArgv.stderr).toContain("unknown option '--key'");

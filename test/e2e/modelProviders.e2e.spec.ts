@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
+import { setProviderKey } from '../../src/commands/organizationCommands.ts';
 import { runTrace } from '../../src/testing/runTrace.ts';
 import { anthropicRefusal } from '../support/anthropicRequestRules.ts';
 import { startScriptedAnthropicServer } from '../support/scriptedAnthropicServer.ts';
@@ -197,5 +198,29 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     const asked = { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'f', input: {} }] };
     expect(anthropicRefusal(headers, { ...base, messages: [base.messages[0], asked] })?.message).toMatch(/without `tool_result` blocks immediately after: t1/);
     expect(anthropicRefusal(headers, { ...base, messages: [base.messages[0], asked, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'x' }, { type: 'tool_result', tool_use_id: 't2', content: 'x' }] }] })?.message).toMatch(/unexpected `tool_use_id`/);
+  });
+
+  // Last: the organization's own keys stay set for the rest of this service.
+  it("uses an organization's own key with a provider, and refuses nothing at publish that its key makes reachable", async () => {
+    const setKey = (provider: string, key: string, baseUrl: string | null = null) => setProviderKey(service.t.runtime.commands, { organizationSlug: 'acme', key, provider, baseUrl }, service.t.runtime.masterKey, testPrincipal);
+    await setKey('anthropic', 'sk-ant-acme');
+    claude.script({ content: 'with our own key' });
+    const run = await service.execute('resilient', { message: 'hi' });
+    expect(run.body).toMatchObject({ status: 'completed', result: { text: 'with our own key' } });
+    expect(claude.requests.at(-1)!.headers.authorization).toBe('Bearer sk-ant-acme');
+
+    // Anthropic refuses the organization's key: the organization's problem, and said so.
+    claude.script({ status: 401, errorBody: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } } });
+    const rejected = await service.execute('agent', { message: 'hi' });
+    expect(rejected.body.detail).toMatchObject({ code: 'BYOK_REJECTED' });
+
+    // No compatible server is configured for the service; the organization's own key and base URL make one reachable.
+    const flow = [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}' } }];
+    await setKey('compatible', 'ollama-acme', service.model.baseUrl);
+    await importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'local-own', name: 'local', steps: flow }, production: true }, testPrincipal);
+    await service.t.runtime.projections.catchUp();
+    const local = await service.execute('local-own', { message: 'hello llama' });
+    expect(local.body).toMatchObject({ status: 'completed' });
+    expect(service.model.requests.at(-1)!).toMatchObject({ headers: { authorization: 'Bearer ollama-acme' }, body: { model: 'llama3:8b' } });
   });
 });

@@ -16,7 +16,7 @@ export interface ModelRoute {
   model: string;
 }
 
-const isProvider = (name: string): name is ProviderName => (PROVIDERS as readonly string[]).includes(name);
+export const isProvider = (name: string): name is ProviderName => (PROVIDERS as readonly string[]).includes(name);
 
 /** The family a bare model name belongs to, or undefined when it is nobody's in particular. */
 function familyProvider(model: string): ProviderName | undefined {
@@ -33,7 +33,7 @@ export function routeModel(model: string): ModelRoute {
   return { provider: familyProvider(model) ?? 'openai', model };
 }
 
-/** Where the service's account with each provider is configured (an organization's own key is for `openai`). */
+/** Where the service's account with each provider is configured (an organization may bring its own key for any: `seqflow org provider-key --provider`). */
 export const PROVIDER_SETTINGS: Record<ProviderName, string> = {
   openai: 'OPENAI_BASE_URL/OPENAI_API_KEY, or an organization key',
   anthropic: 'ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL',
@@ -42,7 +42,7 @@ export const PROVIDER_SETTINGS: Record<ProviderName, string> = {
   compatible: 'SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY',
 };
 
-/** The providers the service itself has an account with (an organization's own key adds `openai` for it). */
+/** The providers the service itself has an account with (an organization's own keys add theirs for it). */
 export function configuredProviders(services: Record<ProviderName, { apiKey: string | undefined; baseUrl: string | undefined }>): ProviderName[] {
   return PROVIDERS.filter((provider) => (provider === 'azure' ? Boolean(services.azure.apiKey && services.azure.baseUrl) : Boolean(services[provider].apiKey || services[provider].baseUrl)));
 }

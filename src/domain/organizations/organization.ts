@@ -2,6 +2,7 @@ import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import type { MemberRole } from './memberRole.ts';
 import type { EncryptedSecret, OrganizationEvent } from './organizationEvents.ts';
+import type { ProviderName } from '../models/modelRoute.ts';
 
 export type OrganizationState =
   | { status: 'none' }
@@ -12,7 +13,8 @@ export type OrganizationState =
       name: string;
       /** By user subject: a Map, so no subject ("__proto__", "constructor"...) can match an inherited property. */
       members: ReadonlyMap<string, MemberRole>;
-      providerKey: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } | null;
+      /** The organization's own keys, by provider. */
+      providerKeys: Partial<Record<ProviderName, { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null }>>;
       webhookSecret: WebhookSecretState | null;
     };
 
@@ -30,7 +32,7 @@ export type OrganizationCommand =
   | { type: 'CreateOrganization'; data: { organizationId: string; slug: string; name: string; initialCredits: number } }
   | { type: 'AddMember'; data: { userSubject: string; role: MemberRole } }
   | { type: 'GrantCredits'; data: { tokens: number; note: string | null } }
-  | { type: 'SetProviderKey'; data: { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } }
+  | { type: 'SetProviderKey'; data: { provider: ProviderName; encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } }
   /** Issues version 1 unless a secret exists. */
   | { type: 'EnsureWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string } }
   | { type: 'RotateWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string; graceUntil: string } };
@@ -41,7 +43,7 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
   evolve: (state, event) => {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'created', ...event.data, members: new Map(), providerKey: null, webhookSecret: null };
+        return { status: 'created', ...event.data, members: new Map(), providerKeys: {}, webhookSecret: null };
       case 'CreditsGranted':
         return state;
       case 'WebhookSecretIssued': {
@@ -63,8 +65,8 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
       }
       case 'ProviderKeySet': {
         if (state.status !== 'created') return state;
-        const { encryptedKey, keyHint, baseUrl } = event.data;
-        return { ...state, providerKey: { encryptedKey, keyHint, baseUrl } };
+        const { provider, encryptedKey, keyHint, baseUrl } = event.data;
+        return { ...state, providerKeys: { ...state.providerKeys, [provider]: { encryptedKey, keyHint, baseUrl } } };
       }
       case 'MemberAdded':
       case 'MemberRoleChanged':

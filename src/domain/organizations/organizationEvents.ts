@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { memberRoleSchema } from './memberRole.ts';
+import { PROVIDERS } from '../models/modelRoute.ts';
 
 export const OrganizationCreated = defineEvent(
   'OrganizationCreated',
@@ -29,11 +30,14 @@ export const CreditsGranted = defineEvent(
 export const encryptedSecretSchema = z.object({ iv: z.string(), tag: z.string(), ciphertext: z.string() });
 export type EncryptedSecret = z.infer<typeof encryptedSecretSchema>;
 
-/** The organization's own model-provider key ("bring your own key"), encrypted. */
+/**
+ * The organization's own key with a model provider ("bring your own key"), encrypted. Version 2 names
+ * the provider; version 1 keys were for the default (OpenAI-compatible) provider and are upcast so.
+ */
 export const ProviderKeySet = defineEvent(
   'ProviderKeySet',
-  1,
-  z.object({ organizationId: z.string(), encryptedKey: encryptedSecretSchema, keyHint: z.string(), baseUrl: z.string().nullable() }),
+  2,
+  z.object({ organizationId: z.string(), provider: z.enum(PROVIDERS), encryptedKey: encryptedSecretSchema, keyHint: z.string(), baseUrl: z.string().nullable() }),
 );
 
 /**

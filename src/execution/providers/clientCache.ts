@@ -9,10 +9,12 @@ export function createClientCache<Client extends object>(make: (account: Provide
   const clients = new LRUCache<string, Client>({ max: 500 });
   const keyOfOwner = new LRUCache<string, string>({ max: 500 });
   return (account: ProviderAccount): Client => {
-    const key = `${account.baseUrl ?? ''}\u0000${account.apiKey}`;
-    const previous = keyOfOwner.get(account.owner);
+    const key = `${account.provider}\u0000${account.baseUrl ?? ''}\u0000${account.apiKey}`;
+    // One owner may hold keys with several providers (OpenAI and compatible share this cache).
+    const owner = `${account.provider}\u0000${account.owner}`;
+    const previous = keyOfOwner.get(owner);
     if (previous !== undefined && previous !== key) clients.delete(previous);
-    keyOfOwner.set(account.owner, key);
+    keyOfOwner.set(owner, key);
     let client = clients.get(key);
     if (!client) {
       client = make(account);
