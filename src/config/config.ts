@@ -103,6 +103,8 @@ export interface Config {
     defaultModel: string;
     llmTimeoutMs: number;
     llmMaxRetries: number;
+    /** SEQFLOW_LLM_MAX_RETRY_WAIT_MS: the longest wait before a model call is retried. */
+    llmMaxRetryWaitMs: number;
     /** The largest model reply read (bytes of HTTP body): a larger one fails the block, PROVIDER_ERROR. */
     llmMaxReplyBytes: number;
     codeTimeoutMs: number;
@@ -205,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       defaultModel: e.SEQFLOW_DEFAULT_MODEL,
       llmTimeoutMs: e.SEQFLOW_LLM_TIMEOUT_MS,
       llmMaxRetries: e.SEQFLOW_LLM_MAX_RETRIES,
+      llmMaxRetryWaitMs: e.SEQFLOW_LLM_MAX_RETRY_WAIT_MS,
       llmMaxReplyBytes: e.SEQFLOW_LLM_MAX_REPLY_BYTES,
       codeTimeoutMs: e.SEQFLOW_CODE_TIMEOUT_MS,
       codeMemoryMb: e.SEQFLOW_CODE_MEMORY_MB,

@@ -128,6 +128,7 @@ export const envSchema = z
     SEQFLOW_LLM_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).default(60_000)),
     SEQFLOW_LLM_MAX_REPLY_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1024).default(8 * 1024 * 1024)),
     SEQFLOW_LLM_MAX_RETRIES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(10).default(2)),
+    SEQFLOW_LLM_MAX_RETRY_WAIT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(600_000).default(20_000)),
     SEQFLOW_CODE_TIMEOUT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(60_000).default(1000)),
     SEQFLOW_CODE_MEMORY_MB: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1024).default(64)),
     SEQFLOW_CODE_MAX_OUTPUT_BYTES: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024)),

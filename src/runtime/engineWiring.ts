@@ -42,7 +42,7 @@ export function wireEngine(
     creditBalance: sharedCreditBalance(db),
     flows: createFlowCatalog(db, { logWatch }),
     now,
-    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
+    llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxRetryWaitMs: config.execution.llmMaxRetryWaitMs, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
     sandbox,
     catalog: registry,
     settings: config.execution,

@@ -266,6 +266,14 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(server.requests).toHaveLength(3);
     });
 
+    it('does not wait for a Retry-After longer than SEQFLOW_LLM_MAX_RETRY_WAIT_MS: the call fails at once, saying so', async () => {
+      server.script({ status: 429, headers: { 'retry-after': '3600' } }, { content: { answer: 'never asked' } });
+      const { status, body } = await post('structured', { message: 'q' });
+      expect(status).toBe(502);
+      expect(body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('it asked to be called again in 3600000 ms, longer than SEQFLOW_LLM_MAX_RETRY_WAIT_MS') });
+      expect(server.requests).toHaveLength(1);
+    });
+
     it('fails with PROVIDER_ERROR once the bounded retries are used up', async () => {
       server.respond = () => ({ status: 500, headers: { 'retry-after-ms': '5' } });
       const { status, body } = await post('structured', { message: 'q' });

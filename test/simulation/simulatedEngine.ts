@@ -23,9 +23,9 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     creditBalance: async () => 1_000_000_000,
     flows: undefined as never,
     now,
-    llm: createLlmProcessor({ guard: { fetch } as unknown as AddressGuard, timeoutMs: 60_000, maxRetries: 0, maxReplyBytes: 1 << 20, tracer }),
+    llm: createLlmProcessor({ guard: { fetch } as unknown as AddressGuard, timeoutMs: 60_000, maxRetries: 0, maxRetryWaitMs: 0, maxReplyBytes: 1 << 20, tracer }),
     sandbox: undefined as never,
-    settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {}, modelCatalog: DEFAULT_MODEL_CATALOG },
+    settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxRetryWaitMs: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {}, modelCatalog: DEFAULT_MODEL_CATALOG },
     providerFor: async (owner) => ({ provider: 'openai', owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
     tracer,
   };

@@ -31,6 +31,8 @@ export const RETRY_POLICIES = {
   deliveryAttempt: { initialDelayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
   /** A projection stalled on an event: tried again after this (no jitter: one reader per process). */
   projectionStall: { initialDelayMs: 1_000, maxDelayMs: 60_000, jitter: 0 },
+  /** A model call its provider could not answer, when it did not say how long to wait (capped by SEQFLOW_LLM_MAX_RETRY_WAIT_MS). */
+  modelCall: { initialDelayMs: 500, maxDelayMs: 8_000, jitter: 0.5 },
   /** An organization whose secrets this worker cannot open: looked at again after this. */
   unreadableSecrets: { initialDelayMs: 30_000, maxDelayMs: 600_000, jitter: 0.2 },
 } as const satisfies Record<string, RetryPolicy>;

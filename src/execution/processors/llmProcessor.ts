@@ -16,6 +16,7 @@ import { GEN_AI } from '../../observability/spanAttributes.ts';
 import { failSpan } from '../../observability/traceContext.ts';
 import { converse } from './modelConversation.ts';
 import { failureOf } from './providerFailure.ts';
+import { withModelRetries } from './modelCallRetries.ts';
 import { tokenUsageOf } from '../../domain/execution/tokenUsage.ts';
 import type { LlmCall, LlmResult, TimedModelCall } from './llmCall.ts';
 import type { ProviderAccount } from '../providers/providerAccount.ts';
@@ -23,8 +24,10 @@ import type { ProviderAccount } from '../providers/providerAccount.ts';
 export interface LlmProcessorOptions {
   guard: AddressGuard;
   timeoutMs: number;
-  /** Retries of 429 and 5xx answers, with the client's exponential backoff (honours Retry-After). */
+  /** Retries of a call its provider could not answer (429, 5xx, timeout, no connection): modelCallRetries.ts. */
   maxRetries: number;
+  /** The longest wait before a retry (SEQFLOW_LLM_MAX_RETRY_WAIT_MS): a longer Retry-After fails the call at once. */
+  maxRetryWaitMs: number;
   /** The largest reply body read from the provider. */
   maxReplyBytes: number;
   /** AZURE_OPENAI_API_VERSION. */
@@ -52,7 +55,9 @@ function chatAttributes(provider: ProviderName, model: string, baseUrl: string) 
 
 export function createLlmProcessor(options: LlmProcessorOptions) {
   const validators = createSchemaValidators({ max: 1000 });
-  const clientOptions = { fetch: cappedReplies(options.guard.fetch, options.maxReplyBytes), timeoutMs: options.timeoutMs, maxRetries: options.maxRetries };
+  // The SDKs do not retry: one policy does, for every provider (withModelRetries).
+  const clientOptions = { fetch: cappedReplies(options.guard.fetch, options.maxReplyBytes), timeoutMs: options.timeoutMs, maxRetries: 0 };
+  const retryLimits = { maxRetries: options.maxRetries, maxWaitMs: options.maxRetryWaitMs };
   const openAiChat = createOpenAiChatProvider(clientOptions);
   // Each provider through its own SDK; OpenAI-compatible servers speak OpenAI's chat completions.
   const providers: Record<ProviderName, ChatProvider> = {
@@ -113,7 +118,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         }
       };
       try {
-        const result = await converse(call, messages, create, spent, validators);
+        const result = await converse(call, messages, () => withModelRetries(create, retryLimits), spent, validators);
         return result.kind === 'output' ? { ...result, calls } : result;
       } catch (error) {
         // Whatever fails after a completed call, its tokens were used: the caller charges them, and records the replies.

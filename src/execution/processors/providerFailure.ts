@@ -1,3 +1,4 @@
+import { retryAfterMs } from '../../domain/models/modelCallRetry.ts';
 import { BlockedAddressError } from '../../outbound/addressGuard.ts';
 import { ReplyTooLargeError } from '../../outbound/cappedReply.ts';
 import { BlockFailure } from './blockFailure.ts';
@@ -14,6 +15,7 @@ type SdkErrorName = 'APIError' | 'APIConnectionError' | 'APIConnectionTimeoutErr
 interface SdkError extends Error {
   status: number | undefined;
   error: unknown;
+  headers?: { get(name: string): string | null };
 }
 const is = (error: unknown, name: SdkErrorName): error is SdkError => {
   for (let proto = error instanceof Error ? Object.getPrototypeOf(error) : null; proto && proto !== Error.prototype; proto = Object.getPrototypeOf(proto)) {
@@ -27,7 +29,9 @@ const is = (error: unknown, name: SdkErrorName): error is SdkError => {
  * the SDK's retries did not outlast. A block with fallback models tries the next on these only.
  */
 export const providerDown = (failure: BlockFailure) => (failure as { providerDown?: boolean }).providerDown === true;
-const down = (failure: BlockFailure) => Object.assign(failure, { providerDown: true });
+/** How long the provider asked to be left alone before the next call, if it said. */
+export const retryAfterOf = (failure: BlockFailure) => (failure as { retryAfterMs?: number }).retryAfterMs;
+const down = (failure: BlockFailure, retryAfter?: number) => Object.assign(failure, { providerDown: true }, retryAfter === undefined ? {} : { retryAfterMs: retryAfter });
 
 /**
  * How servers say they take no tools at all. Narrow on purpose: any message naming a tool is not
@@ -58,7 +62,7 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
     const body = error.error as { message?: string; error?: { message?: string } } | undefined;
     const detail = body?.message ?? body?.error?.message ?? error.message;
     const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
-    return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure) : failure;
+    return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure, retryAfterMs(error.headers, undefined, Date.now())) : failure;
   }
   return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
 }
@@ -73,8 +77,10 @@ function unreachable(error: Error): BlockFailure {
 /** Google's HTTP errors: `{error: {code, message, status}}` as the error's message. */
 function googleFailure(error: SdkError, account: Pick<ProviderAccount, 'organizationKey'>, sentTools: boolean): BlockFailure {
   let detail = error.message;
+  let body: unknown;
   try {
-    detail = (JSON.parse(error.message) as { error?: { message?: string } }).error?.message ?? detail;
+    body = JSON.parse(error.message);
+    detail = (body as { error?: { message?: string } }).error?.message ?? detail;
   } catch {
     // Not JSON: the message as it is.
   }
@@ -87,7 +93,7 @@ function googleFailure(error: SdkError, account: Pick<ProviderAccount, 'organiza
       : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${status})`);
   }
   const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${status}: ${detail}`);
-  return status >= 500 || status === 429 ? down(failure) : failure;
+  return status >= 500 || status === 429 ? down(failure, retryAfterMs(undefined, body, Date.now())) : failure;
 }
 
 /** The first error of class `kind` in `error`'s chain of causes. */

@@ -27,7 +27,7 @@ export interface ChatProvider {
   baseUrl(account: ProviderAccount): string;
 }
 
-/** How every provider's client is made: replies through the guard and capped, the timeout, the SDK's retries. */
+/** How every provider's client is made: replies through the guard and capped, the timeout, the SDK's own retries (0: the service retries, modelCallRetries.ts). */
 export interface ProviderClientOptions {
   fetch: Fetch;
   timeoutMs: number;

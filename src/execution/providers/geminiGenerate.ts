@@ -9,8 +9,7 @@ export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
  * Google's Gemini API (generateContent, v1beta) through Google's own SDK (`@google/genai`): the chat
  * request translated there and back (geminiTranslation.ts). The key and base URL are given outright
  * and Vertex AI is off, so the SDK never reads a credential or GOOGLE_GENAI_USE_VERTEXAI from the
- * environment; its requests go through the guarded, capped fetch; its retries are the service's
- * count (429 and 5xx, with backoff). Loaded when a model routed to Google is first called.
+ * environment; its requests go through the guarded, capped fetch. Loaded when a model routed to Google is first called.
  */
 export function createGeminiProvider(options: ProviderClientOptions): ChatProvider {
   const clientFor = createClientCache(async (account): Promise<GoogleGenAI> => {
@@ -23,7 +22,7 @@ export function createGeminiProvider(options: ProviderClientOptions): ChatProvid
         baseUrl: account.baseUrl ?? GEMINI_BASE_URL,
         timeout: options.timeoutMs,
         fetch: options.fetch as typeof fetch,
-        retryOptions: { attempts: options.maxRetries + 1 },
+        ...(options.maxRetries > 0 ? { retryOptions: { attempts: options.maxRetries + 1 } } : {}),
       },
     });
   });
