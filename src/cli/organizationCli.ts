@@ -1,7 +1,14 @@
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, readSecret, withRuntime, withoutPosition } from './cliSupport.ts';
 import { ORG_HELP, organizationOf, organizationSlugOf } from './cliRefs.ts';
+
+/** A time the caller gave (`--since`), refused with the form it takes when it is none. */
+function isoTime(value: string): Date {
+  const at = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value.length === 10 ? `${value}T00:00:00Z` : value) : undefined;
+  if (!at || Number.isNaN(at.getTime())) throw new InvalidArgumentError(`'${value}' is not a time in ISO 8601 (e.g. 2026-11-01 or 2026-11-01T12:00:00Z)`);
+  return at;
+}
 
 /** `seqflow org ...`, `seqflow member add` and `seqflow login-code`. */
 export function registerOrganizationCommands(program: Command) {
@@ -37,6 +44,21 @@ export function registerOrganizationCommands(program: Command) {
         if (o.grant !== undefined) await grantCredits(rt.commands, { organizationSlug: slug, tokens: o.grant }, cliPrincipal);
         await rt.projections.catchUp();
         return { organizationId, balance: await creditBalance(rt.db, organizationId) };
+      }),
+    );
+
+  org
+    .command('usage')
+    .description("what the organization's llm calls used, summed by flow, model or UTC day: calls, tokens and cost in US dollars (at the prices when each call ran)")
+    .requiredOption('--org <slug|id>', ORG_HELP)
+    .option('--since <time>', 'only calls at or after this time (ISO 8601, e.g. 2026-11-01 or 2026-11-01T12:00:00Z)', isoTime)
+    .addOption(new Option('--by <grouping>', 'how to sum').choices(['flow', 'model', 'day']).default('flow'))
+    .action((o: { org: string; since?: Date; by: 'flow' | 'model' | 'day' }) =>
+      withRuntime(async (rt) => {
+        const { organizationUsage } = await import('../queries/usageQueries.ts');
+        const { id: organizationId } = await organizationOf(rt, o);
+        await rt.projections.catchUp();
+        return { organizationId, since: o.since?.toISOString() ?? null, by: o.by, ...(await organizationUsage(rt.db, organizationId, { since: o.since, by: o.by })) };
       }),
     );
 

@@ -90,6 +90,10 @@ export interface CreditLedgerTable {
   delta: ColumnType<number, number, number>;
   execution_id: string | null;
   occurred_at: Timestamp;
+  /** A charge's model, block and cost in US dollars (null: a grant, no known price, or projected before they were kept). */
+  model: Generated<string | null>;
+  block_name: Generated<string | null>;
+  cost_usd: Generated<number | null>;
 }
 
 export interface CreditBalancesTable {

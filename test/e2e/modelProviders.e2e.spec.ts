@@ -8,6 +8,7 @@ import { startScriptedAzureServer } from '../support/scriptedAzureServer.ts';
 import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
+import { runCli } from '../support/runProcess.ts';
 
 const gradeSchema = { type: 'object', properties: { grade: { type: 'integer' } }, required: ['grade'], additionalProperties: false };
 const lookup = { type: 'function', function: { name: 'lookup', description: 'Finds a fact', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
@@ -78,6 +79,32 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     // The charge events carry the same cost: what a later price change cannot rewrite.
     const charges = (await service.t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => (e.data as { costUsd?: number | null }).costUsd);
     expect(charges).toEqual([0.000012, 0.000035, null]);
+  });
+
+  it('sums what the organization used by model, flow and day with `seqflow org usage`, the cost as each call recorded it', async () => {
+    // Right after the run above: its three charges are all the organization has used.
+    const usage = async (...args: string[]) => {
+      const result = await runCli(['org', 'usage', '--org', 'acme', ...args], { DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' });
+      return { code: result.code, stderr: result.stderr, json: result.code === 0 ? (JSON.parse(result.stdout) as Record<string, unknown>) : undefined };
+    };
+    const byModel = await usage('--by', 'model');
+    expect(byModel.json).toMatchObject({
+      by: 'model',
+      since: null,
+      rows: [
+        { model: 'anthropic:claude-haiku-4-5', calls: 1, tokens: 15, costUsd: 0.000035, unpricedTokens: 0 },
+        { model: 'gpt-4.1-mini', calls: 1, tokens: 15, costUsd: 0.000012, unpricedTokens: 0 },
+        // No price for an Azure deployment: its tokens are counted, and said to be outside the cost.
+        { model: 'azure:prod-grader', calls: 1, tokens: 15, costUsd: 0, unpricedTokens: 15 },
+      ],
+      total: { calls: 3, tokens: 45, costUsd: 0.000047, unpricedTokens: 15 },
+    });
+    const byFlow = await usage('--by', 'flow', '--since', '2026-01-01');
+    expect(byFlow.json).toMatchObject({ since: '2026-01-01T00:00:00.000Z', rows: [{ flow: 'web/three', calls: 3, tokens: 45, costUsd: 0.000047, unpricedTokens: 15 }] });
+    const later = await usage('--by', 'day', '--since', '2999-01-01T00:00:00Z');
+    expect(later.json).toMatchObject({ rows: [], total: { calls: 0, tokens: 0, costUsd: 0, unpricedTokens: 0 } });
+    const unreadable = await usage('--since', 'last tuesday');
+    expect([unreadable.code, unreadable.stderr]).toEqual([1, expect.stringContaining("'last tuesday' is not a time in ISO 8601")]);
   });
 
   it('pauses and resumes a tool call on an Azure deployment, sending only what Azure takes', async () => {

@@ -6,8 +6,9 @@ import type { ReadModels } from '../readModelSchema.ts';
 /** A credit event as its ledger row. */
 function ledgerRow(event: DomainEvent, { recorded, occurredAt }: ProjectionContext) {
   if (event.type !== 'CreditsGranted' && event.type !== 'CreditsConsumed') return undefined;
-  const granted = event.type === 'CreditsGranted';
-  return { event_id: recorded.id, organization_id: event.data.organizationId, delta: granted ? event.data.tokens : -event.data.tokens, execution_id: granted ? null : event.data.executionId, occurred_at: occurredAt };
+  const row = { event_id: recorded.id, organization_id: event.data.organizationId, occurred_at: occurredAt };
+  if (event.type === 'CreditsGranted') return { ...row, delta: event.data.tokens, execution_id: null, model: null, block_name: null, cost_usd: null };
+  return { ...row, delta: -event.data.tokens, execution_id: event.data.executionId, model: event.data.model, block_name: event.data.blockName, cost_usd: event.data.costUsd ?? null };
 }
 
 /** The rows in one insert, then one balance change per organization (for the rows that were new) in one upsert. */
