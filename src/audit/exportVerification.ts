@@ -7,7 +7,7 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import { replayRecord } from './runAudit.ts';
 import { runFacts } from './runFacts.ts';
-import { EXPORT_FORMAT, versionHash } from './runExport.ts';
+import { EXPORT_FORMAT, EXPORT_FORMATS, versionHash } from './runExport.ts';
 import type { RunRecord, VersionDocument } from './runRecord.ts';
 
 /** The first line of an export that does not hold (1-based), and why; null when the whole file holds. */
@@ -48,7 +48,8 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
     lines.push(parsed as Line);
   }
   const [manifest, version] = lines;
-  if (manifest?.kind !== 'manifest' || manifest.format !== EXPORT_FORMAT) return fail(1, `the first line must be the manifest (${EXPORT_FORMAT})`);
+  const format = manifest?.kind === 'manifest' && typeof manifest.format === 'string' && Object.hasOwn(EXPORT_FORMATS, manifest.format) ? EXPORT_FORMATS[manifest.format as keyof typeof EXPORT_FORMATS] : undefined;
+  if (format === undefined || !manifest) return fail(1, `the first line must be the manifest (${EXPORT_FORMAT}, or an earlier ${Object.keys(EXPORT_FORMATS).join(', ')})`);
   if (publicKeyPem !== undefined) {
     const { signature, ...signed } = manifest as Line & { signature?: { alg?: string; value?: string } };
     if (!signature?.value || signature.alg !== 'Ed25519') return fail(1, 'the manifest is not signed, and a public key was given');
@@ -88,7 +89,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   if (!requested || requested.executionId !== manifest.executionId || requested.flowId !== manifest.flowId || requested.organizationId !== manifest.organizationId || requested.versionId !== named.versionId) {
     return fail(1, "the manifest does not describe the run's own ExecutionRequested");
   }
-  if (canonicalize({ kind: 'facts', ...runFacts(record) }) !== raw[last - 1]) return fail(last, 'the facts are not what the events say');
+  if (canonicalize({ kind: 'facts', ...runFacts(record, format) }) !== raw[last - 1]) return fail(last, 'the facts are not what the events say');
   const replay = replayRecord(record);
   if (replay.divergence) {
     const at = recorded.findIndex((e) => e.streamId === replay.divergence!.streamId && e.position === replay.divergence!.position);

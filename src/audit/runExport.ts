@@ -5,7 +5,9 @@ import { runFacts } from './runFacts.ts';
 import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
 
 /** The format of `seqflow audit export`, named in every manifest. */
-export const EXPORT_FORMAT = 'seqflow-run-export/1';
+/** Version 2 added cost to the facts; a version 1 file still verifies (exportVerification.ts). */
+export const EXPORT_FORMAT = 'seqflow-run-export/2';
+export const EXPORT_FORMATS = { 'seqflow-run-export/1': 1, 'seqflow-run-export/2': 2 } as const;
 
 export const canonicalLine = (value: unknown) => canonicalize(value)!;
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');

@@ -4,10 +4,14 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 /**
  * What an auditor asks about a run, derived from its events: credits consumed, tool pauses and
  * resumes, every delivery attempt (with the signing secret's version, never a secret), and the
- * test results of a test run. Verification derives them again and compares.
+ * test results of a test run. Verification derives them again and compares. Export format 2 adds
+ * each charge's cost in US dollars as recorded (null: no price known) and the run's total; a
+ * format 1 file is verified with the facts it was written with.
  */
-export function runFacts(record: RunRecord) {
-  const credits = record.events.flatMap((e) => (e.type === 'CreditsConsumed' ? [{ blockName: e.data.blockName, model: e.data.model, tokens: e.data.tokens }] : []));
+export function runFacts(record: RunRecord, format: 1 | 2 = 2) {
+  const charges = record.events.flatMap((e) => (e.type === 'CreditsConsumed' ? [e.data] : []));
+  const credits = charges.map((c) => ({ blockName: c.blockName, model: c.model, tokens: c.tokens, ...(format === 2 ? { costUsd: c.costUsd ?? null } : {}) }));
+  const cost = format === 2 ? { costUsd: Math.round(charges.reduce((sum, c) => sum + (c.costUsd ?? 0), 0) * 1_000_000) / 1_000_000 } : {};
   const toolRounds = record.events.flatMap((e) =>
     e.type === 'ExecutionPausedForToolCalls'
       ? [{ kind: 'paused', blockName: e.data.blockName, iterationsUsed: e.data.iterationsUsed, toolCallIds: e.data.toolCalls.map((c) => c.id) }]
@@ -25,5 +29,5 @@ export function runFacts(record: RunRecord) {
   }));
   const finished = record.testRun.map(decodeRecorded).find((e) => e.type === 'TestRunFinished');
   const testResults = finished?.type === 'TestRunFinished' ? { passed: finished.data.passed, results: finished.data.results } : null;
-  return { credits, tokens: credits.reduce((sum, c) => sum + c.tokens, 0), toolRounds, deliveries, testResults };
+  return { credits, tokens: credits.reduce((sum, c) => sum + c.tokens, 0), ...cost, toolRounds, deliveries, testResults };
 }

@@ -14,6 +14,8 @@ export interface ActivityRow {
   at: Date;
   runs: number;
   failed: number;
+  /** What the runs' llm calls cost in US dollars, as recorded (0 when none had a price). */
+  costUsd?: number;
 }
 
 export interface ActivityFlow {
@@ -29,6 +31,8 @@ export interface ActivityPoint {
   /** Runs and failed runs per flow key; every shown flow has an entry (0 when it had none). */
   runs: Record<string, number>;
   failed: Record<string, number>;
+  /** The bucket's runs' cost in US dollars, all flows together. */
+  costUsd: number;
 }
 
 /** The first bucket start at or before `instant`. */
@@ -55,7 +59,7 @@ export function activitySeries(rows: ActivityRow[], window: { from: Date; to: Da
   const step = activityBuckets[window.bucket];
   const points = new Map<number, ActivityPoint>();
   for (let at = bucketStart(window.from, window.bucket).getTime(); at < window.to.getTime(); at += step) {
-    points.set(at, { at: new Date(at).toISOString(), runs: zeros(flows), failed: zeros(flows) });
+    points.set(at, { at: new Date(at).toISOString(), runs: zeros(flows), failed: zeros(flows), costUsd: 0 });
   }
   for (const row of rows) {
     const point = points.get(bucketStart(row.at, window.bucket).getTime());
@@ -63,6 +67,7 @@ export function activitySeries(rows: ActivityRow[], window: { from: Date; to: Da
     if (!point) continue;
     point.runs[key]! += row.runs;
     point.failed[key]! += row.failed;
+    point.costUsd = Math.round((point.costUsd + (row.costUsd ?? 0)) * 1_000_000) / 1_000_000;
   }
   return { flows, points: [...points.values()] };
 }

@@ -13,8 +13,8 @@ export interface ActivityQuery {
 }
 
 /**
- * Runs and failed runs per flow and bucket (UTC hours or days), test runs left out: what an on-call
- * engineer looks at first. One grouped query over the runs read model; a window of more than
+ * Runs and failed runs per flow and bucket (UTC hours or days), test runs left out, and what they
+ * cost: what an on-call engineer looks at first. One grouped query over the runs read model; a window of more than
  * MAX_BUCKETS buckets is refused (ask for days instead of hours).
  */
 export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) {
@@ -23,10 +23,27 @@ export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) 
   if (buckets > MAX_BUCKETS) throw new ApiError('VALIDATION_FAILED', `that window holds ${buckets} ${query.bucket}s; a chart holds at most ${MAX_BUCKETS}: choose a shorter window or a longer bucket`);
   // A literal, not a parameter: GROUP BY must see the same expression as the SELECT (the bucket is one of activityBuckets' keys).
   const at = sql<Date>`date_trunc(${sql.lit(query.bucket)}, r.created_at, 'UTC')`;
+  // Each run's recorded cost, from the ledger's charges since the window began (a run's charges come after it was created).
+  const costs = db
+    .selectFrom('credit_ledger')
+    .select(['execution_id', sql<number>`sum(cost_usd)`.as('cost')])
+    .where('delta', '<', 0)
+    .where('occurred_at', '>=', bucketStart(query.from, query.bucket))
+    .groupBy('execution_id')
+    .as('c');
   let rows = db
     .selectFrom('runs as r')
     .leftJoin('flows as f', 'f.id', 'r.flow_id')
-    .select(['r.flow_id', 'f.slug', 'f.name', at.as('at'), sql<number>`count(*)::int`.as('runs'), sql<number>`(count(*) FILTER (WHERE r.status = 'failed'))::int`.as('failed')])
+    .leftJoin(costs, 'c.execution_id', 'r.execution_id')
+    .select([
+      'r.flow_id',
+      'f.slug',
+      'f.name',
+      at.as('at'),
+      sql<number>`count(*)::int`.as('runs'),
+      sql<number>`(count(*) FILTER (WHERE r.status = 'failed'))::int`.as('failed'),
+      sql<number>`coalesce(sum(c.cost), 0)`.as('cost'),
+    ])
     .where('r.created_at', '>=', bucketStart(query.from, query.bucket))
     .where('r.created_at', '<', query.to)
     .where('r.mode', 'in', productionModes)
@@ -35,7 +52,7 @@ export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) 
   if (query.projectId) rows = rows.where('r.project_id', '=', query.projectId);
   const counted = await rows.execute();
   const series = activitySeries(
-    counted.map((row) => ({ flowId: row.flow_id, slug: row.slug, name: row.name, at: new Date(row.at), runs: row.runs, failed: row.failed })),
+    counted.map((row) => ({ flowId: row.flow_id, slug: row.slug, name: row.name, at: new Date(row.at), runs: row.runs, failed: row.failed, costUsd: Number(row.cost) })),
     query,
   );
   return { bucket: query.bucket, from: query.from.toISOString(), to: query.to.toISOString(), ...series };

@@ -47,3 +47,18 @@ export async function organizationUsage(db: Kysely<ReadModels>, organizationId: 
   const total = rows.reduce((sum, row) => ({ calls: sum.calls + row.calls, tokens: sum.tokens + row.tokens, costUsd: cents(sum.costUsd + row.costUsd), unpricedTokens: sum.unpricedTokens + row.unpricedTokens }), { calls: 0, tokens: 0, costUsd: 0, unpricedTokens: 0 });
   return { rows, total };
 }
+
+/** What each flow of a project cost in US dollars since `since`, as its calls recorded it (flows without priced calls left out). */
+export async function flowCosts(db: Kysely<ReadModels>, projectId: string, since: Date): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom('credit_ledger as l')
+    .innerJoin('runs as r', 'r.execution_id', 'l.execution_id')
+    .select(['r.flow_id', sql<number>`sum(l.cost_usd)`.as('cost')])
+    .where('r.project_id', '=', projectId)
+    .where('l.delta', '<', 0)
+    .where('l.cost_usd', 'is not', null)
+    .where('l.occurred_at', '>=', since)
+    .groupBy('r.flow_id')
+    .execute();
+  return Object.fromEntries(rows.map((row) => [row.flow_id, cents(Number(row.cost))]));
+}

@@ -4,7 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportRun } from '../../src/audit/runExport.ts';
+import { canonicalLine, exportRun } from '../../src/audit/runExport.ts';
 import { verifyExport } from '../../src/audit/exportVerification.ts';
 import { replayExecution } from '../../src/audit/runAudit.ts';
 import { handleCommand } from '../../src/commands/commandHandler.ts';
@@ -152,10 +152,22 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     const deadLetter = (await exportRun(t.runtime.eventStore, runs.get('job-dead-letter')!)).at(-1)!;
     expect(JSON.parse(deadLetter).deliveries[0].attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'dead_letter']);
     const manifest = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!))[0]!);
-    expect(manifest).toMatchObject({ kind: 'manifest', format: 'seqflow-run-export/1', executionId: runs.get('pipeline'), route: 'sync', startedBy: { kind: 'apiKey' }, version: { number: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    expect(manifest).toMatchObject({ kind: 'manifest', format: 'seqflow-run-export/2', executionId: runs.get('pipeline'), route: 'sync', startedBy: { kind: 'apiKey' }, version: { number: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
     const facts = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!)).at(-1)!);
-    expect(facts).toMatchObject({ kind: 'facts', credits: [{ blockName: 'grade', tokens: 15 }], tokens: 15 });
+    // The default model's catalog price (gpt-4o-mini: $0.15 and $0.60 per million): 12 × 0.15 + 3 × 0.6 = $0.0000036, to the millionth.
+    expect(facts).toMatchObject({ kind: 'facts', credits: [{ blockName: 'grade', tokens: 15, costUsd: 0.000004 }], tokens: 15, costUsd: 0.000004 });
     expect(JSON.parse((await exportRun(t.runtime.eventStore, runs.get('test-run')!)).at(-1)!).testResults).toMatchObject({ passed: true });
+  });
+
+  it('still verifies a file of export format 1 (facts without cost), and refuses one whose format-1 facts carry a cost', async () => {
+    const lines = await exportRun(t.runtime.eventStore, runs.get('pipeline')!);
+    const manifest = { ...JSON.parse(lines[0]!), format: 'seqflow-run-export/1' };
+    const { costUsd: _total, credits, ...facts } = JSON.parse(lines.at(-1)!);
+    const v1Facts = { ...facts, credits: credits.map(({ costUsd: _cost, ...credit }: { costUsd: number }) => credit) };
+    const v1 = [canonicalLine(manifest), ...lines.slice(1, -1), canonicalLine(v1Facts)];
+    expect(verifyExport(`${v1.join('\n')}\n`)).toEqual({ ok: true, lines: lines.length, failure: null });
+    const mixed = [canonicalLine(manifest), ...lines.slice(1)];
+    expect(verifyExport(`${mixed.join('\n')}\n`)).toMatchObject({ ok: false, failure: { line: lines.length, reason: 'the facts are not what the events say' } });
   });
 
   it('exports, verifies and replays from the CLI, exiting 1 with the failing line or the divergence', async () => {

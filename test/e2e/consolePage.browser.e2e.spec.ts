@@ -130,6 +130,9 @@ describe('the operator console page in Debian Chromium', () => {
     expect(detail).toContain('gpt-4o');
     expect(detail).toContain('21 + 7 tokens');
     expect(await textOf('dl.header')).toContain('28 tokens');
+    // What it cost at gpt-4o's catalog prices when it ran: 21 × $2.50 + 7 × $10 per million tokens.
+    expect(await textOf('dl.header .run-cost')).toBe('$0.000123');
+    expect(await textOf('ol.timeline li:first-child .step-cost')).toBe('$0.000123');
     // The flow by its name and slug, and what the caller sent, on the run's page.
     expect(await textOf('dl.header .run-flow')).toContain('answer');
     expect(await textOf('dl.header .run-flow')).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
@@ -148,6 +151,8 @@ describe('the operator console page in Debian Chromium', () => {
     await page.waitForSelector('figure.activity-runs[data-total="3"] .recharts-bar-rectangle');
     expect(await page.$eval('figure.activity-failed', (figure) => figure.getAttribute('data-total'))).toBe('1');
     expect(await textOf('figure.activity-runs')).toContain('answer');
+    // The window's cost in the caption: the runs' llm calls, $0.000123 each.
+    expect(await textOf('figure.activity-runs .activity-cost')).toMatch(/^ · \$0\.000(123|246|369)$/);
     expect(await page.$$eval('figure.activity-failed .recharts-bar-rectangle', (bars) => bars.length)).toBeGreaterThan(0);
     await shot('runs-activity');
   });
@@ -218,6 +223,8 @@ describe('the operator console page in Debian Chromium', () => {
     const projectId = await page.$eval('form.filters select optgroup option', (o) => (o as HTMLOptionElement).value);
     await page.select('form.filters select', projectId);
     await page.waitForSelector('button.link');
+    await page.waitForFunction(() => document.querySelector('td.flow-cost')?.textContent?.startsWith('$'));
+    expect(await textOf('td.flow-cost')).toMatch(/^\$0\.000(123|246|369|492)$/);
     await page.click('button.link');
     await page.waitForSelector('tr.production');
     expect(await textOf('tr.production')).toContain('v1');

@@ -34,3 +34,15 @@ describe('runs per flow over time, as a chart draws them', () => {
     ]);
   });
 });
+
+describe("what a bucket's runs cost", () => {
+  it('adds every flow of the bucket up, to a millionth of a dollar, and a bucket without priced runs costs 0', () => {
+    const rows: ActivityRow[] = [
+      { ...row('essay', 1, 2), costUsd: 0.000123 },
+      { ...row('triage', 1, 1), costUsd: 0.0000011 },
+      { ...row('essay', 2, 1), costUsd: 0 },
+    ];
+    const { points } = activitySeries(rows, { from: hour(1), to: hour(3), bucket: 'hour' });
+    expect(points.map((p) => p.costUsd)).toEqual([0.000124, 0]);
+  });
+});

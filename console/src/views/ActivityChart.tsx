@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { Outputs } from '../client.ts';
 import { Problem } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
+import { usd } from '../format.ts';
 
 type Activity = Outputs['runs']['activity'];
 
@@ -22,7 +23,8 @@ const tick = (bucket: string) => (iso: string) =>
 
 /**
  * Runs and failed runs per flow over time, in the organization and project the Runs view filters
- * by: the busiest flows each in a colour of their own, the rest added up. Test runs are not counted.
+ * by: the busiest flows each in a colour of their own, the rest added up, with what the runs cost
+ * (the window's in the caption, each bucket's in its tooltip). Test runs are not counted.
  */
 export function ActivityChart({ organizationId, projectId }: { organizationId?: string | undefined; projectId?: string | undefined }) {
   const client = useClient();
@@ -61,19 +63,21 @@ export function ActivityChart({ organizationId, projectId }: { organizationId?: 
 }
 
 function Chart({ title, data, field }: { title: string; data: Activity; field: 'runs' | 'failed' }) {
-  const rows = data.points.map((point) => ({ at: point.at, ...point[field] }));
+  const rows = data.points.map((point) => ({ at: point.at, costUsd: point.costUsd, ...point[field] }));
   const total = data.flows.reduce((sum, flow) => sum + flow[field], 0);
+  const cost = data.points.reduce((sum, point) => sum + point.costUsd, 0);
   return (
     <figure className={`activity-chart activity-${field}`} data-total={total}>
       <figcaption>
         {title}: {total}
+        {field === 'runs' ? <span className="activity-cost"> · {usd(cost)}</span> : null}
       </figcaption>
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="at" tickFormatter={tick(data.bucket)} minTickGap={24} fontSize={11} />
           <YAxis allowDecimals={false} fontSize={11} />
-          <Tooltip labelFormatter={(iso) => new Date(String(iso)).toLocaleString()} />
+          <Tooltip labelFormatter={(iso, payload) => `${new Date(String(iso)).toLocaleString()} · ${usd((payload[0]?.payload as { costUsd?: number } | undefined)?.costUsd ?? 0)}`} />
           <Legend wrapperStyle={{ fontSize: 12 }} />
           {data.flows.map((flow, i) => (
             <Bar key={flow.key} dataKey={flow.key} name={flow.label} stackId={field} fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Problem, Section } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
+import { usd } from '../format.ts';
 import { FlowBacktests } from './FlowBacktests.tsx';
 import { FlowVersions } from './FlowVersions.tsx';
 
@@ -12,6 +13,7 @@ export function FlowsView() {
   const [projectId, setProjectId] = useState<string>('');
   const [flowId, setFlowId] = useState<string>('');
   const flows = useQuery({ queryKey: ['flows.list', projectId], queryFn: () => client.flows.list.query({ projectId }), enabled: projectId !== '' });
+  const costs = useQuery({ queryKey: ['flows.costs', projectId], queryFn: () => client.flows.costs.query({ projectId }), enabled: projectId !== '' });
   return (
     <>
       <Section title="Flows">
@@ -49,6 +51,7 @@ export function FlowsView() {
                   <th>Name</th>
                   <th>Production</th>
                   <th>Draft blocks</th>
+                  <th>Cost, 30 days</th>
                 </tr>
               </thead>
               <tbody>
@@ -62,6 +65,7 @@ export function FlowsView() {
                     <td>{f.name}</td>
                     <td>{f.productionVersion ? `v${f.productionVersion}` : 'none'}</td>
                     <td>{f.draftBlockCount}</td>
+                    <td className="flow-cost">{costs.data?.[f.flowId] !== undefined ? usd(costs.data[f.flowId]) : '—'}</td>
                   </tr>
                 ))}
               </tbody>

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Json, LiveMarker, Problem, Section, StatusChip } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
-import { duration, shortId, when } from '../format.ts';
+import { duration, shortId, usd, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
 import { DeliveryAttempts } from './DeliveryAttempts.tsx';
@@ -15,6 +15,7 @@ interface Step extends WaterfallStep {
   startedAt: string;
   model?: string | null;
   usage?: { totalTokens: number } | null;
+  costUsd?: number | null;
   attempts?: number;
 }
 
@@ -112,6 +113,8 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           <dd>{duration(r.durationMs)}</dd>
           <dt>Credits</dt>
           <dd>{r.tokens} tokens</dd>
+          <dt>Cost</dt>
+          <dd className="run-cost">{r.tokens > 0 ? usd(r.costUsd) : '—'}</dd>
           <dt>Input</dt>
           <dd className="run-input">
             <Json value={r.input} />
@@ -141,6 +144,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                   <StatusChip status={step.status} />
                   <span>{duration(step.durationMs)}</span>
                   {step.usage ? <span className="muted">{step.usage.totalTokens} tokens</span> : null}
+                  {step.usage ? <span className="muted step-cost">{usd(step.costUsd)}</span> : null}
                   {step.model ? <span className="muted mono">{step.model}</span> : null}
                 </button>
                 {open === key ? <StepDetail executionId={executionId} stepId={step.stepId} iteration={step.iteration} /> : null}

@@ -19,6 +19,7 @@ import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
 import { backlogStatus } from '../../queries/backlogQueries.ts';
 import { runTrace, stepTrace } from '../../testing/runTrace.ts';
+import { flowCosts } from '../../queries/usageQueries.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import { backtestProcedures } from './backtestProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
@@ -95,6 +96,8 @@ export const consoleRouter = router({
   }),
   flows: router({
     list: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => listFlows(ctx.services.db, {}, input.projectId)),
+    /** Each flow's cost over the last 30 days, by flow id (US dollars, as recorded). */
+    costs: operatorProcedure.input(z.object({ projectId: id })).query(({ ctx, input }) => flowCosts(ctx.services.db, input.projectId, new Date(Date.now() - 30 * 86_400_000))),
     versions: operatorProcedure.input(z.object({ flowId: id })).query(({ ctx, input }) => listFlowVersions(ctx.services.commands, {}, input.flowId)),
     diff: operatorProcedure.input(z.object({ flowId: id, from: versionSide, to: versionSide })).query(({ ctx, input }) => diffFlow(ctx.services.commands, {}, input)),
     /** Production moves to a published version; the flow's test gate applies unless forced, and a forced promotion is an event of its own. */
