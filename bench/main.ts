@@ -4,7 +4,7 @@
  *
  * Each section runs on fresh databases of BENCH_DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432; if none answers, an embedded one), and the log figures also against
- * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,jobs,webhooks,cli,roles,tests,backtests,mcp,audit,console
+ * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,step,jobs,webhooks,cli,roles,tests,backtests,mcp,audit,console
  * runs only the sections named.
  */
 import { cpus, loadavg } from 'node:os';
@@ -22,6 +22,7 @@ import { benchDeliveries } from './deliveryBench.ts';
 import { inOwnProcess } from './ownProcess.ts';
 import { withDeadline } from './deadline.ts';
 import { benchExecute } from './executeBench.ts';
+import { benchStep } from './stepBench.ts';
 import { goalRows, markdownTable } from './goalsTable.ts';
 import { benchJobs } from './jobsBench.ts';
 import { benchStore, catchUpThroughput, projectionLag } from './logBench.ts';
@@ -81,6 +82,7 @@ try {
   });
 
   const execute = await section('execute', async () => benchExecute(await databases.create('exec')));
+  const step = await section('step', async () => benchStep(await databases.create('step')));
   const jobs = await section('jobs', async () => benchJobs(await databases.create('jobs'), await databases.create('graphile')));
   const webhookDeliveries = await section('webhooks', async () => benchDeliveries(await databases.create('hooks')));
   const cli = await section('cli', async () => benchCli(await databases.create('cli')));
@@ -109,6 +111,7 @@ try {
     machine,
     postgres,
     execute,
+    step,
     jobs,
     webhookDeliveries,
     cli,

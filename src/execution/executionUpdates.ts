@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { LRUCache } from 'lru-cache';
 import type { PauseData } from './pauseData.ts';
+import { createTokenFeed } from './tokenFeed.ts';
 import type { EventMetadata } from '../domain/events/eventMetadata.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
@@ -9,7 +10,8 @@ import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
  * read the log itself), and the latest pause's full data, which the log does not keep (it records
  * the conversation's digest only), and jobs just accepted, for a job runner in the same process
- * (with the event that accepted each, so that runner need not read it back from the log).
+ * (with the event that accepted each, so that runner need not read it back from the log), and the
+ * pieces of replies being written (tokenFeed.ts).
  * Readers in other processes poll the log instead. One per runtime, passed to the engine and the API.
  */
 export function createExecutionUpdates() {
@@ -24,6 +26,13 @@ export function createExecutionUpdates() {
 
   return {
     notify: (executionId: string) => appended.emit(executionId),
+    /** Calls `listener` at every append to the run's stream until the returned function is called. */
+    onAppend(executionId: string, listener: () => void): () => void {
+      appended.on(executionId, listener);
+      return () => void appended.off(executionId, listener);
+    },
+    /** The replies being written, for /step readers (tokenFeed.ts). */
+    tokens: createTokenFeed(),
     /** Resolves at the next append to the run's stream, or after `ms`. */
     wait: (executionId: string, ms: number, signal?: AbortSignal): Promise<void> => nextEventOrTimeout(appended, executionId, ms, signal),
     /**

@@ -75,11 +75,13 @@ export async function runLlmBlock(
   const fallbacksOf = (fellBack: FallenBack[] | undefined) => (fellBack && fellBack.length > 0 ? { fallbacks: fellBack } : {});
   // Each model request as an offset into this step: where it sits on the run's waterfall.
   const modelCallsOf = (calls: TimedModelCall[] | undefined) => (calls && calls.length > 0 ? { modelCalls: calls.map((c) => ({ startMs: Math.max(0, Math.round(c.startedAt - blockStarted)), durationMs: c.durationMs, outcome: c.outcome })) } : {});
+  // Streamed only while a /step reader here listens to this run: a run nobody follows pays nothing for it.
+  const streamed = deps.updates.tokens.listening(executionId) ? { onDelta: (delta: string) => deps.updates.tokens.publish(executionId, { stepId: block.id, blockName: block.name, iteration, delta }) } : {};
   let answered;
   try {
     answered = await firstAnswering(models, async (candidate) => {
       const parameters = candidate === model ? settings.parameters : llmRequestParameters(candidate, config);
-      return deps.llm.run({ blockName: block.name, model: candidate, prompt: text, attachments, output, settings: { ...settings, parameters }, tools }, await accountFor(candidate), span);
+      return deps.llm.run({ blockName: block.name, model: candidate, prompt: text, attachments, output, settings: { ...settings, parameters }, tools, ...streamed }, await accountFor(candidate), span);
     });
   } catch (error) {
     const usage = (error as { usage?: TokenUsage }).usage ?? null;

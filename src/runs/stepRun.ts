@@ -20,12 +20,19 @@ import { prepareRun } from './startRun.ts';
  */
 export async function startStepRun(deps: RunStarting & { logger: Pick<Logger, 'error'> }, caller: RunCaller, slugs: FlowSlugs, input: RunInput): Promise<FollowedRun> {
   const { flow, run } = await prepareRun(deps, caller, slugs, input, 'step');
+  // Listened to before the run starts, so its first reply is streamed from its first piece.
+  const tokens = deps.engine.updates.tokens.open(run.executionId);
   const outcome = run.start();
   deps.lifecycle.follow(run.executionId, outcome);
   outcome.catch((error: unknown) => deps.logger.error({ err: error, executionId: run.executionId }, 'step-through run failed'));
   // A run that cannot even start fails here, before anything is streamed.
-  await run.started;
-  return { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps), outcome };
+  try {
+    await run.started;
+  } catch (error) {
+    tokens.close();
+    throw error;
+  }
+  return { executionId: run.executionId, afterRevision: run.afterRevision, flowId: flow.flowId, blockCount: countBlocks(flow.steps), outcome, tokens };
 }
 
 /** A run of this flow to follow again after the last event id its reader saw (none: from its start); EXECUTION_NOT_FOUND for any other id. */

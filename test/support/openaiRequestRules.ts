@@ -35,6 +35,11 @@ export function refusalOf(body: unknown): string | undefined {
   if (unknown !== undefined) return `Unrecognized request argument supplied: ${unknown}`;
   if (typeof body.model !== 'string' || !body.model) return "you must provide a model parameter";
   if (!Array.isArray(body.messages) || body.messages.length === 0) return "Invalid 'messages': empty array. Expected an array with minimum length 1.";
+  if (body.stream_options !== undefined && body.stream !== true) return "The 'stream_options' parameter is only allowed when 'stream' is enabled.";
+  if (isObject(body.stream_options)) {
+    const extra = Object.keys(body.stream_options).find((key) => !['include_usage', 'include_obfuscation'].includes(key));
+    if (extra !== undefined) return `Unrecognized request argument supplied: stream_options.${extra}`;
+  }
   return samplingRefusal(body) ?? reasoningRefusal(body) ?? toolsRefusal(body) ?? messagesRefusal(body) ?? responseFormatRefusal(body.response_format);
 }
 

@@ -1,5 +1,5 @@
 import { anthropicRefusal } from './anthropicRequestRules.ts';
-import { type ProviderDialect, type ScriptedModelServer, startScriptedServer } from './scriptedModelServer.ts';
+import { type ProviderDialect, type ScriptedModelServer, sse, startScriptedServer } from './scriptedModelServer.ts';
 
 /**
  * Anthropic's Messages API as the scripted servers speak it (POST /v1/messages): refuses what the
@@ -31,6 +31,32 @@ const anthropicDialect: ProviderDialect = {
       stop_sequence: null,
       usage: { input_tokens: usage.prompt_tokens, output_tokens: usage.completion_tokens, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, service_tier: 'standard' },
     });
+  },
+  streams: (recorded) => (recorded.body as { stream?: unknown }).stream === true,
+  // The Messages API's events: message_start, each block's start, deltas and stop, message_delta (stop reason, output tokens), message_stop.
+  stream: (reply, recorded, n, pieces) => {
+    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+    const frame = (type: string, data: Record<string, unknown>) => sse({ type, ...data }, type);
+    const text = pieces.length > 0 ? [{ pieces }] : [];
+    const blocks = [...text, ...(reply.toolCalls ?? []).map((call) => ({ call }))];
+    return [
+      frame('message_start', { message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: recorded.body.model, content: [], stop_reason: null, stop_sequence: null, usage: { input_tokens: usage.prompt_tokens, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 } } }),
+      ...blocks.flatMap((block, index) =>
+        'pieces' in block
+          ? [
+              frame('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } }),
+              ...block.pieces.map((piece) => frame('content_block_delta', { index, delta: { type: 'text_delta', text: piece } })),
+              frame('content_block_stop', { index }),
+            ]
+          : [
+              frame('content_block_start', { index, content_block: { type: 'tool_use', id: block.call.id, name: block.call.name, input: {} } }),
+              frame('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: block.call.arguments } }),
+              frame('content_block_stop', { index }),
+            ],
+      ),
+      frame('message_delta', { delta: { stop_reason: reply.toolCalls ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: usage.completion_tokens } }),
+      frame('message_stop', {}),
+    ];
   },
 };
 

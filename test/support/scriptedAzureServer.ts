@@ -22,6 +22,8 @@ const azureDialect: ProviderDialect = {
   },
   errorBody: openaiDialect.errorBody,
   reply: openaiDialect.reply,
+  streams: openaiDialect.streams,
+  stream: openaiDialect.stream,
 };
 
 /** A scripted Azure OpenAI resource on loopback; its `baseUrl` is what AZURE_OPENAI_ENDPOINT takes. */

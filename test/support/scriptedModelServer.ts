@@ -21,6 +21,8 @@ export interface ScriptedReply {
   delayMs?: number;
   /** The reply is sent once this settles: a test holds a run inside its model call. */
   heldUntil?: Promise<unknown>;
+  /** How the content's text is cut when the request asks for a stream (default: after each space); may cut inside a character. */
+  chunks?: string[];
 }
 
 export interface RecordedRequest {
@@ -56,7 +58,20 @@ export interface ProviderDialect {
   refusal(recorded: RecordedRequest): { status: number; body: unknown } | undefined;
   errorBody(status: number): unknown;
   reply(reply: ScriptedReply, recorded: RecordedRequest, n: number): string;
+  /** Whether the request asked for a stream. */
+  streams(recorded: RecordedRequest): boolean;
+  /** The reply as that API streams it: server-sent event frames, the text in `pieces`. */
+  stream(reply: ScriptedReply, recorded: RecordedRequest, n: number, pieces: string[]): string[];
 }
+
+/** A reply's text as a stream sends it: the scripted pieces, else cut after each space. */
+export const piecesOf = (reply: ScriptedReply): string[] => {
+  const text = reply.content === undefined ? '' : typeof reply.content === 'string' ? reply.content : JSON.stringify(reply.content);
+  if (reply.chunks) return reply.chunks;
+  return text === '' ? [] : (text.match(/[^ ]+ ?| /g) ?? [text]);
+};
+/** One server-sent event frame. */
+export const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`;
 
 export const openaiDialect: ProviderDialect = {
   serves: (url) => url.endsWith('/chat/completions'),
@@ -86,6 +101,21 @@ export const openaiDialect: ProviderDialect = {
       ],
       usage: reply.rawUsage === undefined ? { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } : '__RAW_USAGE__',
     }).replace('"__RAW_USAGE__"', reply.rawUsage ?? '');
+  },
+  streams: (recorded) => (recorded.body as { stream?: unknown }).stream === true,
+  // Chat completion chunks: the role, the text in pieces, each tool call whole, the finish, the usage when asked for, [DONE].
+  stream: (reply, recorded, n, pieces) => {
+    const usage = reply.usage ?? { prompt_tokens: 10, completion_tokens: 5 };
+    const chunk = (delta: unknown, finish: string | null = null) => ({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: recorded.body.model, choices: [{ index: 0, delta, finish_reason: finish }] });
+    const includeUsage = (recorded.body as { stream_options?: { include_usage?: boolean } }).stream_options?.include_usage === true;
+    return [
+      sse(chunk({ role: 'assistant', content: '' })),
+      ...pieces.map((piece) => sse(chunk({ content: piece }))),
+      ...(reply.toolCalls ?? []).map((c, index) => sse(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }] }))),
+      sse(chunk({}, reply.toolCalls ? 'tool_calls' : 'stop')),
+      ...(includeUsage ? [sse({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: recorded.body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })] : []),
+      sse('[DONE]'),
+    ];
   },
 };
 
@@ -121,6 +151,17 @@ export async function startScriptedServer(dialect: ProviderDialect, basePath: st
         if (reply.status && reply.status >= 400) {
           res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
           res.end(JSON.stringify(reply.errorBody ?? dialect.errorBody(reply.status)));
+          return;
+        }
+        if (dialect.streams(recorded)) {
+          res.writeHead(200, { 'content-type': 'text/event-stream', ...reply.headers });
+          // Each frame in two writes cut at its middle byte (inside a character, as a network may cut it): the client reads them as they come.
+          for (const frame of dialect.stream(reply, recorded, requests.length, piecesOf(reply))) {
+            const bytes = Buffer.from(frame);
+            res.write(bytes.subarray(0, bytes.length >> 1));
+            res.write(bytes.subarray(bytes.length >> 1));
+          }
+          res.end();
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json', ...reply.headers });

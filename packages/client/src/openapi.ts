@@ -730,6 +730,18 @@ export type components = {
             /** @constant */
             event: "resumed";
         } | {
+            /** @description A piece of an llm block's reply while its provider streams it, after the block's `step_started` and before its `step_completed` (whose `output` is the whole reply). Sent only to a reader in the process that runs the run; it has no `id` and is not in the log, so a reconnect does not repeat it. Concatenated, a step's deltas are its reply's text (a piece may end inside a character; the next one completes it). */
+            data: {
+                blockName: string;
+                delta: string;
+                executionId: string;
+                iteration: number | null;
+                /** @description The block's id (its step events' `blockId`) */
+                stepId: string;
+            };
+            /** @constant */
+            event: "token";
+        } | {
             data: {
                 blockCount: number;
                 executionId: string;
@@ -827,6 +839,18 @@ export type components = {
             };
             /** @constant */
             event: "resumed";
+        } | {
+            /** @description A piece of an llm block's reply while its provider streams it, after the block's `step_started` and before its `step_completed` (whose `output` is the whole reply). Sent only to a reader in the process that runs the run; it has no `id` and is not in the log, so a reconnect does not repeat it. Concatenated, a step's deltas are its reply's text (a piece may end inside a character; the next one completes it). */
+            data: {
+                blockName: string;
+                delta: string;
+                executionId: string;
+                iteration: number | null;
+                /** @description The block's id (its step events' `blockId`) */
+                stepId: string;
+            };
+            /** @constant */
+            event: "token";
         } | {
             data: {
                 blockCount: number;
@@ -3590,7 +3614,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3951,7 +3975,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -124,6 +124,16 @@ describe('@seqflow/client against the real service', () => {
     expect(last.event === 'completed' && last.data.result).toEqual({ text: 'HI' });
   });
 
+  it("gives an llm block's reply as `token` events while it is written, typed, before the step completes", async () => {
+    model.script({ content: 'written as it comes', chunks: ['written ', 'as it ', 'comes'] });
+    const events: StepEvent[] = [];
+    for await (const event of client.step('asker', { message: 'hi' })) events.push(event);
+    expect(events.map((e) => e.event)).toEqual(['started', 'step_started', 'token', 'token', 'token', 'step_completed', 'completed']);
+    const pieces = events.flatMap((e) => (e.event === 'token' ? [e.data.delta] : []));
+    const completed = events.find((e) => e.event === 'step_completed');
+    expect(pieces.join('')).toBe(completed?.event === 'step_completed' ? completed.data.output : undefined);
+  });
+
   it('answers tool calls with your functions until the run completes', async () => {
     model.script({ toolCalls: [{ id: 'call_1', name: 'lookup', arguments: '{"q":"ada"}' }] }, { content: 'Ada Lovelace, 1815' });
     const asked: unknown[] = [];

@@ -15,6 +15,8 @@ export interface LlmCall {
   settings: { systemPrompt: string | undefined; parameters: Record<string, unknown> };
   /** Tool calling: the tools the caller sent, and the conversation so far when resuming. */
   tools?: { tools: Tool[]; toolChoice: ToolChoice; conversation?: ChatCompletionMessageParam[] };
+  /** Given when someone reads the reply as it is written (/step): the reply is streamed and each piece of its text handed here. */
+  onDelta?: (delta: string) => void;
 }
 
 /** One request to the model as the processor timed it: `startedAt` on the process's monotonic clock (performance.now()). */

@@ -92,7 +92,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const seconds = () => (performance.now() - begun) / 1000;
         const span = options.tracer.startSpan(`chat ${route.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(account.provider, route.model, provider.baseUrl(account)) }, parent);
         try {
-          const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}), mediaTypes }, account);
+          const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}), mediaTypes }, account, call.onDelta);
           // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
           const checked = tokenUsageOf(completion.usage);
           if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', checked.problem);

@@ -18,6 +18,13 @@ export function createAnthropicProvider(options: ProviderClientOptions): ChatPro
   });
   return {
     baseUrl: (account) => account.baseUrl ?? ANTHROPIC_BASE_URL,
-    complete: async (request, account) => chatCompletionOf(await (await clientFor(account)).messages.create(anthropicRequestOf(request))),
+    complete: async (request, account, onDelta) => {
+      const client = await clientFor(account);
+      if (!onDelta) return chatCompletionOf(await client.messages.create(anthropicRequestOf(request)));
+      // Streamed: the SDK puts the events back together into the same Message.
+      const stream = client.messages.stream(anthropicRequestOf(request));
+      stream.on('text', (delta) => onDelta(delta));
+      return chatCompletionOf(await stream.finalMessage());
+    },
   };
 }

@@ -22,7 +22,11 @@ export interface ChatRequest {
 }
 
 export interface ChatProvider {
-  complete(request: ChatRequest, account: ProviderAccount): Promise<OpenAI.ChatCompletion>;
+  /**
+   * The model's answer as a chat completion. With `onDelta`, the reply is streamed and each piece of
+   * its text handed there as it comes; the answer is the same whole completion either way.
+   */
+  complete(request: ChatRequest, account: ProviderAccount, onDelta?: (delta: string) => void): Promise<OpenAI.ChatCompletion>;
   /** Where the account's requests go (span attributes). */
   baseUrl(account: ProviderAccount): string;
 }

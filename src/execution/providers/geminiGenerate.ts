@@ -1,7 +1,7 @@
-import type { GoogleGenAI } from '@google/genai';
+import type { GenerateContentResponse, GoogleGenAI } from '@google/genai';
 import type { ChatProvider, ProviderClientOptions } from './chatRequest.ts';
 import { createClientCache } from './clientCache.ts';
-import { chatCompletionOfGemini, geminiRequestOf } from './geminiTranslation.ts';
+import { chatCompletionOfGemini, geminiRequestOf, joinGeminiChunks } from './geminiTranslation.ts';
 
 export const GEMINI_BASE_URL = 'https://generativelanguage.googleapis.com';
 
@@ -28,6 +28,15 @@ export function createGeminiProvider(options: ProviderClientOptions): ChatProvid
   });
   return {
     baseUrl: (account) => account.baseUrl ?? GEMINI_BASE_URL,
-    complete: async (request, account) => chatCompletionOfGemini(await (await clientFor(account)).models.generateContent(geminiRequestOf(request)), request.model),
+    complete: async (request, account, onDelta) => {
+      const client = await clientFor(account);
+      if (!onDelta) return chatCompletionOfGemini(await client.models.generateContent(geminiRequestOf(request)), request.model);
+      const chunks: GenerateContentResponse[] = [];
+      for await (const chunk of await client.models.generateContentStream(geminiRequestOf(request))) {
+        chunks.push(chunk);
+        for (const part of chunk.candidates?.[0]?.content?.parts ?? []) if (part.text && !part.thought) onDelta(part.text);
+      }
+      return chatCompletionOfGemini(joinGeminiChunks(chunks), request.model);
+    },
   };
 }

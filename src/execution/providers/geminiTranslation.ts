@@ -141,3 +141,29 @@ export function chatCompletionOfGemini(response: GenerateContentResponse, model:
     ...(usage ? { usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion } } : {}),
   };
 }
+
+/**
+ * A streamed answer's chunks as one answer: the first candidate's parts in order (consecutive text
+ * joined, a function call whole as Gemini sends it), the last finish reason, usage and ids given.
+ */
+export function joinGeminiChunks(chunks: GenerateContentResponse[]): GenerateContentResponse {
+  const parts: Part[] = [];
+  for (const chunk of chunks) {
+    for (const part of chunk.candidates?.[0]?.content?.parts ?? []) {
+      const last = parts.at(-1);
+      if (part.text !== undefined && last?.text !== undefined && !part.functionCall && Boolean(last.thought) === Boolean(part.thought)) parts[parts.length - 1] = { ...last, text: last.text + part.text, ...(part.thoughtSignature ? { thoughtSignature: part.thoughtSignature } : {}) };
+      else parts.push({ ...part });
+    }
+  }
+  const last = <T>(pick: (chunk: GenerateContentResponse) => T | undefined) => chunks.map(pick).filter((value) => value !== undefined).at(-1);
+  const finishReason = last((chunk) => chunk.candidates?.[0]?.finishReason);
+  const usageMetadata = last((chunk) => chunk.usageMetadata);
+  const responseId = last((chunk) => chunk.responseId);
+  const modelVersion = last((chunk) => chunk.modelVersion);
+  return {
+    candidates: [{ content: { role: 'model', parts }, ...(finishReason ? { finishReason } : {}) }],
+    ...(usageMetadata ? { usageMetadata } : {}),
+    ...(responseId ? { responseId } : {}),
+    ...(modelVersion ? { modelVersion } : {}),
+  } as GenerateContentResponse;
+}

@@ -31,14 +31,20 @@ export function createAzureChatProvider(options: ProviderClientOptions & { apiVe
 function chatCompletionsProvider(clientFor: (account: ProviderAccount) => OpenAI): ChatProvider {
   return {
     baseUrl: (account) => clientFor(account).baseURL,
-    complete: (request, account) =>
-      clientFor(account).chat.completions.create({
+    complete: async (request, account, onDelta) => {
+      const body = {
         ...request.parameters,
         model: request.model,
         messages: withoutForeignFields(request.messages),
         ...(request.tools && request.tools.tools.length > 0 ? { tools: request.tools.tools, tool_choice: request.tools.toolChoice } : {}),
         ...(request.output ? { response_format: { type: 'json_schema' as const, json_schema: request.output } } : {}),
-      }),
+      };
+      if (!onDelta) return clientFor(account).chat.completions.create(body);
+      // Streamed: the SDK puts the chunks back together (tool calls too); the usage comes in the last chunk when asked for.
+      const stream = clientFor(account).chat.completions.stream({ ...body, stream_options: { include_usage: true } });
+      stream.on('content.delta', ({ delta }) => onDelta(delta));
+      return stream.finalChatCompletion();
+    },
   };
 }
 

@@ -159,6 +159,12 @@ export const stepEventSchema = z
       executePausedSchema.extend({ toolCallMessages: z.array(z.unknown()).nullable().meta({ description: 'null when the stream is read in another process than the run (the log keeps only their digest)' }) }),
     ),
     stepEvent('resumed', z.object({ executionId: z.string(), pausedAtStep: z.string(), iterationsUsed: z.number().int() })),
+    stepEvent(
+      'token',
+      z
+        .object({ executionId: z.string(), stepId: z.string().meta({ description: "The block's id (its step events' `blockId`)" }), blockName: z.string(), iteration: z.number().int().nullable(), delta: z.string() })
+        .meta({ description: "A piece of an llm block's reply while its provider streams it, after the block's `step_started` and before its `step_completed` (whose `output` is the whole reply). Sent only to a reader in the process that runs the run; it has no `id` and is not in the log, so a reconnect does not repeat it. Concatenated, a step's deltas are its reply's text (a piece may end inside a character; the next one completes it)." }),
+    ),
     stepEvent('completed', executeCompletedSchema),
     stepEvent('failed', z.object({ executionId: z.string(), code: z.string(), message: z.string(), failureReason: z.enum(failureReasons), step_name: z.string().nullable() })),
   ])

@@ -8,7 +8,8 @@ import { documented, eventStream, flowParams, runHeaders } from '../openapi/rout
 import { RUN_LOOKUP, RUN_STARTED } from '../openapi/operationErrors.ts';
 
 const executionPath = flowParams.extend({ executionId: z.string() });
-const STEP_EVENTS = 'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`; each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
+const STEP_EVENTS =
+  'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block\'s reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
 
 /**
  * `POST /seq/{org}/{project}/{flow}/step` (same body as /execute, fresh or resume): every check first,
