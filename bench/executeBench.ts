@@ -1,18 +1,10 @@
-import { randomBytes } from 'node:crypto';
-import pino from 'pino';
 import { buildServer } from '../src/api/rest/server.ts';
-import { createApiKey } from '../src/commands/apiKeyCommands.ts';
-import { importFlow } from '../src/commands/flowCommands.ts';
-import { createOrganization } from '../src/commands/organizationCommands.ts';
-import { createProject } from '../src/commands/projectCommands.ts';
-import { loadConfig } from '../src/config/config.ts';
-import { openRuntime } from '../src/runtime/runtime.ts';
 import { SLOW_MODEL, SLOW_MODEL_DELAY_MS } from './benchModel.ts';
+import { openBenchRuntime, seedBenchProject } from './benchRuntime.ts';
 import { startInsertRoute } from './insertRoute.ts';
 import { startLoadProcess } from './loadClient.ts';
 import { memoryOverRuns } from './memoryBench.ts';
 
-const principal = { principal: { kind: 'system' as const, id: 'bench' } };
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const summary = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false };
 const flows = {
@@ -34,22 +26,8 @@ const flows = {
  */
 export async function benchExecute(databaseUrl: string) {
   const loader = await startLoadProcess();
-  const config = loadConfig({
-    DATABASE_URL: databaseUrl,
-    SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
-    OPENAI_BASE_URL: loader.modelBaseUrl,
-    OPENAI_API_KEY: 'bench',
-    SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
-    SEQFLOW_DEFAULT_CREDITS: '1000000000',
-    LOG_LEVEL: 'silent',
-  });
-  const runtime = await openRuntime(config, pino({ level: 'silent' }));
-  const deps = runtime.commands;
-  await createOrganization(deps, { slug: 'bench', name: 'Bench' }, principal);
-  await createProject(deps, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
-  for (const [slug, steps] of Object.entries(flows)) await importFlow(deps, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug, name: slug, steps }, production: true }, principal);
-  const { key } = await createApiKey(deps, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
-  await runtime.projections.catchUp();
+  const runtime = await openBenchRuntime(databaseUrl, loader.modelBaseUrl);
+  const key = await seedBenchProject(runtime, flows);
   await runtime.projections.start();
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });

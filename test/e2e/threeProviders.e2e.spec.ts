@@ -40,7 +40,8 @@ describe('a flow whose three llm blocks use OpenAI, Anthropic and Gemini, each w
     claude.script({ toolCalls: [{ id: 'toolu_a', name: 'lookup', arguments: '{"q":"Acme Hardware"}' }], usage: { prompt_tokens: 200, completion_tokens: 20 } }, { content: { risk: 'low' }, usage: { prompt_tokens: 220, completion_tokens: 6 } });
     gemini.script({ toolCalls: [{ id: 'fc_g', name: 'lookup', arguments: '{"q":"low"}' }], usage: { prompt_tokens: 300, completion_tokens: 30 } }, { content: { decision: 'approve' }, usage: { prompt_tokens: 330, completion_tokens: 4 } });
 
-    let answer = await service.execute('everything', { message: 'see the photo', attachments: [photo], tools: [lookup] });
+    type Answer = { status: number; body: { status?: string; executionId?: string } & Record<string, unknown> };
+    let answer: Answer = await service.execute('everything', { message: 'see the photo', attachments: [photo], tools: [lookup] });
     const pausedAt: string[] = [];
     for (let round = 0; answer.body.status === 'tool_calls_required' && round < 5; round++) {
       const pause = answer.body as { executionId: string; pausedAtStep: string; iterationsUsed: number; toolCallMessages: unknown[]; toolCalls: { id: string; function: { name: string; arguments: string } }[] };

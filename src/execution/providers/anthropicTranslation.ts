@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ToolChoice } from '../../domain/tools/toolRules.ts';
 import type { ChatRequest } from './chatRequest.ts';
+import { toolArgumentsObject } from './toolArguments.ts';
 
 /** Anthropic requires a reply length; a block that sets none gets this (every current Claude model can write it). */
 export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
@@ -29,19 +30,9 @@ function toolResultOf(message: Extract<ChatCompletionMessageParam, { role: 'tool
 function assistantContent(message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>): ContentBlock[] {
   const text = textOf(message.content as string | { type: string; text?: string }[] | null);
   const calls = (message.tool_calls ?? []).flatMap((call): ContentBlock[] =>
-    call.type === 'function' ? [{ type: 'tool_use', id: call.id, name: call.function.name, input: parseArguments(call.function.arguments) }] : [],
+    call.type === 'function' ? [{ type: 'tool_use', id: call.id, name: call.function.name, input: toolArgumentsObject(call.function.arguments) }] : [],
   );
   return [...(text ? [{ type: 'text' as const, text }] : []), ...calls];
-}
-
-/** A tool call's arguments as the object Anthropic's `input` is (the model wrote them as JSON text). */
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  } catch {
-    return { text };
-  }
 }
 
 function toolChoiceOf(choice: ToolChoice): Anthropic.Messages.ToolChoice {

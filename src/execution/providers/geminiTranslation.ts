@@ -3,6 +3,7 @@ import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
 import type { ToolChoice } from '../../domain/tools/toolRules.ts';
 import type { ChatRequest } from './chatRequest.ts';
+import { toolArgumentsObject } from './toolArguments.ts';
 
 /**
  * Gemini's generateContent in the spec's (OpenAI chat) terms, both ways. Gemini 3 models sign each
@@ -26,22 +27,12 @@ function userParts(content: string | ChatCompletionContentPart[], mediaTypes: Re
   });
 }
 
-/** A tool call's arguments as the object Gemini's `args` is (the model wrote them as JSON text). */
-function parseArguments(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
-  } catch {
-    return { text };
-  }
-}
-
 function modelParts(message: Extract<ChatCompletionMessageParam, { role: 'assistant' }>): Part[] {
   const text = textOf(message.content as string | { type: string; text?: string }[] | null);
   const calls = ((message.tool_calls ?? []) as ToolCall[]).flatMap((call): Part[] => {
     if (call.type !== 'function') return [];
     const signature = call.extra_content?.google?.thought_signature;
-    return [{ functionCall: { id: call.id, name: call.function.name, args: parseArguments(call.function.arguments) }, ...(signature ? { thoughtSignature: signature } : {}) }];
+    return [{ functionCall: { id: call.id, name: call.function.name, args: toolArgumentsObject(call.function.arguments) }, ...(signature ? { thoughtSignature: signature } : {}) }];
   });
   return [...(text ? [{ text }] : []), ...calls];
 }
