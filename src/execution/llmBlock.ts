@@ -95,7 +95,7 @@ export async function runLlmBlock(
     } else if (usage) await recorder.record(...charge(usage, failedOn));
     throw error;
   }
-  const { result, model: answeredBy, fellBack } = answered;
+  const { result, model: answeredBy, fellBack, triedCalls } = answered;
   if (result.kind === 'tool_calls') {
     const state = recorder.state();
     const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0)) + 1;
@@ -130,7 +130,7 @@ export async function runLlmBlock(
   await completed(
     {
       type: 'ExecutionStepCompleted',
-      data: { ...ref, output: result.output, model: answeredBy, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf(result.calls), ...costOf(result.usage, answeredBy), ...fallbacksOf(fellBack) },
+      data: { ...ref, output: result.output, model: answeredBy, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf([...triedCalls, ...(result.calls ?? [])]), ...costOf(result.usage, answeredBy), ...fallbacksOf(fellBack) },
     },
     ...charge(result.usage, answeredBy),
   );

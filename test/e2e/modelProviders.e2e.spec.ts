@@ -127,6 +127,8 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     expect(service.model.requests.slice(before).map((r) => r.body)).toEqual([{ model: 'gpt-4.1-mini', max_tokens: 200, messages: [{ role: 'user', content: 'hello' }] }]);
     const trace = await runTrace(service.t.runtime.eventStore, {}, String(run.body.executionId));
     expect(trace.steps[0]).toMatchObject({ provider: 'openai', model: 'gpt-4.1-mini', fallbacks: [{ model: 'claude-sonnet-5-5', code: 'PROVIDER_ERROR', message: expect.stringContaining('HTTP 529') }] });
+    // The waterfall has both requests: Claude's, failed, then the fallback's.
+    expect((trace.steps[0]!.modelCalls as { outcome: string }[]).map((c) => c.outcome)).toEqual(['failed', 'answered']);
     // Charged once, for the call that answered.
     const charges = (await service.t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`)).filter((e) => e.type === 'CreditsConsumed').map((e) => e.data);
     expect(charges).toEqual([expect.objectContaining({ model: 'gpt-4.1-mini', tokens: 15 })]);

@@ -16,6 +16,7 @@ interface Step extends WaterfallStep {
   model?: string | null;
   usage?: { totalTokens: number } | null;
   costUsd?: number | null;
+  fallbacks?: { model: string; code: string; message: string }[];
   attempts?: number;
 }
 
@@ -146,6 +147,11 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                   {step.usage ? <span className="muted">{step.usage.totalTokens} tokens</span> : null}
                   {step.usage ? <span className="muted step-cost">{usd(step.costUsd)}</span> : null}
                   {step.model ? <span className="muted mono">{step.model}</span> : null}
+                  {step.fallbacks?.length ? (
+                    <span className="muted step-fallbacks" title={step.fallbacks.map((f) => `${f.model}: ${f.code}, ${f.message}`).join('\n')}>
+                      after {step.fallbacks.map((f) => f.model).join(', ')}
+                    </span>
+                  ) : null}
                 </button>
                 {open === key ? <StepDetail executionId={executionId} stepId={step.stepId} iteration={step.iteration} /> : null}
               </li>
