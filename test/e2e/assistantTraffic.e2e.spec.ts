@@ -20,7 +20,7 @@ import { freePort, testPrincipal } from '../support/testRuntime.ts';
  *   33418), then signs in at whatever loopback port it could open.
  * - The Claude desktop app returns to `claude://claude.ai/mcp-auth-callback/sdk`; claude.ai's
  *   connector, from Anthropic's servers, to `https://claude.ai/api/mcp/auth_callback`, and drops the
- *   URL's trailing slash (the bare path answers a 404 naming the endpoint).
+ *   URL's trailing slash: every request goes to `/api/v1/mcp`, and the token is asked for that resource.
  * Each goes through to a token and tool calls with two API processes behind the public URL, one of
  * them restarted between registration and sign-in.
  */
@@ -97,8 +97,8 @@ describe('the assistants people use, request by request: discovery, registration
   const on = (origin: string, url: string) => `${origin}${new URL(url).pathname}${new URL(url).search}`;
   const form = (body: Record<string, string>) => ({ method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body).toString() });
   /** One JSON-RPC message over Streamable HTTP, as the clients send it (both accept types, the protocol version once negotiated). */
-  const rpc = async (origin: string, token: string | undefined, message: Record<string, unknown>, protocolVersion?: string) => {
-    const answer = await fetch(`${origin}/api/v1/mcp/`, {
+  const rpc = async (origin: string, token: string | undefined, message: Record<string, unknown>, protocolVersion?: string, path = '/api/v1/mcp/') => {
+    const answer = await fetch(`${origin}${path}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}), ...(protocolVersion ? { 'mcp-protocol-version': protocolVersion } : {}) },
       body: JSON.stringify({ jsonrpc: '2.0', ...message }),
@@ -109,14 +109,13 @@ describe('the assistants people use, request by request: discovery, registration
 
   it.each(assistants)('$name signs in and works, across a restart and two API processes', async (assistant) => {
     const initialize = { id: 0, method: 'initialize', params: { protocolVersion: assistant.protocolVersion, capabilities: {}, clientInfo: { name: assistant.name, version: '1.0.0' } } };
-    if (assistant.dropsTrailingSlash) {
-      const bare = await fetch(`${service.origin}/api/v1/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', ...initialize }) });
-      expect(bare.status).toBe(404);
-      expect(JSON.stringify(await bare.json())).toContain(service.mcpUrl);
-    }
+    // The endpoint as the client has it: claude.ai's connector form drops the trailing slash, in its requests and its resource indicator.
+    const path = assistant.dropsTrailingSlash ? '/api/v1/mcp' : '/api/v1/mcp/';
+    const endpoint = `${service.origin}${path}`;
+    const mcp = (origin: string, token: string | undefined, message: Record<string, unknown>, protocolVersion?: string) => rpc(origin, token, message, protocolVersion, path);
 
     // Discovery: the challenge, the resource's metadata, the authorization server's (RFC 8414 path insertion first).
-    const challenge = await rpc(service.origin, undefined, initialize);
+    const challenge = await mcp(service.origin, undefined, initialize);
     expect(challenge.status).toBe(401);
     const header = challenge.headers.get('www-authenticate')!;
     const resourceMetadataUrl = /resource_metadata="([^"]+)"/.exec(header)![1]!;
@@ -141,38 +140,38 @@ describe('the assistants people use, request by request: discovery, registration
     const verifier = randomBytes(32).toString('base64url');
     const state = randomBytes(16).toString('base64url');
     const authorize = new URL(on(second.origin, metadata.authorization_endpoint));
-    const params = { response_type: 'code', client_id: client.client_id, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', redirect_uri: assistant.signInRedirect, state, scope, resource: service.mcpUrl };
+    const params = { response_type: 'code', client_id: client.client_id, code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', redirect_uri: assistant.signInRedirect, state, scope, resource: endpoint };
     for (const [key, value] of Object.entries(params)) authorize.searchParams.set(key, value);
     const browser = new Browser();
     const page = await browser.follow(authorize.href);
     expect(page.response.status).toBe(200);
     const action = new URL(/action="([^"]+)"/.exec(await page.response.text())![1]!, second.origin).href;
     const signedIn = await browser.follow(action, { method: 'POST', form: { code: await loginCode() } });
-    expect(signedIn.location?.href.startsWith(assistant.signInRedirect)).toBe(true);
+    expect(signedIn.location?.href.startsWith(assistant.signInRedirect), signedIn.location ? signedIn.location.href : `${signedIn.response.status} ${await signedIn.response.text()}`).toBe(true);
     expect(signedIn.location!.searchParams.get('state')).toBe(state);
     const code = signedIn.location!.searchParams.get('code')!;
 
     // The code exchanged on the first process.
-    const exchanged = await fetch(metadata.token_endpoint, form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: assistant.signInRedirect, client_id: client.client_id, resource: service.mcpUrl }));
+    const exchanged = await fetch(metadata.token_endpoint, form({ grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: assistant.signInRedirect, client_id: client.client_id, resource: endpoint }));
     const tokens = (await exchanged.json()) as { access_token: string; refresh_token: string; token_type: string; expires_in: number; scope: string };
     expect(exchanged.status).toBe(200);
     expect(tokens).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'mcp', refresh_token: expect.any(String) });
 
     // The MCP conversation, on the restarted process.
-    const initialized = await rpc(second.origin, tokens.access_token, initialize);
+    const initialized = await mcp(second.origin, tokens.access_token, initialize);
     expect(initialized.status).toBe(200);
     expect(initialized.body?.result?.protocolVersion).toBe(assistant.protocolVersion);
-    expect((await rpc(second.origin, tokens.access_token, { method: 'notifications/initialized' }, assistant.protocolVersion)).status).toBe(202);
-    const listed = await rpc(second.origin, tokens.access_token, { id: 1, method: 'tools/list' }, assistant.protocolVersion);
+    expect((await mcp(second.origin, tokens.access_token, { method: 'notifications/initialized' }, assistant.protocolVersion)).status).toBe(202);
+    const listed = await mcp(second.origin, tokens.access_token, { id: 1, method: 'tools/list' }, assistant.protocolVersion);
     expect((listed.body?.result?.tools as { name: string }[]).map((tool) => tool.name)).toContain('list_projects');
-    const called = await rpc(second.origin, tokens.access_token, { id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } }, assistant.protocolVersion);
+    const called = await mcp(second.origin, tokens.access_token, { id: 2, method: 'tools/call', params: { name: 'list_projects', arguments: {} } }, assistant.protocolVersion);
     expect((called.body?.result as CallToolResult | undefined)?.structuredContent).toMatchObject({ projects: [expect.objectContaining({ organization_slug: 'acme', slug: 'web' })] });
 
     // An hour on, the refresh on the second process; the new token works on the first.
-    const refreshed = await fetch(on(second.origin, metadata.token_endpoint), form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, resource: service.mcpUrl }));
+    const refreshed = await fetch(on(second.origin, metadata.token_endpoint), form({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.client_id, resource: endpoint }));
     const renewed = (await refreshed.json()) as { access_token: string };
     expect(refreshed.status).toBe(200);
-    expect((await rpc(service.origin, renewed.access_token, { id: 3, method: 'ping' }, assistant.protocolVersion)).status).toBe(200);
+    expect((await mcp(service.origin, renewed.access_token, { id: 3, method: 'ping' }, assistant.protocolVersion)).status).toBe(200);
   });
 });
 

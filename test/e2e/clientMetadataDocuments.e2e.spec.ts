@@ -57,7 +57,9 @@ describe('assistants known by their Client ID Metadata Document', () => {
     const browser = new Browser();
     const page = await browser.follow(auth.authorizationUrl!.href);
     const html = await page.response.text();
-    expect(html).toContain('<strong>Metadata Assistant</strong>');
+    expect(html).toContain('<strong class="client-name">Metadata Assistant</strong>');
+    // Where its document lives, not only the name the document gives.
+    expect(html).toContain(`described by a document at <strong class="document-host">${new URL(documents.url).host}</strong>`);
     const { code } = await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject: 'alice' }, testPrincipal);
     const signedIn = await browser.follow(new URL(/action="([^"]+)"/.exec(html)![1]!, service.origin).href, { method: 'POST', form: { code } });
     await transport.finishAuth(signedIn.location!.searchParams.get('code')!);

@@ -563,17 +563,19 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       }
     });
 
-    it('is at exactly /api/v1/mcp/: without the slash 404 naming the endpoint, GET, DELETE and HEAD 405 with Allow: POST', async () => {
+    it('answers at /api/v1/mcp/ and at /api/v1/mcp alike (claude.ai drops the slash), never by a redirect; GET, DELETE and HEAD 405 with Allow: POST', async () => {
       const token = await issuer.sign({ sub: 'alice', aud: mcpUrl });
-      for (const method of ['POST', 'GET']) {
-        const response = await fetch(`${origin}/api/v1/mcp`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(method === 'POST' ? { body: '{}' } : {}), redirect: 'manual' });
-        expect(response.status, method).toBe(404);
-        expect(await response.json(), method).toMatchObject({ detail: { code: 'ROUTE_NOT_FOUND', message: expect.stringContaining(`The assistant endpoint is ${mcpUrl} (with the trailing slash)`) } });
-      }
-      for (const method of ['GET', 'DELETE', 'HEAD']) {
-        const response = await fetch(mcpUrl, { method, headers: { authorization: `Bearer ${token}` } });
-        expect(response.status, method).toBe(405);
-        expect(response.headers.get('allow'), method).toBe('POST');
+      for (const url of [mcpUrl, `${origin}/api/v1/mcp`]) {
+        const ping = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }), redirect: 'manual' });
+        expect(ping.status, url).toBe(200);
+        expect(await ping.json(), url).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+        const unsigned = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', redirect: 'manual' });
+        expect([unsigned.status, unsigned.headers.get('www-authenticate')], url).toEqual([401, expect.stringContaining('resource_metadata=')]);
+        for (const method of ['GET', 'DELETE', 'HEAD']) {
+          const response = await fetch(url, { method, headers: { authorization: `Bearer ${token}` }, redirect: 'manual' });
+          expect(response.status, `${method} ${url}`).toBe(405);
+          expect(response.headers.get('allow'), method).toBe('POST');
+        }
       }
     });
 

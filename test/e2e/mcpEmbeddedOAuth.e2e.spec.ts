@@ -23,6 +23,16 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     await service?.close();
   });
 
+  it('refuses a redirect URI with a user name or password: the host it shows is not where the browser goes', async () => {
+    const registered = await fetch(`${origin}/oauth/reg`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'sneaky', redirect_uris: ['http://trusted.example:x@127.0.0.1:4444/callback'], grant_types: ['authorization_code'], response_types: ['code'], token_endpoint_auth_method: 'none' }),
+    });
+    expect(registered.status).toBe(400);
+    expect(await registered.json()).toEqual({ error: 'invalid_redirect_uri', error_description: 'redirect_uris must not carry a user name or password' });
+  });
+
   it('registers the client, signs the member in with a one-time code, and lists the tools with a token for the MCP resource', async () => {
     const auth = new AssistantAuth();
     const first = new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: auth });
@@ -37,7 +47,14 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     const page = await browser.follow(auth.authorizationUrl!.href);
     expect(page.response.status).toBe(200);
     const html = await page.response.text();
-    expect(html).toContain('<strong>Test Assistant</strong> asks to build, publish and test flows');
+    expect(html).toContain('<strong class="client-name">Test Assistant</strong> (its own name for itself) asks to build, publish and test flows');
+    // Not the name alone (MCP 2025-11-25): where the sign-in returns, and where the client was registered.
+    expect(html).toContain(`returns to <strong class="returns-to">${new URL(REDIRECT_URL).protocol}//${new URL(REDIRECT_URL).host}</strong>`);
+    expect(html).toContain('<li class="registered-here">registered here</li>');
+    expect(html).toContain('It returns to a program on this computer.');
+    // Never shown inside another site's frame.
+    expect(page.response.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(page.response.headers.get('x-frame-options')).toBe('DENY');
     const action = new URL(/action="([^"]+)"/.exec(html)![1]!, origin).href;
 
     // A wrong code, then a right one; the right one works once.

@@ -69,11 +69,6 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
     for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp/']) {
       app.get(path, async (_request, reply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').send(metadata));
     }
-    // Some clients (claude.ai among them) drop the trailing slash: say where the endpoint is instead of a bare 404.
-    app.all('/api/v1/mcp', async () => {
-      throw new ApiError('ROUTE_NOT_FOUND', `The assistant endpoint is ${resource} (with the trailing slash): configure your client with that exact URL`);
-    });
-
     await app.register(async (mcp) => {
       // Before CORS and auth: a browser page of an origin not allowed gets nothing but 403 (DNS-rebinding defence).
       mcp.addHook('onRequest', async (request) => {
@@ -87,31 +82,30 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
         reply.header('allow', 'POST');
         throw new ApiError('METHOD_NOT_ALLOWED', 'This endpoint is stateless: send JSON-RPC messages with POST');
       };
-      // Exactly `/api/v1/mcp/`: without the slash is another path (404, never a redirect).
-      const exact = { prefixTrailingSlash: 'slash' as const };
-      mcp.get('/', { ...exact, exposeHeadRoute: false }, postOnly);
-      mcp.delete('/', exact, postOnly);
-      // A client probing the endpoint with HEAD learns how to sign in (the 401 challenge), as a POST would.
-      mcp.head('/', { ...exact, onRequest: signIn }, postOnly);
-
-      mcp.post(
-        '/',
-        { ...exact, onRequest: signIn, config: { checksBodyText: true } },
-        async (request, reply) => {
-          const refused = refuseUnstorableArguments(request.body);
-          if (refused) return reply.header('content-type', 'application/json').send(refused);
-          const caller = request.mcpCaller!;
-          const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
-          const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-          reply.hijack();
-          reply.raw.on('close', () => {
-            void transport.close();
-            void server.close();
-          });
-          await server.connect(transport);
-          await transport.handleRequest(request.raw, reply.raw, request.body);
-        },
-      );
+      const post = async (request: FastifyRequest, reply: FastifyReply) => {
+        const refused = refuseUnstorableArguments(request.body);
+        if (refused) return reply.header('content-type', 'application/json').send(refused);
+        const caller = request.mcpCaller!;
+        const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
+        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+        reply.hijack();
+        reply.raw.on('close', () => {
+          void transport.close();
+          void server.close();
+        });
+        await server.connect(transport);
+        await transport.handleRequest(request.raw, reply.raw, request.body);
+      };
+      // `/api/v1/mcp/` (the resource the metadata names) and `/api/v1/mcp` alike, each its own route:
+      // claude.ai's connector form and the Claude apps drop the trailing slash. Never a redirect (a POST would not follow it).
+      for (const url of ['/', '']) {
+        const exact = { url, prefixTrailingSlash: 'slash' as const };
+        mcp.route({ ...exact, method: 'GET', exposeHeadRoute: false, handler: postOnly });
+        mcp.route({ ...exact, method: 'DELETE', handler: postOnly });
+        // A client probing the endpoint with HEAD learns how to sign in (the 401 challenge), as a POST would.
+        mcp.route({ ...exact, method: 'HEAD', onRequest: signIn, handler: postOnly });
+        mcp.route({ ...exact, method: 'POST', onRequest: signIn, config: { checksBodyText: true }, handler: post });
+      }
     }, { prefix: '/api/v1/mcp' });
   };
 }

@@ -46,6 +46,8 @@ export function createEmbeddedAuthorizationServer(input: {
   metadataDocuments: { mayFetch: (ip: string) => Promise<boolean>; revoked: (clientId: string) => Promise<boolean> };
 }): Provider {
   const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
+  // A client that dropped the endpoint's trailing slash (claude.ai's connectors) names it without: the same resource, its token for the canonical URL.
+  const canonicalOf = new Map([[input.resources.mcp, input.resources.mcp], [input.resources.mcp.replace(/\/+$/, ''), input.resources.mcp], [input.resources.api, input.resources.api]]);
   const configuration: Configuration = {
     adapter: input.adapter,
     jwks: { keys: input.keys.signing },
@@ -92,9 +94,10 @@ export function createEmbeddedAuthorizationServer(input: {
         defaultResource: () => input.resources.mcp,
         useGrantedResource: () => true,
         getResourceServerInfo: (_ctx, indicator) => {
-          const scope = scopeOf.get(indicator);
-          if (!scope) throw new errors.InvalidTarget(`this server issues tokens only for ${input.resources.mcp} and ${input.resources.api}`);
-          return { scope, audience: indicator, accessTokenFormat: 'jwt', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'ES256' } } };
+          const audience = canonicalOf.get(indicator);
+          const scope = audience === undefined ? undefined : scopeOf.get(audience);
+          if (!audience || !scope) throw new errors.InvalidTarget(`this server issues tokens only for ${input.resources.mcp} and ${input.resources.api}`);
+          return { scope, audience, accessTokenFormat: 'jwt', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'ES256' } } };
         },
       },
     },

@@ -8,7 +8,7 @@ import { recordOAuthSignIn } from '../../commands/oauthClientCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import { API_SCOPE, type EmbeddedResources, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
-import { signInPage } from './signInPage.ts';
+import { returnsToOf, signInPage } from './signInPage.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 
 const PREFIX = '/oauth';
@@ -41,18 +41,28 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
   return async (app: FastifyInstance) => {
     await app.register(async (signIn) => {
       await signIn.register(formbody);
+      // The sign-in page is never shown inside another site's frame (clickjacking): CSP and the older header alike.
+      signIn.addHook('onSend', async (_request, reply) => {
+        reply.header('content-security-policy', "frame-ancestors 'none'").header('x-frame-options', 'DENY');
+      });
+      const requester = async (oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>) => {
+        const clientId = String(details.params.client_id);
+        const client = await oidc.Client.find(clientId);
+        const document = /^https:\/\//.test(clientId) ? URL.parse(clientId) : null;
+        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, client };
+      };
       signIn.get('/interaction/:uid', async (request, reply) => {
         const oidc = await provider();
         const details = await oidc.interactionDetails(request.raw, reply.raw);
         // Login and consent alike are answered with a code: no client gets a token without one.
-        const client = await oidc.Client.find(String(details.params.client_id));
-        return reply.type('text/html').send(signInPage({ clientName: client?.clientName ?? String(details.params.client_id), action: `${PREFIX}/interaction/${details.uid}` }));
+        const { client: _client, ...asking } = await requester(oidc, details);
+        return reply.type('text/html').send(signInPage({ ...asking, action: `${PREFIX}/interaction/${details.uid}` }));
       });
       signIn.post('/interaction/:uid', async (request, reply) => {
         const oidc = await provider();
         const details = await oidc.interactionDetails(request.raw, reply.raw);
-        const client = await oidc.Client.find(String(details.params.client_id));
-        const page = (error: string) => signInPage({ clientName: client?.clientName ?? String(details.params.client_id), action: `${PREFIX}/interaction/${details.uid}`, error });
+        const { client, ...asking } = await requester(oidc, details);
+        const page = (error: string) => signInPage({ ...asking, action: `${PREFIX}/interaction/${details.uid}`, error });
         try {
           await attempts.consume(request.ip);
         } catch (rejection) {
@@ -126,6 +136,9 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
     if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
     const asked = [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
     if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, MCP_SCOPE);
+    // The endpoint as a client that dropped its trailing slash names it (its token is still for the canonical URL).
+    const slashless = resources.mcp.replace(/\/+$/, '');
+    if (asked.includes(slashless)) grant.addResourceScope(slashless, MCP_SCOPE);
     if (asked.includes(resources.api)) grant.addResourceScope(resources.api, API_SCOPE);
     const granted = Object.keys(grant.resources ?? {});
     await recordOAuthSignIn(deps.commands, { clientId, clientName: member.clientName, subject, resources: granted }, { principal: { kind: 'user', id: subject }, ...requestOrigin(request) });

@@ -12,6 +12,8 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 export function classifyRedirectUris(metadata: Record<string, unknown>): void {
   const uris = Array.isArray(metadata.redirect_uris) ? (metadata.redirect_uris as unknown[]) : [];
   const parsed = uris.map((uri) => (typeof uri === 'string' ? URL.parse(uri) : null));
+  // `http://user:pass@127.0.0.1/` shows a host that is not where the browser goes: refused outright.
+  if (parsed.some((url) => url !== null && (url.username !== '' || url.password !== ''))) throw new errors.InvalidClientMetadata('redirect_uris must not carry a user name or password');
   const native = parsed.some((url) => url !== null && (isLoopbackHttp(url) || (url.protocol !== 'http:' && url.protocol !== 'https:')));
   if (native) {
     metadata.application_type = 'native';
