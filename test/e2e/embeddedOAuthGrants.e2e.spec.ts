@@ -1,4 +1,5 @@
-import { decodeJwt } from 'jose';
+import { randomUUID } from 'node:crypto';
+import { SignJWT, decodeJwt, exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
 import { authorizeByHand } from '../support/oauthAssistant.ts';
@@ -31,6 +32,19 @@ describe('the embedded OAuth server\'s tokens: refused once their grant is gone,
     const replay = await flow.exchange();
     expect(replay).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     expect(await mcpStatus(first.body.access_token!)).toBe(401);
+  });
+
+  it('takes no DPoP: not advertised, a proof at the token endpoint gets a plain bearer token that works, nothing bound to a key', async () => {
+    const discovery = (await (await fetch(`${origin}/.well-known/oauth-authorization-server/oauth`)).json()) as Record<string, unknown>;
+    expect(discovery).not.toHaveProperty('dpop_signing_alg_values_supported');
+    const flow = await authorizeByHand(origin, await loginCode('alice'), { resource: mcpUrl, scope: 'mcp' });
+    // What a DPoP-capable client sends (RFC 9449 §4): a proof signed by its key, the key in the header.
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const proof = await new SignJWT({ htm: 'POST', htu: `${origin}/oauth/token`, jti: randomUUID() }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(publicKey) }).setIssuedAt().sign(privateKey);
+    const answer = await flow.exchange(undefined, { dpop: proof });
+    expect(answer).toMatchObject({ status: 200, body: { token_type: 'Bearer' } });
+    expect(decodeJwt(answer.body.access_token!)).not.toHaveProperty('cnf');
+    expect(await mcpStatus(answer.body.access_token!)).toBe(200);
   });
 
   it('refuses the access tokens of a grant revoked through its refresh token', async () => {

@@ -109,15 +109,15 @@ export async function authorizeByHand(
   const code = signedIn.location?.searchParams.get('code');
   if (!code) throw new Error(`sign-in failed: ${signedIn.response.status} ${signedIn.location?.href ?? (await signedIn.response.text()).replace(/\s+/g, ' ').slice(0, 600)}`);
   /** A token request, to this server or (`at`) another process of the same service. */
-  const tokenRequest = async (form: Record<string, string>, at = origin) => {
-    const answer = await fetch(`${at}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, ...form }).toString() });
-    return { status: answer.status, body: (await answer.json()) as { access_token?: string; refresh_token?: string; error?: string } };
+  const tokenRequest = async (form: Record<string, string>, at = origin, headers: Record<string, string> = {}) => {
+    const answer = await fetch(`${at}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams({ client_id: clientId, ...form }).toString() });
+    return { status: answer.status, body: (await answer.json()) as { access_token?: string; refresh_token?: string; token_type?: string; error?: string } };
   };
   return {
     clientId,
     /** Where the browser was sent back to, the code in its query. */
     returnedTo: signedIn.location!,
-    exchange: (at?: string) => tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, resource: ask.resource }, at),
+    exchange: (at?: string, headers?: Record<string, string>) => tokenRequest({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, resource: ask.resource }, at, headers),
     refresh: (refreshToken: string, at?: string) => tokenRequest({ grant_type: 'refresh_token', refresh_token: refreshToken, resource: ask.resource }, at),
     revoke: async (token: string) => (await fetch(`${origin}/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, token }).toString() })).status,
   };

@@ -70,6 +70,8 @@ export function createJwtVerifier(
         });
       });
       if (!payload.sub) throw new Error('no sub claim');
+      // A sender-constrained token (DPoP, mTLS: RFC 9449 and 8705 `cnf`) is its holder's only with its proof, which this service does not check: never taken as a bearer token.
+      if (payload.cnf !== undefined) throw new Error('it is bound to a key (cnf): this service takes bearer tokens only');
       if (oauth.grantIsLive && !(typeof payload.grant_id === 'string' && (await oauth.grantIsLive(payload.grant_id)))) throw new Error('its grant was revoked: sign in again');
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
       return { subject: payload.sub, clientId };

@@ -88,6 +88,8 @@ export function createEmbeddedAuthorizationServer(input: {
       },
       // Every client here is public (no secret): a client may revoke only the tokens issued to it.
       revocation: { enabled: true, allowedPolicy: (_ctx, client, token) => token.clientId === client.clientId },
+      // Off, and so not advertised: the resource server takes bearer tokens only, and a DPoP-bound token shown as a bearer one is refused (jwtVerifier.ts).
+      dPoP: { enabled: false },
       resourceIndicators: {
         enabled: true,
         // Clients that send no `resource` get tokens for the MCP endpoint: assistants are this server's usual clients.
