@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import { deleteOAuthClient, listOAuthClients } from '../queries/oauthClientQueries.ts';
 import type { OAuthTables } from '../queries/oauthStoreTables.ts';
 import { oauthClient } from '../domain/oauth/oauthClient.ts';
-import { oauthClientStream } from '../domain/oauth/oauthClientEvents.ts';
+import { type SIGN_IN_END_REASONS, oauthClientStream } from '../domain/oauth/oauthClientEvents.ts';
 import { type CommandDependencies, type CommandMetadata, handleCommand } from './commandHandler.ts';
 
 /**
@@ -30,4 +30,9 @@ export async function revokeOAuthClient(deps: CommandDependencies & { oauth: Kys
  */
 export async function recordOAuthSignIn(deps: CommandDependencies, data: { clientId: string; clientName: string | null; subject: string; resources: string[] }, metadata: CommandMetadata) {
   await handleCommand(deps, oauthClientStream(data.clientId), oauthClient, { type: 'SignIn', data }, metadata);
+}
+
+/** A sign-in that ended at the authorization server (its grant revoked), with why: recorded for the client. */
+export async function recordOAuthSignInEnded(deps: CommandDependencies, data: { clientId: string; subject: string | null; reason: (typeof SIGN_IN_END_REASONS)[number] }, metadata: CommandMetadata) {
+  await handleCommand(deps, oauthClientStream(data.clientId), oauthClient, { type: 'EndSignIn', data }, metadata);
 }

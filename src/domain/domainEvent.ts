@@ -32,7 +32,7 @@ import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecord
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
-import { OAuthClientRevoked, OAuthClientSignedIn } from './oauth/oauthClientEvents.ts';
+import { OAuthClientRevoked, OAuthClientSignedIn, OAuthSignInEnded } from './oauth/oauthClientEvents.ts';
 import { OAuthSigningKeyRotated } from './oauth/signingKeyEvents.ts';
 import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
 import { SlugReserved } from './slugs/slugReservation.ts';
@@ -99,6 +99,7 @@ export const eventDefinitions = [
   ConsoleLinkSessionsEnded,
   OAuthClientRevoked,
   OAuthClientSignedIn,
+  OAuthSignInEnded,
   OAuthSigningKeyRotated,
   ConsoleLinkIssued,
   ConsoleLinkRedeemed,

@@ -1,5 +1,9 @@
 import { cappedReplies } from '../../outbound/cappedReply.ts';
+import type { KoaContextWithOIDC } from 'oidc-provider';
 import type Provider from 'oidc-provider';
+import { createHash } from 'node:crypto';
+import type { Logger } from 'pino';
+import { recordOAuthSignInEnded } from '../../commands/oauthClientCommands.ts';
 import type { Config } from '../../config/config.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createEmbeddedAuthorizationServer } from './embeddedAuthorizationServer.ts';
@@ -32,7 +36,7 @@ const OAUTH_FETCH_MAX_BYTES = 256 * 1024;
  * few, a sign-in or a refresh an hour per assistant), which then signs with the new key; and by each
  * verifier when a token names a key it does not know.
  */
-export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer; eventStore: EventStore; guard: AddressGuard }) {
+export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }, store: { db: Kysely<ReadModels>; masterKey: Buffer; eventStore: EventStore; guard: AddressGuard; logger: Pick<Logger, 'warn' | 'error'> }) {
   const db = oauthTablesOf(store.db);
   const metadataFetches = new RateLimiterMemory({ points: METADATA_FETCHES_PER_MINUTE, duration: 60 });
   const metadataDocuments = {
@@ -61,8 +65,23 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
       fetch: cappedReplies(store.guard.fetch, OAUTH_FETCH_MAX_BYTES),
       metadataDocuments,
     });
+    provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => void recordSignInEnded(ctx, grantId));
     return { signingKid: keys.signing[0]?.kid, provider };
   };
+  /** A grant the provider revoked (a reused refresh token or code, the client's own revocation): logged, and recorded for the client. */
+  async function recordSignInEnded(ctx: KoaContextWithOIDC, grantId: string) {
+    const clientId = ctx.oidc.client?.clientId;
+    if (!clientId) return;
+    const grantType = String(ctx.oidc.params?.grant_type ?? '');
+    const reason = grantType === 'refresh_token' ? 'refresh_token_reuse' : grantType === 'authorization_code' ? 'authorization_code_reuse' : 'revoked_by_client';
+    const subject = ctx.oidc.entities.Account?.accountId ?? ctx.oidc.entities.RefreshToken?.accountId ?? ctx.oidc.entities.AuthorizationCode?.accountId ?? null;
+    store.logger.warn({ clientId, subject, reason, grantHash: createHash('sha256').update(grantId).digest('hex').slice(0, 16) }, 'an assistant sign-in ended: it must sign in again');
+    try {
+      await recordOAuthSignInEnded({ eventStore: store.eventStore, now: () => new Date() }, { clientId, subject, reason }, { principal: { kind: 'system', id: 'oauth' } });
+    } catch (error) {
+      store.logger.error({ err: error, clientId }, 'could not record the end of an assistant sign-in');
+    }
+  }
   let built: Promise<Awaited<ReturnType<typeof build>>> | undefined;
   /** Made on first call and kept; a failure is not kept, so the next call tries again. */
   const current = () => {

@@ -13,6 +13,14 @@ const SWEEP_EVERY = 200;
  * client in use.
  */
 const UNUSED_CLIENT_SECONDS = 86_400;
+/**
+ * How long a rotated refresh token still works (RFC 9700 §4.14.2 allows a grace): several sessions
+ * of one assistant (Claude Code, Codex, opencode share one credential) refresh at once, or one
+ * refreshes with the token another has just rotated. Within the grace, presenting it again rotates
+ * it again: that session gets a successor of its own and none is lost. After it, a presented spent
+ * token is a reuse: the provider ends the whole sign-in (OAuthSignInEnded).
+ */
+export const REFRESH_REUSE_GRACE_SECONDS = 60;
 
 /**
  * oidc-provider's storage in PostgreSQL (`oauth_store`), so every API process shares the clients,
@@ -76,8 +84,9 @@ export function postgresOAuthAdapter(db: Kysely<OAuthTables>, masterKey: Buffer)
       return this.findWhere('user_code_hash', hashOf(userCode));
     }
 
+    /** Only the first consumption counts (a conditional update): concurrent rotations of one token all date its grace from the first. */
     async consume(id: string): Promise<void> {
-      await db.updateTable('oauth_store').set({ consumed_at: sql<Date>`now()` as never }).where('model', '=', this.model).where('id_hash', '=', hashOf(id)).execute();
+      await db.updateTable('oauth_store').set({ consumed_at: sql<Date>`now()` as never }).where('model', '=', this.model).where('id_hash', '=', hashOf(id)).where('consumed_at', 'is', null).execute();
     }
 
     async destroy(id: string): Promise<void> {
@@ -91,14 +100,16 @@ export function postgresOAuthAdapter(db: Kysely<OAuthTables>, masterKey: Buffer)
     private async findWhere(column: 'id_hash' | 'uid_hash' | 'user_code_hash', value: string): Promise<AdapterPayload | undefined> {
       const row = await db
         .selectFrom('oauth_store')
-        .select(['payload', sql<number | null>`extract(epoch from consumed_at)::bigint`.as('consumed')])
+        .select(['payload', sql<number | null>`extract(epoch from consumed_at)::bigint`.as('consumed'), sql<boolean>`coalesce(consumed_at > now() - make_interval(secs => ${REFRESH_REUSE_GRACE_SECONDS}), false)`.as('in_grace')])
         .where('model', '=', this.model)
         .where(column, '=', value)
         .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
         .executeTakeFirst();
       if (!row) return undefined;
       const payload = JSON.parse(decryptSecret(row.payload, masterKey)) as AdapterPayload;
-      return row.consumed === null ? payload : { ...payload, consumed: Number(row.consumed) };
+      // A refresh token rotated moments ago is still its holder's (the grace above); any other consumed row reads as consumed.
+      if (row.consumed === null || (this.model === 'RefreshToken' && row.in_grace)) return payload;
+      return { ...payload, consumed: Number(row.consumed) };
     }
   };
 }

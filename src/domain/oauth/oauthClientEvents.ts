@@ -11,6 +11,18 @@ export const OAuthClientRevoked = defineEvent('OAuthClientRevoked', 1, z.object(
  */
 export const OAuthClientSignedIn = defineEvent('OAuthClientSignedIn', 1, z.object({ clientId: z.string().min(1), clientName: z.string().nullable(), subject: z.string().min(1), resources: z.array(z.string().min(1)) }));
 
-export type OAuthClientEvent = EventOf<typeof OAuthClientRevoked> | EventOf<typeof OAuthClientSignedIn>;
+/** Why a sign-in (a grant) ended at the embedded authorization server, other than an operator's revocation of the client (OAuthClientRevoked). */
+export const SIGN_IN_END_REASONS = ['refresh_token_reuse', 'authorization_code_reuse', 'revoked_by_client'] as const;
+
+/**
+ * A sign-in of the client ended: its grant and every token of it are gone, and the assistant must
+ * sign in again. `refresh_token_reuse`: a refresh token was presented again after its reuse grace
+ * (RFC 9700 §2.2.2: a stolen token and its legitimate holder cannot be told apart, so the family
+ * ends); `authorization_code_reuse`: a code was exchanged twice; `revoked_by_client`: the client
+ * revoked its own token.
+ */
+export const OAuthSignInEnded = defineEvent('OAuthSignInEnded', 1, z.object({ clientId: z.string().min(1), subject: z.string().nullable(), reason: z.enum(SIGN_IN_END_REASONS) }));
+
+export type OAuthClientEvent = EventOf<typeof OAuthClientRevoked> | EventOf<typeof OAuthClientSignedIn> | EventOf<typeof OAuthSignInEnded>;
 
 export const oauthClientStream = (clientId: string) => `oauthclient-${clientId}`;
