@@ -47,6 +47,8 @@ export interface Config {
   metrics: { host: string; port: number | 'off'; explicit: boolean };
   /** The embedded authorization server ends a sign-in unused for this many days. */
   oauthIdleDays: number;
+  /** SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS: registrations no member signed in with that are kept; a new one evicts the oldest past it. */
+  oauthMaxUnusedClients: number;
   /** X-Forwarded-* headers are believed (client address, scheme, host): only behind a proxy that sets them. */
   trustProxy: boolean;
   /** Browser origins allowed to call the REST API (CORS); unset: no CORS headers, browsers on other origins are refused by the browser. */
@@ -178,6 +180,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT ?? DEFAULT_METRICS_PORT, explicit: e.SEQFLOW_METRICS_PORT !== undefined },
     trustProxy: e.SEQFLOW_TRUST_PROXY === 'true',
     oauthIdleDays: e.SEQFLOW_OAUTH_IDLE_DAYS,
+    oauthMaxUnusedClients: e.SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS,
     corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),
     rateLimit: e.SEQFLOW_RATE_LIMIT > 0 ? { max: e.SEQFLOW_RATE_LIMIT, windowMs: e.SEQFLOW_RATE_LIMIT_WINDOW_MS } : undefined,
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },

@@ -11,7 +11,7 @@ import type { Kysely } from 'kysely';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
 import { loadOrCreateOAuthKeys, storedSigningKeys } from '../../queries/oauthKeys.ts';
 import { oauthTablesOf } from '../../queries/oauthStoreTables.ts';
-import { countUnusedClients, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
+import { makeRoomForRegistration, postgresOAuthAdapter } from './postgresOAuthAdapter.ts';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { oauthClient } from '../../domain/oauth/oauthClient.ts';
 import { oauthClientStream } from '../../domain/oauth/oauthClientEvents.ts';
@@ -107,5 +107,5 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
     localKeys: async () => (await loadOrCreateOAuthKeys(db, store.masterKey)).publicJwks,
     grantIsLive: async (grantId) => (await (await current()).provider.Grant.find(grantId)) !== undefined,
   }, store.guard);
-  return { provider, verifier, unusedClients: () => countUnusedClients(db) };
+  return { provider, verifier, makeRoomForRegistration: async () => void (await makeRoomForRegistration(db, config.oauthMaxUnusedClients)) };
 }

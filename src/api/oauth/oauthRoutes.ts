@@ -25,15 +25,13 @@ const SIGN_IN_ATTEMPTS_PER_MINUTE = 10;
  * install; a flood of registrations would only fill the provider's store.
  */
 const REGISTRATIONS_PER_MINUTE = 20;
-/** Registered clients not yet signed in with, from every address together: past this, registration waits. */
-const UNUSED_CLIENTS_MAX = 10_000;
 
 /**
  * The embedded authorization server under `/oauth` (its discovery document at
  * `/oauth/.well-known/openid-configuration`), and its sign-in page at `/oauth/interaction/:uid`.
  * `provider` is made on first use: a process no assistant signs in to never makes keys.
  */
-export function oauthRoutes(deps: { commands: CommandDependencies; resources: EmbeddedResources; unusedClients: () => Promise<number> }, provider: () => Promise<Provider>) {
+export function oauthRoutes(deps: { commands: CommandDependencies; resources: EmbeddedResources; makeRoomForRegistration: () => Promise<void> }, provider: () => Promise<Provider>) {
   const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
   const registrations = new RateLimiterMemory({ points: REGISTRATIONS_PER_MINUTE, duration: 60 });
   const { resources } = deps;
@@ -95,9 +93,8 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
             // RFC 7591's error shape, with the wait in Retry-After.
             return reply.status(429).header('retry-after', Math.ceil(rejection.msBeforeNext / 1000)).send({ error: 'rate_limited', error_description: `at most ${REGISTRATIONS_PER_MINUTE} client registrations a minute from one address` });
           }
-          if ((await deps.unusedClients()) >= UNUSED_CLIENTS_MAX) {
-            return reply.status(429).header('retry-after', 3600).send({ error: 'rate_limited', error_description: `${UNUSED_CLIENTS_MAX} registered clients have not been signed in with yet: try again later` });
-          }
+          // Never refused for what others registered: the oldest registrations no one signed in with make room (a flood evicts itself).
+          await deps.makeRoomForRegistration();
         }
         const path = request.url.split('?')[0];
         await serve(request, reply, path === `${PREFIX}/.well-known/oauth-authorization-server` ? DISCOVERY : request.raw.url!.slice(PREFIX.length) || '/');

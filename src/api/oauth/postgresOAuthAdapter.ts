@@ -8,11 +8,11 @@ const hashOf = (value: string) => createHash('sha256').update(value, 'utf8').dig
 /** Expired rows are deleted now and then by the writes themselves: one in this many. */
 const SWEEP_EVERY = 200;
 /**
- * A registered client that no member has signed in with yet expires after a day; one with a grant
- * stays until revoked. So a flood of anonymous registrations fades away and never pushes out a
- * client in use.
+ * A registered client that no member has signed in with yet expires after three hours (an assistant
+ * signs in right after it registers); one with a grant stays until revoked. So a flood of anonymous
+ * registrations fades away and never pushes out a client in use.
  */
-const UNUSED_CLIENT_SECONDS = 86_400;
+const UNUSED_CLIENT_SECONDS = 3 * 3600;
 /**
  * How long a rotated refresh token still works (RFC 9700 §4.14.2 allows a grace): several sessions
  * of one assistant (Claude Code, Codex, opencode share one credential) refresh at once, or one
@@ -114,13 +114,15 @@ export function postgresOAuthAdapter(db: Kysely<OAuthTables>, masterKey: Buffer)
   };
 }
 
-/** Registered clients no member has signed in with yet (they expire after a day). */
-export async function countUnusedClients(db: Kysely<OAuthTables>): Promise<number> {
-  const row = await db
-    .selectFrom('oauth_store')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('model', '=', 'Client')
-    .where('expires_at', '>', sql<Date>`now()`)
-    .executeTakeFirstOrThrow();
-  return Number(row.n);
+/**
+ * Room for one more registration: the oldest registrations no member has signed in with, beyond
+ * `max - 1` of them, are deleted (a client in use is never touched). A flood of registrations from
+ * many addresses then evicts itself instead of refusing everyone's new assistant.
+ */
+export async function makeRoomForRegistration(db: Kysely<OAuthTables>, max: number): Promise<number> {
+  const result = await sql`
+    DELETE FROM oauth_store WHERE model = 'Client' AND id_hash IN (
+      SELECT id_hash FROM oauth_store WHERE model = 'Client' AND expires_at IS NOT NULL
+      ORDER BY expires_at DESC OFFSET ${Math.max(0, max - 1)})`.execute(db);
+  return Number(result.numAffectedRows ?? 0);
 }
