@@ -49,6 +49,8 @@ export interface Config {
   oauthIdleDays: number;
   /** SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS: registrations no member signed in with that are kept; a new one evicts the oldest past it. */
   oauthMaxUnusedClients: number;
+  /** SEQFLOW_OAUTH_CIMD: the embedded server takes Client ID Metadata Documents (and advertises them). */
+  oauthClientMetadataDocuments: boolean;
   /** X-Forwarded-* headers are believed (client address, scheme, host): only behind a proxy that sets them. */
   trustProxy: boolean;
   /** Browser origins allowed to call the REST API (CORS); unset: no CORS headers, browsers on other origins are refused by the browser. */
@@ -181,6 +183,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     trustProxy: e.SEQFLOW_TRUST_PROXY === 'true',
     oauthIdleDays: e.SEQFLOW_OAUTH_IDLE_DAYS,
     oauthMaxUnusedClients: e.SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS,
+    oauthClientMetadataDocuments: e.SEQFLOW_OAUTH_CIMD === 'true',
     corsOrigins: e.SEQFLOW_CORS_ORIGINS?.map((o) => (o === '*' ? o : new URL(o).origin)),
     rateLimit: e.SEQFLOW_RATE_LIMIT > 0 ? { max: e.SEQFLOW_RATE_LIMIT, windowMs: e.SEQFLOW_RATE_LIMIT_WINDOW_MS } : undefined,
     mcp: { ...mcpResourceOf(publicUrl), allowedOrigins: e.SEQFLOW_MCP_ALLOWED_ORIGINS?.map((o) => new URL(o).origin) ?? [new URL(publicUrl).origin], runsPerMinute: e.SEQFLOW_MCP_RUNS_PER_MINUTE },

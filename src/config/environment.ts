@@ -103,6 +103,7 @@ export const envSchema = z
     SEQFLOW_RATE_LIMIT_WINDOW_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(60_000)),
     SEQFLOW_METRICS_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
     SEQFLOW_METRICS_PORT: z.preprocess(emptyAsUndefined, z.union([z.literal('off'), z.coerce.number().int().min(0).max(65535)], { message: 'must be a port number (0: any free port) or off' }).optional()),
+    SEQFLOW_OAUTH_CIMD: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('true')),
     SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(1_000_000).default(10_000)),
     SEQFLOW_OAUTH_IDLE_DAYS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(3650).default(30)),
     SEQFLOW_TRUST_PROXY: z.preprocess(emptyAsUndefined, z.enum(['true', 'false']).default('false')),

@@ -133,4 +133,34 @@ describe('assistants known by their Client ID Metadata Document', () => {
     expect(await internal.text()).toContain('invalid_client');
     expect(documents.received.length).toBe(before);
   });
+
+  it('says why a document could not be read, on the page and in the log: the address guard, DNS, the status, the size', async () => {
+    const authorize = async (clientId: string) =>
+      (await fetch(`${service.origin}/oauth/auth?${new URLSearchParams({ client_id: clientId, response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' })).text();
+    expect(await authorize('https://10.0.0.1/client.json')).toContain('its address is refused by the outbound address guard');
+    expect(await authorize('https://no-such-host.invalid/client.json')).toContain('name did not resolve (DNS');
+    expect(await authorize(`${documents.url}/missing/client.json`)).toContain('its host answered HTTP 404');
+    expect(await authorize(`${documents.url}/huge/client.json`)).toMatch(/the document is larger than \d+ bytes/);
+  });
+});
+
+describe('Client ID Metadata Documents turned off (SEQFLOW_OAUTH_CIMD=false, for a service with no way out)', () => {
+  let service: EmbeddedOAuthService;
+  beforeAll(async () => {
+    service = await startEmbeddedOAuthService('metadata_documents_off', { alice: 'member' }, { SEQFLOW_OAUTH_CIMD: 'false' });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('does not advertise them, so clients register instead; a URL as client_id is an unknown client, fetched from nowhere', async () => {
+    const discovery = (await (await fetch(`${service.origin}/.well-known/oauth-authorization-server/oauth`)).json()) as Record<string, unknown>;
+    expect(discovery.client_id_metadata_document_supported).not.toBe(true);
+    expect(discovery.registration_endpoint).toEqual(expect.any(String));
+    const page = await fetch(`${service.origin}/oauth/auth?${new URLSearchParams({ client_id: 'https://10.0.0.1/client.json', response_type: 'code', redirect_uri: REDIRECT_URL, scope: 'mcp', code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+    expect(page.status).toBe(400);
+    const text = await page.text();
+    expect(text).toContain('invalid_client');
+    expect(text).not.toContain('metadata document');
+  });
 });

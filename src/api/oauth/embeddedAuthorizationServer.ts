@@ -3,6 +3,8 @@ import Provider, { type Configuration, errors } from 'oidc-provider';
 import { ACCESS_TOKEN_TTL_SECONDS } from '../../domain/oauth/accessTokenLifetime.ts';
 import type { OAuthKeys } from '../../queries/oauthKeys.ts';
 import { classifyRedirectUris } from './redirectUris.ts';
+import { metadataDocumentFailure } from './metadataDocumentFailure.ts';
+import type { Logger } from 'pino';
 
 /** The one scope of the MCP resource: what an assistant's token may do there. */
 export const MCP_SCOPE = 'mcp';
@@ -43,7 +45,9 @@ export function createEmbeddedAuthorizationServer(input: {
   /** Every request the provider makes (Client ID Metadata Documents): the address guard's fetch. */
   fetch: (url: string | URL, init?: RequestInit) => Promise<Response>;
   /** Client ID Metadata Documents: whether `ip` may have a document fetched now, and whether a client (by its URL) was revoked. */
-  metadataDocuments: { mayFetch: (ip: string) => Promise<boolean>; revoked: (clientId: string) => Promise<boolean> };
+  metadataDocuments: { enabled: boolean; mayFetch: (ip: string) => Promise<boolean>; revoked: (clientId: string) => Promise<boolean> };
+  /** Where a sign-in's failure to read a client's metadata document is logged, with why. */
+  logger: Pick<Logger, 'warn'>;
 }): Provider {
   const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
   // A client that dropped the endpoint's trailing slash (claude.ai's connectors) names it without: the same resource, its token for the canonical URL.
@@ -81,7 +85,8 @@ export function createEmbeddedAuthorizationServer(input: {
       // as many a minute per address as registrations; a client revoked by URL stays refused. The
       // ack pins the draft implemented: an upgrade that changes it stops the start until reviewed.
       clientIdMetadataDocument: {
-        enabled: true,
+        // SEQFLOW_OAUTH_CIMD=false: not advertised, so clients that would need this server to reach their hosts register instead.
+        enabled: input.metadataDocuments.enabled,
         ack: 'draft-02',
         allowFetch: (ctx) => input.metadataDocuments.mayFetch(ctx.ip),
         allowClient: async (_ctx, client) => !(await input.metadataDocuments.revoked(client.clientId)),
@@ -113,9 +118,13 @@ export function createEmbeddedAuthorizationServer(input: {
     rotateRefreshToken: true,
     expiresWithSession: () => false,
     ttl: { AccessToken: ACCESS_TOKEN_TTL_SECONDS, AuthorizationCode: 60, Interaction: 600, Grant: GRANT_TTL_SECONDS, Session: input.idleSeconds, RefreshToken: input.idleSeconds },
-    renderError: (ctx, out) => {
+    renderError: (ctx, out, error) => {
+      // A client's metadata document that could not be read: say why, on the page and in the log (the provider says only "fetch failed").
+      const unread = metadataDocumentFailure(error);
+      if (unread) input.logger.warn({ clientId: ctx.oidc?.params?.client_id, reason: unread }, "an assistant's client metadata document could not be read");
+      const why = unread ? `<p class="reason">The client's metadata document at ${escapeHtml(String(ctx.oidc?.params?.client_id ?? ''))} could not be read: ${escapeHtml(unread)}.</p>` : '';
       ctx.type = 'html';
-      ctx.body = `<!doctype html><meta charset="utf-8"><title>Sign-in error</title><h1>Sign-in failed</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>`;
+      ctx.body = `<!doctype html><meta charset="utf-8"><title>Sign-in error</title><h1>Sign-in failed</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p>${why}`;
     },
   };
   const provider = new Provider(input.issuer, configuration);

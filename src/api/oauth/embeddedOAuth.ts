@@ -25,6 +25,18 @@ const METADATA_FETCHES_PER_MINUTE = 20;
 const OAUTH_FETCH_MAX_BYTES = 256 * 1024;
 
 /**
+ * Answers read whole (they are capped small) before the provider sees them: a body cut at the cap
+ * then fails the fetch itself, with the cap's error as the cause (the provider's own body reader
+ * would lose it), so a sign-in page can say the document was too large.
+ */
+const readWhole = (fetch: (url: string | URL, init?: RequestInit) => Promise<Response>) => async (url: string | URL, init?: RequestInit) => {
+  const response = await fetch(url, init);
+  const body = await response.arrayBuffer();
+  const bodiless = [101, 204, 205, 304].includes(response.status);
+  return new Response(bodiless ? null : body, { status: response.status, statusText: response.statusText, headers: response.headers });
+};
+
+/**
  * The embedded OAuth server of a service without OAUTH_ISSUER, and the verifier of the tokens it
  * issues (its own public keys, no request; the grant each names must still exist): both made on
  * first use. Its keys and state are in the database, shared by every API process. Its tokens are
@@ -40,6 +52,7 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
   const db = oauthTablesOf(store.db);
   const metadataFetches = new RateLimiterMemory({ points: METADATA_FETCHES_PER_MINUTE, duration: 60 });
   const metadataDocuments = {
+    enabled: config.oauthClientMetadataDocuments,
     mayFetch: async (ip: string) => {
       try {
         await metadataFetches.consume(ip);
@@ -62,8 +75,9 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
       secureCookies: config.publicUrl.startsWith('https:'),
       trustProxy: config.trustProxy,
       // Clients' key sets and metadata documents are small: a larger answer is cut, not read into memory.
-      fetch: cappedReplies(store.guard.fetch, OAUTH_FETCH_MAX_BYTES),
+      fetch: readWhole(cappedReplies(store.guard.fetch, OAUTH_FETCH_MAX_BYTES)),
       metadataDocuments,
+      logger: store.logger,
     });
     provider.on('grant.revoked', (ctx: KoaContextWithOIDC, grantId: string) => void recordSignInEnded(ctx, grantId));
     return { signingKid: keys.signing[0]?.kid, provider };
