@@ -18,6 +18,8 @@ export function createAuthoringService(deps: { commands: CommandDependencies; db
   const { commands, db } = deps;
   return {
     listProjects: (...args: Args<typeof listProjects>) => listProjects(db, ...args),
+    /** `project`: an id, or `organization-slug/project-slug`: its id. */
+    resolveProject: (...args: Args<typeof resolveProjectId>) => resolveProjectId(db, ...args),
     listRuns: (...args: Args<typeof listRunsOfFlow>) => listRunsOfFlow({ commands, db }, ...args),
     /** `project`: an id, or `organization-slug/project-slug`. */
     projectMap: async (scope: Parameters<typeof projectMap>[1], project: string) => projectMap(db, scope, await resolveProjectId(db, scope, project)),

@@ -185,6 +185,27 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(diff).toMatchObject({ flow_id, from: 1, to: 'draft', added: [], removed: [{ step_id: stats.step_id, name: 'stats' }] });
   });
 
+  it('closes the gaps an assistant met: the code contract in the tools, a block whole in one add, org/project slugs, version numbers as strings', async () => {
+    const client = await connect('alice');
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    // What input holds and what to return, written where the code is written.
+    for (const name of ['add_block', 'update_block', 'update_block_draft']) expect(byName.get(name)!.description, name).toContain('input.previous_output');
+    // The project by its slugs, as list_projects shows them.
+    const { flow_id, project_id } = await ok(client, 'create_flow', { project_id: 'acme/web', name: 'Triage', slug: 'triage-gaps' });
+    expect(project_id).toBe(projectId);
+    // An llm block with its output schema and settings, in one edit.
+    const route = await ok(client, 'add_block', { flow_id, name: 'route', processor_type: 'llm', prompt: 'Route: {{message}}', output_schema: languageSchema, processor_config: { temperature: 0 } });
+    const events = (await t.runtime.eventStore.readStream(`flow-${flow_id}`)).map((e) => e.type);
+    expect(events.filter((type) => type.startsWith('FlowBlock'))).toEqual(['FlowBlockAdded']);
+    const block = await ok(client, 'get_block', { flow_id, step_id: route.step_id });
+    expect(block).toMatchObject({ output_schema: languageSchema, processor_config: { temperature: 0 } });
+    await ok(client, 'publish_version', { flow_id });
+    // "1" is version 1; an unknown version names the flow's versions.
+    expect(await ok(client, 'set_production_version', { flow_id, version_id: '1' })).toMatchObject({ flow_id, number: 1 });
+    expect(await errorText(client, 'set_production_version', { flow_id, version_id: '7' })).toContain('its versions: 1');
+  });
+
   it('backtests a version on the flow\'s recorded production runs, reads every pair, and keeps a run as a test case', async () => {
     const client = await connect('uma');
     const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Backtested', slug: 'backtested' });

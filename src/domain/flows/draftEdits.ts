@@ -21,6 +21,9 @@ export interface BlockContent {
   prompt?: string;
   code?: string;
   model?: string;
+  /** Set as update_block and update_block_output_schema would set them, in the same edit. */
+  processor_config?: StoredBlock['processor_config'];
+  output_schema?: Record<string, unknown>;
 }
 
 export interface BlockChanges {
@@ -65,6 +68,15 @@ const replaceBlock = (step: StoredStep, indexInStep: number, block: StoredBlock)
 };
 
 export function addBlock(steps: StoredStep[], content: BlockContent & { id: string }, placement: { targetId?: string; direction?: Direction }): StoredStep[] {
+  const { processor_config, output_schema, ...bare } = content;
+  let added = addBareBlock(steps, bare, placement);
+  // Checked as their own edits check them: one edit, the block whole.
+  if (processor_config !== undefined) added = updateBlock(added, content.id, { processor_config });
+  if (output_schema !== undefined) added = setOutputSchema(added, content.id, output_schema);
+  return added;
+}
+
+function addBareBlock(steps: StoredStep[], content: Omit<BlockContent, 'processor_config' | 'output_schema'> & { id: string }, placement: { targetId?: string; direction?: Direction }): StoredStep[] {
   if (!(processorTypes as readonly string[]).includes(content.processor_type)) throw new ApiError('BLOCK_INVALID', `processor_type: one of ${processorTypes.join(', ')}`);
   // An empty prompt or code on a block that has none means none: the spec's add_block passes a prompt for every block.
   const prompt = content.prompt === '' && content.processor_type !== 'llm' ? undefined : content.prompt;

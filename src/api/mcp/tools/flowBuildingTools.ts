@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
-import { edited, flowId, stepId, write } from './authoringShapes.ts';
+import { CODE_BLOCK_CONTRACT, edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
 import { authoringWarnings } from './visionWarning.ts';
 
@@ -13,15 +13,16 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Create a flow',
       description: 'Creates an empty flow (a draft with no blocks) in a project. The slug names it in the execution URL.',
-      inputSchema: { project_id: z.string().min(1), name: z.string().min(1).max(200), slug: z.string().min(1).max(100) },
+      inputSchema: { project_id: z.string().min(1).describe('The project: its id, or organization-slug/project-slug (as list_projects shows them)'), name: z.string().min(1).max(200), slug: z.string().min(1).max(100) },
       outputSchema: { flow_id: z.string(), project_id: z.string(), slug: z.string(), name: z.string() },
       annotations: { ...write, idempotentHint: false },
     },
     (args) =>
       answer(ctx, async () => {
-        const created = await ctx.services.authoring.createFlow(ctx.scope, { projectId: args.project_id, name: args.name, slug: args.slug }, ctx.metadata);
+        const projectId = await ctx.services.authoring.resolveProject(ctx.scope, args.project_id);
+        const created = await ctx.services.authoring.createFlow(ctx.scope, { projectId, name: args.name, slug: args.slug }, ctx.metadata);
         await settled(ctx, created.position);
-        return { flow_id: created.flowId, project_id: args.project_id, slug: created.slug, name: args.name };
+        return { flow_id: created.flowId, project_id: projectId, slug: created.slug, name: args.name };
       }),
   );
 
@@ -30,7 +31,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Add a block',
       description:
-        "Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders); code blocks need code.",
+        `Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. ${CODE_BLOCK_CONTRACT}`,
       inputSchema: {
         flow_id: flowId,
         name: z.string().min(1).max(100),
@@ -40,6 +41,8 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
         direction: z.enum(['right', 'bottom']).optional().describe("'right' (default): a new step after the target's; 'bottom': a parallel sibling"),
         model: z.string().min(1).optional(),
         code: z.string().optional(),
+        output_schema: z.record(z.string(), z.unknown()).optional().describe('An llm block\'s reply as this JSON Schema (type object)'),
+        processor_config: z.record(z.string(), z.unknown()).optional().describe('As update_block takes it: model settings, tools_enabled, max_tool_iterations, fallback_models...'),
       },
       outputSchema: edited,
       annotations: { ...write, idempotentHint: false },
@@ -50,7 +53,18 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
         async () => {
           const added = await ctx.services.authoring.addBlock(
             ctx.scope,
-            { flowId: args.flow_id, name: args.name, processor_type: args.processor_type, prompt: args.prompt, code: args.code, model: args.model, targetId: args.target_id, direction: args.direction },
+            {
+              flowId: args.flow_id,
+              name: args.name,
+              processor_type: args.processor_type,
+              prompt: args.prompt,
+              code: args.code,
+              model: args.model,
+              targetId: args.target_id,
+              direction: args.direction,
+              ...(args.output_schema ? { output_schema: args.output_schema } : {}),
+              ...(args.processor_config ? { processor_config: args.processor_config as never } : {}),
+            },
             ctx.metadata,
           );
           await settled(ctx, added.position);

@@ -36,7 +36,8 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
     },
     (args) =>
       answer(ctx, async () => {
-        const version = typeof args.version_id === 'number' ? await resolveVersion(ctx, args.flow_id, args.version_id) : { versionId: args.version_id };
+        // Resolved either way, so "1" is version 1 and an unknown id is named with the flow's versions.
+        const version = await resolveVersion(ctx, args.flow_id, args.version_id);
         const done = await ctx.services.authoring.setProduction(ctx.scope, { flowId: args.flow_id, versionId: version.versionId }, ctx.metadata);
         await settled(ctx, done.position);
         return { flow_id: args.flow_id, version_id: version.versionId, number: done.number ?? 0 };
