@@ -8,8 +8,7 @@ import { evaluateAssertion } from '../domain/testing/assertions.ts';
 import type { TestCaseDefinition } from '../domain/testing/testCaseDefinition.ts';
 import { type TestRunCommand, testRun } from '../domain/testing/testRun.ts';
 import { type RecordedAssertionResult, testRunStream } from '../domain/testing/testRunEvents.ts';
-import type { Tool } from '../domain/tools/toolRules.ts';
-import { type EngineDependencies, type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
+import { type EngineDependencies, commandsOf } from '../execution/engineDependencies.ts';
 import { runWithAnsweredTools } from '../execution/answeredToolsRun.ts';
 import { runRequest } from '../execution/runRequest.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
@@ -21,6 +20,7 @@ import { judge } from './llmJudge.ts';
 import { observeRun } from './runObservation.ts';
 import { requireTestCase } from './testCases.ts';
 import { type ResolvedTarget, resolveTarget, runOnTarget, stepsOfTarget } from './testTarget.ts';
+import { answerFromScript, scriptedTools } from './scriptedToolResults.ts';
 
 export interface StartedTestRun {
   testRunId: string;
@@ -142,18 +142,11 @@ async function runWithScriptedTools(
 ): Promise<void> {
   const { executionId, flow, resolved, definition, principal } = run;
   const input = { message: definition.input.message, parameters: definition.input.parameters, attachments: definition.input.attachments ?? [] };
-  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal, tools: scriptedTools(definition), testRunId: run.testRunId });
+  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal, tools: scriptedTools(definition.tool_results, `the test case '${definition.name}'`), testRunId: run.testRunId });
   await runWithAnsweredTools(engine, request, {
-    answer: (pause) => ({ messages: pause.toolCalls.map((call) => ({ role: 'tool' as const, tool_call_id: call.id, content: definition.tool_results?.[call.function.name] ?? `no scripted result for tool ${call.function.name}` })) }),
+    answer: answerFromScript(definition.tool_results),
     loadSteps: stepsOfTarget(engine, resolved),
     onStarted: run.onRecorded,
   });
 }
 
-/** The case's scripted tools, declared to the model so tools-enabled blocks can call them. */
-function scriptedTools(definition: TestCaseDefinition): ToolRequest | undefined {
-  const names = Object.keys(definition.tool_results ?? {});
-  if (names.length === 0) return undefined;
-  const tools: Tool[] = names.map((name) => ({ type: 'function', function: { name, description: `Scripted by the test case '${definition.name}'`, parameters: { type: 'object' } } }));
-  return { tools, toolChoice: 'auto' };
-}

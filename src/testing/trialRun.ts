@@ -9,7 +9,9 @@ import { prepareExecution } from '../execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../execution/runSteps.ts';
 import type { TestEngine } from './testRunner.ts';
 import { runRequest } from '../execution/runRequest.ts';
-import { resolveTarget, runOnTarget } from './testTarget.ts';
+import { resolveTarget, runOnTarget, stepsOfTarget } from './testTarget.ts';
+import { answerFromScript, scriptedTools } from './scriptedToolResults.ts';
+import { runWithAnsweredTools } from '../execution/answeredToolsRun.ts';
 
 /** Which of a flow's steps a trial runs: production, the draft, or a version by number (default: production, else the latest version). */
 export type TrialTarget = 'production' | 'draft' | number | undefined;
@@ -23,7 +25,7 @@ export type TrialTarget = 'production' | 'draft' | number | undefined;
 export async function runTrial(
   engine: TestEngine,
   scope: AuthoringScope,
-  input: { flowId: string; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; target: TrialTarget; onStarted?: (executionId: string) => void },
+  input: { flowId: string; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; target: TrialTarget; toolResults?: Record<string, string>; onStarted?: (executionId: string) => void },
   metadata: CommandMetadata,
 ): Promise<ExecutionOutcome> {
   const flow = await requireFlow(commandsOf(engine), scope, input.flowId);
@@ -31,7 +33,13 @@ export async function runTrial(
   const executionId = randomUUID();
   const resolved = resolveTarget(flow, input.target === 'draft' ? { draft: true } : typeof input.target === 'number' ? { version: input.target } : {}, executionId);
   await checkAttachments(input.attachments, resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
-  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal: metadata.principal });
+  const tools = scriptedTools(input.toolResults, 'the trial run');
+  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal: metadata.principal, ...(tools ? { tools } : {}) });
+  if (tools) {
+    // Its tool calls answered from the script, through the one answered-tools loop.
+    const answered = await runWithAnsweredTools(engine, request, { answer: answerFromScript(input.toolResults), loadSteps: stepsOfTarget(engine, resolved), onStarted: () => input.onStarted?.(executionId) });
+    return answered.outcome;
+  }
   const prepared = await prepareExecution(engine, request, { idLeavesEarly: true });
   // Told once the run is durably in the log: from then on get_test_run_trace can read it, whatever happens to the database.
   prepared.started.then(() => input.onStarted?.(executionId), () => undefined);

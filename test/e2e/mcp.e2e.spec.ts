@@ -206,6 +206,24 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await errorText(client, 'set_production_version', { flow_id, version_id: '7' })).toContain('its versions: 1');
   });
 
+  it('runs a tools flow on trial with tool_results answering its calls, and warns instead of silently offering no tools', async () => {
+    const client = await connect('alice');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: 'acme/web', name: 'Agent', slug: 'agent-trial' });
+    await ok(client, 'add_block', { flow_id, name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } });
+    model.script({ toolCalls: [{ id: 'call_t', name: 'lookup', arguments: '{"q":"tides"}' }] }, { content: 'High tide at noon.' });
+    const answered = await ok(client, 'run_flow', { flow_id, target: 'draft', input: { message: 'When is high tide?' }, tool_results: { lookup: '{"high":"12:00"}' } });
+    expect(answered).toMatchObject({ status: 'completed', result: { text: 'High tide at noon.' } });
+    expect(answered).not.toHaveProperty('warnings');
+    // The model was offered the tool, and got its scripted result back.
+    expect(model.requests.at(-2)!.body.tools).toEqual([expect.objectContaining({ function: expect.objectContaining({ name: 'lookup' }) })]);
+    expect(model.requests.at(-1)!.body.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_t', content: '{"high":"12:00"}' });
+
+    model.script({ content: 'No tools, a guess.' });
+    const unanswered = await ok(client, 'run_flow', { flow_id, target: 'draft', input: { message: 'When is high tide?' } });
+    expect(unanswered).toMatchObject({ status: 'completed', warnings: [expect.stringContaining("'agent' call tools, but no tool_results were given")] });
+    expect(model.requests.at(-1)!.body).not.toHaveProperty('tools');
+  });
+
   it('backtests a version on the flow\'s recorded production runs, reads every pair, and keeps a run as a test case', async () => {
     const client = await connect('uma');
     const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Backtested', slug: 'backtested' });

@@ -8,6 +8,7 @@ import { type ToolContext, answer } from '../toolContext.ts';
 import { flowId } from './authoringShapes.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, keepRunning, startThenWaitAtMost } from './testRunWaiting.ts';
 import { runModes } from '../../../domain/execution/executionEvents.ts';
+import { blocksOfStep } from '../../../domain/flows/flowDefinition.ts';
 
 /** Long strings in a run's result are cut for the assistant's context, with a marker (get_test_run_trace reads it whole). */
 const RESULT_STRINGS = 2000;
@@ -21,7 +22,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Run a flow',
       description:
-        'Runs a flow once on an input, as a trial (mode test: calls models, spends credits, never a webhook): its production version, its draft, or a version number. Waits at most wait_seconds; flow_run_id is always returned, so a run still going can be read later with get_test_run_trace.',
+        'Runs a flow once on an input, as a trial (mode test: calls models, spends credits, never a webhook): its production version, its draft, or a version number. Waits at most wait_seconds; flow_run_id is always returned, so a run still going can be read later with get_test_run_trace. A flow whose blocks call tools needs tool_results (tool name -> the content a caller would return): those tools are offered to the model and its calls answered from them; without, the model is offered no tools (a warning says so).',
       inputSchema: {
         flow_id: flowId,
         input: z.strictObject({
@@ -31,9 +32,11 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
         }),
         target: z.union([z.enum(['production', 'draft']), z.number().int().min(1)]).optional().describe('production (default: production, else the latest version), draft, or a version number'),
         wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`How long to wait for the run (default ${DEFAULT_WAIT_SECONDS})`),
+        tool_results: z.record(z.string(), z.string().max(256 * 1024)).optional().describe('For flows with tools: tool name -> the content a caller would return'),
       },
       outputSchema: {
         flow_run_id: z.string(),
+        warnings: z.array(z.string()).optional().describe('What this trial did not exercise'),
         status: z.enum(['running', 'completed', 'failed', 'paused']),
         result: z.unknown().optional().describe('The run\'s result, once completed (long strings cut)'),
         error: z.object({ code: z.string(), message: z.string(), block_name: z.string().nullable() }).optional(),
@@ -89,23 +92,27 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
 /** `run_flow`: a trial run, waited for at most `wait_seconds`; a run still going is left running and answered as such. */
 async function runFlow(
   ctx: ToolContext,
-  args: { flow_id: string; input: { message: string; parameters?: Record<string, unknown> | undefined; attachments?: z.infer<typeof attachmentSchema>[] | undefined }; target?: 'production' | 'draft' | number | undefined; wait_seconds?: number | undefined },
+  args: { flow_id: string; input: { message: string; parameters?: Record<string, unknown> | undefined; attachments?: z.infer<typeof attachmentSchema>[] | undefined }; target?: 'production' | 'draft' | number | undefined; wait_seconds?: number | undefined; tool_results?: Record<string, string> | undefined },
 ) {
-  await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
+  const flow = await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
+  // Never silently: a tools flow run without tool_results offers its model no tools.
+  const toolBlocks = args.tool_results ? [] : flow.draft.flatMap((step) => blocksOfStep(step)).filter((block) => block.processor_config?.tools_enabled).map((block) => block.name);
+  const warnings = toolBlocks.length > 0 ? [`blocks ${toolBlocks.map((name) => `'${name}'`).join(', ')} call tools, but no tool_results were given: the model was offered no tools`] : [];
   await ctx.runLimiter(ctx.metadata.principal.id);
   const { started, running, outcome } = await startThenWaitAtMost<string, ExecutionOutcome>(
     (onStarted) =>
       ctx.services.testing.runTrial(
         ctx.scope,
-        { flowId: args.flow_id, message: args.input.message, parameters: args.input.parameters ?? {}, attachments: args.input.attachments ?? [], target: args.target, onStarted },
+        { flowId: args.flow_id, message: args.input.message, parameters: args.input.parameters ?? {}, attachments: args.input.attachments ?? [], target: args.target, ...(args.tool_results ? { toolResults: args.tool_results } : {}), onStarted },
         ctx.metadata,
       ),
     args.wait_seconds ?? DEFAULT_WAIT_SECONDS,
   );
   const executionId = started!;
-  if (outcome.done) return answerOf(outcome.value, executionId);
+  const warned = warnings.length > 0 ? { warnings } : {};
+  if (outcome.done) return { ...answerOf(outcome.value, executionId), ...warned };
   keepRunning(ctx, running, [executionId]);
-  return { flow_run_id: executionId, status: 'running' as const };
+  return { flow_run_id: executionId, status: 'running' as const, ...warned };
 }
 
 function answerOf(outcome: ExecutionOutcome, executionId: string) {
