@@ -107,6 +107,6 @@ describe('authoring a flow block by block (services over the log), then running 
     await expect(createFlow(deps, stranger, { projectId, name: 'Sneaky', slug: 'sneaky' }, alice)).rejects.toMatchObject({ code: 'PROJECT_NOT_FOUND' });
     // Publishing an invalid draft lists every problem with its path.
     await addBlock(deps, { organizationIds: [organizationId] }, { flowId, name: 'ask', processor_type: 'llm' }, alice);
-    await expect(publishDraft(deps, { organizationIds: [organizationId] }, { flowId, note: null }, alice)).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: ['steps[0].block.prompt: llm blocks need a prompt'] } });
+    await expect(publishDraft(deps, { organizationIds: [organizationId] }, { flowId, note: null }, alice)).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: ["steps[0].block (block 'ask').prompt: llm blocks need a prompt"] } });
   });
 });

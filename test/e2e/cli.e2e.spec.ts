@@ -201,7 +201,7 @@ describe('the seqflow CLI', () => {
     await writeFile(file, JSON.stringify({ slug: 'hello', name: 'Hello', steps: [{ block: { name: 'ask', processor_type: 'llm' } }] }));
     const refused = await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', file, '--publish');
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('FLOW_INVALID')]);
-    expect(refused.stderr).toContain('steps[0].block.prompt: llm blocks need a prompt');
+    expect(refused.stderr).toContain("steps[0].block (block 'ask').prompt: llm blocks need a prompt");
     expect(await countEventRows(database.url)).toBe(before);
     expect((await cli('flow', 'export', '--org', 'acme', '--project', 'web', '--flow', 'hello')).json).toEqual(draftBefore);
   });

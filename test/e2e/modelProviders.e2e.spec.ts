@@ -146,7 +146,7 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     const flow = [{ block: { name: 'warm', processor_type: 'llm', model: 'gpt-4.1-mini', prompt: '{{message}}', processor_config: { temperature: 0.5, fallback_models: ['claude-haiku-4-5'] } } }];
     await expect(importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'warm-fallback', name: 'warm', steps: flow }, publish: true }, testPrincipal)).rejects.toMatchObject({
       code: 'FLOW_INVALID',
-      message: expect.stringContaining('steps[0].block.processor_config.fallback_models (claude-haiku-4-5): temperature: claude-haiku-4-5 (Anthropic, API version 2026-10-21) takes no temperature: remove it'),
+      message: expect.stringContaining("steps[0].block (block 'warm').processor_config.fallback_models (claude-haiku-4-5): temperature: claude-haiku-4-5 (Anthropic, API version 2026-10-21) takes no temperature: remove it"),
     });
   });
 
@@ -154,8 +154,8 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     const flow = [{ block: { name: 'local', processor_type: 'llm', model: 'compatible:llama3:8b', prompt: '{{message}}', processor_config: { fallback_models: ['gemini-3.5-flash', 'gpt-4.1-mini'] } } }];
     const publishing = importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'local', name: 'local', steps: flow }, publish: true }, testPrincipal);
     await expect(publishing).rejects.toMatchObject({ code: 'FLOW_INVALID', extra: { problems: [
-      'steps[0].block.model: compatible:llama3:8b goes to the provider compatible, which this service has no account with: set SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY, or choose a model of a configured provider',
-      'steps[0].block.processor_config.fallback_models (gemini-3.5-flash): gemini-3.5-flash goes to the provider google, which this service has no account with: set GEMINI_API_KEY, GEMINI_BASE_URL, or choose a model of a configured provider',
+      "steps[0].block (block 'local').model: compatible:llama3:8b goes to the provider compatible, which this service has no account with: set SEQFLOW_COMPATIBLE_BASE_URL, SEQFLOW_COMPATIBLE_API_KEY, or choose a model of a configured provider",
+      "steps[0].block (block 'local').processor_config.fallback_models (gemini-3.5-flash): gemini-3.5-flash goes to the provider google, which this service has no account with: set GEMINI_API_KEY, GEMINI_BASE_URL, or choose a model of a configured provider",
     ] } });
   });
 
@@ -210,7 +210,7 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     const flow = [{ block: { name: 'warm', processor_type: 'llm', model: 'claude-sonnet-5-5', prompt: '{{message}}', processor_config: { temperature: 0.7, top_p: 0.9 } } }];
     await expect(importFlow(service.t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'warm', name: 'warm', steps: flow }, publish: true }, testPrincipal)).rejects.toMatchObject({
       code: 'FLOW_INVALID',
-      message: expect.stringMatching(/steps\[0\]\.block\.processor_config\.temperature: claude-sonnet-5-5 \(Anthropic, API version 2026-10-21\) takes no temperature: remove it\n.*top_p/),
+      message: expect.stringMatching(/steps\[0\]\.block \(block 'warm'\)\.processor_config\.temperature: claude-sonnet-5-5 \(Anthropic, API version 2026-10-21\) takes no temperature: remove it\n.*top_p/),
     });
   });
 

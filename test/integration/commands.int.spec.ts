@@ -85,7 +85,7 @@ describe('commands', () => {
     const before = await t.runtime.eventStore.headPosition();
     await expect(importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: bad, publish: true }, testPrincipal)).rejects.toMatchObject({
       code: 'FLOW_INVALID',
-      extra: { problems: ['steps[0].block.code: code blocks need code'] },
+      extra: { problems: ["steps[0].block (block 'c').code: code blocks need code"] },
     });
     expect(await t.runtime.eventStore.headPosition()).toBe(before);
   });

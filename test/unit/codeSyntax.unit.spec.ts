@@ -19,6 +19,6 @@ describe('a code block\'s syntax, checked before it is published', () => {
 
   it('makes publishing a flow with such a block fail, naming the block\'s path', () => {
     const problems = validateFlowForPublish([{ block: { id: 'c', name: 'shape', processor_type: 'code', code: 'return {' } }]);
-    expect(problems).toEqual([expect.stringMatching(/^steps\[0\]\.block\.code: does not parse: line 1, column \d+: Unexpected token$/)]);
+    expect(problems).toEqual([expect.stringMatching(/^steps\[0\]\.block \(block 'shape'\)\.code: does not parse: line 1, column \d+: Unexpected token$/)]);
   });
 });

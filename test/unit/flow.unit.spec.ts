@@ -99,12 +99,12 @@ describe('publish validation', () => {
       ],
     });
     expect(validateFlowForPublish(steps)).toEqual([
-      'steps[0].block.prompt: llm blocks need a prompt',
-      "steps[1].parallel[0].name: block name 'x' is already used at steps[0].block",
-      'steps[1].parallel[1].code: code blocks need code',
-      'steps[2].block.output_schema: must be a JSON Schema with "type": "object"',
-      expect.stringMatching(/^steps\[3\]\.block\.output_schema: not a valid JSON Schema: /),
-      'steps[4].loop.block.processor_config.tools_enabled: only llm blocks can call tools',
+      "steps[0].block (block 'x').prompt: llm blocks need a prompt",
+      "steps[1].parallel[0] (block 'x').name: block name 'x' is already used at steps[0].block",
+      "steps[1].parallel[1] (block 'c').code: code blocks need code",
+      "steps[2].block (block 's').output_schema: must be a JSON Schema with \"type\": \"object\"",
+      expect.stringMatching(/^steps\[3\]\.block \(block 't'\)\.output_schema: not a valid JSON Schema: /),
+      "steps[4].loop.block (block 'u').processor_config.tools_enabled: only llm blocks can call tools",
     ]);
     expect(validateFlowForPublish([])).toEqual(['steps: a flow needs at least one step']);
   });

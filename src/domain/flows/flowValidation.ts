@@ -26,15 +26,17 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
   steps.forEach((step, stepIndex) => {
     const kind = stepKind(step);
     blocksOfStep(step).forEach((block, blockIndex) => {
-      const path =
+      const at =
         kind === 'parallel'
           ? formatPath(['steps', stepIndex, 'parallel', blockIndex])
           : kind === 'loop'
             ? formatPath(['steps', stepIndex, 'loop', 'block'])
             : formatPath(['steps', stepIndex, 'block']);
+      // The block by its name too: `steps[1].parallel[0]` alone leaves the reader counting.
+      const path = `${at} (block '${block.name}')`;
       const earlier = seen.get(block.name);
       if (earlier) problems.push(`${path}.name: block name '${block.name}' is already used at ${earlier}`);
-      else seen.set(block.name, path);
+      else seen.set(block.name, at);
       problems.push(...validateBlock(block, path), ...unreachableModels(block, path, context));
     });
   });
