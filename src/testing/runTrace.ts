@@ -13,12 +13,20 @@ import { type AuthoringScope, inScope } from '../authoring/authoringScope.ts';
  * Traces of any run (test or not), read from the log alone: the run's own stream, and for a test
  * run its test run's stream. Long strings are cut with a marker saying their full length.
  */
-async function loadRun(eventStore: EventStore, scope: AuthoringScope, executionId: string) {
-  const { recorded, events, history } = await readRunHistory(eventStore, executionId);
+async function loadRun(eventStore: EventStore, scope: AuthoringScope, runId: string) {
+  const first = await readRunHistory(eventStore, runId);
+  // A test run's id (as list_runs and the test tools name it) reads as the run it made.
+  const { recorded, events, history } = first.history.requested ? first : await readRunHistory(eventStore, (await executionOfTestRun(eventStore, runId)) ?? runId);
   if (!history.requested || history.status === null || !inScope(scope, history.requested.organizationId)) {
-    throw new ApiError('EXECUTION_NOT_FOUND', `No run ${executionId}`);
+    throw new ApiError('EXECUTION_NOT_FOUND', `No run ${runId}`);
   }
   return { recorded, events, history, requested: history.requested, status: history.status };
+}
+
+async function executionOfTestRun(eventStore: EventStore, testRunId: string): Promise<string | undefined> {
+  const [started] = await eventStore.readStream(testRunStream(testRunId), { maxCount: 1 });
+  const event = started ? decodeRecorded(started) : undefined;
+  return event?.type === 'TestRunStarted' ? event.data.executionId : undefined;
 }
 
 const at = (recorded: RecordedEvent[], i: number) => recorded[i]!.metadata.occurredAt;
@@ -75,7 +83,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   const testRun = requested.testRunId ? await testRunOf(eventStore, requested.testRunId) : null;
   const ending = history.ending;
   return {
-    executionId,
+    // The run's own id, also when it was named by its test run's.
+    executionId: requested.executionId,
     flowId: requested.flowId,
     mode: requested.mode,
     version: { versionId: requested.versionId, number: requested.versionNumber },
@@ -100,13 +109,13 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
 /** Every execution of one block in a run (one per loop item): prompt, system prompt, settings, input, output, model, usage, latency, attempts, tool rounds, error. */
 export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, executionId: string, stepId: string, options: TraceOptions = {}) {
   const cut = (value: unknown) => truncateStrings(value, options.maxStringLength);
-  const { recorded, events, history } = await loadRun(eventStore, scope, executionId);
+  const { recorded, events, history, requested } = await loadRun(eventStore, scope, executionId);
   const started = events.flatMap((event, i) => (event.type === 'ExecutionStepStarted' && event.data.blockId === stepId ? [{ event, i }] : []));
   if (started.length === 0) throw new ApiError('BLOCK_NOT_FOUND', `Block ${stepId} did not run in ${executionId}`);
   const name = started[0]!.event.data.blockName;
   const failure = history.ending?.status === 'failed' && history.ending.failure.blockName === name ? history.ending.failure : null;
   return {
-    executionId,
+    executionId: requested.executionId,
     stepId,
     name,
     processorType: started[0]!.event.data.processorType,

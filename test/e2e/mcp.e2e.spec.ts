@@ -296,6 +296,8 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
 
     const trace = await ok(client, 'get_test_run_trace', { flow_run_id: one.flow_run_id });
     expect(trace).toMatchObject({ flow_run_id: one.flow_run_id, flow_id, mode: 'test', version: { version_id: version.version_id, number: 1 }, status: 'completed', total_steps: 1, next_cursor: null });
+    // What the run was given, in the form create_test_case takes it.
+    expect(trace.input).toEqual({ message: 'fine', parameters: {}, attachments: [] });
     expect(trace.steps[0]).toMatchObject({ step_id: grade.step_id, name: 'grade', status: 'completed', usage: expect.objectContaining({ total_tokens: expect.any(Number) }) });
     // Long strings are cut for the assistant's small context, with a marker.
     expect(trace.result.summary).toMatch(/^x{500}… \[truncated: 2000 characters\]$/);
@@ -327,6 +329,11 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect([...first.runs, ...rest.runs]).toEqual(listed.runs);
     expect(rest.next_cursor).toBeNull();
     expect((await ok(client, 'list_runs', { flow_id, mode: ['sync', 'async'] })).runs).toEqual([]);
+    // Every id list_runs gives is read by the trace tools: a test run's id reads as the run it made.
+    const listedRun = listed.runs.find((r: { flow_run_id: string }) => r.flow_run_id === one.flow_run_id);
+    expect(listedRun.test_run_id).toEqual(expect.any(String));
+    expect(await ok(client, 'get_test_run_trace', { flow_run_id: listedRun.test_run_id })).toMatchObject({ flow_run_id: one.flow_run_id, status: 'completed' });
+    expect(await ok(client, 'get_step_trace', { flow_run_id: listedRun.test_run_id, step_id: grade.step_id })).toMatchObject({ flow_run_id: one.flow_run_id });
     expect(await errorText(client, 'list_runs', { flow_id: 'f-missing' })).toMatch(/^FLOW_NOT_FOUND: /);
   });
 

@@ -31,7 +31,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
     'get_test_run_trace',
     {
       title: 'Read a run',
-      description: "A run's header (flow, version, status, duration, tokens, cost in US dollars, result or failure, assertion results for a test run) and its steps, paginated. Long strings are cut with a marker.",
+      description: "A run's header (flow, version, status, what it was given, duration, tokens, cost in US dollars, result or failure, assertion results for a test run) and its steps, paginated. Long strings are cut with a marker. Its input is what create_test_case takes as input, so a run can become a test case.",
       inputSchema: { flow_run_id: z.string().min(1), ...page },
       outputSchema: {
         flow_run_id: z.string(),
@@ -39,6 +39,7 @@ export function registerTraceTools(server: McpServer, ctx: ToolContext) {
         mode: z.string(),
         version: z.object({ version_id: z.string(), number: z.number().int() }),
         status: z.enum(runStatuses),
+        input: z.object({ message: z.string().nullable(), parameters: z.record(z.string(), z.unknown()), attachments: z.array(z.unknown()) }).describe('What the run was given (long strings cut)'),
         duration_ms: z.number().nullable(),
         tokens: z.number(),
         cost_usd: z.number().nullable().describe("What the run's model calls cost in US dollars at the catalog's prices when they ran (null: no price known)"),
@@ -111,6 +112,7 @@ async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cur
     mode: trace.mode,
     version: { version_id: trace.version.versionId, number: trace.version.number },
     status: trace.status,
+    input: trace.input as { message: string | null; parameters: Record<string, unknown>; attachments: unknown[] },
     duration_ms: trace.durationMs,
     tokens: trace.tokens,
     cost_usd: trace.costUsd,
