@@ -102,7 +102,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and thirteen more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and fifteen more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -113,7 +113,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
         'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
-        'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models',
+        'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models', 'get_gate', 'set_gate',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -201,6 +201,11 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const block = await ok(client, 'get_block', { flow_id, step_id: route.step_id });
     expect(block).toMatchObject({ output_schema: languageSchema, processor_config: { temperature: 0 } });
     await ok(client, 'publish_version', { flow_id });
+    // The promotion gate, read and set: what set_production_version will require.
+    expect(await ok(client, 'get_gate', { flow_id })).toEqual({ flow_id, tests_required: false, backtest_max_changed_percent: null });
+    expect(await ok(client, 'set_gate', { flow_id, tests_required: true, backtest_max_changed_percent: 10 })).toEqual({ flow_id, tests_required: true, backtest_max_changed_percent: 10 });
+    expect(await errorText(client, 'set_production_version', { flow_id, version_id: 1 })).toMatch(/^(TESTS_NOT_RUN|BACKTEST_NOT_RUN): /);
+    expect(await ok(client, 'set_gate', { flow_id, tests_required: false, backtest_max_changed_percent: null })).toEqual({ flow_id, tests_required: false, backtest_max_changed_percent: null });
     // "1" is version 1; an unknown version names the flow's versions.
     expect(await ok(client, 'set_production_version', { flow_id, version_id: '1' })).toMatchObject({ flow_id, number: 1 });
     expect(await errorText(client, 'set_production_version', { flow_id, version_id: '7' })).toContain('its versions: 1');

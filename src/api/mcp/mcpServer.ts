@@ -4,6 +4,7 @@ import { registerBlockEditingTools } from './tools/blockEditingTools.ts';
 import { registerBlockReadingTools } from './tools/blockReadingTools.ts';
 import { registerFlowBuildingTools } from './tools/flowBuildingTools.ts';
 import { registerVersionTools } from './tools/versionTools.ts';
+import { registerGateTools } from './tools/gateTools.ts';
 import { registerProjectTools } from './tools/projectTools.ts';
 import { registerTestCaseTools } from './tools/testCaseTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
@@ -31,6 +32,7 @@ export function createMcpServer(ctx: ToolContext, version: string): McpServer {
   registerBlockReadingTools(server, ctx);
   registerBlockEditingTools(server, ctx);
   registerVersionTools(server, ctx);
+  registerGateTools(server, ctx);
   registerTestCaseTools(server, ctx);
   registerTestingTools(server, ctx);
   registerBacktestTools(server, ctx);
