@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { addBlock, createFlow, publishDraft, removeBlock, requireFlow, setBacktestGate, setBlockOutputSchema, setProduction, setPromotionGate, updateBlock, updateBlockDraft } from './flowAuthoring.ts';
+import { addBlock, createFlow, publishDraft, removeBlock, requireFlow, setBacktestGate, setBlockOutputSchema, setProduction, setPromotionGate, updateBlock, updateBlockDraft, validateDraft } from './flowAuthoring.ts';
 import { diffFlow, showDraft } from './flowReading.ts';
 import { flowReceivesImages, projectMap } from './projectMap.ts';
 import { listProjects, resolveProjectId } from './projectList.ts';
@@ -34,6 +34,7 @@ export function createAuthoringService(deps: { commands: CommandDependencies; db
     setBlockOutputSchema: (...args: Args<typeof setBlockOutputSchema>) => setBlockOutputSchema(commands, ...args),
     removeBlock: (...args: Args<typeof removeBlock>) => removeBlock(commands, ...args),
     publishDraft: (...args: Args<typeof publishDraft>) => publishDraft(commands, ...args),
+    validateDraft: (...args: Args<typeof validateDraft>) => validateDraft(commands, ...args),
     /** The promotion gate reads the test results' read model. */
     setProduction: (...args: Args<typeof setProduction>) => setProduction({ ...commands, db }, ...args),
     setPromotionGate: (...args: Args<typeof setPromotionGate>) => setPromotionGate(commands, ...args),

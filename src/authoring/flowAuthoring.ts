@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from '../commands/commandHandler.ts';
 import type { Kysely } from 'kysely';
-import { findFlow, publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
+import { findFlow, publishContext, publishVersion, setProductionVersion } from '../commands/flowCommands.ts';
+import { validateFlowForPublish } from '../domain/flows/flowValidation.ts';
 import { reserveSlug } from '../commands/slugReservationCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type BlockChanges, type BlockContent, type Direction, locateBlock } from '../domain/flows/draftEdits.ts';
@@ -95,6 +96,12 @@ export async function updateBlockDraft(deps: CommandDependencies, scope: Authori
 /** Wraps a block in a loop over `over`, or unwraps it (null). */
 export const setBlockLoop = (deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; over: string | null }, metadata: CommandMetadata) =>
   edit(deps, scope, input.flowId, { type: 'SetBlockLoop', data: { blockId: input.blockId, over: input.over } }, metadata).then((r) => ({ ...r, blockId: input.blockId }));
+
+/** What publishing the draft now would refuse, without publishing: every problem, each naming its block (empty: publishable). */
+export async function validateDraft(deps: CommandDependencies, scope: AuthoringScope, flowId: string): Promise<string[]> {
+  const state = await requireFlow(deps, scope, flowId);
+  return validateFlowForPublish(state.draft, await publishContext(deps, state.organizationId));
+}
 
 /** Publishes the draft as the next version (refused with every problem when it is not publishable). */
 export async function publishDraft(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {

@@ -74,7 +74,7 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
 }
 
 /** The model providers a publish may route to: the service's accounts and the organization's own keys (unset: not checked). */
-async function publishContext(deps: CommandDependencies, organizationId: string): Promise<PublishContext> {
+export async function publishContext(deps: CommandDependencies, organizationId: string): Promise<PublishContext> {
   if (!deps.modelProviders) return {};
   const { state } = await loadStream(deps.eventStore, organizationStream(organizationId), organization);
   const own = state.status === 'created' ? (Object.keys(state.providerKeys) as ProviderName[]) : [];

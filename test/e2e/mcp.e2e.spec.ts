@@ -102,7 +102,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and fifteen more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and sixteen more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -113,7 +113,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
         'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
-        'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models', 'get_gate', 'set_gate',
+        'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models', 'get_gate', 'set_gate', 'validate_draft',
       ].sort(),
     );
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -200,6 +200,13 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(events.filter((type) => type.startsWith('FlowBlock'))).toEqual(['FlowBlockAdded']);
     const block = await ok(client, 'get_block', { flow_id, step_id: route.step_id });
     expect(block).toMatchObject({ output_schema: languageSchema, processor_config: { temperature: 0 } });
+    // A dry run of publish: nothing published, every problem named by its block.
+    const broken = await ok(client, 'add_block', { flow_id, name: 'shape', processor_type: 'code', code: 'return {', target_id: route.step_id, direction: 'right' });
+    const checked = await ok(client, 'validate_draft', { flow_id });
+    expect(checked).toMatchObject({ flow_id, publishable: false, problems: [expect.stringMatching(/^steps\[1\]\.block \(block 'shape'\)\.code: does not parse/)] });
+    expect((await ok(client, 'hydrate_project', { project_id: 'acme/web' })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).versions).toEqual([]);
+    await ok(client, 'remove_block', { flow_id, step_id: broken.step_id });
+    expect(await ok(client, 'validate_draft', { flow_id })).toMatchObject({ publishable: true, problems: [] });
     await ok(client, 'publish_version', { flow_id });
     // The promotion gate, read and set: what set_production_version will require.
     expect(await ok(client, 'get_gate', { flow_id })).toEqual({ flow_id, tests_required: false, backtest_max_changed_percent: null });

@@ -26,6 +26,22 @@ export function registerVersionTools(server: McpServer, ctx: ToolContext) {
   );
 
   server.registerTool(
+    'validate_draft',
+    {
+      title: 'Check the draft without publishing',
+      description: 'What publish_version would refuse now, without publishing anything: every problem, each naming its block and path (empty when the draft can be published), and the warnings of things that will go wrong at run time.',
+      inputSchema: { flow_id: flowId },
+      outputSchema: { flow_id: z.string(), publishable: z.boolean(), problems: z.array(z.string()), warnings },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) =>
+      answer(ctx, async () => {
+        const problems = await ctx.services.authoring.validateDraft(ctx.scope, args.flow_id);
+        return { flow_id: args.flow_id, publishable: problems.length === 0, problems, warnings: await authoringWarnings(ctx, args.flow_id) };
+      }),
+  );
+
+  server.registerTool(
     'set_production_version',
     {
       title: 'Promote a version to production',
