@@ -1,3 +1,4 @@
+import { sumUsd } from '../domain/models/modelCatalog.ts';
 import type { RunRecord } from './runRecord.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 
@@ -11,7 +12,7 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 export function runFacts(record: RunRecord, format: 1 | 2 = 2) {
   const charges = record.events.flatMap((e) => (e.type === 'CreditsConsumed' ? [e.data] : []));
   const credits = charges.map((c) => ({ blockName: c.blockName, model: c.model, tokens: c.tokens, ...(format === 2 ? { costUsd: c.costUsd ?? null } : {}) }));
-  const cost = format === 2 ? { costUsd: Math.round(charges.reduce((sum, c) => sum + (c.costUsd ?? 0), 0) * 1_000_000) / 1_000_000 } : {};
+  const cost = format === 2 ? { costUsd: sumUsd(charges.map((c) => c.costUsd ?? 0)) } : {};
   const toolRounds = record.events.flatMap((e) =>
     e.type === 'ExecutionPausedForToolCalls'
       ? [{ kind: 'paused', blockName: e.data.blockName, iterationsUsed: e.data.iterationsUsed, toolCallIds: e.data.toolCalls.map((c) => c.id) }]

@@ -4,7 +4,6 @@ import type { PauseData } from './pauseData.ts';
 import { createTokenFeed } from './tokenFeed.ts';
 import type { EventMetadata } from '../domain/events/eventMetadata.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
-import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 
 /**
  * In-process news about runs, for /step streams: a wake-up when a run's stream grew (readers then
@@ -33,8 +32,6 @@ export function createExecutionUpdates() {
     },
     /** The replies being written, for /step readers (tokenFeed.ts). */
     tokens: createTokenFeed(),
-    /** Resolves at the next append to the run's stream, or after `ms`. */
-    wait: (executionId: string, ms: number, signal?: AbortSignal): Promise<void> => nextEventOrTimeout(appended, executionId, ms, signal),
     /**
      * A /jobs run was accepted in this process: a runner here may take it at once (the read model
      * comes later). Kept only where a runner listens: a process without one (the API role) keeps none.

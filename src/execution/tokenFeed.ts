@@ -10,14 +10,12 @@ export interface TokenDelta {
   delta: string;
 }
 
-/** What a /step reader takes tokens from: in arrival order, at most `maxQueued` waiting (more are dropped and counted). */
+/** What a /step reader takes tokens from: in arrival order, at most `maxQueued` waiting (more are dropped: the step's output still has the whole reply). */
 export interface TokenReader {
   /** The deltas waiting whose step `ready` says may be shown now, in order; the others stay. */
   take(ready: (delta: TokenDelta) => boolean): TokenDelta[];
   /** Called when a delta arrives (the reader's wake-up). */
   onArrival(listener: () => void): void;
-  /** Deltas dropped because the reader did not keep up (the step's output still has the whole reply). */
-  readonly dropped: number;
   close(): void;
 }
 
@@ -34,10 +32,8 @@ export function createTokenFeed({ maxRuns = 10_000, maxQueued = 10_000 }: { maxR
     let queue: TokenDelta[] = [];
     let arrival: (() => void) | undefined;
     const self = {
-      dropped: 0,
       push(delta: TokenDelta) {
-        if (queue.length >= maxQueued) self.dropped++;
-        else queue.push(delta);
+        if (queue.length < maxQueued) queue.push(delta);
         arrival?.();
       },
       take(ready: (delta: TokenDelta) => boolean) {

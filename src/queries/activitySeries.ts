@@ -1,3 +1,4 @@
+import { sumUsd } from '../domain/models/modelCatalog.ts';
 /** The buckets a runs-over-time chart is drawn in. */
 export const activityBuckets = { hour: 3_600_000, day: 86_400_000 } as const;
 export type ActivityBucket = keyof typeof activityBuckets;
@@ -67,7 +68,7 @@ export function activitySeries(rows: ActivityRow[], window: { from: Date; to: Da
     if (!point) continue;
     point.runs[key]! += row.runs;
     point.failed[key]! += row.failed;
-    point.costUsd = Math.round((point.costUsd + (row.costUsd ?? 0)) * 1_000_000) / 1_000_000;
+    point.costUsd = sumUsd([point.costUsd, row.costUsd ?? 0]);
   }
   return { flows, points: [...points.values()] };
 }

@@ -1,5 +1,6 @@
 import { type Kysely, sql } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { sumUsd } from '../domain/models/modelCatalog.ts';
 
 export const USAGE_GROUPINGS = ['flow', 'model', 'day'] as const;
 export type UsageGrouping = (typeof USAGE_GROUPINGS)[number];
@@ -14,8 +15,6 @@ export interface UsageRow {
   costUsd: number;
   unpricedTokens: number;
 }
-
-const cents = (usd: number) => Math.round(usd * 1_000_000) / 1_000_000;
 
 /**
  * What an organization's llm calls used since `since`, from the projected credit ledger, summed by
@@ -42,9 +41,9 @@ export async function organizationUsage(db: Kysely<ReadModels>, organizationId: 
     .where('l.delta', '<', 0)
     .groupBy(key);
   if (since) query = query.where('l.occurred_at', '>=', since);
-  const rows: UsageRow[] = (await query.execute()).map((row) => ({ [by]: row.key, calls: Number(row.calls), tokens: Number(row.tokens), costUsd: cents(Number(row.cost)), unpricedTokens: Number(row.unpriced) }));
+  const rows: UsageRow[] = (await query.execute()).map((row) => ({ [by]: row.key, calls: Number(row.calls), tokens: Number(row.tokens), costUsd: sumUsd([Number(row.cost)]), unpricedTokens: Number(row.unpriced) }));
   rows.sort(by === 'day' ? (a, b) => a.day!.localeCompare(b.day!) : (a, b) => b.costUsd - a.costUsd || b.tokens - a.tokens);
-  const total = rows.reduce((sum, row) => ({ calls: sum.calls + row.calls, tokens: sum.tokens + row.tokens, costUsd: cents(sum.costUsd + row.costUsd), unpricedTokens: sum.unpricedTokens + row.unpricedTokens }), { calls: 0, tokens: 0, costUsd: 0, unpricedTokens: 0 });
+  const total = rows.reduce((sum, row) => ({ calls: sum.calls + row.calls, tokens: sum.tokens + row.tokens, costUsd: sumUsd([sum.costUsd, row.costUsd]), unpricedTokens: sum.unpricedTokens + row.unpricedTokens }), { calls: 0, tokens: 0, costUsd: 0, unpricedTokens: 0 });
   return { rows, total };
 }
 
@@ -60,5 +59,5 @@ export async function flowCosts(db: Kysely<ReadModels>, projectId: string, since
     .where('l.occurred_at', '>=', since)
     .groupBy('r.flow_id')
     .execute();
-  return Object.fromEntries(rows.map((row) => [row.flow_id, cents(Number(row.cost))]));
+  return Object.fromEntries(rows.map((row) => [row.flow_id, sumUsd([Number(row.cost)])]));
 }

@@ -1,3 +1,4 @@
+import { sumUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
@@ -45,7 +46,7 @@ const modelFields = (data: { model: string | null; usage: unknown; costUsd?: num
 });
 const runCost = (steps: Record<string, unknown>[]) => {
   const costs = steps.map((s) => s.costUsd).filter((c): c is number => typeof c === 'number');
-  return costs.length === 0 ? null : Math.round(costs.reduce((a, b) => a + b, 0) * 1_000_000) / 1_000_000;
+  return costs.length === 0 ? null : sumUsd(costs);
 };
 
 export interface TraceOptions {

@@ -91,6 +91,9 @@ export function mergeCatalog(overrides: CatalogOverrides, base: Readonly<Record<
   return { catalog };
 }
 
+/** US dollars summed and rounded to a millionth of a dollar: what a sum of many small calls can carry without drift. */
+export const sumUsd = (amounts: readonly number[]): number => Math.round(amounts.reduce((sum, usd) => sum + usd, 0) * 1_000_000) / 1_000_000;
+
 /** What `tokens` of `model` cost in US dollars, or null when the catalog has no price for it. */
 export function costUsd(entry: CatalogEntry | undefined, usage: { promptTokens: number; completionTokens: number }): number | null {
   if (!entry || entry.inputUsdPerMTok === null || entry.outputUsdPerMTok === null) return null;
