@@ -22,6 +22,7 @@ export async function listRunsOfFlow(
       status: run.status,
       failure_code: run.failureCode,
       test_run_id: run.testRunId,
+      started_via: run.startedVia,
       created_at: run.createdAt,
       ended_at: run.endedAt,
       duration_ms: run.durationMs,

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { AuthoringScope } from '../authoring/authoringScope.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import type { RunHistory } from '../domain/execution/runHistory.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { backtestPage } from '../queries/backtestQueries.ts';
@@ -16,11 +17,18 @@ export async function backtestPair(deps: { db: Kysely<ReadModels>; eventStore: E
   const pair = page.pairs[0];
   if (!pair) throw new ApiError('EXECUTION_NOT_FOUND', `backtest ${input.backtestId} did not replay run ${input.executionId}`);
   const [original, candidate] = await Promise.all([readRunHistory(deps.eventStore, pair.executionId), readRunHistory(deps.eventStore, pair.backtestExecutionId)]);
-  const requested = original.history.requested;
   return {
     ...pair,
-    input: requested ? { message: requested.message, parameters: requested.parameters, attachments: requested.attachments } : null,
+    input: inputOf(original.history.requested),
     originalRun: sideOf(original.history),
     candidateRun: candidate.history.requested ? sideOf(candidate.history) : null,
   };
+}
+
+const inputOf = (requested: RunHistory['requested']) => (requested ? { message: requested.message, parameters: requested.parameters, attachments: requested.attachments } : null);
+
+/** What each recorded run was given (in the form a test case takes), by run id: a page of pairs names its inputs. */
+export async function recordedInputs(eventStore: EventStore, executionIds: readonly string[]) {
+  const histories = await Promise.all(executionIds.map(async (id) => [id, inputOf((await readRunHistory(eventStore, id)).history.requested)] as const));
+  return new Map(histories);
 }

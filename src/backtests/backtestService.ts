@@ -4,7 +4,7 @@ import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { backtestPage, listBacktests } from '../queries/backtestQueries.ts';
 import type { TestEngine } from '../testing/testRunner.ts';
-import { backtestPair } from './backtestPairs.ts';
+import { backtestPair, recordedInputs } from './backtestPairs.ts';
 import { startBacktest } from './backtestRunner.ts';
 import { testCaseFromRun } from './testCaseFromRun.ts';
 
@@ -22,6 +22,7 @@ export function createBacktestService(deps: { commands: CommandDependencies; db:
     listBacktests: (...args: Args<typeof listBacktests>) => listBacktests(db, ...args),
     backtestPage: (...args: Args<typeof backtestPage>) => backtestPage(db, ...args),
     backtestPair: (...args: Args<typeof backtestPair>) => backtestPair({ db, eventStore }, ...args),
+    recordedInputs: (executionIds: readonly string[]) => recordedInputs(eventStore, executionIds),
     testCaseFromRun: (...args: Args<typeof testCaseFromRun>) => testCaseFromRun(commands, ...args),
   };
 }

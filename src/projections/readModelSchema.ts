@@ -138,6 +138,8 @@ export interface RunsTable {
   duration_ms: number | null;
   /** The process that runs it (its runner lease), for runs other than jobs; null for jobs and runs recorded before runners. */
   runner: Generated<string | null>;
+  /** The channel its starter used (the principal's `via`: `mcp`, `console`), or null. */
+  started_via: Generated<string | null>;
 }
 
 export interface JobLeasesTable {

@@ -46,6 +46,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       apiKeyId: r.api_key_id,
       testRunId: r.test_run_id,
       rerunOf: r.rerun_of,
+      startedVia: r.started_via,
       status: r.status,
       claims: r.claims,
       failureCode: r.failure_code,

@@ -47,12 +47,36 @@ function validDefinition(input: unknown): TestCaseDefinition {
 export async function addTestCase(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definition: unknown; fromExecutionId?: string }, metadata: CommandMetadata) {
   const definition = validDefinition(input.definition);
   const flow = await requireFlow(deps, scope, input.flowId);
+  return createCase(deps, flow, definition, input.fromExecutionId, metadata);
+}
+
+/**
+ * Several test cases of one flow. Every definition is checked before any is written: a mistake in
+ * one (named `cases[i].…`) adds none. Each case is then its own stream and event, as one added alone.
+ */
+export async function addTestCases(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; definitions: readonly unknown[] }, metadata: CommandMetadata) {
+  const definitions = input.definitions.map((definition, i) => {
+    try {
+      return validDefinition(definition);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      const problems = Array.isArray(error.extra.problems) ? { problems: error.extra.problems.map((problem) => `cases[${i}].${String(problem)}`) } : {};
+      throw new ApiError(error.code, `cases[${i}]: ${error.message}`, { ...error.extra, ...problems });
+    }
+  });
+  const flow = await requireFlow(deps, scope, input.flowId);
+  const added = [];
+  for (const definition of definitions) added.push(await createCase(deps, flow, definition, undefined, metadata));
+  return added;
+}
+
+async function createCase(deps: CommandDependencies, flow: Awaited<ReturnType<typeof requireFlow>>, definition: TestCaseDefinition, fromExecutionId: string | undefined, metadata: CommandMetadata) {
   const testCaseId = randomUUID();
   const result = await handleCommand(
     deps,
     testCaseStream(testCaseId),
     testCase,
-    { type: 'CreateTestCase', data: { testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, projectId: flow.projectId, definition, fromExecutionId: input.fromExecutionId ?? null } },
+    { type: 'CreateTestCase', data: { testCaseId, flowId: flow.flowId, organizationId: flow.organizationId, projectId: flow.projectId, definition, fromExecutionId: fromExecutionId ?? null } },
     metadata,
   );
   return { testCaseId, flowId: flow.flowId, name: definition.name, position: result.position };

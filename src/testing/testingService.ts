@@ -4,7 +4,7 @@ import type { EventStore } from '../eventstore/eventStore.ts';
 import type { TestEngine } from './testRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { runTrace, stepTrace } from './runTrace.ts';
-import { addTestCase, listTestCases, removeTestCase, requireTestCase, updateTestCase } from './testCases.ts';
+import { addTestCase, addTestCases, listTestCases, removeTestCase, requireTestCase, updateTestCase } from './testCases.ts';
 import { runTestCase } from './testRunner.ts';
 import { runSuite } from './testSuite.ts';
 import { runTrial } from './trialRun.ts';
@@ -20,6 +20,7 @@ export function createTestingService(deps: { commands: CommandDependencies; db: 
   const { commands, db, engine, eventStore } = deps;
   return {
     addTestCase: (...args: Args<typeof addTestCase>) => addTestCase(commands, ...args),
+    addTestCases: (...args: Args<typeof addTestCases>) => addTestCases(commands, ...args),
     updateTestCase: (...args: Args<typeof updateTestCase>) => updateTestCase(commands, ...args),
     removeTestCase: (...args: Args<typeof removeTestCase>) => removeTestCase(commands, ...args),
     requireTestCase: (...args: Args<typeof requireTestCase>) => requireTestCase(commands, ...args),

@@ -19,22 +19,28 @@ export type TrialTarget = 'production' | 'draft' | number | undefined;
 /**
  * An author's trial of a flow (MCP `run_flow`): an ordinary engine run of mode `test` (its own
  * stream, credits charged, never a webhook, never counted as production traffic) with no test case
- * behind it. Its id is told through `onStarted` as soon as the run is recorded, so a caller that
- * stops waiting can still name it.
+ * behind it. With `production`, it is instead a production call of the production version (mode
+ * `sync`, as `/execute` records it, its principal the assistant's), so that a backtest has recorded
+ * inputs to replay. Its id is told through `onStarted` as soon as the run is recorded, so a caller
+ * that stops waiting can still name it.
  */
 export async function runTrial(
   engine: TestEngine,
   scope: AuthoringScope,
-  input: { flowId: string; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; target: TrialTarget; toolResults?: Record<string, string>; onStarted?: (executionId: string) => void },
+  input: { flowId: string; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; target: TrialTarget; production?: boolean; toolResults?: Record<string, string>; onStarted?: (executionId: string) => void },
   metadata: CommandMetadata,
 ): Promise<ExecutionOutcome> {
   const flow = await requireFlow(commandsOf(engine), scope, input.flowId);
-  if (input.target === 'production' && !flow.productionVersionId) throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${flow.slug}' has no production version: run the draft or a version number, or set one as production`);
+  if (input.production && input.target !== undefined && input.target !== 'production') {
+    throw new ApiError('VALIDATION_FAILED', 'A production run runs the production version: leave target out (or "production"), or run the draft or a version as a trial without production');
+  }
+  if ((input.production || input.target === 'production') && !flow.productionVersionId) throw new ApiError('NO_PRODUCTION_VERSION', `Flow '${flow.slug}' has no production version: run the draft or a version number, or set one as production`);
   const executionId = randomUUID();
   const resolved = resolveTarget(flow, input.target === 'draft' ? { draft: true } : typeof input.target === 'number' ? { version: input.target } : {}, executionId);
+  const mode = input.production ? 'sync' : 'test';
   await checkAttachments(input.attachments, resolved.steps, { guard: engine.guard, registry: engine.registry, defaultModel: engine.settings.defaultModel });
   const tools = scriptedTools(input.toolResults, 'the trial run');
-  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode: 'test', principal: metadata.principal, ...(tools ? { tools } : {}) });
+  const request = runRequest(runOnTarget(flow, resolved), input, { executionId, mode, principal: metadata.principal, ...(tools ? { tools } : {}) });
   if (tools) {
     // Its tool calls answered from the script, through the one answered-tools loop.
     const answered = await runWithAnsweredTools(engine, request, { answer: answerFromScript(input.toolResults), loadSteps: stepsOfTarget(engine, resolved), onStarted: () => input.onStarted?.(executionId) });

@@ -84,6 +84,8 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'rita', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'tess', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'acme', userSubject: 'uma', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'pia', role: 'member' }, testPrincipal);
+    await addMember(deps, { organizationSlug: 'acme', userSubject: 'sam', role: 'member' }, testPrincipal);
     await addMember(deps, { organizationSlug: 'other', userSubject: 'eve', role: 'owner' }, testPrincipal);
     projectId = (await createProject(deps, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal)).id;
     otherProjectId = (await createProject(deps, { organizationSlug: 'other', slug: 'secret', name: 'Secret' }, testPrincipal)).id;
@@ -261,11 +263,12 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       backtest_id: expect.any(String),
       complete: true,
       summary: { total: 2, compared: 2, same: 1, different: 1, failed: 0 },
-      first_differences: [{ flow_run_id: recorded[1], backtest_run_id: expect.any(String), outcome: 'different', changes: [{ path: 'overall_score', kind: 'changed', before: '60', after: '65' }], more_changes: 0, candidate_error: null }],
+      first_differences: [{ flow_run_id: recorded[1], input: { message: 'second', parameters: {}, attachments: [] }, backtest_run_id: expect.any(String), outcome: 'different', changes: [{ path: 'overall_score', kind: 'changed', before: '60', after: '65' }], more_changes: 0, candidate_error: null }],
     });
     const read = await ok(client, 'get_backtest', { backtest_id: backtest.backtest_id });
     expect(read).toMatchObject({ status: 'finished', target: 'draft', summary: { total: 2, same: 1, different: 1 }, next_cursor: null });
-    expect(read.pairs.map((p: { flow_run_id: string; outcome: string }) => [p.flow_run_id, p.outcome])).toEqual([[recorded[0], 'same'], [recorded[1], 'different']]);
+    // Each pair says what its recorded run was given, as create_test_case takes it.
+    expect(read.pairs.map((p: { flow_run_id: string; outcome: string; input: { message: string } }) => [p.flow_run_id, p.outcome, p.input.message])).toEqual([[recorded[0], 'same', 'first'], [recorded[1], 'different', 'second']]);
     // The replay is a run the assistant reads like any other.
     expect(await ok(client, 'get_test_run_trace', { flow_run_id: backtest.first_differences[0].backtest_run_id })).toMatchObject({ status: 'completed' });
     // A version the flow does not have, and another organization's backtest, are refused as not found.
@@ -276,6 +279,30 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(made).toEqual({ test_case_id: expect.any(String), flow_id, name: 'the second essay', from_flow_run_id: recorded[1], warnings: [] });
     model.script({ content: { overall_score: 60, summary: 'second' } });
     expect(await ok(client, 'run_test_case', { test_case_id: made.test_case_id, version: 1 })).toMatchObject({ passed: true });
+  });
+
+  it('adds several test cases in one create_test_case, or none when one of them is wrong', async () => {
+    // A subject of its own: its test runs count against a per-subject limit.
+    const client = await connect('sam');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Suite at once', slug: 'suite-at-once' });
+    await ok(client, 'add_block', { flow_id, name: 'echo', processor_type: 'code', code: 'return { said: input.message };' });
+    const testCasesOf = async () => (await ok(client, 'hydrate_project', { project_id: projectId })).flows.find((f: { flow_id: string }) => f.flow_id === flow_id).test_cases;
+    const echoes = (message: string) => ({ name: `echoes ${message}`, input: { message }, assertions: [{ type: 'path_equals', path: 'said', value: message }] });
+
+    // The third case's assertion has no path: it is named, and neither of the good two is added.
+    const refused = await errorText(client, 'create_test_case', { flow_id, cases: [echoes('a'), echoes('b'), { ...echoes('c'), assertions: [{ type: 'path_equals', value: 'c' }] }] });
+    expect(refused).toMatch(/cases\[2\]\.assertions\[0\]\.path/);
+    // So is one the schema lets through but the test-case rules refuse (an image of a type no model reads).
+    const bmp = { ...echoes('d'), input: { message: 'd', attachments: [{ kind: 'url', url: 'https://images.example.com/a.bmp', mime_type: 'image/bmp' }] } };
+    expect(await errorText(client, 'create_test_case', { flow_id, cases: [echoes('a'), bmp] })).toMatch(/^[A-Z_]+: cases\[1\]: /);
+    expect(await testCasesOf()).toEqual([]);
+    // One call, three cases, each with its id, in order.
+    const added = await ok(client, 'create_test_case', { flow_id, cases: [echoes('a'), echoes('b'), echoes('c')] });
+    expect(added).toEqual({ flow_id, test_cases: ['a', 'b', 'c'].map((m) => ({ test_case_id: expect.any(String), name: `echoes ${m}` })) });
+    expect((await testCasesOf()).map((c: { test_case_id: string }) => c.test_case_id).sort()).toEqual(added.test_cases.map((c: { test_case_id: string }) => c.test_case_id).sort());
+    // One case and a list at once is ambiguous, and refused.
+    expect(await errorText(client, 'create_test_case', { flow_id, ...echoes('d'), cases: [echoes('e')] })).toMatch(/^VALIDATION_FAILED: Give cases, or one case/);
+    expect(await ok(client, 'run_all_tests', { flow_id, draft: true })).toMatchObject({ totals: { total: 3, passed: 3, failed: 0 } });
   });
 
   it('creates test cases, runs one and all, and reads both traces with ids passed on unchanged', async () => {
@@ -482,6 +509,34 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     const missing = await errorText(client, 'get_block', { flow_id, step_id: 'no-such-step' });
     expect(missing).toMatch(/^BLOCK_NOT_FOUND: /);
     expect(missing).toContain(`${ask.step_id} (ask)`);
+  });
+
+  it('records a production run with run_flow production: true, marked as the assistant\'s, which a backtest then replays', async () => {
+    const client = await connect('pia');
+    const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Recorded', slug: 'recorded-by-assistant' });
+    const echo = await ok(client, 'add_block', { flow_id, name: 'echo', processor_type: 'code', code: 'return { said: input.message };' });
+    // No production version: nothing to record.
+    expect(await errorText(client, 'run_flow', { flow_id, input: { message: 'hi' }, production: true })).toMatch(/^NO_PRODUCTION_VERSION: /);
+    const v1 = await ok(client, 'publish_version', { flow_id });
+    await ok(client, 'set_production_version', { flow_id, version_id: v1.version_id });
+    // A production run is of the production version: the draft is refused, not silently swapped.
+    expect(await errorText(client, 'run_flow', { flow_id, input: { message: 'hi' }, production: true, target: 'draft' })).toMatch(/^VALIDATION_FAILED: A production run runs the production version/);
+
+    const recorded = await ok(client, 'run_flow', { flow_id, input: { message: 'a ticket', parameters: { tier: 'gold' } }, production: true });
+    expect(recorded).toEqual({ flow_run_id: expect.any(String), status: 'completed', result: { said: 'a ticket' } });
+    expect(await ok(client, 'get_test_run_trace', { flow_run_id: recorded.flow_run_id })).toMatchObject({ mode: 'sync', input: { message: 'a ticket', parameters: { tier: 'gold' } } });
+    await t.runtime.projections.catchUp();
+    const listed = await ok(client, 'list_runs', { flow_id });
+    expect(listed.runs).toEqual([expect.objectContaining({ flow_run_id: recorded.flow_run_id, mode: 'sync', started_via: 'mcp', test_run_id: null })]);
+
+    // The backtest has the assistant's run to replay, input and all.
+    await ok(client, 'update_block_draft', { flow_id, step_id: echo.step_id, content: 'return { said: input.message.toUpperCase() };' });
+    const backtest = await ok(client, 'backtest_version', { flow_id, target: 'draft' });
+    expect(backtest).toMatchObject({
+      complete: true,
+      summary: { total: 1, different: 1 },
+      first_differences: [{ flow_run_id: recorded.flow_run_id, input: { message: 'a ticket', parameters: { tier: 'gold' }, attachments: [] }, changes: [{ path: 'said', kind: 'changed', before: '"a ticket"', after: '"A TICKET"' }] }],
+    });
   });
 
   it('runs a flow with run_flow: production, the draft or a version, answering its flow_run_id even before the run ends', async () => {

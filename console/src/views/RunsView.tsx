@@ -136,6 +136,7 @@ export function RunsView() {
                 <td>
                   {run.mode}
                   {run.rerunOf ? <small> rerun</small> : null}
+                  {run.startedVia === 'mcp' ? <small className="by-assistant"> by an assistant</small> : null}
                 </td>
                 <td>
                   <StatusChip status={run.status} detail={run.status === 'retrying' ? `claim ${run.claims}` : run.failureCode ?? undefined} />

@@ -46,6 +46,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
         execution_id: d.executionId, organization_id: d.organizationId, project_id: d.projectId, flow_id: d.flowId, version_number: d.versionNumber, mode: d.mode, api_key_id: d.apiKeyId,
         test_run_id: d.testRunId, rerun_of: d.rerunOf, backtest_id: d.backtestId, status: statusAfter(event)!, claims: 0, failure_code: null, created_at: context.occurredAt, ended_at: null, duration_ms: null,
         runner: d.mode === 'async' ? null : runner,
+        started_via: context.recorded.metadata.principal.via ?? null,
       });
       continue;
     }

@@ -8,6 +8,9 @@ import { type ToolContext, answer, settled } from '../toolContext.ts';
 import { DEFAULT_WAIT_SECONDS, MAX_WAIT_SECONDS, keepRunning, waitAtMost } from './testRunWaiting.ts';
 import { resolveVersion, versionRef } from './versionRef.ts';
 
+/** What each recorded run was given, by its id. */
+type Inputs = ReadonlyMap<string, z.infer<typeof runInput> | null>;
+
 /** Runs a backtest replays when the assistant names none, and the differences an answer shows first. */
 const DEFAULT_LAST = 20;
 const FIRST_DIFFERENCES = 10;
@@ -16,8 +19,10 @@ const PAGE = 20;
 const EXCERPT = 300;
 
 const change = z.object({ path: z.string(), kind: z.enum(['added', 'removed', 'changed']), before: z.string().optional(), after: z.string().optional() });
+const runInput = z.object({ message: z.string().nullable(), parameters: z.record(z.string(), z.unknown()), attachments: z.array(z.unknown()) }).nullable().describe('What the recorded run was given (long strings cut), as create_test_case takes it');
 const difference = z.object({
   flow_run_id: z.string().describe('The recorded production run'),
+  input: runInput,
   backtest_run_id: z.string().describe('Its replay on the target (read it with get_test_run_trace)'),
   outcome: z.enum(['different', 'failed']),
   changes: z.array(change).describe(`The first ${CHANGES_SHOWN} changed paths of the result`),
@@ -27,15 +32,16 @@ const difference = z.object({
 const summary = z.object({ total: z.number().int(), compared: z.number().int(), same: z.number().int(), different: z.number().int(), failed: z.number().int() });
 
 /** A pair, compactly: its runs, the first changed paths (values cut short), and why the replay failed. */
-const pairEntry = <O>(p: { executionId: string; backtestExecutionId: string; outcome: O; changes: z.infer<typeof change>[]; more: number; candidateError: { code: string; message: string } | null }) => ({
+const pairEntry = <O>(p: { executionId: string; input: z.infer<typeof runInput>; backtestExecutionId: string; outcome: O; changes: z.infer<typeof change>[]; more: number; candidateError: { code: string; message: string } | null }) => ({
   flow_run_id: p.executionId,
+  input: truncateStrings(p.input, EXCERPT) as z.infer<typeof runInput>,
   backtest_run_id: p.backtestExecutionId,
   outcome: p.outcome,
   changes: p.changes.slice(0, CHANGES_SHOWN).map((c) => truncateStrings(c, EXCERPT) as z.infer<typeof change>),
   more_changes: p.more + Math.max(0, p.changes.length - CHANGES_SHOWN),
   candidate_error: p.candidateError ? (truncateStrings(`${p.candidateError.code}: ${p.candidateError.message}`, EXCERPT) as string) : null,
 });
-const pairDifference = (pair: BacktestPair) => pairEntry({ ...pair, changes: pair.diff.changes, more: pair.diff.more, candidateError: pair.candidate.error });
+const pairDifference = (pair: BacktestPair, inputs: Inputs) => pairEntry({ ...pair, input: inputs.get(pair.executionId) ?? null, changes: pair.diff.changes, more: pair.diff.more, candidateError: pair.candidate.error });
 
 /** Backtests: a candidate replayed on recorded production runs, and a recorded run as a test case. */
 export function registerBacktestTools(server: McpServer, ctx: ToolContext) {
@@ -70,7 +76,7 @@ export function registerBacktestTools(server: McpServer, ctx: ToolContext) {
         status: z.enum(['running', 'finished', 'interrupted']),
         target: z.union([z.literal('draft'), z.number().int()]),
         summary,
-        pairs: z.array(z.object({ flow_run_id: z.string(), backtest_run_id: z.string(), outcome: z.enum(['same', 'different', 'failed']).nullable(), changes: z.array(change), more_changes: z.number().int(), candidate_error: z.string().nullable() })),
+        pairs: z.array(z.object({ flow_run_id: z.string(), input: runInput, backtest_run_id: z.string(), outcome: z.enum(['same', 'different', 'failed']).nullable(), changes: z.array(change), more_changes: z.number().int(), candidate_error: z.string().nullable() })),
         next_cursor: z.number().int().nullable(),
       },
       annotations: { readOnlyHint: true, openWorldHint: false },
@@ -78,12 +84,13 @@ export function registerBacktestTools(server: McpServer, ctx: ToolContext) {
     (args) =>
       answer(ctx, async () => {
         const page = await ctx.services.backtests.backtestPage(ctx.scope, { backtestId: args.backtest_id, cursor: args.cursor, limit: PAGE, onlyChanged: args.only_changed });
+        const inputs: Inputs = await ctx.services.backtests.recordedInputs(page.pairs.map((p) => p.executionId));
         return {
           backtest_id: page.backtestId,
           status: page.status,
           target: page.target.kind === 'draft' ? ('draft' as const) : page.target.number,
           summary: { total: page.summary.total, compared: page.summary.compared, same: page.summary.same, different: page.summary.different, failed: page.summary.failed },
-          pairs: page.pairs.map((p) => pairEntry({ ...p, candidateError: p.candidate?.error ?? null })),
+          pairs: page.pairs.map((p) => pairEntry({ ...p, input: inputs.get(p.executionId) ?? null, candidateError: p.candidate?.error ?? null })),
           next_cursor: page.nextCursor,
         };
       }),
@@ -123,10 +130,12 @@ async function backtestVersion(ctx: ToolContext, args: BacktestArgs) {
   else keepRunning(ctx, running, []);
   const pairs = outcome.done ? outcome.value.runs : compared;
   const count = (o: BacktestPair['outcome']) => pairs.filter((p) => p.outcome === o).length;
+  const differences = pairs.filter((p) => p.outcome !== 'same').slice(0, FIRST_DIFFERENCES);
+  const inputs: Inputs = await ctx.services.backtests.recordedInputs(differences.map((p) => p.executionId));
   return {
     backtest_id: started.backtestId,
     complete: outcome.done,
     summary: { total: started.total, compared: pairs.length, same: count('same'), different: count('different'), failed: count('failed') },
-    first_differences: pairs.filter((p) => p.outcome !== 'same').slice(0, FIRST_DIFFERENCES).map(pairDifference),
+    first_differences: differences.map((pair) => pairDifference(pair, inputs)),
   };
 }

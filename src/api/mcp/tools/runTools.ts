@@ -22,7 +22,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Run a flow',
       description:
-        'Runs a flow once on an input, as a trial (mode test: calls models, spends credits, never a webhook): its production version, its draft, or a version number. Waits at most wait_seconds; flow_run_id is always returned, so a run still going can be read later with get_test_run_trace. A flow whose blocks call tools needs tool_results (tool name -> the content a caller would return): those tools are offered to the model and its calls answered from them; without, the model is offered no tools (a warning says so).',
+        'Runs a flow once on an input, as a trial (mode test: calls models, spends credits, never a webhook): its production version, its draft, or a version number. With production: true it is a production call of the production version instead (recorded as /execute records one, marked as made by the assistant): backtest_version replays such runs. Waits at most wait_seconds; flow_run_id is always returned, so a run still going can be read later with get_test_run_trace. A flow whose blocks call tools needs tool_results (tool name -> the content a caller would return): those tools are offered to the model and its calls answered from them; without, the model is offered no tools (a warning says so).',
       inputSchema: {
         flow_id: flowId,
         input: z.strictObject({
@@ -31,6 +31,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
           attachments: z.array(attachmentSchema).max(10).optional().describe('Image URLs, as /execute takes them'),
         }),
         target: z.union([z.enum(['production', 'draft']), z.number().int().min(1)]).optional().describe('production (default: production, else the latest version), draft, or a version number'),
+        production: z.boolean().optional().describe('Record a production run of the production version (so a backtest has inputs), not a trial'),
         wait_seconds: z.number().int().min(0).max(MAX_WAIT_SECONDS).optional().describe(`How long to wait for the run (default ${DEFAULT_WAIT_SECONDS})`),
         tool_results: z.record(z.string(), z.string().max(256 * 1024)).optional().describe('For flows with tools: tool name -> the content a caller would return'),
       },
@@ -67,6 +68,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
             status: z.enum(runStatuses),
             failure_code: z.string().nullable(),
             test_run_id: z.string().nullable(),
+            started_via: z.string().nullable().describe('mcp: an assistant made it (run_flow production: true); console: an operator (a rerun); null: a caller with an API key'),
             created_at: z.string(),
             ended_at: z.string().nullable(),
             duration_ms: z.number().nullable(),
@@ -92,7 +94,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
 /** `run_flow`: a trial run, waited for at most `wait_seconds`; a run still going is left running and answered as such. */
 async function runFlow(
   ctx: ToolContext,
-  args: { flow_id: string; input: { message: string; parameters?: Record<string, unknown> | undefined; attachments?: z.infer<typeof attachmentSchema>[] | undefined }; target?: 'production' | 'draft' | number | undefined; wait_seconds?: number | undefined; tool_results?: Record<string, string> | undefined },
+  args: { flow_id: string; input: { message: string; parameters?: Record<string, unknown> | undefined; attachments?: z.infer<typeof attachmentSchema>[] | undefined }; target?: 'production' | 'draft' | number | undefined; production?: boolean | undefined; wait_seconds?: number | undefined; tool_results?: Record<string, string> | undefined },
 ) {
   const flow = await ctx.services.authoring.requireFlow(ctx.scope, args.flow_id);
   // Never silently: a tools flow run without tool_results offers its model no tools.
@@ -103,7 +105,7 @@ async function runFlow(
     (onStarted) =>
       ctx.services.testing.runTrial(
         ctx.scope,
-        { flowId: args.flow_id, message: args.input.message, parameters: args.input.parameters ?? {}, attachments: args.input.attachments ?? [], target: args.target, ...(args.tool_results ? { toolResults: args.tool_results } : {}), onStarted },
+        { flowId: args.flow_id, message: args.input.message, parameters: args.input.parameters ?? {}, attachments: args.input.attachments ?? [], target: args.target, production: args.production ?? false, ...(args.tool_results ? { toolResults: args.tool_results } : {}), onStarted },
         ctx.metadata,
       ),
     args.wait_seconds ?? DEFAULT_WAIT_SECONDS,

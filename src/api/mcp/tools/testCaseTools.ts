@@ -1,6 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { assertionSchema, testCaseSchema } from '../../../domain/testing/testCaseDefinition.ts';
+import { ApiError } from '../../../domain/errors/apiError.ts';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
 
 const caseFields = {
@@ -9,6 +10,8 @@ const caseFields = {
   assertions: z.array(assertionSchema).min(1).max(100).describe('What the run must do; each one of the typed assertions'),
   tool_results: z.record(z.string(), z.string()).optional().describe('For flows with tools: tool name -> the content a caller would return'),
 };
+/** Cases one create_test_case adds at most: a suite's worth, in one call. */
+const MAX_CASES = 20;
 const write = { readOnlyHint: false, openWorldHint: false };
 
 /** Test cases: each change one event on the case's stream, answered once the read models show it. */
@@ -16,19 +19,24 @@ export function registerTestCaseTools(server: McpServer, ctx: ToolContext) {
   server.registerTool(
     'create_test_case',
     {
-      title: 'Create a test case',
+      title: 'Create test cases',
       description:
-        'Adds a test case to a flow: an input ({message, parameters?, attachments?}), typed assertions on the run (the input schema lists each type and its fields) and, for flows with tools, scripted tool_results (tool name -> content).',
-      inputSchema: { flow_id: z.string().min(1), ...caseFields },
-      outputSchema: { test_case_id: z.string(), flow_id: z.string(), name: z.string() },
+        `Adds a test case to a flow: an input ({message, parameters?, attachments?}), typed assertions on the run (the input schema lists each type and its fields) and, for flows with tools, scripted tool_results (tool name -> content). To add several at once, give cases (up to ${MAX_CASES}) instead of name, input and assertions: every case is checked before any is added.`,
+      inputSchema: { flow_id: z.string().min(1), ...z.object(caseFields).partial().shape, cases: z.array(z.object(caseFields)).min(1).max(MAX_CASES).optional().describe('Several cases at once, each {name, input, assertions, tool_results?}') },
+      outputSchema: { test_case_id: z.string().optional().describe('The case added (one case)'), flow_id: z.string(), name: z.string().optional(), test_cases: z.array(z.object({ test_case_id: z.string(), name: z.string() })).describe('Every case added, in order') },
       annotations: { ...write, destructiveHint: false, idempotentHint: false },
     },
-    (args) =>
+    ({ flow_id, cases, ...one }) =>
       answer(ctx, async () => {
-        const definition = { name: args.name, input: args.input, assertions: args.assertions, ...(args.tool_results ? { tool_results: args.tool_results } : {}) };
-        const added = await ctx.services.testing.addTestCase(ctx.scope, { flowId: args.flow_id, definition }, ctx.metadata);
-        await settled(ctx, added.position);
-        return { test_case_id: added.testCaseId, flow_id: args.flow_id, name: args.name };
+        const given = Object.values(one).some((value) => value !== undefined);
+        if (cases && given) throw new ApiError('VALIDATION_FAILED', 'Give cases, or one case (name, input, assertions), not both');
+        const definitionOf = (c: { name?: string | undefined; input?: unknown; assertions?: unknown; tool_results?: Record<string, string> | undefined }) => ({ name: c.name, input: c.input, assertions: c.assertions, ...(c.tool_results ? { tool_results: c.tool_results } : {}) });
+        const added = cases
+          ? await ctx.services.testing.addTestCases(ctx.scope, { flowId: flow_id, definitions: cases.map(definitionOf) }, ctx.metadata)
+          : [await ctx.services.testing.addTestCase(ctx.scope, { flowId: flow_id, definition: definitionOf(one) }, ctx.metadata)];
+        await settled(ctx, Math.max(...added.map((a) => a.position)));
+        const test_cases = added.map((a) => ({ test_case_id: a.testCaseId, name: a.name }));
+        return cases ? { flow_id, test_cases } : { ...test_cases[0]!, flow_id, test_cases };
       }),
   );
 
