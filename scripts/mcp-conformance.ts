@@ -14,16 +14,16 @@ import { startJwksIssuer } from '../test/support/jwksIssuer.ts';
 import { createTestRuntime, freePort, serveApi, testPrincipal } from '../test/support/testRuntime.ts';
 
 /**
- * The suite's server scenarios that apply to a server of tools only. The two SSE scenarios end in a
+ * The suite's server scenarios that apply to a server of tools and two prompts. The two SSE scenarios end in a
  * warning, not a failure: the endpoint is stateless (no session id, so that any API process answers
  * any request), and a tools/call answers on its own POST's stream.
  * Left out, because they test what this endpoint does not offer: `logging-set-level` and
- * `tools-call-with-logging` (no logging capability), `completion-complete`, `resources-*`,
- * `prompts-*` (no resources, prompts or completions), `tools-call-*` and `json-schema-2020-12` (they
- * call the reference server's fixture tools, `test_simple_text` and the like), and the
+ * `tools-call-with-logging` (no logging capability), `completion-complete` and `resources-*` (no
+ * resources or completions), `prompts-get-*`, `tools-call-*` and `json-schema-2020-12` (they ask for
+ * the reference server's fixture prompts and tools, `test_simple_text` and the like), and the
  * `elicitation-*` and `tools-call-sampling` scenarios (this server never asks the client anything).
  */
-const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'server-sse-polling'];
+const SCENARIOS = ['server-initialize', 'ping', 'tools-list', 'prompts-list', 'dns-rebinding-protection', 'server-sse-multiple-streams', 'server-sse-polling'];
 const ROOT = path.resolve(import.meta.dirname, '..');
 
 process.env.SEQFLOW_TEST_ADMIN_URL ??= process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

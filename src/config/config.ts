@@ -34,6 +34,8 @@ export interface Config {
     resource: string;
     /** Its protected-resource metadata document (RFC 9728), named in every 401. */
     resourceMetadataUrl: string;
+    /** The read-only endpoint (`/api/v1/mcp/readonly`: only the reading tools): its resource identifier and metadata document. */
+    readOnly: { resource: string; resourceMetadataUrl: string };
     /** Browser origins allowed to call it (the public URL's own origin unless set). */
     allowedOrigins: string[];
     /** `run_test_case` / `run_all_tests` calls per subject per minute. */
@@ -138,7 +140,12 @@ export const DEFAULT_METRICS_PORT = 9464;
 
 export function mcpResourceOf(publicUrl: string) {
   const url = new URL(`${publicUrl}/api/v1/mcp/`);
-  return { resource: url.href, resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname}` };
+  const readOnly = new URL(`${publicUrl}/api/v1/mcp/readonly`);
+  return {
+    resource: url.href,
+    resourceMetadataUrl: `${url.origin}/.well-known/oauth-protected-resource${url.pathname}`,
+    readOnly: { resource: readOnly.href, resourceMetadataUrl: `${readOnly.origin}/.well-known/oauth-protected-resource${readOnly.pathname}` },
+  };
 }
 
 /** The OTLP spec's rule: the traces variable is the whole URL; the general one is a base that gets `v1/traces`. */

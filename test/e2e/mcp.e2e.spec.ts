@@ -638,6 +638,74 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect((await ok(await connect('alice'), 'run_test_case', { test_case_id: test_case_id })).passed).toBe(true);
   });
 
+  describe('read only: the reading tools alone', () => {
+    const READING_TOOLS = ['diff_versions', 'get_backtest', 'get_block', 'get_gate', 'get_step_trace', 'get_test_run_trace', 'hydrate_project', 'list_models', 'list_projects', 'list_runs', 'validate_draft'];
+    const readOnlyUrl = () => `${origin}/api/v1/mcp/readonly`;
+    const connectTo = async (url: string, token: string) => {
+      const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      clients.push(client);
+      return client;
+    };
+    const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name).sort();
+
+    it('serves /api/v1/mcp/readonly as a resource of its own: its metadata, its challenge, and only the reading tools', async () => {
+      const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/api/v1/mcp/readonly`)).json()) as Record<string, unknown>;
+      expect(metadata).toMatchObject({ resource: readOnlyUrl(), authorization_servers: [issuer.issuer] });
+      const challenge = (await post(undefined, undefined, {}).then(() => fetch(readOnlyUrl(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }))).headers.get('www-authenticate');
+      expect(challenge).toContain(`resource_metadata="${origin}/.well-known/oauth-protected-resource/api/v1/mcp/readonly"`);
+
+      for (const url of [readOnlyUrl(), `${readOnlyUrl()}/`]) {
+        const client = await connectTo(url, await issuer.sign({ sub: 'alice', aud: readOnlyUrl() }));
+        expect(await toolNames(client)).toEqual(READING_TOOLS);
+        expect(client.getServerCapabilities()?.prompts).toBeUndefined();
+        expect(client.getInstructions()).toMatch(/read only/);
+        // A writing tool is not there to call, whatever the model tries.
+        const refused = await call(client, 'create_flow', { project_id: projectId, name: 'Nope', slug: 'nope' });
+        expect(refused.isError).toBe(true);
+        expect((refused.content[0] as { text: string }).text).toMatch(/create_flow not found/);
+        expect((await ok(client, 'list_projects', {})).projects.map((p: { project_id: string }) => p.project_id)).toContain(projectId);
+      }
+      // A token of the full endpoint does less here, and is taken; a read-only token does not open the full endpoint.
+      expect(await toolNames(await connectTo(readOnlyUrl(), await issuer.sign({ sub: 'alice', aud: mcpUrl })))).toEqual(READING_TOOLS);
+      expect((await post(await issuer.sign({ sub: 'alice', aud: readOnlyUrl() }))).status).toBe(401);
+    });
+
+    it('gives a token scoped mcp:read alone the reading tools on the full endpoint too', async () => {
+      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp:read' })))).toEqual(READING_TOOLS);
+      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp mcp:read' })))).toHaveLength(28);
+    });
+  });
+
+  describe('prompts', () => {
+    it('offers "triage failures" with the flow\'s failures as they are now, and "promote safely" with its gate', async () => {
+      const client = await connect('alice');
+      expect((await client.listPrompts()).prompts.map((p) => [p.name, p.title])).toEqual([['triage_failures', 'Triage failures'], ['promote_safely', 'Promote safely']]);
+      const { flow_id } = await ok(client, 'create_flow', { project_id: projectId, name: 'Fragile', slug: 'fragile' });
+      const block = await ok(client, 'add_block', { flow_id, name: 'check', processor_type: 'code', code: 'if (input.message === "bad") throw new Error("bad ticket"); return { ok: true };' });
+      expect(block.step_id).toEqual(expect.any(String));
+      const v1 = await ok(client, 'publish_version', { flow_id });
+      await ok(client, 'set_production_version', { flow_id, version_id: v1.version_id });
+      const failed = await fetch(`${origin}/api/v1/seq/acme/web/fragile/execute`, { method: 'POST', headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'bad' }) });
+      expect(failed.status).toBeGreaterThanOrEqual(400);
+      await t.runtime.projections.catchUp();
+      const [failedRun] = (await ok(client, 'list_runs', { flow_id, status: ['failed'] })).runs.map((r: { flow_run_id: string }) => r.flow_run_id);
+
+      const triage = await client.getPrompt({ name: 'triage_failures', arguments: { flow_id } });
+      const triageText = (triage.messages[0]!.content as { text: string }).text;
+      expect(triageText).toMatch(new RegExp(`Flow 'fragile' \\(${flow_id}\\): 1 of its latest failed runs, by failure code:\\n- [A-Z_]+: 1 \\(e\\.g\\. flow_run_id ${failedRun}\\)`));
+      expect(triageText).toContain('create_test_case_from_run(flow_run_id)');
+
+      const promoteText = async () => ((await client.getPrompt({ name: 'promote_safely', arguments: { flow_id } })).messages[0]!.content as { text: string }).text;
+      expect(await promoteText()).toContain(`Flow 'fragile' (${flow_id}): production is version 1; its gate: test cases are not required (get_gate/set_gate); no backtest rule.`);
+      await ok(client, 'set_gate', { flow_id, tests_required: true, backtest_max_changed_percent: 10 });
+      expect(await promoteText()).toContain(`Flow 'fragile' (${flow_id}): production is version 1; its gate: every test case must pass on the version; a finished backtest may change at most 10% of the answers.`);
+      expect(await promoteText()).toMatch(/validate_draft[\s\S]*run_all_tests[\s\S]*backtest_version[\s\S]*set_production_version/);
+      // Another organization's flow is not found here either.
+      await expect((await connect('eve')).getPrompt({ name: 'triage_failures', arguments: { flow_id } })).rejects.toThrow(/FLOW_NOT_FOUND|No flow/);
+    });
+  });
+
   describe('sign-in and transport rules', () => {
     it('refuses every token that is not an OAuth JWT minted for this endpoint, with an RFC 9728 challenge', async () => {
       const metadataUrl = `${origin}/.well-known/oauth-protected-resource/api/v1/mcp/`;

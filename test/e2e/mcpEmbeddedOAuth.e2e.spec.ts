@@ -97,6 +97,29 @@ describe('the embedded OAuth server: an assistant signs in through the SDK\'s ow
     expect(await reuse.text()).toContain('unknown, used or expired');
   });
 
+  it('signs an assistant in to the read-only endpoint through the SDK: the page says read only, the token is scoped mcp:read, the tools only read', async () => {
+    const readOnlyUrl = `${origin}/api/v1/mcp/readonly`;
+    const auth = new AssistantAuth();
+    await new Client({ name: 'test-assistant', version: '1.0.0' }).connect(new StreamableHTTPClientTransport(new URL(readOnlyUrl), { authProvider: auth })).catch(() => undefined);
+    expect(auth.authorizationUrl?.searchParams.get('resource')).toBe(readOnlyUrl);
+    expect(auth.authorizationUrl?.searchParams.get('scope')).toBe('mcp:read');
+    const html = await (await new Browser().follow(auth.authorizationUrl!.href)).response.text();
+    expect(html).toContain('asks <strong class="read-only">to read</strong>');
+
+    const { code } = await issueLoginCode({ ...t.runtime.commands, db: t.runtime.db }, { subject: 'alice' }, testPrincipal);
+    const signedIn = await signInAssistant(readOnlyUrl, code);
+    expect(decodeJwt(signedIn.stored!.access_token)).toMatchObject({ aud: readOnlyUrl, sub: 'alice', scope: 'mcp:read' });
+    const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(readOnlyUrl), { authProvider: signedIn }));
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names).toContain('hydrate_project');
+    expect(names).not.toContain('create_flow');
+    await client.close();
+    // Its token does not open the full endpoint.
+    const full = await fetch(mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${signedIn.stored!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    expect(full.status).toBe(401);
+  });
+
   it('names the embedded issuer and its scope in the protected-resource metadata', async () => {
     const metadata = (await (await fetch(`${origin}/.well-known/oauth-protected-resource/api/v1/mcp/`)).json()) as Record<string, unknown>;
     expect(metadata).toMatchObject({ resource: mcpUrl, authorization_servers: [`${origin}/oauth`], scopes_supported: ['mcp'] });

@@ -5,7 +5,7 @@ export interface JwksIssuer {
   issuer: string;
   jwksUrl: string;
   /** A token of this issuer (RS256, its published key). */
-  sign(claims: { sub?: string; aud: string; iss?: string; expiresIn?: string; clientId?: string }): Promise<string>;
+  sign(claims: { sub?: string; aud: string; iss?: string; expiresIn?: string; clientId?: string; scope?: string }): Promise<string>;
   /** Tokens that must never be accepted, each named by what is wrong with it. */
   hostile(sub: string, aud: string): Promise<Record<string, string>>;
   close(): Promise<void>;
@@ -24,8 +24,8 @@ export async function startJwksIssuer(issuer = 'https://auth.seqflow.test/'): Pr
   return {
     issuer,
     jwksUrl,
-    sign({ sub, aud, iss = issuer, expiresIn = '5m', clientId }) {
-      const jwt = new SignJWT(clientId ? { client_id: clientId } : {}).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(iss).setAudience(aud).setIssuedAt().setExpirationTime(expiresIn);
+    sign({ sub, aud, iss = issuer, expiresIn = '5m', clientId, scope }) {
+      const jwt = new SignJWT({ ...(clientId ? { client_id: clientId } : {}), ...(scope ? { scope } : {}) }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(iss).setAudience(aud).setIssuedAt().setExpirationTime(expiresIn);
       return (sub ? jwt.setSubject(sub) : jwt).sign(privateKey);
     },
     async hostile(sub, aud) {

@@ -53,9 +53,10 @@ export function createJwtVerifier(
 
   /**
    * `audience` overrides OAUTH_AUDIENCE: the MCP endpoint accepts only tokens minted for itself.
-   * `clientId` is the OAuth client the token was issued to (RFC 9068 `client_id`, else `azp`).
+   * `clientId` is the OAuth client the token was issued to (RFC 9068 `client_id`, else `azp`);
+   * `scopes` its `scope` claim (RFC 9068), empty when it has none.
    */
-  return async function verify(token: string, options: { audience?: string } = {}): Promise<{ subject: string; clientId: string | undefined }> {
+  return async function verify(token: string, options: { audience?: string | string[] } = {}): Promise<{ subject: string; clientId: string | undefined; scopes: string[] }> {
     const audience = options.audience ?? oauth.audience;
     try {
       // `exp` is required: a token without one would never expire.
@@ -74,7 +75,8 @@ export function createJwtVerifier(
       if (payload.cnf !== undefined) throw new Error('it is bound to a key (cnf): this service takes bearer tokens only');
       if (oauth.grantIsLive && !(typeof payload.grant_id === 'string' && (await oauth.grantIsLive(payload.grant_id)))) throw new Error('its grant was revoked: sign in again');
       const clientId = typeof payload.client_id === 'string' ? payload.client_id : typeof payload.azp === 'string' ? payload.azp : undefined;
-      return { subject: payload.sub, clientId };
+      const scopes = typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [];
+      return { subject: payload.sub, clientId, scopes };
     } catch (error) {
       throw new ApiError('UNAUTHENTICATED', `Invalid token: ${(error as Error).message}`);
     }

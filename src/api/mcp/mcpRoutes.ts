@@ -4,8 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { packageVersion } from '../../config/packageVersion.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { Runtime } from '../../runtime/runtime.ts';
-import { type McpAuthenticator, type McpCaller } from './mcpAuth.ts';
-import { MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
+import { type McpAuthenticator, type McpCaller, type McpEndpoint } from './mcpAuth.ts';
+import { MCP_READ_SCOPE, MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.ts';
 import { createMcpServer } from './mcpServer.ts';
 import type { McpServices } from './toolContext.ts';
 import { createAuthoringService } from '../../authoring/authoringService.ts';
@@ -28,11 +28,13 @@ const MCP_RESPONSE_HEADERS = ['WWW-Authenticate', 'Mcp-Session-Id', 'Mcp-Protoco
 
 /**
  * The assistant endpoint at exactly `/api/v1/mcp/` (Streamable HTTP, stateless: a fresh server and
- * transport per POST, so any number of processes can serve it) and its OAuth protected-resource
- * metadata (RFC 9728). Registered at the root: the metadata lives under `/.well-known`.
+ * transport per POST, so any number of processes can serve it), the read-only one at
+ * `/api/v1/mcp/readonly` (the reading tools only: a resource of its own, so a client given its URL
+ * signs in for it), and the OAuth protected-resource metadata (RFC 9728) of each. Registered at the
+ * root: the metadata lives under `/.well-known`.
  */
 export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
-  const { resource, resourceMetadataUrl, allowedOrigins, runsPerMinute } = runtime.config.mcp;
+  const { resource, resourceMetadataUrl, readOnly, allowedOrigins, runsPerMinute } = runtime.config.mcp;
   const runLimiter = createRunRateLimiter(runsPerMinute);
   const services: McpServices = {
     authoring: createAuthoringService(runtime),
@@ -44,29 +46,42 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
     logger: runtime.logger,
   };
   const version = packageVersion();
-  const metadata = {
-    resource,
+  const embedded = runtime.config.embeddedOAuth !== undefined;
+  const endpoints = {
+    full: { resource, resourceMetadataUrl, scope: MCP_SCOPE, name: 'Seqflow assistant endpoint' },
+    readOnly: { ...readOnly, scope: MCP_READ_SCOPE, name: 'Seqflow assistant endpoint (read only)' },
+  } satisfies Record<McpEndpoint, unknown>;
+  const metadataOf = (endpoint: McpEndpoint) => ({
+    resource: endpoints[endpoint].resource,
     authorization_servers: [runtime.config.oauth?.issuer ?? runtime.config.embeddedOAuth!.issuer],
     bearer_methods_supported: ['header'],
-    // The embedded server's one scope, which clients then request; an external issuer's scopes are its own business.
-    ...(runtime.config.embeddedOAuth ? { scopes_supported: [MCP_SCOPE] } : {}),
-    resource_name: 'Seqflow assistant endpoint',
+    // The embedded server's scope for this resource, which clients then request; an external issuer's scopes are its own business.
+    ...(embedded ? { scopes_supported: [endpoints[endpoint].scope] } : {}),
+    resource_name: endpoints[endpoint].name,
     resource_documentation: `${runtime.config.publicUrl}/api/v1/mcp/`,
-  };
+  });
   // RFC 6750 §3 and the MCP authorization spec: what a client needs to sign in again (the metadata, and the scope to ask for), named in every 401.
-  const scope = runtime.config.embeddedOAuth ? `, scope="${MCP_SCOPE}"` : '';
-  const challenge = (description: string) => `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${resourceMetadataUrl}"${scope}`;
-  const signIn = async (request: FastifyRequest, reply: FastifyReply) => {
+  const challenge = (endpoint: McpEndpoint, description: string) =>
+    `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, "'")}", resource_metadata="${endpoints[endpoint].resourceMetadataUrl}"${embedded ? `, scope="${endpoints[endpoint].scope}"` : ''}`;
+  const signInTo = (endpoint: McpEndpoint) => async (request: FastifyRequest, reply: FastifyReply) => {
     try {
-      request.mcpCaller = await authenticate(request.headers.authorization);
+      request.mcpCaller = await authenticate(request.headers.authorization, endpoint);
     } catch (error) {
-      if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', challenge(error.message));
+      if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') reply.header('www-authenticate', challenge(endpoint, error.message));
       throw error;
     }
   };
 
   return async (app: FastifyInstance) => {
-    for (const path of ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/api/v1/mcp', '/.well-known/oauth-protected-resource/api/v1/mcp/']) {
+    const documents: [string, McpEndpoint][] = [
+      ['/.well-known/oauth-protected-resource', 'full'],
+      ['/.well-known/oauth-protected-resource/api/v1/mcp', 'full'],
+      ['/.well-known/oauth-protected-resource/api/v1/mcp/', 'full'],
+      ['/.well-known/oauth-protected-resource/api/v1/mcp/readonly', 'readOnly'],
+      ['/.well-known/oauth-protected-resource/api/v1/mcp/readonly/', 'readOnly'],
+    ];
+    for (const [path, endpoint] of documents) {
+      const metadata = metadataOf(endpoint);
       app.get(path, async (_request, reply) => reply.header('access-control-allow-origin', '*').header('cache-control', 'public, max-age=300').send(metadata));
     }
     await app.register(async (mcp) => {
@@ -86,7 +101,7 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
         const refused = refuseUnstorableArguments(request.body);
         if (refused) return reply.header('content-type', 'application/json').send(refused);
         const caller = request.mcpCaller!;
-        const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version);
+        const server = createMcpServer({ services, scope: { organizationIds: caller.organizationIds }, metadata: { principal: caller.principal, ...requestOrigin(request) }, runLimiter }, version, { readOnly: caller.readOnly });
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         reply.hijack();
         reply.raw.on('close', () => {
@@ -98,8 +113,10 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
       };
       // `/api/v1/mcp/` (the resource the metadata names) and `/api/v1/mcp` alike, each its own route:
       // claude.ai's connector form and the Claude apps drop the trailing slash. Never a redirect (a POST would not follow it).
-      for (const url of ['/', '']) {
+      const routes: [string, McpEndpoint][] = [['/', 'full'], ['', 'full'], ['/readonly', 'readOnly'], ['/readonly/', 'readOnly']];
+      for (const [url, endpoint] of routes) {
         const exact = { url, prefixTrailingSlash: 'slash' as const };
+        const signIn = signInTo(endpoint);
         mcp.route({ ...exact, method: 'GET', exposeHeadRoute: false, handler: postOnly });
         mcp.route({ ...exact, method: 'DELETE', handler: postOnly });
         // A client probing the endpoint with HEAD learns how to sign in (the 401 challenge), as a POST would.

@@ -6,8 +6,10 @@ import { classifyRedirectUris } from './redirectUris.ts';
 import { metadataDocumentFailure } from './metadataDocumentFailure.ts';
 import type { Logger } from 'pino';
 
-/** The one scope of the MCP resource: what an assistant's token may do there. */
+/** The scope of the MCP resource: what an assistant's token may do there (every tool). */
 export const MCP_SCOPE = 'mcp';
+/** The reading tools only: the scope of the read-only endpoint, or asked alone for the MCP endpoint. */
+export const MCP_READ_SCOPE = 'mcp:read';
 /** The one scope of the REST API's resource (its audience, the public URL): what a member's token may do there. */
 export const API_SCOPE = 'api';
 /** A grant outlives its refresh tokens: a sign-in ends by revocation or by its refresh token's idle time. */
@@ -19,6 +21,8 @@ export const GRANT_CLAIM = 'grant_id';
 export interface EmbeddedResources {
   /** The MCP endpoint's canonical URL: the default resource. */
   mcp: string;
+  /** The read-only MCP endpoint's URL (`mcp:read`). */
+  mcpReadOnly: string;
   /** The REST API's audience (the public URL), for webhook management by members. */
   api: string;
 }
@@ -49,9 +53,11 @@ export function createEmbeddedAuthorizationServer(input: {
   /** Where a sign-in's failure to read a client's metadata document is logged, with why. */
   logger: Pick<Logger, 'warn'>;
 }): Provider {
-  const scopeOf = new Map([[input.resources.mcp, MCP_SCOPE], [input.resources.api, API_SCOPE]]);
+  // The MCP endpoint's tokens may be narrowed to the reading tools (a client asking `mcp:read` alone).
+  const scopeOf = new Map([[input.resources.mcp, `${MCP_SCOPE} ${MCP_READ_SCOPE}`], [input.resources.mcpReadOnly, MCP_READ_SCOPE], [input.resources.api, API_SCOPE]]);
   // A client that dropped the endpoint's trailing slash (claude.ai's connectors) names it without: the same resource, its token for the canonical URL.
-  const canonicalOf = new Map([[input.resources.mcp, input.resources.mcp], [input.resources.mcp.replace(/\/+$/, ''), input.resources.mcp], [input.resources.api, input.resources.api]]);
+  const { mcp, mcpReadOnly, api } = input.resources;
+  const canonicalOf = new Map([[mcp, mcp], [mcp.replace(/\/+$/, ''), mcp], [mcpReadOnly, mcpReadOnly], [`${mcpReadOnly}/`, mcpReadOnly], [api, api]]);
   const configuration: Configuration = {
     adapter: input.adapter,
     jwks: { keys: input.keys.signing },
@@ -64,7 +70,7 @@ export function createEmbeddedAuthorizationServer(input: {
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' },
     responseTypes: ['code'],
     // `mcp` is also listed here so that clients may register and request it (dynamic registration checks scopes against this list).
-    scopes: ['openid', 'offline_access', MCP_SCOPE, API_SCOPE],
+    scopes: ['openid', 'offline_access', MCP_SCOPE, MCP_READ_SCOPE, API_SCOPE],
     pkce: { required: () => true },
     // Checked at registration: native apps by their redirect URIs (loopback, private-use schemes), web clients on https.
     extraClientMetadata: {
@@ -103,7 +109,7 @@ export function createEmbeddedAuthorizationServer(input: {
         getResourceServerInfo: (_ctx, indicator) => {
           const audience = canonicalOf.get(indicator);
           const scope = audience === undefined ? undefined : scopeOf.get(audience);
-          if (!audience || !scope) throw new errors.InvalidTarget(`this server issues tokens only for ${input.resources.mcp} and ${input.resources.api}`);
+          if (!audience || !scope) throw new errors.InvalidTarget(`this server issues tokens only for ${mcp}, ${mcpReadOnly} and ${api}`);
           return { scope, audience, accessTokenFormat: 'jwt', accessTokenTTL: ACCESS_TOKEN_TTL_SECONDS, jwt: { sign: { alg: 'ES256' } } };
         },
       },

@@ -68,7 +68,7 @@ export function createEmbeddedOAuth(config: Config, embedded: { issuer: string }
     const keys = await loadOrCreateOAuthKeys(db, store.masterKey);
     const provider = createEmbeddedAuthorizationServer({
       issuer: embedded.issuer,
-      resources: { mcp: config.mcp.resource, api: config.publicUrl },
+      resources: { mcp: config.mcp.resource, mcpReadOnly: config.mcp.readOnly.resource, api: config.publicUrl },
       keys,
       adapter: postgresOAuthAdapter(db, store.masterKey),
       idleSeconds: config.oauthIdleDays * 86_400,

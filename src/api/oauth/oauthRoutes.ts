@@ -7,7 +7,7 @@ import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
 import { recordOAuthSignIn } from '../../commands/oauthClientCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
-import { API_SCOPE, type EmbeddedResources, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
+import { API_SCOPE, type EmbeddedResources, MCP_READ_SCOPE, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { returnsToOf, signInPage } from './signInPage.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 
@@ -47,7 +47,7 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
         const clientId = String(details.params.client_id);
         const client = await oidc.Client.find(clientId);
         const document = /^https:\/\//.test(clientId) ? URL.parse(clientId) : null;
-        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, client };
+        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, readOnly: readOnlyAsked(details, resources), client };
       };
       signIn.get('/interaction/:uid', async (request, reply) => {
         const oidc = await provider();
@@ -129,13 +129,16 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
     if (!grant) throw new Error('the interaction names a grant that does not exist');
     const requested = new Set(String(details.params.scope ?? '').split(' ').filter(Boolean));
     // The resource scopes are also listed among the provider's scopes (registration checks them there), so they are granted as such too.
-    const oidcScopes = ['openid', 'offline_access', MCP_SCOPE, API_SCOPE].filter((scope) => requested.has(scope));
+    const oidcScopes = ['openid', 'offline_access', MCP_SCOPE, MCP_READ_SCOPE, API_SCOPE].filter((scope) => requested.has(scope));
     if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
-    const asked = [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
-    if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, MCP_SCOPE);
+    const asked = askedResources(details);
+    // A client that asks `mcp:read` alone gets the reading tools only, on the full endpoint as on the read-only one.
+    const mcpScope = readOnlyAsked(details, resources) ? MCP_READ_SCOPE : MCP_SCOPE;
+    if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, mcpScope);
     // The endpoint as a client that dropped its trailing slash names it (its token is still for the canonical URL).
     const slashless = resources.mcp.replace(/\/+$/, '');
-    if (asked.includes(slashless)) grant.addResourceScope(slashless, MCP_SCOPE);
+    if (asked.includes(slashless)) grant.addResourceScope(slashless, mcpScope);
+    for (const readOnly of [resources.mcpReadOnly, `${resources.mcpReadOnly}/`]) if (asked.includes(readOnly)) grant.addResourceScope(readOnly, MCP_READ_SCOPE);
     if (asked.includes(resources.api)) grant.addResourceScope(resources.api, API_SCOPE);
     const granted = Object.keys(grant.resources ?? {});
     await recordOAuthSignIn(deps.commands, { clientId, clientName: member.clientName, subject, resources: granted }, { principal: { kind: 'user', id: subject }, ...requestOrigin(request) });
@@ -143,4 +146,17 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
     reply.hijack();
     await oidc.interactionFinished(request.raw, reply.raw, { login: { accountId: subject }, consent: { grantId } }, { mergeWithLastSubmission: false });
   }
+}
+
+type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
+
+/** The resources (RFC 8707) a sign-in asks for. */
+const askedResources = (details: Interaction) => [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
+
+/** Whether a sign-in asks for the reading tools only: the read-only endpoint, or the `mcp:read` scope without `mcp`. */
+export function readOnlyAsked(details: Interaction, resources: EmbeddedResources): boolean {
+  const scopes = new Set(String(details.params.scope ?? '').split(' '));
+  const asked = askedResources(details);
+  const onlyReadOnlyResources = asked.length > 0 && asked.every((resource) => resource.replace(/\/+$/, '') === resources.mcpReadOnly);
+  return onlyReadOnlyResources || (scopes.has(MCP_READ_SCOPE) && !scopes.has(MCP_SCOPE));
 }

@@ -7,6 +7,8 @@ export interface SignInRequester {
   returnsTo: { scheme: string; host: string; loopback: boolean } | null;
   /** The host of a client ID metadata document's URL, or null for a client registered here. */
   documentHost: string | null;
+  /** It asks for the reading tools only (the read-only endpoint, or the `mcp:read` scope). */
+  readOnly: boolean;
 }
 
 /** A redirect URI as the page names it; null when it is not a URL. */
@@ -48,7 +50,7 @@ export function signInPage(input: SignInRequester & { action: string; error?: st
 </head>
 <body>
 <h1>Sign in to Seqflow</h1>
-<p><strong class="client-name">${escapeHtml(input.clientName)}</strong> (its own name for itself) asks to build, publish and test flows in your organizations, as you. It:</p>
+<p><strong class="client-name">${escapeHtml(input.clientName)}</strong> (its own name for itself) asks ${input.readOnly ? '<strong class="read-only">to read</strong> your organizations\' flows, runs, tests and backtests (read only: it can change nothing and run nothing)' : 'to build, publish and test flows in your organizations'}, as you. It:</p>
 <ul>${where}${registered}</ul>
 ${loopback}
 ${error}
