@@ -8,6 +8,7 @@ import { DeliveriesView } from './views/DeliveriesView.tsx';
 import { FlowsView } from './views/FlowsView.tsx';
 import { RunDetailView } from './views/RunDetailView.tsx';
 import { RunsView } from './views/RunsView.tsx';
+import { AssistantsView } from './views/AssistantsView.tsx';
 import { SystemView } from './views/SystemView.tsx';
 import './styles.css';
 
@@ -16,6 +17,7 @@ const NAV: { key: string; label: string; route: Route }[] = [
   { key: '2', label: 'Deliveries', route: { view: 'deliveries' } },
   { key: '3', label: 'Flows', route: { view: 'flows' } },
   { key: '4', label: 'System', route: { view: 'system' } },
+  { key: '5', label: 'Assistants', route: { view: 'assistants' } },
 ];
 
 /** Keys 1-4 switch views (not while typing in a field). */
@@ -71,6 +73,7 @@ function App({ signedOut }: { signedOut: boolean }) {
         {route.view === 'deliveries' ? <DeliveriesView /> : null}
         {route.view === 'flows' ? <FlowsView /> : null}
         {route.view === 'system' ? <SystemView /> : null}
+        {route.view === 'assistants' ? <AssistantsView key={route.requestCode ?? ''} requestCode={route.requestCode} /> : null}
       </main>
     </>
   );

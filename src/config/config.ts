@@ -26,7 +26,7 @@ export interface Config {
    */
   embeddedOAuth: { issuer: string } | undefined;
   /** The operator console's own listener (loopback by default), and the audience of operators' OAuth tokens (else OAUTH_AUDIENCE). */
-  console: { host: string; port: number; audience: string };
+  console: { host: string; port: number; audience: string; /** Where members' browsers reach the console (SEQFLOW_CONSOLE_URL), if they can: assistants' sign-in pages link to it. */ url: string | null };
   /** Where callers reach the service (SEQFLOW_PUBLIC_URL, else http://HOST:PORT), without a trailing slash. */
   publicUrl: string;
   mcp: {
@@ -184,7 +184,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     // Without an audience, a token minted for anything else (the assistant endpoint, another service) would pass: the public URL is the default.
     oauth: e.OAUTH_ISSUER ? { issuer: e.OAUTH_ISSUER, audience: e.OAUTH_AUDIENCE ?? publicUrl, jwksUrl: e.OAUTH_JWKS_URL } : undefined,
     publicUrl,
-    console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE ?? publicUrl },
+    console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE ?? publicUrl, url: e.SEQFLOW_CONSOLE_URL?.replace(/\/+$/, '') ?? null },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
     metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT ?? DEFAULT_METRICS_PORT, explicit: e.SEQFLOW_METRICS_PORT !== undefined },
     trustProxy: e.SEQFLOW_TRUST_PROXY === 'true',

@@ -110,6 +110,7 @@ export const envSchema = z
     SEQFLOW_CONSOLE_HOST: z.preprocess(emptyAsUndefined, z.string().default('127.0.0.1')),
     SEQFLOW_CONSOLE_PORT: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(65535).default(8081)),
     SEQFLOW_CONSOLE_AUDIENCE: optionalString,
+    SEQFLOW_CONSOLE_URL: optionalHttpUrl,
     SEQFLOW_MCP_RUNS_PER_MINUTE: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000).default(30)),
     OAUTH_ISSUER: optionalUrl,
     OAUTH_AUDIENCE: optionalString,

@@ -31,6 +31,7 @@ import {
 import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
+import { SignInRequestApproved, SignInRequestCompleted } from './signIn/signInApprovalEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
 import { OAuthClientRevoked, OAuthClientSignedIn, OAuthSignInEnded } from './oauth/oauthClientEvents.ts';
 import { OAuthSigningKeyRotated } from './oauth/signingKeyEvents.ts';
@@ -94,6 +95,8 @@ export const eventDefinitions = [
   BacktestFinished,
   LoginCodeIssued,
   LoginCodeRedeemed,
+  SignInRequestApproved,
+  SignInRequestCompleted,
   OperatorGranted,
   OperatorRevoked,
   ConsoleLinkSessionsEnded,

@@ -12,6 +12,7 @@ import type { ReadModels } from '../../projections/readModelSchema.ts';
 import type { Watchdog } from '../../watchdog/watchdog.ts';
 import type { Supervisor } from '../../supervision/supervisor.ts';
 import type { JwtVerifier } from '../auth/jwtVerifier.ts';
+import type { ConsoleSignIns } from '../oauth/consoleSignIns.ts';
 import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
 
 /** The services the console's procedures work with, made once by the console's wiring. */
@@ -33,6 +34,8 @@ export interface ConsoleServices {
   /** For the shadow read models of a verification (connections of their own). */
   databaseUrl: string;
   logger: Logger;
+  /** Assistants' sign-ins at the embedded authorization server (null with an external issuer). */
+  signIns: ConsoleSignIns | null;
 }
 
 export interface ConsoleContext {

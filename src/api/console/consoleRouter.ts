@@ -22,6 +22,7 @@ import { runTrace, stepTrace } from '../../testing/runTrace.ts';
 import { flowCosts } from '../../queries/usageQueries.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import { backtestProcedures } from './backtestProcedures.ts';
+import { assistantProcedures } from './assistantProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
 import { liveEvents } from '../../caches/liveEvents.ts';
@@ -109,6 +110,7 @@ export const consoleRouter = router({
       }),
   }),
   backtests: backtestProcedures,
+  assistants: assistantProcedures,
   tests: router({
     results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
       await requireFlow(ctx.services.commands, {}, input.flowId);

@@ -20,6 +20,7 @@ import { consoleRouter } from './consoleRouter.ts';
 import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
 import { confirmPage } from './loginConfirmPage.ts';
+import { createConsoleSignIns } from '../oauth/consoleSignIns.ts';
 
 
 /**
@@ -115,4 +116,5 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds,
   databaseUrl: runtime.databaseUrl,
   logger: runtime.logger,
+  signIns: runtime.config.embeddedOAuth ? createConsoleSignIns({ commands: runtime.commands, db: runtime.db, masterKey: runtime.masterKey, mcpReadOnly: runtime.config.mcp.readOnly.resource }) : null,
 });

@@ -4,11 +4,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { redeemLoginCode } from '../../commands/loginCodeCommands.ts';
+import { completeApprovedSignIn } from '../../commands/signInApprovalCommands.ts';
+import { signInRequestCode } from '../../domain/signIn/signInRequestCode.ts';
 import { recordOAuthSignIn } from '../../commands/oauthClientCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import { API_SCOPE, type EmbeddedResources, MCP_READ_SCOPE, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
 import { returnsToOf, signInPage } from './signInPage.ts';
+import { askedResources, readOnlyAsked } from './readOnlyAsked.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 
 const PREFIX = '/oauth';
@@ -31,7 +34,7 @@ const REGISTRATIONS_PER_MINUTE = 20;
  * `/oauth/.well-known/openid-configuration`), and its sign-in page at `/oauth/interaction/:uid`.
  * `provider` is made on first use: a process no assistant signs in to never makes keys.
  */
-export function oauthRoutes(deps: { commands: CommandDependencies; resources: EmbeddedResources; makeRoomForRegistration: () => Promise<void> }, provider: () => Promise<Provider>) {
+export function oauthRoutes(deps: { commands: CommandDependencies; resources: EmbeddedResources; makeRoomForRegistration: () => Promise<void>; consoleUrl: string | null }, provider: () => Promise<Provider>) {
   const attempts = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_MINUTE, duration: 60 });
   const registrations = new RateLimiterMemory({ points: REGISTRATIONS_PER_MINUTE, duration: 60 });
   const { resources } = deps;
@@ -43,24 +46,35 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
       signIn.addHook('onSend', async (_request, reply) => {
         reply.header('content-security-policy', "frame-ancestors 'none'").header('x-frame-options', 'DENY');
       });
-      const requester = async (oidc: Provider, details: Awaited<ReturnType<Provider['interactionDetails']>>) => {
+      const requester = async (oidc: Provider, details: Interaction) => {
         const clientId = String(details.params.client_id);
         const client = await oidc.Client.find(clientId);
         const document = /^https:\/\//.test(clientId) ? URL.parse(clientId) : null;
-        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, readOnly: readOnlyAsked(details, resources), client };
+        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, readOnly: readOnlyAsked(details.params, resources), client };
       };
+      const pageOf = (details: Interaction) => ({ action: `${PREFIX}/interaction/${details.uid}`, requestCode: signInRequestCode(details.uid), consoleUrl: deps.consoleUrl });
       signIn.get('/interaction/:uid', async (request, reply) => {
         const oidc = await provider();
         const details = await oidc.interactionDetails(request.raw, reply.raw);
         // Login and consent alike are answered with a code: no client gets a token without one.
         const { client: _client, ...asking } = await requester(oidc, details);
-        return reply.type('text/html').send(signInPage({ ...asking, action: `${PREFIX}/interaction/${details.uid}` }));
+        return reply.type('text/html').send(signInPage({ ...asking, ...pageOf(details) }));
       });
       signIn.post('/interaction/:uid', async (request, reply) => {
         const oidc = await provider();
         const details = await oidc.interactionDetails(request.raw, reply.raw);
         const { client, ...asking } = await requester(oidc, details);
-        const page = (error: string) => signInPage({ ...asking, action: `${PREFIX}/interaction/${details.uid}`, error });
+        const page = (error: string) => signInPage({ ...asking, ...pageOf(details), error });
+        if ((request.body as { approved?: unknown } | undefined)?.approved !== undefined) {
+          // Approved in the console for the request code this page shows: only this browser (the interaction's cookie) can use it.
+          try {
+            const subject = await completeApprovedSignIn(deps.commands, signInRequestCode(details.uid), { principal: { kind: 'system', id: 'oauth-sign-in' } });
+            return await finish(oidc, details, request, reply, { subject, clientName: client?.clientName ?? null });
+          } catch (error) {
+            if (error instanceof ApiError && error.code === 'SIGN_IN_NOT_APPROVED') return reply.status(401).type('text/html').send(page(error.message));
+            throw error;
+          }
+        }
         try {
           await attempts.consume(request.ip);
         } catch (rejection) {
@@ -131,9 +145,9 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
     // The resource scopes are also listed among the provider's scopes (registration checks them there), so they are granted as such too.
     const oidcScopes = ['openid', 'offline_access', MCP_SCOPE, MCP_READ_SCOPE, API_SCOPE].filter((scope) => requested.has(scope));
     if (oidcScopes.length > 0) grant.addOIDCScope(oidcScopes.join(' '));
-    const asked = askedResources(details);
+    const asked = askedResources(details.params);
     // A client that asks `mcp:read` alone gets the reading tools only, on the full endpoint as on the read-only one.
-    const mcpScope = readOnlyAsked(details, resources) ? MCP_READ_SCOPE : MCP_SCOPE;
+    const mcpScope = readOnlyAsked(details.params, resources) ? MCP_READ_SCOPE : MCP_SCOPE;
     if (asked.length === 0 || asked.includes(resources.mcp)) grant.addResourceScope(resources.mcp, mcpScope);
     // The endpoint as a client that dropped its trailing slash names it (its token is still for the canonical URL).
     const slashless = resources.mcp.replace(/\/+$/, '');
@@ -149,14 +163,3 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
 }
 
 type Interaction = Awaited<ReturnType<Provider['interactionDetails']>>;
-
-/** The resources (RFC 8707) a sign-in asks for. */
-const askedResources = (details: Interaction) => [details.params.resource].flat().filter((value): value is string => typeof value === 'string');
-
-/** Whether a sign-in asks for the reading tools only: the read-only endpoint, or the `mcp:read` scope without `mcp`. */
-export function readOnlyAsked(details: Interaction, resources: EmbeddedResources): boolean {
-  const scopes = new Set(String(details.params.scope ?? '').split(' '));
-  const asked = askedResources(details);
-  const onlyReadOnlyResources = asked.length > 0 && asked.every((resource) => resource.replace(/\/+$/, '') === resources.mcpReadOnly);
-  return onlyReadOnlyResources || (scopes.has(MCP_READ_SCOPE) && !scopes.has(MCP_SCOPE));
-}

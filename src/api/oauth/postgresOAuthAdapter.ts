@@ -3,6 +3,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Adapter, AdapterPayload } from 'oidc-provider';
 import { decryptSecret, encryptSecret } from '../../security/secretBox.ts';
 import type { OAuthTables } from '../../queries/oauthStoreTables.ts';
+import { signInRequestCode } from '../../domain/signIn/signInRequestCode.ts';
 
 const hashOf = (value: string) => createHash('sha256').update(value, 'utf8').digest('hex');
 /** Expired rows are deleted now and then by the writes themselves: one in this many. */
@@ -47,7 +48,8 @@ export function postgresOAuthAdapter(db: Kysely<OAuthTables>, masterKey: Buffer)
         payload: encryptSecret(JSON.stringify(payload), masterKey),
         grant_hash: payload.grantId ? hashOf(payload.grantId) : null,
         uid_hash: payload.uid ? hashOf(payload.uid) : null,
-        user_code_hash: payload.userCode ? hashOf(payload.userCode) : null,
+        // An interaction (a sign-in page) is found by the request code its page shows, as a device flow's by its user code: the console approves it by that code.
+        user_code_hash: this.model === 'Interaction' ? hashOf(signInRequestCode(id)) : payload.userCode ? hashOf(payload.userCode) : null,
         client_id: this.model === 'Client' ? id : (payload.clientId ?? null),
         expires_at: this.model === 'Client' ? sql<Date>`now() + make_interval(secs => ${UNUSED_CLIENT_SECONDS})` : expiresIn ? sql<Date>`now() + make_interval(secs => ${expiresIn})` : null,
       };

@@ -20,19 +20,24 @@ export function returnsToOf(redirectUri: string): SignInRequester['returnsTo'] {
 }
 
 /**
- * The embedded authorization server's sign-in page: an assistant asks to act as a member, who
- * proves who they are with a one-time code from `seqflow login-code --user <subject>`. Entering
- * the code is also the consent: the page says which client asks (its self-declared name, and, as
- * MCP 2025-11-25 requires, where the sign-in returns and where the client was registered), and
- * what it may do. A return to a program on this computer is called out: any program here can
- * listen on a loopback port.
+ * The embedded authorization server's sign-in page: an assistant asks to act as a member. The
+ * member has it approved from a browser: its request code, approved in the console ("Connect an
+ * assistant") by the member or an operator signed in there, then Continue here. Or, headless, with
+ * a one-time code from `seqflow login-code --user <subject>`. Approving or entering the code is the
+ * consent: the page says which client asks (its self-declared name, and, as MCP 2025-11-25
+ * requires, where the sign-in returns and where the client was registered), and what it may do.
+ * A return to a program on this computer is called out: any program here can listen on a loopback port.
  */
-export function signInPage(input: SignInRequester & { action: string; error?: string }): string {
+export function signInPage(input: SignInRequester & { action: string; requestCode: string; consoleUrl: string | null; error?: string }): string {
   const error = input.error ? `<p class="error" role="alert">${escapeHtml(input.error)}</p>` : '';
   const where = input.returnsTo
     ? `<li>returns to <strong class="returns-to">${escapeHtml(`${input.returnsTo.scheme}://${input.returnsTo.host}`)}</strong></li>`
     : '<li>returns to an address that is not a URL</li>';
   const registered = input.documentHost ? `<li>described by a document at <strong class="document-host">${escapeHtml(input.documentHost)}</strong></li>` : '<li class="registered-here">registered here</li>';
+  const consoleLink = input.consoleUrl ? `${input.consoleUrl}/#/assistants/${encodeURIComponent(input.requestCode)}` : null;
+  const approveHow = consoleLink
+    ? `Open <a class="console-link" href="${escapeHtml(consoleLink)}" target="_blank" rel="noopener">Connect an assistant</a> in the Seqflow console (signed in there), check that it shows this code, and approve it.`
+    : 'In the Seqflow console, signed in there, open Assistants, enter this code under Connect an assistant, and approve it (or ask an operator to).';
   const loopback = input.returnsTo?.loopback
     ? '<p class="warning" role="note">It returns to a program on this computer. Sign in only if you have just started that assistant here yourself.</p>'
     : '';
@@ -44,7 +49,7 @@ export function signInPage(input: SignInRequester & { action: string; error?: st
 <title>Sign in to Seqflow</title>
 <style>
   body { font: 16px/1.5 system-ui, sans-serif; max-width: 28rem; margin: 4rem auto; padding: 0 1rem; color: #1a1a1a; }
-  h1 { font-size: 1.4rem; } .error { color: #a40000; } .warning { background: #fff4d6; padding: .5rem; } code { background: #f2f2f2; padding: 0 .2em; }
+  h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.5rem; } .request-code { font-size: 1.2rem; letter-spacing: .1em; } .error { color: #a40000; } .warning { background: #fff4d6; padding: .5rem; } code { background: #f2f2f2; padding: 0 .2em; }
   input { font: inherit; letter-spacing: .1em; padding: .4rem; width: 100%; box-sizing: border-box; } button { font: inherit; margin-top: 1rem; padding: .4rem 1rem; }
 </style>
 </head>
@@ -54,12 +59,19 @@ export function signInPage(input: SignInRequester & { action: string; error?: st
 <ul>${where}${registered}</ul>
 ${loopback}
 ${error}
+<h2>Approve it in the console</h2>
+<p>Request code <strong class="request-code">${escapeHtml(input.requestCode)}</strong>. ${approveHow}</p>
+<form method="post" action="${escapeHtml(input.action)}">
+  <input type="hidden" name="approved" value="1">
+  <button type="submit" class="continue">Continue once approved</button>
+</form>
+<h2>Or sign in with a code</h2>
 <form method="post" action="${escapeHtml(input.action)}">
   <label for="code">One-time sign-in code</label>
   <input id="code" name="code" autocomplete="one-time-code" autofocus required placeholder="ABCDE-FGHJK">
   <button type="submit">Sign in and allow</button>
 </form>
-<p>Get a code with <code>seqflow login-code --user &lt;your subject&gt;</code>; it works once, for 10 minutes.</p>
+<p>Without the console (a headless install): get a code with <code>seqflow login-code --user &lt;your subject&gt;</code>; it works once, for 10 minutes.</p>
 </body>
 </html>`;
 }

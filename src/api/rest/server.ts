@@ -50,7 +50,7 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
   const jwt = runtime.config.oauth ? createJwtVerifier(runtime.config.oauth, runtime.execution.guard) : undefined;
   // Assistants sign in with the configured issuer, or else with the embedded one.
   const embedded = runtime.config.embeddedOAuth ? createEmbeddedOAuth(runtime.config, runtime.config.embeddedOAuth, { db: runtime.db, masterKey: runtime.masterKey, eventStore: runtime.eventStore, guard: runtime.execution.guard, logger: runtime.logger }) : undefined;
-  if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resources: { mcp: runtime.config.mcp.resource, mcpReadOnly: runtime.config.mcp.readOnly.resource, api: runtime.config.publicUrl }, makeRoomForRegistration: embedded.makeRoomForRegistration }, embedded.provider));
+  if (embedded) await app.register(oauthRoutes({ commands: runtime.commands, resources: { mcp: runtime.config.mcp.resource, mcpReadOnly: runtime.config.mcp.readOnly.resource, api: runtime.config.publicUrl }, makeRoomForRegistration: embedded.makeRoomForRegistration, consoleUrl: runtime.config.console.url }, embedded.provider));
   await app.register(mcpRoutes(runtime, createMcpAuthenticator(runtime.db, embedded?.verifier ?? jwt, runtime.config.mcp)));
   await app.register(
     async (api) => {
