@@ -81,16 +81,24 @@ describe('the promotion gate', () => {
 
   it('given a backtest rule, needs a finished backtest of the version with at most that share of changed answers', () => {
     const rule: FlowEvent = { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: 10 } };
-    const given = [...created, added, published, rule];
-    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).thenRefuses('BACKTEST_NOT_RUN');
-    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 2 } } }).thenRefuses('BACKTEST_CHANGED');
-    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 1 } } }).then([set]);
+    // A flow in production (v1) and a candidate (v2): the recorded production runs are v1's.
+    const v2: FlowEvent = { type: 'FlowVersionPublished', data: { flowId: 'f', versionId: 'v2', number: 2, note: null, name: 'Essay', steps: [{ block: detect }] } };
+    const setV2: FlowEvent = { type: 'FlowProductionVersionSet', data: { flowId: 'f', versionId: 'v2', number: 2, previousVersionId: 'v1' } };
+    const given = [...created, added, published, set, v2, rule];
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v2' } }).thenRefuses('BACKTEST_NOT_RUN');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v2', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 2 } } }).thenRefuses('BACKTEST_CHANGED');
+    spec.given(given).when({ type: 'SetProductionVersion', data: { versionId: 'v2', backtest: { status: 'ran', backtestId: 'b', total: 10, changed: 1 } } }).then([setV2]);
     spec
       .given(given)
-      .when({ type: 'SetProductionVersion', data: { versionId: 'v1', backtest: { status: 'ran', backtestId: 'b', total: 3, changed: 1 }, force: { reason: 'known change' } } })
-      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v1', gate: 'passed', testCases: [], backtest: { status: 'changed', backtestId: 'b', changedPercent: 33.33 }, reason: 'known change' } }, set]);
+      .when({ type: 'SetProductionVersion', data: { versionId: 'v2', backtest: { status: 'ran', backtestId: 'b', total: 3, changed: 1 }, force: { reason: 'known change' } } })
+      .then([{ type: 'FlowPromotionForced', data: { flowId: 'f', versionId: 'v2', gate: 'passed', testCases: [], backtest: { status: 'changed', backtestId: 'b', changedPercent: 33.33 }, reason: 'known change' } }, setV2]);
     // Turned off, the rule holds nothing back; setting it to what it is records nothing.
-    spec.given([...given, { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: null } }]).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).then([set]);
+    spec.given([...given, { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: null } }]).when({ type: 'SetProductionVersion', data: { versionId: 'v2' } }).then([setV2]);
     spec.given(given).when({ type: 'SetBacktestGate', data: { maxChangedPercent: 10 } }).then([]);
+  });
+
+  it('given a backtest rule, lets a flow\'s first production version through: no production run exists to replay on it', () => {
+    const rule: FlowEvent = { type: 'FlowBacktestGateSet', data: { flowId: 'f', maxChangedPercent: 10 } };
+    spec.given([...created, added, published, rule]).when({ type: 'SetProductionVersion', data: { versionId: 'v1' } }).then([set]);
   });
 });

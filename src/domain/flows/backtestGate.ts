@@ -16,7 +16,8 @@ const percent = (changed: number, total: number) => (total === 0 ? 0 : Math.roun
  * The backtest rule of the promotion gate: with `maxChangedPercent` set, a version becomes
  * production only after a finished backtest of it changed (a different answer, or a failure where
  * the recorded run completed; a different answer its judge scored as not mattering does not count)
- * at most that share of the runs it replayed. Null: no rule.
+ * at most that share of the runs it replayed. Null: no rule. (The flow decider leaves a first
+ * production version out: there is no production run to replay on it.)
  */
 export function backtestGateProblem(maxChangedPercent: number | null, status: BacktestGateStatus | undefined): BacktestGateProblem | null {
   if (maxChangedPercent === null) return null;

@@ -137,7 +137,9 @@ export const flow: Decider<FlowCommand, FlowEvent, FlowState> = {
         // Without test results given, the gate counts the version as untested (and unbacktested).
         const gate = command.data.gate ?? { status: 'not_run', testCases: [] };
         const tests = current.promotionGate && gate.status !== 'passed' ? (gate as Exclude<GateStatus, { status: 'passed' }>) : null;
-        const backtest = backtestGateProblem(current.backtestGate, command.data.backtest);
+        // A first production version has no production runs to be replayed on (callers cannot run a flow
+        // without one): the backtest rule starts with the second, else only a forced promotion passes it.
+        const backtest = current.productionVersionId === null ? null : backtestGateProblem(current.backtestGate, command.data.backtest);
         if (!tests && !backtest) return [set];
         if (command.data.force) {
           return [{ type: 'FlowPromotionForced', data: { flowId: current.flowId, versionId: version.versionId, gate: tests?.status ?? 'passed', testCases: tests?.testCases ?? [], backtest, reason: command.data.force.reason } }, set];
