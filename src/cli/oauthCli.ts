@@ -7,11 +7,14 @@ export function registerOAuthCommands(program: Command) {
   const oauth = program.command('oauth').description('the embedded authorization server: registered assistants and their sign-ins');
   oauth
     .command('clients')
-    .description('list the registered clients, newest first: name, redirect URIs, whether anyone signed in with it, its grants')
-    .action(() =>
+    .description('list the registered clients, newest first: name, redirect URIs, whether anyone signed in with it, its grants, the members it acts for')
+    .option('--org <slug>', "only the assistants a member of this organization signed in with (an owner's view of their organization)")
+    .action((o: { org?: string }) =>
       withRuntime(async (rt) => {
-        const { listOAuthClients } = await import('../queries/oauthClientQueries.ts');
-        return { clients: await listOAuthClients(oauthTablesOf(rt.db), rt.masterKey) };
+        const { clientsOfMembers, listOAuthClients } = await import('../queries/oauthClientQueries.ts');
+        const { memberSubjectsOf } = await import('../queries/memberQueries.ts');
+        const clients = await listOAuthClients(oauthTablesOf(rt.db), rt.masterKey);
+        return { clients: o.org ? clientsOfMembers(clients, await memberSubjectsOf(rt.db, o.org)) : clients };
       }, { catchUp: false }),
     );
   oauth

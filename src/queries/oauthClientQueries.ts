@@ -2,8 +2,18 @@ import { type Kysely, sql } from 'kysely';
 import { decryptSecret } from '../security/secretBox.ts';
 import type { OAuthTables } from './oauthStoreTables.ts';
 
-/** The clients registered at the embedded authorization server, newest first (or the one `clientId` names): what `seqflow oauth clients` shows. */
+/**
+ * The clients registered at the embedded authorization server, newest first (or the one `clientId`
+ * names), each with the members it acts for (its live sign-ins' subjects): what `seqflow oauth
+ * clients` and the console's Assistants view show.
+ */
 export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffer, only?: { clientId: string }) {
+  const clients = await clientsOf(db, masterKey, only);
+  const subjects = await subjectsByClient(db, masterKey, clients.filter((c) => c.grants > 0).map((c) => c.clientId));
+  return clients.map((client) => ({ ...client, subjects: subjects.get(client.clientId) ?? [] }));
+}
+
+async function clientsOf(db: Kysely<OAuthTables>, masterKey: Buffer, only?: { clientId: string }) {
   let query = db
     .selectFrom('oauth_store as c')
     .select(['c.client_id', 'c.payload', 'c.created_at', 'c.expires_at'])
@@ -20,7 +30,7 @@ export async function listOAuthClients(db: Kysely<OAuthTables>, masterKey: Buffe
       clientName: metadata.client_name ?? null,
       redirectUris: metadata.redirect_uris ?? [],
       registeredAt: new Date(row.created_at).toISOString(),
-      // A client no one signed in with expires a day after registering.
+      // A client no one signed in with expires three hours after registering.
       signedIn: row.expires_at === null,
       grants: Number(row.grants ?? 0),
       metadataDocument: false,
@@ -50,4 +60,27 @@ async function metadataDocumentClients(db: Kysely<OAuthTables>, only?: { clientI
 /** Everything the server keeps for a client (its registration, grants, codes, refresh tokens), deleted in one statement. */
 export async function deleteOAuthClient(db: Kysely<OAuthTables>, clientId: string): Promise<void> {
   await db.deleteFrom('oauth_store').where('client_id', '=', clientId).execute();
+}
+
+/** The subjects of the live sign-ins (grants) of `clientIds`, sorted: a grant's payload is encrypted, read here only for this list. */
+async function subjectsByClient(db: Kysely<OAuthTables>, masterKey: Buffer, clientIds: string[]) {
+  const bySubject = new Map<string, Set<string>>();
+  if (clientIds.length === 0) return new Map<string, string[]>();
+  const grants = await db
+    .selectFrom('oauth_store')
+    .select(['client_id', 'payload'])
+    .where('model', '=', 'Grant')
+    .where('client_id', 'in', clientIds)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]))
+    .execute();
+  for (const grant of grants) {
+    const { accountId } = JSON.parse(decryptSecret(grant.payload, masterKey)) as { accountId?: string };
+    if (accountId) bySubject.set(grant.client_id!, (bySubject.get(grant.client_id!) ?? new Set()).add(accountId));
+  }
+  return new Map([...bySubject].map(([clientId, subjects]) => [clientId, [...subjects].sort()]));
+}
+
+/** The clients a member (one of `memberSubjects`) signed in with: an organization's assistants. */
+export function clientsOfMembers<T extends { subjects: string[] }>(clients: T[], memberSubjects: ReadonlySet<string>): T[] {
+  return clients.filter((client) => client.subjects.some((subject) => memberSubjects.has(subject)));
 }

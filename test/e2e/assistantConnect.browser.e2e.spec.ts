@@ -9,6 +9,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
 import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { launchChromium } from '../support/chromium.ts';
 import { type EmbeddedOAuthService, startEmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
 import { AssistantAuth, REDIRECT_URL } from '../support/oauthAssistant.ts';
@@ -41,6 +42,8 @@ describe('an assistant signs in from a browser: its request approved in the cons
     const consolePort = await freePort();
     consoleBase = `http://127.0.0.1:${consolePort}`;
     service = await startEmbeddedOAuthService('assistant_connect', { alice: 'member' }, { SEQFLOW_CONSOLE_URL: consoleBase });
+    await createOrganization(service.t.runtime.commands, { slug: 'globex', name: 'Globex' }, testPrincipal);
+    await service.t.runtime.projections.catchUp();
     consoleApp = await buildConsoleServer(service.t.runtime);
     await consoleApp.listen({ host: '127.0.0.1', port: consolePort });
     browser = await launchChromium();
@@ -139,6 +142,12 @@ describe('an assistant signs in from a browser: its request approved in the cons
     const row = `tr[data-client-id="${auth.client!.client_id}"]`;
     await operator.waitForSelector(row);
     expect(await text(operator, row)).toContain('Test Assistant');
+    expect(await text(operator, `${row} .acts-for`)).toBe('alice');
+    // An organization's assistants: those its members signed in with.
+    await operator.select('select[name="organization"]', 'globex');
+    await operator.waitForSelector('.empty');
+    await operator.select('select[name="organization"]', 'acme');
+    await operator.waitForSelector(row);
     await operator.click(`${row} button.end-sign-in`);
     await operator.waitForFunction((selector) => !document.querySelector(selector), {}, row);
 

@@ -84,7 +84,7 @@ describe('assistants known by their Client ID Metadata Document', () => {
     expect(stored.rows[0]!.n).toBe(0);
 
     const oauth = oauthTablesOf(service.t.runtime.db);
-    expect(await listOAuthClients(oauth, service.t.runtime.masterKey)).toContainEqual({ clientId, clientName: null, redirectUris: [], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: true });
+    expect(await listOAuthClients(oauth, service.t.runtime.masterKey)).toContainEqual({ clientId, clientName: null, redirectUris: [], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: true, subjects: ['alice'] });
     expect(await revokeOAuthClient({ ...service.t.runtime.commands, oauth, masterKey: service.t.runtime.masterKey }, clientId, testPrincipal)).toEqual({ clientId, revoked: true, recorded: true });
     const refused = await fetch(service.mcpUrl, { method: 'POST', headers: { authorization: `Bearer ${auth.stored!.access_token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) });
     expect(refused.status).toBe(401);

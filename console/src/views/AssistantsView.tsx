@@ -83,12 +83,29 @@ function ConnectAssistant({ initialCode }: { initialCode: string }) {
 function SignedInAssistants() {
   const client = useClient();
   const queries = useQueryClient();
-  const clients = useQuery({ queryKey: ['assistants.clients'], queryFn: () => client.assistants.clients.query(), refetchInterval: 5000 });
+  const [organizationSlug, setOrganizationSlug] = useState('');
+  const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
+  const clients = useQuery({
+    queryKey: ['assistants.clients', organizationSlug],
+    queryFn: () => client.assistants.clients.query(organizationSlug ? { organizationSlug } : {}),
+    refetchInterval: 5000,
+  });
   const end = useMutation({ mutationFn: (clientId: string) => client.assistants.end.mutate({ clientId }), onSuccess: () => queries.invalidateQueries({ queryKey: ['assistants.clients'] }) });
   if (clients.error) return <Problem error={clients.error} />;
   const rows = clients.data?.filter((c) => c.signedIn) ?? [];
   return (
     <Section title="Signed-in assistants">
+      <label>
+        Organization{' '}
+        <select name="organization" value={organizationSlug} onChange={(e) => setOrganizationSlug(e.target.value)}>
+          <option value="">all</option>
+          {(organizations.data ?? []).map((o) => (
+            <option key={o.slug} value={o.slug}>
+              {o.slug}
+            </option>
+          ))}
+        </select>
+      </label>
       {end.error ? <Problem error={end.error} /> : null}
       {rows.length === 0 ? (
         <p className="empty">No assistant is signed in.</p>
@@ -98,6 +115,7 @@ function SignedInAssistants() {
             <thead>
               <tr>
                 <th>Client</th>
+                <th>Acts for</th>
                 <th>Returns to</th>
                 <th>Registered</th>
                 <th>Sign-ins</th>
@@ -111,6 +129,7 @@ function SignedInAssistants() {
                     {c.clientName ?? <span className="mono">{c.clientId}</span>}
                     {c.clientName ? <small className="mono"> {c.clientId}</small> : null}
                   </td>
+                  <td className="acts-for">{c.subjects.join(', ')}</td>
                   <td className="mono">{c.redirectUris.join(' ')}</td>
                   <td>{when(c.registeredAt)}</td>
                   <td>{c.grants}</td>

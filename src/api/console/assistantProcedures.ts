@@ -29,6 +29,6 @@ export const assistantProcedures = router({
       if (!subject) throw new TRPCError({ code: 'BAD_REQUEST', message: 'Name the member the assistant acts as (their subject)' });
       return signInsOf(ctx).approve({ requestCode: input.requestCode, subject }, ctx.metadata);
     }),
-  clients: operatorProcedure.query(({ ctx }) => signInsOf(ctx).clients()),
+  clients: operatorProcedure.input(z.object({ organizationSlug: z.string().min(1).max(100).optional() }).default({})).query(({ ctx, input }) => signInsOf(ctx).clients(input.organizationSlug)),
   end: operatorProcedure.input(z.object({ clientId: id })).mutation(({ ctx, input }) => signInsOf(ctx).end(input.clientId, ctx.metadata)),
 });

@@ -5,7 +5,8 @@ import { approveSignInRequest } from '../../commands/signInApprovalCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import { normalizeSignInRequestCode } from '../../domain/signIn/signInRequestCode.ts';
 import type { ReadModels } from '../../projections/readModelSchema.ts';
-import { listOAuthClients } from '../../queries/oauthClientQueries.ts';
+import { clientsOfMembers, listOAuthClients } from '../../queries/oauthClientQueries.ts';
+import { memberSubjectsOf } from '../../queries/memberQueries.ts';
 import { oauthTablesOf } from '../../queries/oauthStoreTables.ts';
 import { findPendingSignIn } from '../../queries/signInRequests.ts';
 import { readOnlyAsked } from './readOnlyAsked.ts';
@@ -46,7 +47,11 @@ export function createConsoleSignIns(deps: { commands: CommandDependencies; db: 
       const request = await pending(input.requestCode);
       return approveSignInRequest({ ...deps.commands, db: deps.db }, { requestCode: request.requestCode, subject: input.subject, clientId: request.clientId, readOnly: request.readOnly, expiresAt: request.expiresAt }, metadata);
     },
-    clients: () => listOAuthClients(oauth, deps.masterKey),
+    /** The registered assistants, each with the members it acts for; with `organizationSlug`, those a member of it signed in with. */
+    async clients(organizationSlug?: string) {
+      const clients = await listOAuthClients(oauth, deps.masterKey);
+      return organizationSlug ? clientsOfMembers(clients, await memberSubjectsOf(deps.db, organizationSlug)) : clients;
+    },
     end: (clientId: string, metadata: CommandMetadata) => revokeOAuthClient({ ...deps.commands, oauth, masterKey: deps.masterKey }, clientId, metadata),
   };
 }
