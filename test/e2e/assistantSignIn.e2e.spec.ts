@@ -116,7 +116,10 @@ describe('an assistant stays signed in: on a second API process, across a restar
     const tokens = await flow.exchange();
     const listed = await cli('oauth', 'clients');
     expect(listed.code, listed.stderr).toBe(0);
-    expect(listed.json.clients).toContainEqual({ clientId: flow.clientId, clientName: 'Member Script', redirectUris: [REDIRECT_URL], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: false });
+    expect(listed.json.clients).toContainEqual({ clientId: flow.clientId, clientName: 'Member Script', redirectUris: [REDIRECT_URL], registeredAt: expect.any(String), signedIn: true, grants: 1, metadataDocument: false, subjects: ['alice'] });
+    // An organization's owner sees the assistants its members signed in with, and no other organization's.
+    expect((await cli('oauth', 'clients', '--org', 'acme')).json.clients.map((c: { clientId: string }) => c.clientId)).toContain(flow.clientId);
+    expect((await cli('oauth', 'clients', '--org', 'nobody-here')).json.clients).toEqual([]);
 
     expect((await cli('oauth', 'revoke', '--client', flow.clientId)).json).toEqual({ clientId: flow.clientId, revoked: true, recorded: true });
     expect(await ping(service.origin, tokens.body.access_token!)).toBe(401);
