@@ -31,9 +31,11 @@ COPY --from=build --chown=node:node /app/seqflow-data /home/node/seqflow
 ENV SEQFLOW_DATA_DIR=/home/node/seqflow
 # Listen on every interface of the container; the console and /metrics too, for the ports the
 # compose file publishes on the host's loopback (or its own network).
-ENV HOST=0.0.0.0 PORT=8080 SEQFLOW_CONSOLE_HOST=0.0.0.0 SEQFLOW_CONSOLE_PORT=8081 SEQFLOW_METRICS_HOST=0.0.0.0 SEQFLOW_METRICS_PORT=9464
+ENV HOST=0.0.0.0 PORT=8080 SEQFLOW_CONSOLE_HOST=0.0.0.0 SEQFLOW_CONSOLE_PORT=8081 SEQFLOW_METRICS_HOST=0.0.0.0 SEQFLOW_METRICS_PORT=9464 SEQFLOW_HEALTH_HOST=0.0.0.0 SEQFLOW_HEALTH_PORT=8082
 USER node
-EXPOSE 8080 8081 9464
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/api/v1/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+EXPOSE 8080 8081 8082 9464
+# Healthy when the API's /api/v1/health (roles all and api, on PORT) or a worker's (on
+# SEQFLOW_HEALTH_PORT: a worker has no public port) answers ok: one check for every role.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "-e", "const at = (port) => fetch('http://127.0.0.1:' + port + '/api/v1/health').then((r) => (r.ok ? r : Promise.reject(new Error(String(r.status))))); Promise.any([at(process.env.PORT || 8080), at(process.env.SEQFLOW_HEALTH_PORT || 8082)]).then(() => process.exit(0), () => process.exit(1))"]
 ENTRYPOINT ["node", "bin/seqflow.js"]
 CMD ["serve", "--role", "all"]

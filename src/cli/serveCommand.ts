@@ -14,6 +14,7 @@ import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../runtime/workerRole.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
 import { buildMetricsServer } from '../api/metrics/metricsRoutes.ts';
+import { buildHealthServer } from '../api/health/healthServer.ts';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -53,18 +54,31 @@ export async function serve(config: Config, role: Role): Promise<void> {
     // The operator console: its own listener (loopback unless configured), never the public port.
     const consoleApp = role === 'worker' ? undefined : await buildConsoleServer(runtime);
     if (consoleApp) await listenConsole(consoleApp, config);
+    // A worker has no public port: its health is served on a listener of its own.
+    const healthApp = role === 'worker' ? await buildHealthServer(runtime) : undefined;
+    if (healthApp) await listenHealth(healthApp, config);
     // Left open through a shutdown (the process exits at its end): the drain can still be scraped.
     await listenMetrics(runtime, config, logger);
     await warnAboutRefusedAddresses(runtime, logger);
     warnAboutPlainHttpCallbacks(runtime, logger);
-    if (app && config.demo) await printDemo(runtime, app, config, consoleApp);
+    if (app && config.demo) await printDemo(runtime, app, config, consoleApp, process.stderr.isTTY === true);
     // Which audience the REST API and the console require of OAuth tokens (OAUTH_AUDIENCE, else the public URL).
     logger.info({ role, database: runtime.database, eventLog: runtime.eventStore.kind, dataDir: runtime.database === 'embedded' ? config.dataDir : undefined, oauthAudience: config.oauth?.audience }, 'seqflow started');
-    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp, duringStart.handOver());
+    handleSignals(runtime, app, workers, () => lock?.release(), consoleApp ?? healthApp, duringStart.handOver());
   } catch (error) {
     duringStart.handOver();
     await runtime?.close().catch(() => undefined);
     lock?.release();
+    throw error;
+  }
+}
+
+async function listenHealth(app: FastifyInstance, config: Config) {
+  try {
+    await app.listen({ host: config.health.host, port: config.health.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') throw new StartupError(`Cannot listen on ${config.health.host}:${config.health.port} (${code}) for a worker's /api/v1/health: set SEQFLOW_HEALTH_HOST and SEQFLOW_HEALTH_PORT (0: any free port)`);
     throw error;
   }
 }

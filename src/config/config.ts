@@ -47,6 +47,8 @@ export interface Config {
    * failing to bind it stops the start (the default port taken only warns).
    */
   metrics: { host: string; port: number | 'off'; explicit: boolean };
+  /** Where a `--role worker` process serves `/api/v1/health` (it has no public port): SEQFLOW_HEALTH_HOST/PORT. */
+  health: { host: string; port: number };
   /** The embedded authorization server ends a sign-in unused for this many days. */
   oauthIdleDays: number;
   /** SEQFLOW_OAUTH_MAX_UNUSED_CLIENTS: registrations no member signed in with that are kept; a new one evicts the oldest past it. */
@@ -186,6 +188,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     publicUrl,
     console: { host: e.SEQFLOW_CONSOLE_HOST, port: e.SEQFLOW_CONSOLE_PORT, audience: e.SEQFLOW_CONSOLE_AUDIENCE ?? e.OAUTH_AUDIENCE ?? publicUrl, url: e.SEQFLOW_CONSOLE_URL?.replace(/\/+$/, '') ?? null },
     embeddedOAuth: e.OAUTH_ISSUER ? undefined : { issuer: `${publicUrl}/oauth` },
+    health: { host: e.SEQFLOW_HEALTH_HOST, port: e.SEQFLOW_HEALTH_PORT },
     metrics: { host: e.SEQFLOW_METRICS_HOST, port: e.SEQFLOW_METRICS_PORT ?? DEFAULT_METRICS_PORT, explicit: e.SEQFLOW_METRICS_PORT !== undefined },
     trustProxy: e.SEQFLOW_TRUST_PROXY === 'true',
     oauthIdleDays: e.SEQFLOW_OAUTH_IDLE_DAYS,
@@ -198,7 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     logLevel: e.LOG_LEVEL,
     logFormat: e.SEQFLOW_LOG_FORMAT,
     tracing: { tracesUrl: tracesUrlOf(e.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, e.OTEL_EXPORTER_OTLP_ENDPOINT), serviceName: e.OTEL_SERVICE_NAME },
-    demo: e.SEQFLOW_DEMO === 'true',
+    // Safe by default: a deployment (its own database, or NODE_ENV=production) seeds no demo organization with credits unless asked to.
+    demo: e.SEQFLOW_DEMO ? e.SEQFLOW_DEMO === 'true' : !e.DATABASE_URL && e.NODE_ENV !== 'production',
     defaultCredits: e.SEQFLOW_DEFAULT_CREDITS,
     webhooks: {
       secretGraceSeconds: e.SEQFLOW_SECRET_GRACE_SECONDS,

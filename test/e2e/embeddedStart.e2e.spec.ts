@@ -60,11 +60,16 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     if (dataDir) await removeScratchDataFolder(dataDir);
   });
 
-  it('seeds the demo and prints a curl that works as printed; answers health; names its data folder', async () => {
-    expect(stderr).toContain('demo API key');
-    const curl = /curl -X POST -H 'Authorization: Bearer (\S+)' -H 'Content-Type: application\/json' -d '(\{"message":"world"\})' (\S+)/.exec(stderr);
+  it('seeds the demo; its output piped (a log), prints no credential but the commands that print them, and a curl that works with the key made so', async () => {
+    expect(stderr).toContain('its first key is shown only on an interactive terminal');
+    expect(stderr).not.toMatch(/sf_(live|test)_|token=|the one-time code [A-Z0-9]/);
+    const curl = /curl -X POST -H 'Authorization: Bearer <key>' -H 'Content-Type: application\/json' -d '(\{"message":"world"\})' (\S+)/.exec(stderr);
     expect(curl).not.toBeNull();
-    const [, key, body, url] = curl!;
+    const [, body, url] = curl!;
+    expect(stderr).toContain('npx seqflow apikey create --org demo --project demo --env test');
+    const made = await runCli(['apikey', 'create', '--org', 'demo', '--project', 'demo', '--env', 'test'], inDataDir());
+    expect(made.code, made.stderr).toBe(0);
+    const key = (JSON.parse(made.stdout) as { key: string }).key;
     const run = await fetch(url!, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body });
     expect(run.status).toBe(200);
     expect(await run.json()).toMatchObject({ status: 'completed', result: { greeting: 'Hello, world!' }, blockCount: 2 });
@@ -72,9 +77,12 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     expect(stderr).toContain(`Data folder: ${dataDir}`);
   });
 
-  it('signs an assistant in with the printed one-time code; the MCP Inspector\'s CLI lists the tools', async () => {
+  it('signs an assistant in with a one-time code from the command it names; the MCP Inspector\'s CLI lists the tools', async () => {
     const mcpUrl = /Assistants \(MCP\): connect to (\S+) and sign in/.exec(stderr)?.[1];
-    const code = /the one-time code (\S+) /.exec(stderr)?.[1];
+    expect(stderr).toContain('a one-time code from: npx seqflow login-code --user demo-owner');
+    const issued = await runCli(['login-code', '--user', 'demo-owner'], inDataDir());
+    expect(issued.code, issued.stderr).toBe(0);
+    const code = (JSON.parse(issued.stdout) as { code: string }).code;
     expect(mcpUrl).toBe(`http://127.0.0.1:${port}/api/v1/mcp/`);
     const assistant = await signInAssistant(mcpUrl!, code!);
     const inspector = await runInspectorCli([mcpUrl!, '--transport', 'http', '--method', 'tools/list', '--header', `Authorization: Bearer ${assistant.stored!.access_token}`], dataDir);
@@ -84,16 +92,19 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     expect(listed).toHaveLength(28);
   }, 120_000);
 
-  it('prints an operator console link that opens a session once', async () => {
-    const consoleLink = /Operator console \(tRPC at (\S+)\/internal\/trpc\): sign in once, within 15 minutes, at\n\s+(\S+)/.exec(stderr);
-    expect(consoleLink).not.toBeNull();
+  it('names the command for an operator console link, which opens a session once', async () => {
+    const consoleAt = /Operator console \(tRPC at (\S+)\/internal\/trpc\): a one-time sign-in link from: npx seqflow console link/.exec(stderr);
+    expect(consoleAt).not.toBeNull();
+    const linked = await runCli(['console', 'link'], { ...inDataDir(), SEQFLOW_CONSOLE_PORT: new URL(consoleAt![1]!).port });
+    expect(linked.code, linked.stderr).toBe(0);
+    const consoleLink = [consoleAt![0], consoleAt![1], (JSON.parse(linked.stdout) as { url: string }).url];
     // Opening it shows the Sign in button; pressing it posts the token.
     const page = await fetch(consoleLink![2]!);
     expect([page.status, await page.text()]).toEqual([200, expect.stringContaining('<form method="post" action="/login">')]);
     const token = new URL(consoleLink![2]!).searchParams.get('token')!;
     const signIn = () => fetch(`${consoleLink![1]}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
     const login = await signIn();
-    expect([login.status, await login.json()]).toEqual([200, { signedIn: 'npm-start' }]);
+    expect([login.status, await login.json()]).toEqual([200, { signedIn: expect.any(String) }]);
     const status = await fetch(`${consoleLink![1]}/internal/trpc/system.status`, { headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } });
     expect(status.status).toBe(200);
     expect(((await status.json()) as { result: { data: { projections: unknown[] } } }).result.data.projections.length).toBeGreaterThan(0);
