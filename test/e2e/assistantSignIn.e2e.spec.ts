@@ -2,6 +2,7 @@ import { decodeProtectedHeader } from 'jose';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueLoginCode } from '../../src/commands/loginCodeCommands.ts';
+import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { startApiProcess, startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
 import { REDIRECT_URL, authorizeByHand } from '../support/oauthAssistant.ts';
 import { runCli } from '../support/runProcess.ts';
@@ -26,7 +27,7 @@ describe('an assistant stays signed in: on a second API process, across a restar
   }
 
   beforeAll(async () => {
-    service = await startEmbeddedOAuthService('assistant_sign_in', { alice: 'member' });
+    service = await startEmbeddedOAuthService('assistant_sign_in', { alice: 'member', olivia: 'owner' });
     secondPort = await freePort();
     await startSecond();
   });
@@ -39,7 +40,7 @@ describe('an assistant stays signed in: on a second API process, across a restar
     const result = await runCli(args, { DATABASE_URL: service.t.database.url, SEQFLOW_MASTER_KEY: service.t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' });
     return { code: result.code, stderr: result.stderr, json: result.code === 0 ? JSON.parse(result.stdout.trim().split('\n').at(-1)!) : undefined };
   };
-  const loginCode = async () => (await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject: 'alice' }, testPrincipal)).code;
+  const loginCode = async (subject = 'alice') => (await issueLoginCode({ ...service.t.runtime.commands, db: service.t.runtime.db }, { subject }, testPrincipal)).code;
   const ping = async (at: string, token: string) =>
     (await fetch(`${at}/api/v1/mcp/`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) })).status;
 
@@ -135,6 +136,36 @@ describe('an assistant stays signed in: on a second API process, across a restar
     const unknown = await cli('oauth', 'revoke', '--client', 'no-such-client');
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toContain('No registered OAuth client no-such-client');
+  });
+
+  it('lets an organization\'s owner list and end its members\' assistants over the REST API, signed in from a browser; a member below admin and another organization\'s owner are refused', async () => {
+    const assistant = await authorizeByHand(service.origin, await loginCode('alice'), { resource: service.mcpUrl, scope: 'mcp' });
+    const assistantTokens = await assistant.exchange();
+    // The owner's own token for the REST API, from the same sign-in page.
+    const owner = await (await authorizeByHand(service.origin, await loginCode('olivia'), { resource: service.origin, scope: 'api' })).exchange();
+    const member = await (await authorizeByHand(service.origin, await loginCode('alice'), { resource: service.origin, scope: 'api' })).exchange();
+    const { id: acme } = await service.t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'acme').executeTakeFirstOrThrow();
+    const call = (token: string, method: string, path: string) => fetch(`${service.origin}/api/v1/organizations/${acme}/assistants${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+
+    const listed = await call(owner.body.access_token!, 'GET', '');
+    expect(listed.status).toBe(200);
+    expect(((await listed.json()) as { items: { clientId: string; subjects: string[] }[] }).items).toContainEqual(expect.objectContaining({ clientId: assistant.clientId, subjects: ['alice'] }));
+    expect((await call(member.body.access_token!, 'GET', '')).status).toBe(403);
+    // The owner of another organization is no member of this one.
+    await createOrganization(service.t.runtime.commands, { slug: 'globex', name: 'Globex' }, testPrincipal);
+    await addMember(service.t.runtime.commands, { organizationSlug: 'globex', userSubject: 'gwen', role: 'owner' }, testPrincipal);
+    await service.t.runtime.projections.catchUp();
+    const stranger = await (await authorizeByHand(service.origin, await loginCode('gwen'), { resource: service.origin, scope: 'api' })).exchange();
+    expect((await call(stranger.body.access_token!, 'GET', '')).status).toBe(403);
+    expect((await call(stranger.body.access_token!, 'DELETE', `/${encodeURIComponent(assistant.clientId)}`)).status).toBe(403);
+    expect((await call(owner.body.access_token!, 'DELETE', `/${encodeURIComponent('not-a-client')}`)).status).toBe(404);
+
+    const ended = await call(owner.body.access_token!, 'DELETE', `/${encodeURIComponent(assistant.clientId)}`);
+    expect([ended.status, await ended.json()]).toEqual([200, { clientId: assistant.clientId, revoked: true, recorded: true }]);
+    expect(await ping(service.origin, assistantTokens.body.access_token!)).toBe(401);
+    const revoked = (await service.t.runtime.eventStore.readStream(`oauthclient-${assistant.clientId}`)).find((e) => e.type === 'OAuthClientRevoked');
+    expect(revoked?.metadata.principal).toMatchObject({ kind: 'user', id: 'olivia' });
+    expect((await call(owner.body.access_token!, 'DELETE', `/${encodeURIComponent(assistant.clientId)}`)).status).toBe(404);
   });
 
   it('stays signed in across `seqflow oauth rotate-keys`: tokens signed before still verify, refreshed ones carry the new key on every process, and the rotation is an event', async () => {

@@ -18,6 +18,8 @@ const routes = [
   'get /api/v1/organizations/{org_id}/webhooks/secret',
   'post /api/v1/organizations/{org_id}/webhooks/secret/rotate',
   'get /api/v1/organizations/{org_id}/webhooks/deliveries',
+  'get /api/v1/organizations/{org_id}/assistants',
+  'delete /api/v1/organizations/{org_id}/assistants/{client_id}',
   'get /api/v1/seq/{org}/{project}/{flow}',
   'post /api/v1/seq/{org}/{project}/{flow}/execute',
   'post /api/v1/seq/{org}/{project}/{flow}/step',
@@ -164,6 +166,8 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     await call('GET', '/api/v1/organizations/{org_id}/webhooks/secret', `/organizations/${orgId}/webhooks/secret`);
     await call('GET', '/api/v1/organizations/{org_id}/webhooks/deliveries', `/organizations/${orgId}/webhooks/deliveries?limit=5`);
     await call('POST', '/api/v1/organizations/{org_id}/webhooks/secret/rotate', `/organizations/${orgId}/webhooks/secret/rotate`); // 403: an API key is not an admin
+    await call('GET', '/api/v1/organizations/{org_id}/assistants', `/organizations/${orgId}/assistants`); // 403: admins only
+    await call('DELETE', '/api/v1/organizations/{org_id}/assistants/{client_id}', `/organizations/${orgId}/assistants/some-client`); // 403
 
     expect(problems).toEqual([]);
     expect(new Set(streamed)).toEqual(new Set(['started', 'step_started', 'step_completed', 'completed']));

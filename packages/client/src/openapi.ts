@@ -18,6 +18,40 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/organizations/{org_id}/assistants": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The assistants the organization's members signed in with (owners and admins) */
+        get: operations["listOrganizationAssistants"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/organizations/{org_id}/assistants/{client_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End an assistant a member signed in with: its sign-ins and tokens end at once (owners and admins) */
+        delete: operations["endOrganizationAssistant"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/organizations/{org_id}/webhooks/deliveries": {
         parameters: {
             query?: never;
@@ -299,6 +333,20 @@ export type webhooks = {
 };
 export type components = {
     schemas: {
+        AssistantEnded: {
+            clientId: string;
+            /** @description False when it had been ended already */
+            recorded: boolean;
+            /** @constant */
+            revoked: true;
+        };
+        AssistantEndedInput: {
+            clientId: string;
+            /** @description False when it had been ended already */
+            recorded: boolean;
+            /** @constant */
+            revoked: true;
+        };
         Delivery: {
             attempts: number;
             /** Format: date-time */
@@ -596,6 +644,30 @@ export type components = {
             items: components["schemas"]["JobListItemInput"][];
             /** @description Pass back as `cursor` for the next page; null on the last */
             nextCursor: string | null;
+        };
+        OrganizationAssistants: {
+            items: {
+                clientId: string;
+                /** @description Its own name for itself (a metadata-document client names itself in its document) */
+                clientName: string | null;
+                redirectUris: string[];
+                /** Format: date-time */
+                registeredAt: string;
+                /** @description The organization's members it acts for */
+                subjects: string[];
+            }[];
+        };
+        OrganizationAssistantsInput: {
+            items: {
+                clientId: string;
+                /** @description Its own name for itself (a metadata-document client names itself in its document) */
+                clientName: string | null;
+                redirectUris: string[];
+                /** Format: date-time */
+                registeredAt: string;
+                /** @description The organization's members it acts for */
+                subjects: string[];
+            }[];
         };
         RotatedWebhookSecret: {
             /** Format: date-time */
@@ -1068,6 +1140,396 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    listOrganizationAssistants: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Organization id */
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrganizationAssistants"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ORGANIZATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "ORGANIZATION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    endOrganizationAssistant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The assistant's client id (a metadata document's URL, encoded) */
+                client_id: string;
+                /** @description Organization id */
+                org_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AssistantEnded"];
+                };
+            };
+            /** @description URL_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description ORGANIZATION_NOT_FOUND, NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "ORGANIZATION_NOT_FOUND" | "NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
         };

@@ -7,6 +7,7 @@ import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyA
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
 import { createMcpAuthenticator } from '../mcp/mcpAuth.ts';
+import { assistantRoutes } from './routes/assistantRoutes.ts';
 import { createEmbeddedOAuth } from '../oauth/embeddedOAuth.ts';
 import { oauthRoutes } from '../oauth/oauthRoutes.ts';
 import { mcpRoutes } from '../mcp/mcpRoutes.ts';
@@ -56,6 +57,8 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
     async (api) => {
       await installCors(api, runtime.config.corsOrigins);
       await api.register(healthRoutes(runtime));
+      // An organization's assistants, for its admins: only where this service signs them in.
+      if (embedded) await api.register(assistantRoutes({ commands: runtime.commands, db: runtime.db, masterKey: runtime.masterKey }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded.verifier)));
       await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier)));
       // Everything under /seq is API-key authenticated and scoped to the key's project.
       await api.register(async (seq) => {

@@ -169,3 +169,19 @@ export const stepEventSchema = z
     stepEvent('failed', z.object({ executionId: z.string(), code: z.string(), message: z.string(), failureReason: z.enum(failureReasons), step_name: z.string().nullable() })),
   ])
   .meta({ id: 'StepEvent' });
+
+/** An assistant registered at the embedded authorization server, as an organization's admin sees it: only the organization's own members among those it acts for. */
+export const organizationAssistantsSchema = z
+  .object({
+    items: z.array(
+      z.object({
+        clientId: z.string(),
+        clientName: z.string().nullable().meta({ description: 'Its own name for itself (a metadata-document client names itself in its document)' }),
+        redirectUris: z.array(z.string()),
+        registeredAt: timestamp,
+        subjects: z.array(z.string()).meta({ description: "The organization's members it acts for" }),
+      }),
+    ),
+  })
+  .meta({ id: 'OrganizationAssistants' });
+export const assistantEndedSchema = z.object({ clientId: z.string(), revoked: z.literal(true), recorded: z.boolean().meta({ description: 'False when it had been ended already' }) }).meta({ id: 'AssistantEnded' });
