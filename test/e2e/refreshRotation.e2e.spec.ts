@@ -6,6 +6,7 @@ import { REFRESH_REUSE_GRACE_SECONDS } from '../../src/api/oauth/postgresOAuthAd
 import { authorizeByHand } from '../support/oauthAssistant.ts';
 import { type EmbeddedOAuthService, startEmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 /**
  * Several sessions of one assistant share its credential (Claude Code, Codex, opencode): they refresh
@@ -69,6 +70,7 @@ describe('refresh token rotation with a reuse grace', () => {
     // The whole family: the successor and its access token are refused too.
     expect(await mcpStatus(rotated.body.access_token!)).toBe(401);
     expect((await flow.refresh(rotated.body.refresh_token!)).status).toBe(400);
+    await until(async () => (await endings(flow.clientId)).length > 0, 'the end of the sign-in to be recorded');
     expect(await endings(flow.clientId)).toEqual([{ clientId: flow.clientId, subject: 'alice', reason: 'refresh_token_reuse' }]);
   });
 
@@ -76,6 +78,8 @@ describe('refresh token rotation with a reuse grace', () => {
     const { flow, first } = await signIn();
     expect(await flow.revoke(first.refresh_token)).toBe(200);
     expect(await mcpStatus(first.access_token)).toBe(401);
+    // The provider announces the revocation as it answers; the end is recorded just after (off the answer's path): wait for it.
+    await until(async () => (await endings(flow.clientId)).length > 0, 'the end of the sign-in to be recorded');
     expect(await endings(flow.clientId)).toEqual([{ clientId: flow.clientId, subject: 'alice', reason: 'revoked_by_client' }]);
   });
 });
