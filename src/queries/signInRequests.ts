@@ -9,7 +9,7 @@ export interface PendingSignIn {
   clientId: string;
   /** The client's name for itself, when it registered here (a metadata-document client's is in its document). */
   clientName: string | null;
-  params: { redirect_uri?: unknown; scope?: unknown; resource?: unknown };
+  params: { client_id?: unknown; redirect_uri?: unknown; scope?: unknown; resource?: unknown };
   /** When the sign-in page stops accepting its approval (the interaction's end). */
   expiresAt: string;
 }
@@ -28,7 +28,7 @@ export async function findPendingSignIn(db: Kysely<OAuthTables>, masterKey: Buff
     .where('expires_at', '>', sql<Date>`now()`)
     .executeTakeFirst();
   if (!row) return null;
-  const payload = JSON.parse(decryptSecret(row.payload, masterKey)) as { params?: PendingSignIn['params'] & { client_id?: unknown } };
+  const payload = JSON.parse(decryptSecret(row.payload, masterKey)) as { params?: PendingSignIn['params'] };
   const clientId = String(payload.params?.client_id ?? '');
   const [client] = clientId ? await listOAuthClients(db, masterKey, { clientId }) : [];
   return { clientId, clientName: client?.clientName ?? null, params: payload.params ?? {}, expiresAt: new Date(row.expires_at!).toISOString() };

@@ -9,8 +9,7 @@ import { clientsOfMembers, listOAuthClients } from '../../queries/oauthClientQue
 import { memberSubjectsOf } from '../../queries/memberQueries.ts';
 import { oauthTablesOf } from '../../queries/oauthStoreTables.ts';
 import { findPendingSignIn } from '../../queries/signInRequests.ts';
-import { readOnlyAsked } from './readOnlyAsked.ts';
-import { returnsToOf } from './signInPage.ts';
+import { requesterOf } from './signInAsks.ts';
 
 /**
  * Assistants' sign-ins as the console handles them: a pending sign-in looked up by the request code
@@ -29,16 +28,7 @@ export function createConsoleSignIns(deps: { commands: CommandDependencies; db: 
     const requestCode = codeOf(typed);
     const found = await findPendingSignIn(oauth, deps.masterKey, requestCode);
     if (!found) throw new ApiError('SIGN_IN_REQUEST_NOT_FOUND', `No sign-in is waiting with request code ${requestCode}: it may have expired (a sign-in page lasts 10 minutes) or been finished; start it again from the assistant`);
-    const document = /^https:\/\//.test(found.clientId) ? URL.parse(found.clientId) : null;
-    return {
-      requestCode,
-      clientId: found.clientId,
-      clientName: found.clientName,
-      returnsTo: returnsToOf(String(found.params.redirect_uri ?? '')),
-      documentHost: document?.host ?? null,
-      readOnly: readOnlyAsked(found.params, deps),
-      expiresAt: found.expiresAt,
-    };
+    return { requestCode, clientId: found.clientId, ...requesterOf(found.params, found.clientName, deps), clientName: found.clientName, expiresAt: found.expiresAt };
   };
   return {
     pending,

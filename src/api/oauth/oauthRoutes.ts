@@ -10,8 +10,8 @@ import { recordOAuthSignIn } from '../../commands/oauthClientCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { CommandDependencies } from '../../commands/commandHandler.ts';
 import { API_SCOPE, type EmbeddedResources, MCP_READ_SCOPE, MCP_SCOPE } from './embeddedAuthorizationServer.ts';
-import { returnsToOf, signInPage } from './signInPage.ts';
-import { askedResources, readOnlyAsked } from './readOnlyAsked.ts';
+import { signInPage } from './signInPage.ts';
+import { askedResources, readOnlyAsked, requesterOf } from './signInAsks.ts';
 import { requestOrigin } from '../http/requestTracing.ts';
 
 const PREFIX = '/oauth';
@@ -47,10 +47,8 @@ export function oauthRoutes(deps: { commands: CommandDependencies; resources: Em
         reply.header('content-security-policy', "frame-ancestors 'none'").header('x-frame-options', 'DENY');
       });
       const requester = async (oidc: Provider, details: Interaction) => {
-        const clientId = String(details.params.client_id);
-        const client = await oidc.Client.find(clientId);
-        const document = /^https:\/\//.test(clientId) ? URL.parse(clientId) : null;
-        return { clientName: client?.clientName ?? clientId, returnsTo: returnsToOf(String(details.params.redirect_uri ?? '')), documentHost: document?.host ?? null, readOnly: readOnlyAsked(details.params, resources), client };
+        const client = await oidc.Client.find(String(details.params.client_id));
+        return { ...requesterOf(details.params, client?.clientName ?? null, resources), client };
       };
       const pageOf = (details: Interaction) => ({ action: `${PREFIX}/interaction/${details.uid}`, requestCode: signInRequestCode(details.uid), consoleUrl: deps.consoleUrl });
       signIn.get('/interaction/:uid', async (request, reply) => {

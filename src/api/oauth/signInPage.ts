@@ -11,14 +11,6 @@ export interface SignInRequester {
   readOnly: boolean;
 }
 
-/** A redirect URI as the page names it; null when it is not a URL. */
-export function returnsToOf(redirectUri: string): SignInRequester['returnsTo'] {
-  const url = URL.parse(redirectUri);
-  if (!url) return null;
-  const loopback = url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
-  return { scheme: url.protocol.replace(/:$/, ''), host: url.host || url.pathname.split('/')[0] || '', loopback };
-}
-
 /**
  * The embedded authorization server's sign-in page: an assistant asks to act as a member. The
  * member has it approved from a browser: its request code, approved in the console ("Connect an

@@ -27,10 +27,11 @@ const clientPath = orgPath.extend({ client_id: z.string().max(2000).meta({ descr
  */
 export function assistantRoutes(deps: { commands: CommandDependencies; db: Kysely<ReadModels>; masterKey: Buffer }, authorize: ReturnType<typeof createOrganizationAuth>) {
   const oauth = oauthTablesOf(deps.db);
-  const assistantsOf = async (organizationId: string) => {
+  /** The organization's assistants (or the one `only` names, if it is one of them), each with only the organization's own members among those it acts for. */
+  const assistantsOf = async (organizationId: string, only?: { clientId: string }) => {
     const { state } = await loadStream(deps.commands.eventStore, organizationStream(organizationId), organization);
     const members = new Set(state.status === 'created' ? state.members.keys() : []);
-    return clientsOfMembers(await listOAuthClients(oauth, deps.masterKey), members).map((client) => ({ ...client, subjects: client.subjects.filter((subject) => members.has(subject)) }));
+    return clientsOfMembers(await listOAuthClients(oauth, deps.masterKey, only), members).map((client) => ({ ...client, subjects: client.subjects.filter((subject) => members.has(subject)) }));
   };
   return async (app: FastifyInstance) => {
     const tags = ['Assistants'];
@@ -46,7 +47,7 @@ export function assistantRoutes(deps: { commands: CommandDependencies; db: Kysel
     app.delete('/organizations/:org_id/assistants/:client_id', { schema: end }, async (request) => {
       const { org_id, client_id } = clientPath.parse(request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
-      if (!(await assistantsOf(org_id)).some((client) => client.clientId === client_id)) throw new ApiError('NOT_FOUND', `No assistant ${client_id} signed in by a member of this organization`);
+      if ((await assistantsOf(org_id, { clientId: client_id })).length === 0) throw new ApiError('NOT_FOUND', `No assistant ${client_id} signed in by a member of this organization`);
       const ended = await revokeOAuthClient({ ...deps.commands, oauth, masterKey: deps.masterKey }, client_id, { principal: caller.principal, ...requestOrigin(request) });
       return { clientId: ended.clientId, revoked: true as const, recorded: ended.recorded };
     });
