@@ -117,7 +117,7 @@ export async function benchAuditRuns(databaseUrl: string) {
     if (outcome.status !== 'completed') throw new Error(`the bench run ${outcome.status}: ${JSON.stringify(outcome)}`);
 
     const exportStarted = performance.now();
-    const text = `${(await exportRun(runtime.eventStore, executionId)).join('\n')}\n`;
+    const text = `${(await exportRun(runtime, executionId)).join('\n')}\n`;
     const exportMs = performance.now() - exportStarted;
     const verifyStarted = performance.now();
     const verified = verifyExport(text);

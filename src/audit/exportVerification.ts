@@ -6,6 +6,8 @@ import type { DeliveryEvent } from '../domain/webhooks/deliveryEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import { replayRecord } from './runAudit.ts';
+import { ERASED, openData } from '../domain/privacy/sealedFields.ts';
+import { openValue } from '../security/runDataCipher.ts';
 import { runFacts } from './runFacts.ts';
 import { EXPORT_FORMAT, EXPORT_FORMATS, versionHash } from './runExport.ts';
 import type { RunRecord, VersionDocument } from './runRecord.ts';
@@ -84,7 +86,9 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   const bounds = manifest.positions as { first: number; last: number };
   if (bounds.first !== Math.min(...positions) || bounds.last !== Math.max(...positions)) return fail(1, 'the manifest positions are not those of the events');
 
-  const record = recordOf(manifest.executionId as string, recorded, document);
+  // Files written before sealing hold no sealed event, so the key (format 3) only ever opens what it sealed.
+  const dataKey = typeof manifest.dataKey === 'string' ? Buffer.from(manifest.dataKey, 'base64') : null;
+  const record = recordOf(manifest.executionId as string, recorded.map((e) => openedWith(e, manifest.executionId as string, dataKey)), document);
   const requested = record.events[0]?.type === 'ExecutionRequested' ? record.events[0].data : null;
   if (!requested || requested.executionId !== manifest.executionId || requested.flowId !== manifest.flowId || requested.organizationId !== manifest.organizationId || requested.versionId !== named.versionId) {
     return fail(1, "the manifest does not describe the run's own ExecutionRequested");
@@ -96,6 +100,13 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
     return fail(at >= 0 ? at + 3 : 1, `the run does not replay: ${replay.divergence.reason}`);
   }
   return { ok: true, lines: raw.length, failure: null };
+}
+
+/** An event as the reader of the file sees it: sealed fields of this run opened with the file's key, any other sealed field read as erased. */
+function openedWith(event: RecordedEvent, executionId: string, key: Buffer | null): RecordedEvent {
+  if (event.metadata.sealed !== true) return event;
+  const { data } = openData(event.type, event.data, (runId, field, text) => (key && runId === executionId ? openValue(key, field, text) : ERASED));
+  return { ...event, data, sealedData: event.data };
 }
 
 const isRunStream = (streamId: string, executionId: string) => streamId === executionStream(executionId) || streamId.startsWith('testrun-') || streamId.startsWith('backtest-') || streamId.startsWith('delivery-');

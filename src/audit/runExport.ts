@@ -1,19 +1,31 @@
 import { createHash, createPrivateKey, sign } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { runFacts } from './runFacts.ts';
 import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
 
 /** The format of `seqflow audit export`, named in every manifest. */
-/** Version 2 added cost to the facts; a version 1 file still verifies (exportVerification.ts). */
-export const EXPORT_FORMAT = 'seqflow-run-export/2';
-export const EXPORT_FORMATS = { 'seqflow-run-export/1': 1, 'seqflow-run-export/2': 2 } as const;
+/**
+ * Version 2 added cost to the facts. Version 3: events as stored (personal data sealed) and, in the
+ * manifest, the run's data key (null once erased) and when its data was erased. Files of earlier
+ * versions still verify (exportVerification.ts).
+ */
+export const EXPORT_FORMAT = 'seqflow-run-export/3';
+export const EXPORT_FORMATS = { 'seqflow-run-export/1': 1, 'seqflow-run-export/2': 2, 'seqflow-run-export/3': 3 } as const;
 
 export const canonicalLine = (value: unknown) => canonicalize(value)!;
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 export const versionHash = (document: VersionDocument) => sha256(canonicalLine(document));
 
-export const eventLine = (r: RecordedEvent) => ({ kind: 'event', streamId: r.streamId, revision: r.revision, position: r.position, id: r.id, type: r.type, schemaVersion: r.schemaVersion, data: r.data, metadata: r.metadata, hash: r.hash });
+/** An event as the log stores it (sealed fields as ciphertext): what its hash covers. */
+export const eventLine = (r: RecordedEvent) => ({ kind: 'event', streamId: r.streamId, revision: r.revision, position: r.position, id: r.id, type: r.type, schemaVersion: r.schemaVersion, data: r.sealedData ?? r.data, metadata: r.metadata, hash: r.hash });
+
+/** The run's data key as an export carries it (base64; null once erased or never made), and when its data was erased. */
+export interface ExportedDataKey {
+  key: string | null;
+  erasedAt: string | null;
+}
 
 /** The streams of a record in the order an export lists them: the run, its test run, its deliveries. */
 export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun, record.backtest, ...record.deliveries.map((d) => d.recorded)].filter((s) => s.length > 0);
@@ -22,11 +34,13 @@ export const streamsOf = (record: RunRecord) => [record.recorded, record.testRun
  * One run as a file that stands alone (JSON lines, each in RFC 8785 canonical form so that any
  * changed byte shows): a manifest, the published version document, every event of the run's
  * streams in order with its position and chain hash, and the facts around it derived from them
- * (credits, tool rounds, delivery attempts, test results). Events carry no secrets: keys are hashed
+ * (credits, tool rounds, delivery attempts, test results). Personal data in events is as the log
+ * stores it, sealed; the manifest carries the run's data key, so the file opens it alone, until the
+ * run is erased (then the key is null and those fields read as erased). Events carry no secrets: keys are hashed
  * before they reach the log, webhook secrets never do, and provider keys are ciphertext in
  * organization streams, which an export does not include.
  */
-export function exportLines(record: RunRecord, signer?: ManifestSigner): string[] {
+export function exportLines(record: RunRecord, dataKey: ExportedDataKey, signer?: ManifestSigner): string[] {
   const first = record.events[0];
   const requested = first?.type === 'ExecutionRequested' ? first.data : null;
   const streams = streamsOf(record);
@@ -44,6 +58,9 @@ export function exportLines(record: RunRecord, signer?: ManifestSigner): string[
     positions: { first: Math.min(...all.map((e) => e.position)), last: Math.max(...all.map((e) => e.position)) },
     eventCount: all.length,
     streams: streams.map((s) => ({ streamId: s[0]!.streamId, events: s.length, headHash: s.at(-1)!.hash })),
+    // The file opens its own sealed fields: whoever holds it holds the run's content anyway.
+    dataKey: dataKey.key,
+    dataErasedAt: dataKey.erasedAt,
   };
   return [
     canonicalLine(signer ? { ...manifest, signature: { alg: 'Ed25519', value: signer(canonicalLine(manifest)) } } : manifest),
@@ -62,4 +79,9 @@ export const ed25519Signer = (privateKeyPem: string): ManifestSigner => {
   return (text) => sign(null, Buffer.from(text, 'utf8'), key).toString('base64');
 };
 
-export const exportRun = async (eventStore: EventStore, executionId: string, signer?: ManifestSigner) => exportLines(await loadRunRecord(eventStore, executionId), signer);
+export async function exportRun(deps: { eventStore: EventStore; runDataKeys: RunDataKeys }, executionId: string, signer?: ManifestSigner) {
+  const record = await loadRunRecord(deps.eventStore, executionId);
+  const state = (await deps.runDataKeys.forOpening([executionId])).get(executionId);
+  const erasedAt = (await deps.runDataKeys.erasedAt([executionId])).get(executionId);
+  return exportLines(record, { key: Buffer.isBuffer(state) ? state.toString('base64') : null, erasedAt: erasedAt?.toISOString() ?? null }, signer);
+}

@@ -9,10 +9,10 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
  * each charge's cost in US dollars as recorded (null: no price known) and the run's total; a
  * format 1 file is verified with the facts it was written with.
  */
-export function runFacts(record: RunRecord, format: 1 | 2 = 2) {
+export function runFacts(record: RunRecord, format: 1 | 2 | 3 = 3) {
   const charges = record.events.flatMap((e) => (e.type === 'CreditsConsumed' ? [e.data] : []));
-  const credits = charges.map((c) => ({ blockName: c.blockName, model: c.model, tokens: c.tokens, ...(format === 2 ? { costUsd: c.costUsd ?? null } : {}) }));
-  const cost = format === 2 ? { costUsd: sumUsd(charges.map((c) => c.costUsd ?? 0)) } : {};
+  const credits = charges.map((c) => ({ blockName: c.blockName, model: c.model, tokens: c.tokens, ...(format >= 2 ? { costUsd: c.costUsd ?? null } : {}) }));
+  const cost = format >= 2 ? { costUsd: sumUsd(charges.map((c) => c.costUsd ?? 0)) } : {};
   const toolRounds = record.events.flatMap((e) =>
     e.type === 'ExecutionPausedForToolCalls'
       ? [{ kind: 'paused', blockName: e.data.blockName, iterationsUsed: e.data.iterationsUsed, toolCallIds: e.data.toolCalls.map((c) => c.id) }]

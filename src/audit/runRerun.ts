@@ -19,6 +19,7 @@ export async function rerunExecution(engine: EngineDependencies, input: { execut
   const record = await loadRunRecord(engine.eventStore, input.executionId);
   const first = record.events[0];
   if (first?.type !== 'ExecutionRequested') throw new ApiError('EXECUTION_NOT_FOUND', `No run ${input.executionId}`);
+  if (record.events.some((e) => e.type === 'RunDataErased')) throw new ApiError('CONFLICT', `run ${input.executionId}'s data was erased: its input is gone, so it cannot be run again`);
   if (!record.version) throw new ApiError('VERSION_NOT_FOUND', `The version run ${input.executionId} executed is not in the log`);
   const original = first.data;
   const executionId = randomUUID();

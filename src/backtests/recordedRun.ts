@@ -34,14 +34,15 @@ function toolRounds(events: readonly ExecutionEvent[]) {
 /**
  * What a backtest needs of a recorded run, from its own stream (through the upcasters): its input,
  * the tools its caller declared, each tool call with the result its caller sent (null when a resume
- * was recorded before results were kept), and how it ended.
+ * was recorded before results were kept), how it ended, and when its data was erased (its input then reads empty).
  */
 export async function readRecordedRun(eventStore: EventStore, executionId: string) {
   const { events, history } = await readRunHistory(eventStore, executionId);
   const requested = history.requested;
   if (!requested) return undefined;
   const calls: RecordedCall[] | null = recordedCalls(toolRounds(events));
-  return { requested, calls, side: sideOf(history) };
+  const erasure = events.find((e) => e.type === 'RunDataErased');
+  return { requested, calls, side: sideOf(history), erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null };
 }
 
 export type RecordedRun = NonNullable<Awaited<ReturnType<typeof readRecordedRun>>>;

@@ -6,7 +6,7 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 
 /**
  * The recorded runs a selection names, oldest first: ended production runs of the flow (never test
- * or backtest runs, never a run still going), only completed ones when asked. Read from the runs
+ * or backtest runs, never a run still going, never one whose data was erased), only completed ones when asked. Read from the runs
  * read model; the backtest records the ids it chose, so a repeat replays the same runs whatever
  * has happened since.
  */
@@ -16,13 +16,15 @@ export async function selectRuns(db: Kysely<ReadModels>, flowId: string, selecti
     .select(['execution_id', 'created_at'])
     .where('flow_id', '=', flowId)
     .where('mode', 'in', productionModes)
-    .where('status', 'in', onlyCompleted ? ['completed'] : ['completed', 'failed']);
+    .where('status', 'in', onlyCompleted ? ['completed'] : ['completed', 'failed'])
+    // An erased run has no input left to replay.
+    .where('data_erased_at', 'is', null);
   if (selection.kind === 'executions') {
     const rows = await query.where('execution_id', 'in', selection.executionIds).execute();
     const found = new Set(rows.map((r) => r.execution_id));
     const missing = selection.executionIds.filter((id) => !found.has(id));
     if (missing.length > 0) {
-      throw new ApiError('BACKTEST_NO_RUNS', `not ended production runs of this flow${onlyCompleted ? ' that completed' : ''}: ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''}`, { executionIds: missing });
+      throw new ApiError('BACKTEST_NO_RUNS', `not ended production runs of this flow${onlyCompleted ? ' that completed' : ''} (or their data was erased): ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ` and ${missing.length - 10} more` : ''}`, { executionIds: missing });
     }
     return [...new Set(selection.executionIds)];
   }

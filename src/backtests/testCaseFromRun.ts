@@ -10,12 +10,14 @@ import { addTestCase } from '../testing/testCases.ts';
  * results its caller sent for each tool (the first one, when a tool was called more than once: a
  * case scripts one result per tool), and an `equals` assertion on its result. A run that failed
  * gets a `json_schema` assertion instead: it passes once the flow completes on that input. The case
- * keeps the run's id (`fromExecutionId`); edit its assertions afterwards with `test update`.
+ * keeps the run's id (`fromExecutionId`) and its own copy of the input, which an erasure of the run
+ * does not touch (delete the case too); edit its assertions afterwards with `test update`.
  */
 export async function testCaseFromRun(deps: CommandDependencies, scope: AuthoringScope, input: { executionId: string; name?: string | undefined }, metadata: CommandMetadata) {
   const recorded = await readRecordedRun(deps.eventStore, input.executionId);
   if (!recorded || !inScope(scope, recorded.requested.organizationId)) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${input.executionId}`);
   const { requested, side } = recorded;
+  if (recorded.erasedAt !== null) throw new ApiError('CONFLICT', `run ${input.executionId}'s data was erased (${recorded.erasedAt}): there is no input to make a test case of`);
   if (side.status === 'paused') throw new ApiError('CONFLICT', `run ${input.executionId} has not ended (it waits for tool results): a test case needs how it ended`);
   const toolResults: Record<string, string> = {};
   const repeated = new Set<string>();

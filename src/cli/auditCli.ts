@@ -37,7 +37,7 @@ export function registerAuditCommands(program: Command) {
           const [{ exportRun, ed25519Signer }, { readFile, writeFile }] = await Promise.all([import('../audit/runExport.ts'), import('node:fs/promises')]);
           const keyFile = rt.config.auditSigningKeyFile;
           const signer = keyFile ? ed25519Signer(await readFile(keyFile, 'utf8')) : undefined;
-          const text = `${(await exportRun(rt.eventStore, o.execution, signer)).join('\n')}\n`;
+          const text = `${(await exportRun(rt, o.execution, signer)).join('\n')}\n`;
           if (!o.out) {
             process.stdout.write(text);
             return undefined;

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { cliPrincipal, withRuntime } from './cliSupport.ts';
+import { ORG_HELP, organizationOf } from './cliRefs.ts';
+import type { Runtime } from '../runtime/runtime.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
 
 /** `seqflow runs trace|step`: what a run did, read from the log. */
 export function registerRunCommands(program: Command) {
@@ -22,4 +25,44 @@ export function registerRunCommands(program: Command) {
     .action((o: { execution: string }) =>
       withRuntime(async (rt) => rt.runs.rerun(o.execution, cliPrincipal), { catchUp: false }),
     );
+  runs
+    .command('erase')
+    .description("erase runs' personal data (input, prompts, replies, tool calls and results, results, webhook bodies): one run, or an organization's runs whose input matches --where; what they did stays, and the log still verifies")
+    .option('--execution <id>', 'the run')
+    .option('--org <org>', `${ORG_HELP}: with --where`)
+    .option('--where <selector>', 'input.message=<text> or input.parameters.<key>=<value>')
+    .option('--dry-run', 'list the runs --where matches, erase nothing')
+    .option('--reason <text>', 'why (recorded with each erasure)', 'erasure requested by an operator')
+    .action((o: EraseOptions) => withRuntime((rt) => eraseRuns(rt, o)));
+}
+
+interface EraseOptions {
+  execution?: string;
+  org?: string;
+  where?: string;
+  dryRun?: boolean;
+  reason: string;
+}
+
+async function eraseRuns(rt: Runtime, o: EraseOptions) {
+  if ((o.execution === undefined) === (o.where === undefined) || (o.where !== undefined && o.org === undefined)) {
+    throw new ApiError('VALIDATION_FAILED', 'give either --execution ID, or --org S with --where SELECTOR');
+  }
+  if (o.execution !== undefined) return rt.runs.eraseData({ executionId: o.execution, reason: o.reason }, cliPrincipal);
+  const [{ parseRunSelector }, { findRunsToErase }] = await Promise.all([import('../domain/privacy/runSelector.ts'), import('../execution/findRunsToErase.ts')]);
+  const selector = parseRunSelector(o.where!);
+  const organization = await organizationOf(rt, { org: o.org! });
+  const matched = await findRunsToErase(rt, organization.id, selector);
+  if (o.dryRun) return { dryRun: true, where: selector.text, matched };
+  const erased = [];
+  const notErased = [];
+  for (const run of matched) {
+    try {
+      erased.push(await rt.runs.eraseData({ executionId: run.executionId, reason: `${o.reason} (${selector.text})` }, cliPrincipal));
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      notErased.push({ executionId: run.executionId, code: error.code, message: error.message });
+    }
+  }
+  return { where: selector.text, erased, notErased };
 }

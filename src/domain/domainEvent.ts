@@ -25,6 +25,7 @@ import {
   ExecutionStepCompleted,
   ExecutionStepFailed,
   ExecutionRerunStarted,
+  RunDataErased,
   ExecutionStepStarted,
   JobClaimed,
 } from './execution/executionEvents.ts';
@@ -80,6 +81,7 @@ export const eventDefinitions = [
   ExecutionResumed,
   ExecutionCompleted,
   ExecutionRerunStarted,
+  RunDataErased,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,

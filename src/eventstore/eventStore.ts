@@ -28,6 +28,10 @@ export interface RecordedEvent {
   recordedAt: Date;
   /** The event's link in its stream's hash chain (src/domain/audit/eventHash.ts); null where the log has none. */
   hash: string | null;
+  /** The data as the log stores it, when personal data in it is sealed (sealingEventStore.ts): what the hash covers. */
+  sealedData?: unknown;
+  /** Sealed fields that read as their erased value: the run's data was erased. */
+  erasedFields?: string[];
 }
 
 export interface AppendResult {
@@ -58,6 +62,8 @@ export interface SubscriptionOptions {
    * never while it lags.
    */
   onCaughtUp?: () => void;
+  /** false: sealed personal data is handed over as stored, not opened (for readers that never look at it). */
+  openSealed?: boolean;
 }
 
 export interface Subscription {

@@ -116,6 +116,8 @@ export interface JobsTable {
   started_at: Timestamp | null;
   completed_at: Timestamp | null;
   duration_ms: number | null;
+  /** When the run's data was erased (RunDataErased): `result` is null from then on. */
+  data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }
 
 export interface RunsTable {
@@ -140,6 +142,17 @@ export interface RunsTable {
   runner: Generated<string | null>;
   /** The channel its starter used (the principal's `via`: `mcp`, `console`), or null. */
   started_via: Generated<string | null>;
+  /** When the run's data was erased (RunDataErased), or null. */
+  data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
+}
+
+/** A run's data key sealed under the master key; not a read model (see migration 0020). */
+export interface RunDataKeysTable {
+  execution_id: string;
+  /** NULL once the run's data is erased. */
+  wrapped_key: string | null;
+  created_at: Generated<Timestamp>;
+  erased_at: Timestamp | null;
 }
 
 export interface JobLeasesTable {
@@ -286,6 +299,7 @@ export interface ReadModels {
   test_runs: TestRunsTable;
   backtests: BacktestsTable;
   backtest_pairs: BacktestPairsTable;
+  run_data_keys: RunDataKeysTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */

@@ -53,6 +53,8 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       createdAt: r.created_at.toISOString(),
       endedAt: r.ended_at?.toISOString() ?? null,
       durationMs: r.duration_ms,
+      /** When the run's data was erased, or null. */
+      dataErasedAt: r.data_erased_at?.toISOString() ?? null,
       /** The run's webhook deliveries: a dead-lettered one is what an operator looks for first. */
       deliveries: deliveries.get(r.execution_id) ?? [],
     })),

@@ -18,7 +18,10 @@ export interface JobReading {
   eventStore: EventStore;
 }
 
-/** The poll's answer: `result` only when completed, the failure's fields only when failed. */
+/**
+ * The poll's answer: `result` only when completed, the failure's fields only when failed;
+ * `dataErasedAt` only once the run's data was erased (its result then reads null).
+ */
 export function presentJob(view: JobView) {
   const { executionId, flowId, status, createdAt, startedAt, completedAt, durationMs } = view;
   return {
@@ -31,6 +34,7 @@ export function presentJob(view: JobView) {
     durationMs,
     ...(status === 'completed' ? { result: view.result } : {}),
     ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: view.errorMessage } : {}),
+    ...(view.dataErasedAt === null ? {} : { dataErasedAt: view.dataErasedAt }),
   };
 }
 

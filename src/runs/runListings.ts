@@ -43,6 +43,7 @@ export async function listFlowRuns(deps: RunListing, caller: Pick<RunCaller, 'pr
       createdAt: run.createdAt,
       endedAt: run.endedAt,
       durationMs: run.durationMs,
+      dataErasedAt: run.dataErasedAt,
     })),
     nextCursor: listed.nextCursor,
   };

@@ -5,11 +5,13 @@ import type { FlowSlugs } from '../queries/flowQueries.ts';
 import { type IdempotentAnswering, type IdempotentCall, answerOnce } from './answerOnce.ts';
 import { type FollowedRun, followRun } from './followRun.ts';
 import { type JobReading, cancelJob, pollJob } from './jobPolling.ts';
-import type { RunCaller } from './runCaller.ts';
+import { type RunCaller, originOf } from './runCaller.ts';
 import type { RunStarting } from './runDependencies.ts';
 import type { RunInput } from './runInput.ts';
 import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { cancelRun } from '../execution/cancelRun.ts';
+import { eraseRunData } from '../execution/eraseRunData.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { rerunExecution } from '../audit/runRerun.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
 import { listFlowJobs, listFlowRuns } from './runListings.ts';
@@ -17,7 +19,7 @@ import { findRunToFollow, startStepRun } from './stepRun.ts';
 import { startJob } from './startJob.ts';
 import { executeRun } from './startRun.ts';
 
-export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswering & { logger: Pick<Logger, 'warn' | 'error'> };
+export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswering & { logger: Pick<Logger, 'warn' | 'error'>; runDataKeys: RunDataKeys };
 
 /**
  * The run use cases, bound once to their dependencies: what every transport (REST, MCP, the
@@ -40,6 +42,14 @@ export function createRunService(deps: RunServiceDependencies) {
     listRuns: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowRuns>[3], page: Parameters<typeof listFlowRuns>[4]) => listFlowRuns(deps, caller, slugs, filters, page),
     /** An operator's cancel of any run that has not ended (a caller's is `cancelJob`). */
     cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
+    /** Erases a run's personal data (an operator, or a caller's API key for a run of its flow: `flowOf`). */
+    eraseData: (input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; projectOf?: string; flowOf?: string }, metadata: CommandMetadata) =>
+      eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, input, metadata),
+    /** A caller's erasure of a run of one of its project's flows. */
+    eraseCallerRun: async (caller: RunCaller, run: FlowSlugs & { executionId: string; reason: string | undefined }) => {
+      const flow = await deps.flows.findFlowForCaller(run, caller.projectId);
+      return eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, { executionId: run.executionId, reason: run.reason ?? 'erasure requested with an API key', projectOf: caller.projectId, flowOf: flow.flowId }, originOf(caller));
+    },
     /** A run again, on the version and input its log recorded (an operator's audit). */
     rerun: (executionId: string, metadata: CommandMetadata) => rerunExecution(deps.engine, { executionId }, metadata),
     /** Every run across organizations, with the operators' filters. */

@@ -9,6 +9,8 @@ import { resolveMasterKey } from '../database/masterKey.ts';
 import { createDatabasePool } from '../database/databasePool.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
+import { sealingEventStore } from '../eventstore/sealingEventStore.ts';
+import { type RunDataKeys, createRunDataKeys } from '../security/runDataKeys.ts';
 import { allProjections } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
 import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
@@ -62,6 +64,8 @@ export interface Runtime {
   flows: FlowCatalog;
   commands: CommandDependencies;
   masterKey: Buffer;
+  /** Each run's data key: what erasing a run's data removes. */
+  runDataKeys: RunDataKeys;
   /** The engine and what the API checks before a run. */
   execution: WiredEngine;
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
@@ -89,7 +93,9 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const tracing = await createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
     const healthNotes = createHealthNotes();
-    const eventStore = logWatch.observe(watchStorage(instrumentAppends(log, metrics), healthNotes));
+    const runDataKeys = createRunDataKeys(db, masterKey);
+    // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
+    const eventStore = logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes));
     const organizations = createOrganizationStates(eventStore, logWatch);
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
@@ -113,6 +119,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       commands,
       leaseMs: config.idempotencyLeaseMs,
       logger,
+      runDataKeys,
     });
     const watchdog = createWatchdog({ db, eventStore, projections, logger, bounds: { silentRunMs: config.watchdog.silentRunMs, projectionMaxBehind: config.watchdog.projectionMaxBehind, jobMaxClaims: config.jobs.maxClaims } });
     metrics.readGaugesFrom({
@@ -141,6 +148,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       flows: execution.flows,
       commands,
       masterKey,
+      runDataKeys,
       execution,
       database: embedded ? 'embedded' : 'external',
       databaseUrl,

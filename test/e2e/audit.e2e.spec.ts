@@ -142,25 +142,25 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     const corpus = process.env.SEQFLOW_WRITE_AUDIT_CORPUS;
     if (corpus) mkdirSync(corpus, { recursive: true });
     for (const [kind, executionId] of runs) {
-      const lines = await exportRun(t.runtime.eventStore, executionId);
+      const lines = await exportRun(t.runtime, executionId);
       const text = `${lines.join('\n')}\n`;
       expect(verifyExport(text), kind).toEqual({ ok: true, lines: lines.length, failure: null });
       // No key, secret or ciphertext: only ids, hashes of keys never, secret versions only.
       expect(text, kind).not.toMatch(/whsec_|sf_(live|test)_|ciphertext|secretHash|encrypted/);
       if (corpus) writeFileSync(path.join(corpus, `${kind}.jsonl`), text);
     }
-    const deadLetter = (await exportRun(t.runtime.eventStore, runs.get('job-dead-letter')!)).at(-1)!;
+    const deadLetter = (await exportRun(t.runtime, runs.get('job-dead-letter')!)).at(-1)!;
     expect(JSON.parse(deadLetter).deliveries[0].attempts.map((a: { outcome: string }) => a.outcome)).toEqual(['failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'failed_retry', 'dead_letter']);
-    const manifest = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!))[0]!);
-    expect(manifest).toMatchObject({ kind: 'manifest', format: 'seqflow-run-export/2', executionId: runs.get('pipeline'), route: 'sync', startedBy: { kind: 'apiKey' }, version: { number: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
-    const facts = JSON.parse((await exportRun(t.runtime.eventStore, runs.get('pipeline')!)).at(-1)!);
+    const manifest = JSON.parse((await exportRun(t.runtime, runs.get('pipeline')!))[0]!);
+    expect(manifest).toMatchObject({ kind: 'manifest', format: 'seqflow-run-export/3', executionId: runs.get('pipeline'), route: 'sync', startedBy: { kind: 'apiKey' }, version: { number: 1, hash: expect.stringMatching(/^[0-9a-f]{64}$/) } });
+    const facts = JSON.parse((await exportRun(t.runtime, runs.get('pipeline')!)).at(-1)!);
     // The default model's catalog price (gpt-4o-mini: $0.15 and $0.60 per million): 12 × 0.15 + 3 × 0.6 = $0.0000036, to the millionth.
     expect(facts).toMatchObject({ kind: 'facts', credits: [{ blockName: 'grade', tokens: 15, costUsd: 0.000004 }], tokens: 15, costUsd: 0.000004 });
-    expect(JSON.parse((await exportRun(t.runtime.eventStore, runs.get('test-run')!)).at(-1)!).testResults).toMatchObject({ passed: true });
+    expect(JSON.parse((await exportRun(t.runtime, runs.get('test-run')!)).at(-1)!).testResults).toMatchObject({ passed: true });
   });
 
   it('still verifies a file of export format 1 (facts without cost), and refuses one whose format-1 facts carry a cost', async () => {
-    const lines = await exportRun(t.runtime.eventStore, runs.get('pipeline')!);
+    const lines = await exportRun(t.runtime, runs.get('pipeline')!);
     const manifest = { ...JSON.parse(lines[0]!), format: 'seqflow-run-export/1' };
     const { costUsd: _total, credits, ...facts } = JSON.parse(lines.at(-1)!);
     const v1Facts = { ...facts, credits: credits.map(({ costUsd: _cost, ...credit }: { costUsd: number }) => credit) };
@@ -180,7 +180,10 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     const verified = await runCli(['audit', 'verify', '--file', file], {});
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true });
-    writeFileSync(file, readFileSync(file, 'utf8').replace('"look it up"', '"look it up!"'));
+    // The question is sealed in the file (the manifest carries the run's key): one changed character of its ciphertext shows.
+    const exportedLines = readFileSync(file, 'utf8').split('\n');
+    expect(exportedLines[2]).not.toContain('look it up');
+    writeFileSync(file, exportedLines.map((line, i) => (i === 2 ? line.replace(/"sealed:v1:(.)/, (_all, c: string) => `"sealed:v1:${c === 'A' ? 'B' : 'A'}`) : line)).join('\n'));
     const tampered = await runCli(['audit', 'verify', '--file', file], {});
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toMatch(/line 3: changed: /);
@@ -225,11 +228,11 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     // Both still replay, and the original's export (now with its link) verifies.
     expect((await replayExecution(t.runtime.eventStore, original)).divergence).toBeNull();
     expect((await replayExecution(t.runtime.eventStore, rerun.executionId)).divergence).toBeNull();
-    expect(verifyExport(`${(await exportRun(t.runtime.eventStore, original)).join('\n')}\n`).ok).toBe(true);
+    expect(verifyExport(`${(await exportRun(t.runtime, original)).join('\n')}\n`).ok).toBe(true);
   });
 
   it('names the line when any byte of any line is changed, a line is dropped, or two are swapped', async () => {
-    const lines = await exportRun(t.runtime.eventStore, runs.get('tools')!);
+    const lines = await exportRun(t.runtime, runs.get('tools')!);
     const verify = (edited: string[]) => verifyExport(`${edited.join('\n')}\n`);
     for (const [index, line] of lines.entries()) {
       // One byte: a digit changed where there is one, else a letter.

@@ -118,7 +118,7 @@ describe('backtests: a candidate replayed on recorded production runs, pair by p
     const record = await loadRunRecord(t.runtime.eventStore, different.backtestExecutionId);
     expect(record.version?.steps.map((s) => ('block' in s ? s.block.name : ''))).toEqual(['prep', 'grade']);
     expect(replayRecord(record).divergence).toBeNull();
-    expect(verifyExport(`${(await exportRun(t.runtime.eventStore, different.backtestExecutionId)).join('\n')}\n`)).toMatchObject({ ok: true });
+    expect(verifyExport(`${(await exportRun(t.runtime, different.backtestExecutionId)).join('\n')}\n`)).toMatchObject({ ok: true });
 
     // The read model has the pairs for the console and get_backtest.
     await t.runtime.projections.catchUp();

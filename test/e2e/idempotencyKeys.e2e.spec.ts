@@ -49,10 +49,10 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
   });
   beforeEach(() => server.reset());
 
-  const post = async (path: string, body: unknown, idempotencyKey?: string, apiKey = key, project = 'web'): Promise<Answer> => {
+  const post = async (path: string, body: unknown, idempotencyKey?: string, apiKey = key, project = 'web', requestId?: string): Promise<Answer> => {
     const answer = await fetch(`${base}/seq/acme/${project}/${path}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}), ...(requestId ? { 'x-request-id': requestId } : {}) },
       body: JSON.stringify(body),
     });
     return { status: answer.status, replayed: answer.headers.get('idempotent-replayed') === 'true', body: (await answer.json()) as Answer['body'] };
@@ -161,16 +161,17 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
   it('keeps the answer of a run that failed inside after it started (a log failure): a retry answers it again and runs nothing', async () => {
     // Injected in PostgreSQL itself: the run's ending cannot be appended, as when the log goes away mid-run.
     await sql`CREATE FUNCTION fail_poisoned_ending() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
-    await sql`CREATE TRIGGER fail_poisoned_ending BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%poison-marker%') EXECUTE FUNCTION fail_poisoned_ending()`.execute(t.runtime.db);
+    await sql`CREATE TRIGGER fail_poisoned_ending BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.metadata->>'requestId' LIKE 'poison-marker%') EXECUTE FUNCTION fail_poisoned_ending()`.execute(t.runtime.db);
     // Started: the model answers once the run's request is in the log (its ending fails to append).
-    const requestedRuns = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND data->>'message' = 'poison-marker'`.execute(t.runtime.db)).rows[0]!.n;
+    // The run is known by its request id: what it holds is sealed in the log.
+    const requestedRuns = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND metadata->>'requestId' LIKE 'poison-marker%'`.execute(t.runtime.db)).rows[0]!.n;
     server.respond = () => ({ content: 'poison-marker answer', heldUntil: until(async () => (await requestedRuns()) === 1, 'the run request in the log') });
     try {
-      const first = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
+      const first = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key', key, 'web', 'poison-marker-1');
       expect(first.status).toBe(500);
       // Its end could not be written: the run is recorded failed in its place (RUN_RECORD_FAILED), and named.
       expect(first.body.detail).toMatchObject({ code: 'RUN_RECORD_FAILED', executionId: expect.any(String) });
-      const retried = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key');
+      const retried = await post('ask/execute', { message: 'poison-marker' }, 'started-run-key', key, 'web', 'poison-marker-2');
       expect({ ...retried, body: withoutRequestId(retried.body) }).toEqual({ status: 500, replayed: true, body: withoutRequestId(first.body) });
       expect(await keyEvents('started-run-key')).toEqual(['IdempotencyKeyClaimed', 'IdempotentResponseRecorded']);
       expect(await requestedRuns()).toBe(1);
@@ -183,10 +184,10 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
   it('answers a run whose first append failed with everything in it as not started: nothing recorded, no run named, a retry runs it', async () => {
     // A passthrough run is one append (its request, its step and its end): that append fails whole.
     await sql`CREATE FUNCTION fail_whole_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
-    await sql`CREATE TRIGGER fail_whole_run BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%whole-run-marker%') EXECUTE FUNCTION fail_whole_run()`.execute(t.runtime.db);
-    const requested = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE data->>'message' = 'whole-run-marker'`.execute(t.runtime.db)).rows[0]!.n;
+    await sql`CREATE TRIGGER fail_whole_run BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionCompleted' AND NEW.metadata->>'requestId' LIKE 'whole-run-marker%') EXECUTE FUNCTION fail_whole_run()`.execute(t.runtime.db);
+    const requested = async () => (await sql<{ n: number }>`SELECT count(*)::int AS n FROM seqflow_events WHERE event_type = 'ExecutionRequested' AND metadata->>'requestId' LIKE 'whole-run-marker%'`.execute(t.runtime.db)).rows[0]!.n;
     try {
-      const first = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key');
+      const first = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key', key, 'web', 'whole-run-marker-1');
       expect(first.status).toBe(500);
       expect(first.body.detail).toMatchObject({ code: 'INTERNAL' });
       expect(first.body.detail).not.toHaveProperty('executionId');
@@ -194,7 +195,7 @@ describe('Idempotency-Key on POST /execute and POST /jobs (Stripe semantics)', (
     } finally {
       await sql`DROP TRIGGER fail_whole_run ON seqflow_events`.execute(t.runtime.db);
     }
-    const retried = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key');
+    const retried = await post('hello/execute', { message: 'whole-run-marker' }, 'unstarted-run-key', key, 'web', 'whole-run-marker-2');
     expect(retried).toMatchObject({ status: 200, replayed: false, body: { status: 'completed' } });
     expect(await requested()).toBe(1);
   });

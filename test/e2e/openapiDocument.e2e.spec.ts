@@ -29,6 +29,7 @@ const routes = [
   'get /api/v1/seq/{org}/{project}/{flow}/jobs/{executionId}',
   'post /api/v1/seq/{org}/{project}/{flow}/jobs/{executionId}/cancel',
   'get /api/v1/seq/{org}/{project}/{flow}/runs',
+  'delete /api/v1/seq/{org}/{project}/{flow}/runs/{executionId}/data',
 ];
 
 type Document = Parameters<typeof openApiConformance>[0] & { openapi: string; webhooks: Record<string, unknown>; info: { version: string } };
@@ -162,6 +163,12 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     await call('GET', `${flowPath}/jobs`, '/seq/acme/web/hello/jobs?limit=1');
     await call('GET', `${flowPath}/jobs`, '/seq/acme/web/hello/jobs?status=lost');
     await call('GET', `${flowPath}/runs`, '/seq/acme/web/hello/runs?mode=sync,step');
+    const erased = await call('DELETE', `${flowPath}/runs/{executionId}/data`, `/seq/acme/web/hello/runs/${String(completed.body.executionId)}/data?reason=audit`);
+    expect(erased.body).toMatchObject({ erasedNow: true });
+    await call('DELETE', `${flowPath}/runs/{executionId}/data`, '/seq/acme/web/hello/runs/00000000-0000-4000-8000-000000000000/data'); // 404
+    await t.runtime.projections.catchUp();
+    await call('GET', `${flowPath}/jobs/{executionId}`, `/seq/acme/web/hello/jobs/${String(job.body.executionId)}`);
+    await call('GET', `${flowPath}/runs`, '/seq/acme/web/hello/runs');
 
     await call('GET', '/api/v1/organizations/{org_id}/webhooks/secret', `/organizations/${orgId}/webhooks/secret`);
     await call('GET', '/api/v1/organizations/{org_id}/webhooks/deliveries', `/organizations/${orgId}/webhooks/deliveries?limit=5`);

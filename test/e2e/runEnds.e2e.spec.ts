@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { sql } from 'kysely';
+import { type RawBuilder, sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSilentOwnRunSweep } from '../../src/runs/silentOwnRuns.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
@@ -30,6 +30,7 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
   let base: string;
   let key: string;
   let workers: { stop(): Promise<void> };
+  let runOfFlow: (slug: string) => Promise<RawBuilder<unknown>>;
 
   const post = async (flow: string, path: 'execute' | 'jobs') => {
     const response = await fetch(`${base}/seq/acme/web/${flow}/${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message: 'go' }) });
@@ -42,10 +43,14 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
   beforeAll(async () => {
     t = await createTestRuntime('run_ends');
     key = await seedProject(t.runtime, flows);
+    await t.runtime.projections.catchUp();
+    // Runs are told apart by their flow: what they hold is sealed in the log, their flow id is not.
+    const ofFlow = async (slug: string) => (await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', slug).executeTakeFirstOrThrow()).id;
+    runOfFlow = async (slug: string) => sql`EXISTS (SELECT 1 FROM seqflow_events e WHERE e.stream_id = NEW.stream_id AND e.stream_revision = 0 AND e.data->>'flowId' = ${sql.lit(await ofFlow(slug))})`;
     await sql`
       CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.event_type = 'ExecutionCompleted' AND NEW.data::text LIKE '%poison%' THEN
+        IF NEW.event_type = 'ExecutionCompleted' AND ${await runOfFlow('poisoned')} THEN
           RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100';
         END IF;
         RETURN NEW;
@@ -123,7 +128,7 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
     await sql`
       CREATE FUNCTION fill_disk() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.stream_revision > 1 AND EXISTS (SELECT 1 FROM seqflow_events e WHERE e.stream_id = NEW.stream_id AND e.stream_revision = 0 AND e.data->>'message' = 'doomed') THEN
+        IF NEW.stream_revision > 1 AND ${await runOfFlow('doomed')} THEN
           RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100';
         END IF;
         RETURN NEW;

@@ -245,14 +245,16 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
 
   it('ends a test run whose engine run fails to run as failed, naming why, and a suite still records every case', async () => {
     // Injected in PostgreSQL itself: this case's run cannot write its first event, as when the log goes away.
-    await sql`CREATE FUNCTION fail_poisoned_test_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
-    await sql`CREATE TRIGGER fail_poisoned_test_run BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionRequested' AND NEW.data::text LIKE '%poison-test-marker%') EXECUTE FUNCTION fail_poisoned_test_run()`.execute(t.runtime.db);
     try {
       const suiteFlow = (await createFlow(t.runtime.commands, scope, { projectId: (await t.runtime.db.selectFrom('projects').select('id').executeTakeFirstOrThrow()).id, name: 'Suite', slug: 'suite-faults' }, testPrincipal)).flowId;
       await addBlock(t.runtime.commands, scope, { flowId: suiteFlow, name: 'echo', processor_type: 'passthrough' }, testPrincipal);
       const poisoned = await add(suiteFlow, { name: 'poisoned', input: { message: 'poison-test-marker' }, assertions: [{ type: 'contains', value: 'x' }] });
       await add(suiteFlow, { name: 'healthy', input: { message: 'fine' }, assertions: [{ type: 'contains', value: 'fine' }] });
       await t.runtime.projections.catchUp();
+      // The poisoned case's run is known by its test run (its input is sealed in the log; ids are not).
+      const ofPoisonedCase = sql`EXISTS (SELECT 1 FROM seqflow_events e WHERE e.event_type = 'TestRunStarted' AND e.data->>'testRunId' = NEW.data->>'testRunId' AND e.data->>'testCaseId' = ${sql.lit(poisoned)})`;
+      await sql`CREATE FUNCTION fail_poisoned_test_run() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.event_type = 'ExecutionRequested' AND ${ofPoisonedCase} THEN RAISE EXCEPTION 'append failed (injected)'; END IF; RETURN NEW; END $$`.execute(t.runtime.db);
+      await sql`CREATE TRIGGER fail_poisoned_test_run BEFORE INSERT ON seqflow_events FOR EACH ROW EXECUTE FUNCTION fail_poisoned_test_run()`.execute(t.runtime.db);
 
       const summary = await runTestCase(t.runtime.execution, scope, { testCaseId: poisoned, draft: true }, testPrincipal);
       expect(summary).toMatchObject({ runStatus: 'failed', passed: false, error: { code: 'INTERNAL' } });

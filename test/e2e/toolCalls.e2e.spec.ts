@@ -223,7 +223,7 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       const before = await types(pause.executionId);
       // Injected in PostgreSQL itself: the append that carries the resume fails, as when the log goes away.
       await sql`CREATE FUNCTION fail_marked_resume() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'append failed (injected)'; END $$`.execute(t.runtime.db);
-      await sql`CREATE TRIGGER fail_marked_resume BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionResumed' AND NEW.data::text LIKE '%resume-marker%') EXECUTE FUNCTION fail_marked_resume()`.execute(t.runtime.db);
+      await sql`CREATE TRIGGER fail_marked_resume BEFORE INSERT ON seqflow_events FOR EACH ROW WHEN (NEW.event_type = 'ExecutionResumed' AND NEW.stream_id = ${sql.lit('execution-' + pause.executionId)}) EXECUTE FUNCTION fail_marked_resume()`.execute(t.runtime.db);
       try {
         const failed = await resume('assistant', pause, [toolResult('call_1', 'resume-marker')]);
         expect(failed.status).toBe(500);

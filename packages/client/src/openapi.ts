@@ -212,6 +212,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/seq/{org}/{project}/{flow}/runs/{executionId}/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Erase a run's personal data: its input, prompts, replies, tool calls and results, result and webhook bodies
+         * @description The run's data key is removed, so what it was sealed with reads as erased everywhere; what the run did (timeline, statuses, tokens, cost, hashes) stays and the log still verifies. Only a run that has ended; erasing again answers the first erasure. `reason` is recorded with it.
+         */
+        delete: operations["eraseRunData"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/seq/{org}/{project}/{flow}/step": {
         parameters: {
             query?: never;
@@ -547,6 +567,11 @@ export type components = {
             completedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description Only once the run's data was erased: its result then reads null
+             */
+            dataErasedAt?: string;
             durationMs: number | null;
             /** @description Only when failed */
             errorCode?: string | null;
@@ -582,6 +607,11 @@ export type components = {
             completedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description Only once the run's data was erased: its result then reads null
+             */
+            dataErasedAt?: string;
             durationMs: number | null;
             /** @description Only when failed */
             errorCode?: string | null;
@@ -604,6 +634,11 @@ export type components = {
             completedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description Only once the run's data was erased: its result then reads null
+             */
+            dataErasedAt?: string;
             durationMs: number | null;
             /** @description Only when failed */
             errorCode?: string | null;
@@ -622,6 +657,11 @@ export type components = {
             completedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: date-time
+             * @description Only once the run's data was erased: its result then reads null
+             */
+            dataErasedAt?: string;
             durationMs: number | null;
             /** @description Only when failed */
             errorCode?: string | null;
@@ -694,6 +734,8 @@ export type components = {
         Run: {
             /** Format: date-time */
             createdAt: string;
+            /** @description When the run's data was erased (DELETE .../runs/{executionId}/data, or its retention period), or null */
+            dataErasedAt: string | null;
             durationMs: number | null;
             endedAt: string | null;
             executionId: string;
@@ -705,9 +747,31 @@ export type components = {
             status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
             versionNumber: number | null;
         };
+        RunErasure: {
+            /**
+             * Format: date-time
+             * @description When its data was erased: now, or by an earlier erasure, which stands
+             */
+            erasedAt: string;
+            /** @description false: it was erased before this request */
+            erasedNow: boolean;
+            executionId: string;
+        };
+        RunErasureInput: {
+            /**
+             * Format: date-time
+             * @description When its data was erased: now, or by an earlier erasure, which stands
+             */
+            erasedAt: string;
+            /** @description false: it was erased before this request */
+            erasedNow: boolean;
+            executionId: string;
+        };
         RunInput: {
             /** Format: date-time */
             createdAt: string;
+            /** @description When the run's data was erased (DELETE .../runs/{executionId}/data, or its retention period), or null */
+            dataErasedAt: string | null;
             durationMs: number | null;
             endedAt: string | null;
             executionId: string;
@@ -3906,6 +3970,246 @@ export interface operations {
                         detail: {
                             /** @enum {string} */
                             code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
+    eraseRunData: {
+        parameters: {
+            query?: {
+                /** @description Why: recorded with the erasure */
+                reason?: string;
+            };
+            header?: never;
+            path: {
+                executionId: string;
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunErasure"];
+                };
+            };
+            /** @description URL_INVALID, EXECUTION_ID_INVALID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "EXECUTION_ID_INVALID";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, EXECUTION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "EXECUTION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description CONFLICT */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "CONFLICT";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

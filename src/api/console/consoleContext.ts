@@ -13,6 +13,7 @@ import type { Watchdog } from '../../watchdog/watchdog.ts';
 import type { Supervisor } from '../../supervision/supervisor.ts';
 import type { JwtVerifier } from '../auth/jwtVerifier.ts';
 import type { ConsoleSignIns } from '../oauth/consoleSignIns.ts';
+import type { RunDataKeys } from '../../security/runDataKeys.ts';
 import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
 
 /** The services the console's procedures work with, made once by the console's wiring. */
@@ -30,6 +31,8 @@ export interface ConsoleServices {
   /** The watchdog's last report (null where no worker of this process runs it yet). */
   watchdog: Pick<Watchdog, 'last'>;
   masterKey: Buffer;
+  /** Runs' data keys: an export carries its run's. */
+  runDataKeys: RunDataKeys;
   secretGraceSeconds: number;
   /** For the shadow read models of a verification (connections of their own). */
   databaseUrl: string;

@@ -162,7 +162,7 @@ export const consoleRouter = router({
       .subscription(({ ctx, input, signal }) => withApiErrors(liveRunEvents(ctx, input, signal))),
   }),
   audit: router({
-    exportRun: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => ({ executionId: input.executionId, lines: await exportRun(ctx.services.eventStore, input.executionId) })),
+    exportRun: operatorProcedure.input(z.object({ executionId: id })).query(async ({ ctx, input }) => ({ executionId: input.executionId, lines: await exportRun(ctx.services, input.executionId) })),
     verifyLog: operatorProcedure.input(z.object({ streamId: id.optional() })).mutation(({ ctx, input }) => verifyLog(ctx.services.eventStore, { streamId: input.streamId })),
   }),
 });

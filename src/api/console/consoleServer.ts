@@ -113,6 +113,7 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   tasks: runtime.supervisor,
   watchdog: runtime.watchdog,
   masterKey: runtime.masterKey,
+  runDataKeys: runtime.runDataKeys,
   secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds,
   databaseUrl: runtime.databaseUrl,
   logger: runtime.logger,

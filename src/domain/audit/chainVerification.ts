@@ -5,6 +5,8 @@ export interface ChainedEvent extends HashedContent {
   position: number;
   /** The chain hash the log stored with the event (null: the log has none). */
   hash: string | null;
+  /** The data as stored when personal data in it is sealed (`data` is then the opened data): what the hash covers. */
+  sealedData?: unknown;
 }
 
 export type ChainProblem =
@@ -32,7 +34,7 @@ export function verifyNext(state: ChainState, event: ChainedEvent): { state: Cha
   if (event.revision > state.nextRevision) return { problem: { kind: 'removed', ...at, revision: state.nextRevision, detail: `revision ${state.nextRevision} is missing: removed, or moved later in the log (the next event found is revision ${event.revision})` } };
   if (event.revision < state.nextRevision) return { problem: { kind: 'reordered', ...at, detail: `revision ${event.revision} appears again, or out of order, after revision ${state.nextRevision - 1}` } };
   if (event.hash === null) return { problem: { kind: 'changed', ...at, detail: 'the event has no chain hash' } };
-  const expected = chainHash(state.head, event.revision, contentHash(event));
+  const expected = chainHash(state.head, event.revision, contentHash(event.sealedData === undefined ? event : { ...event, data: event.sealedData }));
   if (expected !== event.hash) {
     return { problem: { kind: 'changed', ...at, detail: `its content or its place in the chain differs from what was appended (stored ${event.hash.slice(0, 12)}…, recomputed ${expected.slice(0, 12)}…)` } };
   }

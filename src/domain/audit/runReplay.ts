@@ -29,7 +29,8 @@ const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
  * first; nothing after the end; every step completed once, after it started (a step may start again
  * only after a job takeover); every resume answering the pause before it; the result equal to what
  * the last step produced; and, for blocks that paused for no tools, the credits charged equal to the
- * token usage recorded. Returns the first divergence, or null.
+ * token usage recorded. Returns the first divergence, or null. A run whose data was erased replays
+ * without the content checks (its result and outputs read as erased); its erasure must follow its end.
  */
 export function replayRun(input: RunReplayInput): Divergence | null {
   let state: ExecutionState = execution.initialState();
@@ -40,6 +41,7 @@ export function replayRun(input: RunReplayInput): Divergence | null {
   const used = new Map<string, number>();
   const paused = new Set<string>();
   let claimedSinceStart = false;
+  const erased = input.events.some(({ event }) => event.type === 'RunDataErased');
   const first = input.events[0];
   if (first && first.event.type !== 'ExecutionRequested') return { index: 0, eventType: first.event.type, reason: 'a run begins with ExecutionRequested' };
 
@@ -54,6 +56,8 @@ export function replayRun(input: RunReplayInput): Divergence | null {
         }
       } else if (event.type === 'ExecutionRerunStarted') {
         if (state.status === 'none') return diverged('a rerun link before the run');
+      } else if (event.type === 'RunDataErased') {
+        if (state.status !== 'completed' && state.status !== 'failed') return diverged('an erasure before the run ended');
       } else {
         execution.decide({ type: 'Record', event }, state);
       }
@@ -84,7 +88,7 @@ export function replayRun(input: RunReplayInput): Divergence | null {
     if (event.type === 'ExecutionCompleted' && input.steps) {
       const last = input.steps.length - 1;
       const expected = resultObject(outputOfStep(evolveRunHistory(history, { event, occurredAt }), input.steps[last]!, last));
-      if (!same(expected, event.data.result)) return diverged('the recorded result is not what the last step produced');
+      if (!erased && !same(expected, event.data.result)) return diverged('the recorded result is not what the last step produced');
       for (const [block, tokens] of used) {
         if (!paused.has(block) && (charged.get(block) ?? 0) !== tokens) return diverged(`block '${block}' used ${tokens} tokens but was charged ${charged.get(block) ?? 0}`);
       }

@@ -27,6 +27,8 @@ export const eventMetadataSchema = z.object({
   traceparent: z.string().regex(/^[\da-f]{2}-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/).optional(),
   /** A run's events: the process running it (its runner lease), so a sweep can end the run if that process dies. */
   runner: z.string().min(1).max(200).optional(),
+  /** Personal data in the event is sealed under its run's data key (src/domain/privacy/sealedFields.ts). */
+  sealed: z.literal(true).optional(),
 });
 export type EventMetadata = z.infer<typeof eventMetadataSchema>;
 

@@ -33,6 +33,8 @@ export type ExecutionState =
       pause: PauseState | null;
       /** Tool-calling turns per block name, from this run's own events. */
       iterations: ReadonlyMap<string, number>;
+      /** When its data was erased (RunDataErased), or null. */
+      erasedAt: string | null;
     };
 
 /** The caller's side of a resume: the pause's messages, then one tool message per requested call. */
@@ -58,7 +60,13 @@ export type ExecutionCommand =
    * run's end is recorded already (someone else's), and a paused one is not stuck (the resume that
    * failed to be written can be sent again).
    */
-  | { type: 'RecordUnrecordedEnd'; data: { message: string; durationMs: number } };
+  | { type: 'RecordUnrecordedEnd'; data: { message: string; durationMs: number } }
+  /**
+   * Erase the run's personal data (crypto-shredding): only a run that has ended, since a running or
+   * paused one would go on writing what was just erased (cancel it first). Erasing again changes
+   * nothing: the first erasure stands.
+   */
+  | { type: 'Erase'; data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string } };
 
 const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
   typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
@@ -68,7 +76,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   evolve: (state, event) => {
     if (event.type === 'ExecutionRequested') {
       const { executionId, organizationId, flowId, projectId, versionId, mode } = event.data;
-      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, mode, pause: null, iterations: new Map() };
+      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, mode, pause: null, iterations: new Map(), erasedAt: null };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
@@ -82,6 +90,8 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
         return { ...state, status: 'failed', pause: null };
       case 'ExecutionCompleted':
         return { ...state, status: 'completed' };
+      case 'RunDataErased':
+        return { ...state, erasedAt: state.erasedAt ?? event.data.erasedAt };
       default:
         return state;
     }
@@ -93,6 +103,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
       return [{ type: 'ExecutionRerunStarted', data: { executionId: state.executionId, rerunExecutionId: command.data.rerunExecutionId } }];
     }
     if (command.type === 'Cancel') return decideCancel(command.data, state);
+    if (command.type === 'Erase') return decideErase(command.data, state);
     if (command.type === 'RecordUnrecordedEnd') {
       if (state.status === 'none') throw new ApiError('EXECUTION_ID_INVALID', 'No such execution');
       if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);
@@ -123,6 +134,15 @@ function decideCancel(data: { reason: string; durationMs: number }, state: Execu
       data: { executionId: state.executionId, reason: 'cancelled', code: 'CANCELLED', message: data.reason, stepIndex: pausedAt?.stepIndex ?? null, blockName: pausedAt?.blockName ?? null, durationMs: data.durationMs },
     },
   ];
+}
+
+function decideErase(data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string }, state: ExecutionState): ExecutionEvent[] {
+  if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
+  if (state.erasedAt !== null) return [];
+  if (state.status === 'running' || state.status === 'paused') {
+    throw new ApiError('CONFLICT', `execution ${state.executionId} is ${state.status}: only a run that has ended can be erased (cancel it first)`);
+  }
+  return [{ type: 'RunDataErased', data: { executionId: state.executionId, ...data } }];
 }
 
 function decideResume(request: ResumeRequest, flowId: string, state: ExecutionState): ExecutionEvent[] {

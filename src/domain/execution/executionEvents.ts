@@ -218,6 +218,18 @@ export const ExecutionCompleted = defineEvent('ExecutionCompleted', 2, z.object(
 /** An operator reran this run: the new run's id, recorded in the original's stream (whatever its state) so each links to the other. */
 export const ExecutionRerunStarted = defineEvent('ExecutionRerunStarted', 1, z.object({ executionId: z.string(), rerunExecutionId: z.string() }));
 
+/**
+ * The run's personal data was erased: its data key is removed, so every sealed field of its events
+ * (src/domain/privacy/sealedFields.ts) reads as erased from now on; what the run did stays. `trigger`:
+ * someone asked (`request`, the principal in the metadata and their reason), or the retention period
+ * of its organization or project ran out (`retention`).
+ */
+export const RunDataErased = defineEvent(
+  'RunDataErased',
+  1,
+  z.object({ executionId: z.string(), trigger: z.enum(['request', 'retention']), reason: z.string().max(1000), erasedAt: z.iso.datetime() }),
+);
+
 export type ExecutionEvent =
   | EventOf<typeof ExecutionRequested>
   | EventOf<typeof JobClaimed>
@@ -229,6 +241,7 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionPausedForToolCalls>
   | EventOf<typeof ExecutionResumed>
   | EventOf<typeof ExecutionCompleted>
-  | EventOf<typeof ExecutionRerunStarted>;
+  | EventOf<typeof ExecutionRerunStarted>
+  | EventOf<typeof RunDataErased>;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;

@@ -22,14 +22,17 @@ export interface JobView {
   failureReason: FailureReason | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** When the run's data was erased: its result then reads null. */
+  dataErasedAt: string | null;
 }
 
 export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobView | null {
   const { event, occurredAt } = entry;
   if (event.type === 'ExecutionRequested') {
     if (view || event.data.mode !== 'async') return view;
-    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null };
+    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, dataErasedAt: null };
   }
+  if (event.type === 'RunDataErased') return view ? { ...view, result: null, dataErasedAt: view.dataErasedAt ?? event.data.erasedAt } : view;
   // Only an open job moves on.
   if (!view || view.status === 'completed' || view.status === 'failed') return view;
   const moved = () => ({ ...view, status: jobStatusOf(evolveRunStatus(runStatusOfJob(view.status, view.claims), event)!) });

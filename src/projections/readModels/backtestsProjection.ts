@@ -4,11 +4,12 @@ import type { Projection } from '../projection.ts';
 /**
  * Backtests and their pairs: a row per backtest with its counts so far (a console watching it fill
  * in reads them), a row per chosen run from the start, filled in when its comparison is recorded.
- * A comparison counts once: the update only takes a pair not compared yet.
+ * A comparison counts once: the update only takes a pair not compared yet. An erased run's pairs
+ * keep their outcome, not the excerpts of its result.
  */
 export const backtestsProjection: Projection = {
   name: 'backtests',
-  handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestFinished'],
+  handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestFinished', 'RunDataErased'],
   tables: ['backtests', 'backtest_pairs'],
   async apply(trx, event, { occurredAt }) {
     switch (event.type) {
@@ -67,6 +68,11 @@ export const backtestsProjection: Projection = {
       case 'BacktestFinished': {
         // The counts were kept pair by pair (the judge's verdicts with them); the end sets the status.
         await trx.updateTable('backtests').set({ status: event.data.status, finished_at: occurredAt }).where('id', '=', event.data.backtestId).execute();
+        return;
+      }
+      case 'RunDataErased': {
+        // The changed paths quote the erased run's result; the outcome and counts stay.
+        await trx.updateTable('backtest_pairs').set({ changes: '[]' }).where('execution_id', '=', event.data.executionId).execute();
         return;
       }
     }

@@ -16,10 +16,11 @@ const rowOf = (view: JobView) => ({
   started_at: view.startedAt,
   completed_at: view.completedAt,
   duration_ms: view.durationMs,
+  data_erased_at: view.dataErasedAt,
 });
 
 /** The columns rowOf sets, as updateRows casts them. */
-const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer' };
+const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer', data_erased_at: 'timestamptz' };
 
 type Owner = { projectId: string; organizationId: string };
 
@@ -46,7 +47,7 @@ const executionIdOf = (event: DomainEvent) => (event.data as { executionId: stri
  */
 export const jobsProjection: Projection = {
   name: 'jobs',
-  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed'],
+  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
   tables: ['jobs'],
   async apply(trx, event, context) {
     await applyAll(trx, [{ event, context }]);
@@ -85,5 +86,6 @@ export function jobViewOfRow(row: Selectable<JobsTable>): JobView {
     failureReason: row.failure_reason as JobView['failureReason'],
     errorCode: row.error_code,
     errorMessage: row.error_message,
+    dataErasedAt: iso(row.data_erased_at),
   };
 }

@@ -8,7 +8,7 @@ import { type ColumnTypes, updateRows } from '../updateRows.ts';
 
 /** The columns one event of a run sets (its run status: the status each event gives, so no earlier row is read). */
 function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionContext): Updateable<RunsTable> {
-  const status = statusAfter(event)!;
+  const status = statusAfter(event);
   switch (event.type) {
     case 'JobClaimed':
       return { claims: event.data.claim, status };
@@ -20,13 +20,15 @@ function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionCo
       return { status, ended_at: occurredAt, duration_ms: event.data.durationMs };
     case 'ExecutionFailed':
       return { status, failure_code: event.data.code, ended_at: occurredAt, duration_ms: event.data.durationMs };
+    case 'RunDataErased':
+      return { data_erased_at: event.data.erasedAt };
     default:
       return {};
   }
 }
 
 /** The columns changesOf sets, as updateRows casts them. */
-const changedColumnTypes: ColumnTypes<RunsTable> = { claims: 'integer', status: 'text', runner: 'text', ended_at: 'timestamptz', duration_ms: 'integer', failure_code: 'text' };
+const changedColumnTypes: ColumnTypes<RunsTable> = { claims: 'integer', status: 'text', runner: 'text', ended_at: 'timestamptz', duration_ms: 'integer', failure_code: 'text', data_erased_at: 'timestamptz' };
 
 /**
  * A batch's events folded per run into one write each: the runs requested in the batch inserted as
@@ -58,6 +60,22 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
   }
   if (inserts.size > 0) await trx.insertInto('runs').values([...inserts.values()]).onConflict((oc) => oc.column('execution_id').doNothing()).execute();
   await updateRows(trx, 'runs', 'execution_id', changedColumnTypes, updates);
+  await shredErasedKeys(trx, events);
+}
+
+/**
+ * An erasure's key removal made sure of: the erasing command removes the key just after appending
+ * RunDataErased, and this removes it again from the log, for an erasure whose process died between.
+ */
+async function shredErasedKeys(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent }[]) {
+  for (const { event } of events) {
+    if (event.type !== 'RunDataErased') continue;
+    await trx
+      .insertInto('run_data_keys')
+      .values({ execution_id: event.data.executionId, wrapped_key: null, erased_at: event.data.erasedAt })
+      .onConflict((oc) => oc.column('execution_id').doUpdateSet({ wrapped_key: null }))
+      .execute();
+  }
 }
 
 /**
@@ -67,7 +85,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
  */
 export const runsProjection: Projection = {
   name: 'runs',
-  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionPausedForToolCalls', 'ExecutionResumed', 'ExecutionCompleted', 'ExecutionFailed'],
+  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionPausedForToolCalls', 'ExecutionResumed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
   tables: ['runs'],
   apply: (trx, event, context) => applyAll(trx, [{ event, context }]),
   applyAll,

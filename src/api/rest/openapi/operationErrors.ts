@@ -65,6 +65,8 @@ const RUNNING: readonly ErrorCode[] = [
 const RESUME: readonly ErrorCode[] = ['EXECUTION_ID_INVALID', 'EXECUTION_NOT_FOUND', 'PAUSED_STEP_INVALID', 'TOOL_RESULTS_MISMATCH', 'TOOL_HISTORY_TAMPERED', 'INVALID_RESUME', 'CONFLICT'];
 /** Cancelling a job (CONFLICT: it has ended). */
 export const JOB_CANCELLED: readonly ErrorCode[] = [...RUN_LOOKUP, 'VALIDATION_FAILED', 'CONFLICT'];
+/** Erasing a run's data: a run of the flow that has ended. */
+export const RUN_ERASED: readonly ErrorCode[] = [...RUN_LOOKUP, 'VALIDATION_FAILED', 'CONFLICT'];
 
 /** `/execute` and `/step`: a run started (or resumed) and followed. */
 export const RUN_STARTED: readonly ErrorCode[] = [...FLOW_LOOKUP, ...RUN_INPUT, ...RUNNING, ...RESUME];

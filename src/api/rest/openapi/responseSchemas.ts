@@ -47,6 +47,7 @@ const jobFields = {
   failureReason: z.enum(failureReasons).nullable().optional().meta({ description: 'Only when failed' }),
   errorCode: z.string().nullable().optional().meta({ description: 'Only when failed' }),
   errorMessage: z.string().nullable().optional().meta({ description: 'Only when failed' }),
+  dataErasedAt: timestamp.optional().meta({ description: "Only once the run's data was erased: its result then reads null" }),
 };
 export const jobSchema = z.object({ ...jobFields, result: resultObject.nullable().optional().meta({ description: 'Only when completed' }) }).meta({ id: 'Job' });
 export const jobListItemSchema = z.object(jobFields).meta({ id: 'JobListItem', description: 'A job as listed: its result is left out (poll the job for it)' });
@@ -65,8 +66,16 @@ export const runListItemSchema = z
     createdAt: timestamp,
     endedAt: timestamp.nullable(),
     durationMs: z.number().int().nullable(),
+    dataErasedAt: timestamp.nullable().meta({ description: "When the run's data was erased (DELETE .../runs/{executionId}/data, or its retention period), or null" }),
   })
   .meta({ id: 'Run' });
+export const runErasureSchema = z
+  .object({
+    executionId: z.string(),
+    erasedAt: timestamp.meta({ description: 'When its data was erased: now, or by an earlier erasure, which stands' }),
+    erasedNow: z.boolean().meta({ description: 'false: it was erased before this request' }),
+  })
+  .meta({ id: 'RunErasure' });
 export const runPageSchema = pageOf(runListItemSchema).meta({ id: 'RunPage' });
 
 export const flowSchema = z

@@ -5,9 +5,9 @@ import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import type { RunService } from '../../../runs/runService.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
-import { jobPageSchema, runPageSchema } from '../openapi/responseSchemas.ts';
+import { jobPageSchema, runErasureSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
-import { FLOW_LOOKUP, LISTING } from '../openapi/operationErrors.ts';
+import { FLOW_LOOKUP, LISTING, RUN_ERASED } from '../openapi/operationErrors.ts';
 import { runModes } from '../../../domain/execution/executionEvents.ts';
 
 
@@ -26,6 +26,8 @@ const page = {
   cursor: z.string().max(500).optional(),
 };
 const jobListing = z.strictObject({ status: oneOrMore(jobStatuses).optional(), ...page });
+const runPath = flowParams.extend({ executionId: z.string().min(1).max(200) });
+const eraseQuery = z.strictObject({ reason: z.string().min(1).max(1000).optional().meta({ description: 'Why: recorded with the erasure' }) });
 const runListing = z.strictObject({
   status: oneOrMore(runStatuses).optional(),
   mode: oneOrMore(runModes).optional(),
@@ -43,7 +45,7 @@ function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
  * and time filters and an opaque keyset cursor (`nextCursor`, null on the last page). Both list the
  * read models: a run accepted a moment ago appears once they have caught up.
  */
-export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns'>) {
+export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' | 'eraseCallerRun'>) {
   return async (app: FastifyInstance) => {
     const jobs = documented({ operationId: 'listJobs', summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
@@ -55,6 +57,25 @@ export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns'>
     app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
       return runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor });
+    });
+
+    const erase = documented(
+      {
+        operationId: 'eraseRunData',
+        summary: "Erase a run's personal data: its input, prompts, replies, tool calls and results, result and webhook bodies",
+        description:
+          "The run's data key is removed, so what it was sealed with reads as erased everywhere; what the run did (timeline, statuses, tokens, cost, hashes) stays and the log still verifies. Only a run that has ended; erasing again answers the first erasure. `reason` is recorded with it.",
+        tags: ['Runs'],
+        params: runPath,
+        querystring: eraseQuery,
+        response: { 200: runErasureSchema },
+        errors: RUN_ERASED,
+      },
+      ['apiKey'],
+    );
+    app.delete('/seq/:org/:project/:flow/runs/:executionId/data', { schema: erase }, async (request) => {
+      const { reason } = parseQuery(eraseQuery, request);
+      return runs.eraseCallerRun(callerOf(request), { ...runPath.parse(request.params), reason });
     });
   };
 }

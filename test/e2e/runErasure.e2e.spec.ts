@@ -1,0 +1,163 @@
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verifyLog } from '../../src/audit/logVerification.ts';
+import { exportRun } from '../../src/audit/runExport.ts';
+import { verifyExport } from '../../src/audit/exportVerification.ts';
+import { executionStream } from '../../src/domain/execution/executionEvents.ts';
+import { runCli } from '../support/runProcess.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { selectRuns } from '../../src/backtests/runSelection.ts';
+
+interface Answer {
+  status: number;
+  body: Record<string, unknown> & { detail?: { code: string; message: string } };
+}
+
+/**
+ * Issue 39 point 2: a run's personal data is sealed under its own key in the log, and erasing the run
+ * removes the key: the content is gone from every table, while every verification still passes.
+ */
+describe("erasing a run's personal data (crypto-shredding)", () => {
+  let t: TestRuntime;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+    const answer = await fetch(`${base}/seq/acme/web/${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: answer.status, body: (await answer.json()) as Answer['body'] };
+  };
+  const execute = async (message: string, parameters: Record<string, unknown>, headers: Record<string, string> = {}) => {
+    const answer = await call('POST', 'pipeline/execute', { message, parameters }, headers);
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    return answer.body.executionId as string;
+  };
+
+  /** Every row of every table of the database, as text, that contains `text`: where plaintext could survive. */
+  async function tablesHolding(text: string): Promise<string[]> {
+    const tables = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(t.runtime.db);
+    const holding: string[] = [];
+    for (const { name } of tables.rows) {
+      const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(name)} AS row WHERE row::text LIKE ${`%${text}%`}`.execute(t.runtime.db);
+      if (found.rows[0]!.n > 0) holding.push(name);
+    }
+    return holding;
+  }
+
+  beforeAll(async () => {
+    t = await createTestRuntime('erasure');
+    key = await seedProject(t.runtime, {
+      pipeline: [{ block: { name: 'first', processor_type: 'passthrough' } }, { block: { name: 'second', processor_type: 'passthrough' } }],
+    });
+    await t.runtime.projections.catchUp();
+    ({ app, base } = await serveApi(t.runtime));
+  });
+  afterAll(async () => {
+    await app?.close();
+    await t?.close();
+  });
+
+  it('keeps a run readable but sealed in the log, and after DELETE .../data keeps no plaintext anywhere while the log, the export and the read models still verify', async () => {
+    const marker = `pii-${randomUUID()}`;
+    const executionId = await execute(`my email is ${marker}@example.com`, { customer_id: marker }, { 'idempotency-key': `erase-${marker}` });
+    await t.runtime.projections.catchUp();
+    // Sealed at rest: the log stores no plaintext, yet every reader sees the run as it was.
+    const stored = await sql<{ data: string }>`SELECT data::text AS data FROM seqflow_events WHERE stream_id = ${executionStream(executionId)}`.execute(t.runtime.db);
+    expect(stored.rows.length).toBeGreaterThan(3);
+    expect(stored.rows.map((r) => r.data).join('\n')).not.toContain(marker);
+    const before = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(before[0]).toMatchObject({ type: 'ExecutionRequested', data: { message: `my email is ${marker}@example.com`, parameters: { customer_id: marker } } });
+
+    const erased = await call('DELETE', `pipeline/runs/${executionId}/data?reason=${encodeURIComponent('GDPR request #7')}`);
+    expect(erased).toMatchObject({ status: 200, body: { executionId, erasedNow: true, erasedAt: expect.any(String) } });
+    // Again: the first erasure stands.
+    expect(await call('DELETE', `pipeline/runs/${executionId}/data`)).toMatchObject({ status: 200, body: { executionId, erasedNow: false, erasedAt: erased.body.erasedAt } });
+    await t.runtime.projections.catchUp();
+
+    expect(await tablesHolding(marker)).toEqual([]);
+    const after = await t.runtime.eventStore.readStream(executionStream(executionId));
+    expect(after[0]).toMatchObject({ data: { message: null, parameters: {} }, erasedFields: ['message', 'parameters', 'attachments', 'tools'] });
+    expect(after.at(-1)).toMatchObject({ type: 'RunDataErased', data: { executionId, trigger: 'request', reason: 'GDPR request #7' }, metadata: { principal: { kind: 'apiKey' } } });
+    // What the run did stays: its statuses and steps.
+    expect(after.map((e) => e.type)).toEqual(expect.arrayContaining(['ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']));
+
+    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+    const lines = await exportRun(t.runtime, executionId);
+    expect(verifyExport(`${lines.join('\n')}\n`)).toEqual({ ok: true, lines: lines.length, failure: null });
+    expect(JSON.parse(lines[0]!)).toMatchObject({ dataKey: null, dataErasedAt: erased.body.erasedAt });
+    // Erased runs are not run again: no rerun, no backtest picks them.
+    await expect(t.runtime.runs.rerun(executionId, testPrincipal)).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('erased') });
+    const flowId = (after[0]!.data as { flowId: string }).flowId;
+    await expect(selectRuns(t.runtime.db, flowId, { kind: 'executions', executionIds: [executionId] }, false)).rejects.toMatchObject({ code: 'BACKTEST_NO_RUNS' });
+    expect(await selectRuns(t.runtime.db, flowId, { kind: 'last', count: 50 }, false)).not.toContain(executionId);
+    const listed = await call('GET', 'pipeline/runs?limit=100');
+    expect((listed.body.items as { executionId: string; dataErasedAt: string | null }[]).find((r) => r.executionId === executionId)).toMatchObject({ dataErasedAt: erased.body.erasedAt });
+  });
+
+  it('erases only runs that ended, of the caller’s own flow, and answers a run it does not know 404', async () => {
+    expect(await call('DELETE', `pipeline/runs/${randomUUID()}/data`)).toMatchObject({ status: 404, body: { detail: { code: 'EXECUTION_NOT_FOUND' } } });
+    expect(await call('DELETE', `pipeline/runs/x/data?surprise=1`)).toMatchObject({ status: 422, body: { detail: { code: 'VALIDATION_FAILED' } } });
+    // A run that has not ended (a job no runner took) would go on writing: refused.
+    const queued = await call('POST', 'pipeline/jobs', { message: 'later' });
+    expect(queued.status).toBe(202);
+    expect(await call('DELETE', `pipeline/runs/${String(queued.body.executionId)}/data`)).toMatchObject({ status: 409, body: { detail: { code: 'CONFLICT', message: expect.stringContaining('only a run that has ended can be erased') } } });
+    const kept = `kept-${randomUUID()}`;
+    const executionId = await execute(kept, {});
+    await t.runtime.projections.catchUp();
+    expect(await tablesHolding(kept)).toEqual([]); // sealed from the start: the read models hold no input either
+    expect((await t.runtime.eventStore.readStream(executionStream(executionId)))[0]!.data).toMatchObject({ message: kept });
+  });
+
+  it('erases by content from the CLI: a dry run lists the runs, the erasure names each, and others stay readable', async () => {
+    const customer = `cust-${randomUUID()}`;
+    const mine = [await execute('one', { customer_id: customer }), await execute('two', { customer_id: customer, nested: { a: 1 } })];
+    const other = await execute('three', { customer_id: `${customer}-not` });
+    await t.runtime.projections.catchUp();
+    const env = { DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
+    const dry = await runCli(['runs', 'erase', '--org', 'acme', '--where', `input.parameters.customer_id=${customer}`, '--dry-run'], env);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect((JSON.parse(dry.stdout) as { matched: { executionId: string }[] }).matched.map((r) => r.executionId).sort()).toEqual([...mine].sort());
+    expect(await tablesHolding(customer)).toEqual([]);
+    expect((await t.runtime.eventStore.readStream(executionStream(mine[0]!)))[0]!.erasedFields).toBeUndefined();
+
+    const done = await runCli(['runs', 'erase', '--org', 'acme', '--where', `input.parameters.customer_id=${customer}`, '--reason', 'ticket 12'], env);
+    expect(done.code, done.stderr).toBe(0);
+    const report = JSON.parse(done.stdout) as { erased: { executionId: string; erasedNow: boolean }[]; notErased: unknown[] };
+    expect(report.erased.map((r) => r.executionId).sort()).toEqual([...mine].sort());
+    expect(report.notErased).toEqual([]);
+    for (const id of mine) expect((await t.runtime.eventStore.readStream(executionStream(id))).at(-1)).toMatchObject({ type: 'RunDataErased', data: { reason: `ticket 12 (input.parameters.customer_id=${customer})` }, metadata: { principal: { kind: 'cli' } } });
+    expect((await t.runtime.eventStore.readStream(executionStream(other)))[0]!.data).toMatchObject({ parameters: { customer_id: `${customer}-not` } });
+    const bad = await runCli(['runs', 'erase', '--org', 'acme', '--where', 'output.x=1'], env);
+    expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('--where must be input.message=<text> or input.parameters.<key>=<value>')]);
+  });
+
+  it('property: after erasing any subset of random runs, every verification passes and nothing of an erased run remains in any table', async () => {
+    const hostile = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('😀'.repeat(5), 'שלום עולם', 'e\u0301\u0301', '"quoted" \\ back'));
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.record({ text: hostile, erase: fc.boolean() }), { minLength: 1, maxLength: 4 }), async (runs) => {
+        const made = [];
+        for (const run of runs) {
+          const marker = `m${randomUUID().replaceAll('-', '')}`;
+          made.push({ ...run, marker, executionId: await execute(`${marker} ${run.text}`, { note: `${marker}${run.text}` }) });
+        }
+        for (const run of made.filter((r) => r.erase)) expect((await call('DELETE', `pipeline/runs/${run.executionId}/data`)).status).toBe(200);
+        await t.runtime.projections.catchUp();
+        expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+        for (const run of made) {
+          expect(await tablesHolding(run.marker)).toEqual([]);
+          const first = (await t.runtime.eventStore.readStream(executionStream(run.executionId)))[0]!;
+          expect(first.data).toMatchObject(run.erase ? { message: null, parameters: {} } : { message: `${run.marker} ${run.text}`, parameters: { note: `${run.marker}${run.text}` } });
+          expect(verifyExport(`${(await exportRun(t.runtime, run.executionId)).join('\n')}\n`)).toMatchObject({ ok: true });
+        }
+      }),
+      { numRuns: 6 },
+    );
+  });
+});
