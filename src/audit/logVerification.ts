@@ -9,6 +9,33 @@ export interface LogVerification {
   events: number;
   /** The first event found changed, removed or reordered; null when every chain holds. */
   problem: ChainProblem | null;
+  /**
+   * Runs whose personal data was erased in what was read: how many, and the first 1,000 with when
+   * and why. Their events still verify: the chain covers the sealed text, not the erased content.
+   */
+  erasedRuns: { count: number; runs: ErasedRun[] };
+}
+
+export interface ErasedRun {
+  executionId: string;
+  erasedAt: string;
+  trigger: string;
+}
+
+const LISTED_ERASURES = 1000;
+
+/** Collects the erasures among the events read. */
+function erasures() {
+  const found = { count: 0, runs: [] as ErasedRun[] };
+  return {
+    see(event: RecordedEvent) {
+      if (event.type !== 'RunDataErased') return;
+      found.count++;
+      const data = event.data as { executionId: string; erasedAt: string; trigger: string };
+      if (found.runs.length < LISTED_ERASURES) found.runs.push({ executionId: data.executionId, erasedAt: data.erasedAt, trigger: data.trigger });
+    },
+    found,
+  };
 }
 
 /**
@@ -25,18 +52,20 @@ export async function verifyLog(eventStore: EventStore, options: { streamId?: st
 async function verifyStream(eventStore: EventStore, streamId: string): Promise<LogVerification> {
   let state = emptyChain();
   let events = 0;
+  const erased = erasures();
   for (let from = 0; ; from += PAGE) {
     const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE });
     for (const event of page) {
       const step = verifyNext(state, event);
       events++;
-      if ('problem' in step) return { streams: 1, events, problem: step.problem };
+      erased.see(event);
+      if ('problem' in step) return { streams: 1, events, problem: step.problem, erasedRuns: erased.found };
       state = step.state;
     }
     if (page.length < PAGE) break;
   }
   const heads = await eventStore.streamHeads([streamId]);
-  return { streams: events > 0 || heads.has(streamId) ? 1 : 0, events, problem: verifyHead(streamId, state, heads.get(streamId) ?? null) };
+  return { streams: events > 0 || heads.has(streamId) ? 1 : 0, events, problem: verifyHead(streamId, state, heads.get(streamId) ?? null), erasedRuns: erased.found };
 }
 
 async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> {
@@ -45,6 +74,7 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
   // Writers racing on one stream can leave a later revision earlier in the log: it waits here for its predecessor.
   const waiting = new Map<string, Map<number, RecordedEvent>>();
   let events = 0;
+  const erased = erasures();
   const advance = (event: RecordedEvent): ChainProblem | null => {
     const step = verifyNext(chains.get(event.streamId) ?? emptyChain(), event);
     if ('problem' in step) return step.problem;
@@ -60,6 +90,7 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
   await readWholeLog(eventStore, (page) => {
     for (const event of page) {
       events++;
+      erased.see(event);
       if (event.position <= lastPosition) {
         found = movedInLog(event, lastPosition);
         return 'stop';
@@ -75,23 +106,23 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
     }
     return undefined;
   });
-  if (found) return { streams: chains.size, events, problem: found };
+  if (found) return { streams: chains.size, events, problem: found, erasedRuns: erased.found };
   // A revision still waiting at the end lost its predecessor.
   for (const held of waiting.values()) {
     const first = [...held.values()].sort((a, b) => a.revision - b.revision)[0];
     if (!first) continue;
     const step = verifyNext(chains.get(first.streamId) ?? emptyChain(), first);
-    if ('problem' in step) return { streams: chains.size, events, problem: step.problem };
+    if ('problem' in step) return { streams: chains.size, events, problem: step.problem, erasedRuns: erased.found };
   }
   const ids = [...chains.keys()];
   for (let i = 0; i < ids.length; i += PAGE) {
     const heads = await eventStore.streamHeads(ids.slice(i, i + PAGE));
     for (const streamId of ids.slice(i, i + PAGE)) {
       const problem = verifyHead(streamId, chains.get(streamId)!, heads.get(streamId) ?? null);
-      if (problem) return { streams: chains.size, events, problem };
+      if (problem) return { streams: chains.size, events, problem, erasedRuns: erased.found };
     }
   }
-  return { streams: chains.size, events, problem: null };
+  return { streams: chains.size, events, problem: null, erasedRuns: erased.found };
 }
 
 

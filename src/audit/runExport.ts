@@ -2,6 +2,7 @@ import { createHash, createPrivateKey, sign } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
+import { bytesOf } from '../security/runDataCipher.ts';
 import { runFacts } from './runFacts.ts';
 import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
 
@@ -83,5 +84,5 @@ export async function exportRun(deps: { eventStore: EventStore; runDataKeys: Run
   const record = await loadRunRecord(deps.eventStore, executionId);
   const state = (await deps.runDataKeys.forOpening([executionId])).get(executionId);
   const erasedAt = (await deps.runDataKeys.erasedAt([executionId])).get(executionId);
-  return exportLines(record, { key: Buffer.isBuffer(state) ? state.toString('base64') : null, erasedAt: erasedAt?.toISOString() ?? null }, signer);
+  return exportLines(record, { key: typeof state === 'object' ? bytesOf(state).toString('base64') : null, erasedAt: erasedAt?.toISOString() ?? null }, signer);
 }

@@ -16,15 +16,15 @@ export type DraftStatus = 'empty' | 'unpublished' | 'changed' | 'published';
 
 /**
  * The map an assistant starts from: a project, every flow with its draft blocks (ids, names, types,
- * models, places), draft status, versions and production version, its test cases, and the models
- * the service knows. Compact by design: prompts are excerpts, schemas and code are left out.
+ * models, places), draft status, versions and production version, its test cases, the retention
+ * period of its runs, and the models the service knows. Compact by design: prompts are excerpts, schemas and code are left out.
  * Read from the read models in a fixed number of queries, whatever the number of flows.
  */
 export async function projectMap(db: Kysely<ReadModels>, scope: AuthoringScope, projectId: string) {
   const project = await db.selectFrom('projects').select(['id', 'organization_id', 'slug', 'name']).where('id', '=', projectId).executeTakeFirst();
   if (!project || !inScope(scope, project.organization_id)) throw new ApiError('PROJECT_NOT_FOUND', `No project ${projectId}`);
 
-  const [flows, blocks, versions, testCases] = await Promise.all([
+  const [flows, blocks, versions, testCases, retention] = await Promise.all([
     db.selectFrom('flows').select(['id', 'slug', 'name', 'draft', 'block_count', 'production_version_id', 'production_version_number', 'receives_images', 'updated_at']).where('project_id', '=', projectId).orderBy('slug').execute(),
     db
       .selectFrom('flow_blocks')
@@ -42,7 +42,10 @@ export async function projectMap(db: Kysely<ReadModels>, scope: AuthoringScope, 
       .orderBy('number')
       .execute(),
     db.selectFrom('test_cases').select(['id', 'flow_id', 'name', 'definition']).where('project_id', '=', projectId).orderBy('name').execute(),
+    db.selectFrom('retention_periods').select(['project_id', 'run_days']).where('organization_id', '=', project.organization_id).where('project_id', 'in', ['', projectId]).execute(),
   ]);
+  const projectDays = retention.find((r) => r.project_id === projectId)?.run_days ?? null;
+  const organizationDays = retention.find((r) => r.project_id === '')?.run_days ?? null;
 
   // Not Map.groupBy: Node 20 lacks it.
   const byFlow = <T extends { flow_id: string }>(rows: T[]) => {
@@ -63,6 +66,8 @@ export async function projectMap(db: Kysely<ReadModels>, scope: AuthoringScope, 
     organization_id: project.organization_id,
     slug: project.slug,
     name: project.name,
+    // How long its runs keep their personal data after they end (docs/operations.md#retention).
+    retention: { run_days: projectDays ?? organizationDays, set_on: projectDays !== null ? ('project' as const) : organizationDays !== null ? ('organization' as const) : null },
     flows: flows.map((f) => {
       const flowVersions = versionsOf.get(f.id) ?? [];
       const cases = casesOf.get(f.id) ?? [];

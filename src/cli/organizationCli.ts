@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { cliPrincipal, positiveInt, readSecret, withRuntime, withoutPosition } from './cliSupport.ts';
 import { ORG_HELP, organizationOf, organizationSlugOf } from './cliRefs.ts';
+import { registerRetentionCommand } from './retentionCli.ts';
 
 /** A time the caller gave (`--since`), refused with the form it takes when it is none. */
 function isoTime(value: string): Date {
@@ -24,6 +25,8 @@ export function registerOrganizationCommands(program: Command) {
         return { id, slug };
       }),
     );
+
+  registerRetentionCommand(org, 'organization');
 
   org
     .command('list')

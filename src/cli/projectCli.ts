@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
+import { registerRetentionCommand } from './retentionCli.ts';
 import { ORG_HELP, PROJECT_HELP, type ProjectRef, organizationSlugOf, projectOf } from './cliRefs.ts';
 
 /** `seqflow project create|list` and `seqflow apikey create|list|revoke`. */
@@ -27,6 +28,8 @@ export function registerProjectCommands(program: Command) {
         return listProjects(rt.db, o.org === undefined ? undefined : (await findOrganization(rt.db, o.org)).id);
       }),
     );
+
+  registerRetentionCommand(project, 'project');
 
   const apikey = program.command('apikey').description('project API keys');
   apikey

@@ -96,6 +96,8 @@ export interface Config {
   auditSigningKeyFile: string | undefined;
   /** The watchdog (src/watchdog): how often it checks, when a running run is silent, how far a projection may lag. */
   watchdog: { intervalMs: number; silentRunMs: number; projectionMaxBehind: number };
+  /** How often a worker process erases the personal data of runs past their retention period. */
+  retentionSweepMs: number;
   jobs: {
     /** A claimed job's lease: renewed while its worker lives; after it runs out, another worker takes the job over. */
     leaseMs: number;
@@ -216,6 +218,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     outboundExtraCaFile: e.SEQFLOW_OUTBOUND_EXTRA_CA_FILE,
     auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
+    retentionSweepMs: e.SEQFLOW_RETENTION_SWEEP_MS,
     watchdog: { intervalMs: e.SEQFLOW_WATCHDOG_INTERVAL_MS, silentRunMs: e.SEQFLOW_WATCHDOG_SILENT_RUN_MS, projectionMaxBehind: e.SEQFLOW_WATCHDOG_PROJECTION_LAG },
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,
     idempotencyLeaseMs: e.SEQFLOW_IDEMPOTENCY_LEASE_MS,

@@ -160,6 +160,7 @@ export const envSchema = z
     SEQFLOW_IDEMPOTENCY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(900_000)),
     SEQFLOW_SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(30_000)),
     SEQFLOW_RESTART_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(500)),
+    SEQFLOW_RETENTION_SWEEP_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(86_400_000).default(600_000)),
     SEQFLOW_WATCHDOG_INTERVAL_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(3_600_000).default(30_000)),
     SEQFLOW_WATCHDOG_SILENT_RUN_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(600_000)),
     SEQFLOW_WATCHDOG_PROJECTION_LAG: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1).max(100_000_000).default(10_000)),

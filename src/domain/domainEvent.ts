@@ -39,6 +39,7 @@ import { OAuthSigningKeyRotated } from './oauth/signingKeyEvents.ts';
 import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkEvents.ts';
 import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
+import { RetentionPeriodSet } from './retention/retentionEvents.ts';
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
 import { BacktestFinished, BacktestRunCompared, BacktestStarted } from './backtests/backtestEvents.ts';
@@ -89,6 +90,7 @@ export const eventDefinitions = [
   TestCaseCreated,
   TestCaseUpdated,
   TestCaseDeleted,
+  RetentionPeriodSet,
   TestRunStarted,
   TestRunFinished,
   TestSuiteRunFinished,

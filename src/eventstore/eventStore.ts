@@ -62,8 +62,12 @@ export interface SubscriptionOptions {
    * never while it lags.
    */
   onCaughtUp?: () => void;
-  /** false: sealed personal data is handed over as stored, not opened (for readers that never look at it). */
-  openSealed?: boolean;
+  /**
+   * Sealed personal data is opened for the handler in events of these types only (unset: in every
+   * event); in the others its fields hold their erased values, so they still decode. Opening costs a
+   * key lookup per batch and a cipher call per event.
+   */
+  openSealed?: readonly string[];
 }
 
 export interface Subscription {
@@ -81,6 +85,12 @@ export interface AppendOptions {
    * intermediate steps of a run whose terminal event is durable. Adapters may ignore it.
    */
   durability?: 'durable' | 'deferred';
+  /**
+   * Runs' data keys (sealed under the master key) to store in the same transaction as the events
+   * (sealingEventStore.ts): a run's key and its first events commit together or not at all. Only for
+   * an adapter whose `storesDataKeys` is true.
+   */
+  dataKeys?: readonly { executionId: string; wrappedKey: string }[];
 }
 
 export interface ReadStreamOptions {
@@ -93,6 +103,8 @@ export interface ReadStreamOptions {
 export interface EventStore {
   /** `memory`: the deterministic simulation's in-memory log (test/simulation), never a deployment's. */
   readonly kind: 'postgres' | 'kurrentdb' | 'memory';
+  /** The adapter stores `AppendOptions.dataKeys` in its append's transaction (PostgreSQL: the log and the keys share a database). */
+  readonly storesDataKeys?: boolean;
   append(streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** The stream's events in revision order ([] when it does not exist), from a revision and bounded if asked. */
   readStream(streamId: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;

@@ -1,8 +1,8 @@
-import { ERASED, fieldsToSeal, openData, runsOf, sealData } from '../domain/privacy/sealedFields.ts';
-import { RunDataErased } from '../domain/execution/executionEvents.ts';
+import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/privacy/sealedFields.ts';
+import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
 import { newDataKey, openValue, sealValue } from '../security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
-import type { EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
+import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
 
 /**
  * The event log with personal data sealed (src/domain/privacy/sealedFields.ts): every append seals
@@ -12,48 +12,73 @@ import type { EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
  * `sealedData`, the data as stored.
  */
 export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventStore {
-  async function seal(events: EventToAppend[]): Promise<EventToAppend[]> {
-    const runs = [...new Set(events.flatMap((e) => runsOf(e.type, e.data)))];
-    if (runs.length === 0) return events;
-    const keyOf = new Map(await Promise.all(runs.map(async (run) => [run, await keys.forSealing(run)] as const)));
-    return events.map((event) => {
-      const { data, sealed } = sealData(event.type, event.data, (runId, field, value) => {
+  async function seal(events: EventToAppend[], options: AppendOptions | undefined): Promise<{ events: EventToAppend[]; options: AppendOptions | undefined }> {
+    const runs = [...new Set(events.map((e) => runToSeal(e.type, e.data)).filter((run) => run !== null))];
+    if (runs.length === 0) return { events, options };
+    // A run whose request is in this append is new: its key is stored with its events, where the adapter can.
+    const newRuns = new Set(inner.storesDataKeys ? events.filter((e) => e.type === ExecutionRequested.type).map((e) => runToSeal(e.type, e.data)) : []);
+    const dataKeys: { executionId: string; wrappedKey: string }[] = [];
+    const keyOf = new Map(
+      await Promise.all(
+        runs.map(async (run) => {
+          if (!newRuns.has(run)) return [run, await keys.forSealing(run)] as const;
+          const made = keys.forNewRun(run);
+          dataKeys.push({ executionId: run, wrappedKey: made.wrappedKey });
+          return [run, made.key] as const;
+        }),
+      ),
+    );
+    const sealedEvents = events.map((event) => {
+      const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
         const key = keyOf.get(runId)!;
         // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
-        return sealValue(key === 'erased' ? newDataKey() : key, event.id, field, value);
+        return sealValue(key === 'erased' ? newDataKey() : key, event.id, fields);
       });
-      return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true } } : event;
+      return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
     });
+    return { events: sealedEvents, options: dataKeys.length > 0 ? { ...options, dataKeys } : options };
   }
 
-  async function open(recorded: RecordedEvent[]): Promise<RecordedEvent[]> {
+  /** The events with their sealed fields opened (in the types `only` names, when given; in the others they read as their erased values). */
+  async function open(recorded: RecordedEvent[], only?: readonly string[]): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
     if (sealed.length === 0) return recorded;
-    const states = await keys.forOpening([...new Set(sealed.flatMap((r) => fieldsToSeal(r.type, r.data).map((f) => f.runId)))]);
+    const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
+    const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))]);
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).
     for (const r of recorded) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
-    return recorded.map((r) => (r.metadata.sealed === true ? opened(r, states) : r));
+    const chosen = new Set(toOpen);
+    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, states) : unopened(r)));
   }
 
   return {
     kind: inner.kind,
-    append: async (streamId, events, expected, options) => inner.append(streamId, await seal(events), expected, options),
+    storesDataKeys: false,
+    async append(streamId, events, expected, options) {
+      const sealed = await seal(events, options);
+      return inner.append(streamId, sealed.events, expected, sealed.options);
+    },
     readStream: async (streamId, options) => open(await inner.readStream(streamId, options)),
     streamExists: (streamId) => inner.streamExists(streamId),
     streamHeads: (streamIds) => inner.streamHeads(streamIds),
     readAll: async (from, limit) => open(await inner.readAll(from, limit)),
-    subscribe: (options) => (options.openSealed === false ? inner.subscribe(options) : inner.subscribe({ ...options, handler: async (events) => options.handler(await open(events)) })),
+    subscribe: (options) => inner.subscribe({ ...options, handler: async (events) => options.handler(await open(events, options.openSealed)) }),
     headPosition: () => inner.headPosition(),
     ping: () => inner.ping(),
     close: () => inner.close(),
   };
 }
 
+/** A sealed event its reader does not open: its fields at their erased values (it still decodes), with no cipher call. */
+function unopened(recorded: RecordedEvent): RecordedEvent {
+  return { ...recorded, data: openData(recorded.type, recorded.data, () => ERASED).data, sealedData: recorded.data };
+}
+
 function opened(recorded: RecordedEvent, states: Map<string, KeyState>): RecordedEvent {
-  const { data, erasedFields } = openData(recorded.type, recorded.data, (runId, field, text) => {
+  const { data, erasedFields } = openData(recorded.type, recorded.data, (runId, text) => {
     const key = states.get(runId);
-    // No key row for a sealed field: nothing can open it, exactly as after an erasure.
-    return Buffer.isBuffer(key) ? openValue(key, field, text) : ERASED;
+    // No key row for a sealed event: nothing can open it, exactly as after an erasure.
+    return typeof key === 'object' ? openValue(key, text) : ERASED;
   });
   return { ...recorded, data, sealedData: recorded.data, ...(erasedFields.length > 0 ? { erasedFields } : {}) };
 }

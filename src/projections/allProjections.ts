@@ -10,5 +10,6 @@ import { runsProjection } from './readModels/runsProjection.ts';
 import { testCasesProjection } from './readModels/testCasesProjection.ts';
 import { testRunsProjection } from './readModels/testRunsProjection.ts';
 import { backtestsProjection } from './readModels/backtestsProjection.ts';
+import { retentionProjection } from './readModels/retentionProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection, retentionProjection];

@@ -16,6 +16,11 @@ export interface ProjectionContext {
 export interface Projection {
   name: string;
   handles: readonly DomainEventType[];
+  /**
+   * The handled events whose sealed personal data it reads (src/domain/privacy/sealedFields.ts): only
+   * those are opened; in the others the sealed fields hold their erased values (null, {}, []).
+   */
+  opens?: readonly DomainEventType[];
   tables: readonly (keyof ReadModels)[];
   apply(trx: Transaction<ReadModels>, event: DomainEvent, context: ProjectionContext): Promise<void>;
   /**

@@ -51,7 +51,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     return last;
   }
 
-  const run = () => subscribeProjections({ eventStore, batchSize, stalls, ensureCheckpoints, minimumPosition, batch });
+  const opens = [...new Set(options.projections.flatMap((p) => p.opens ?? []))];
+  const run = () => subscribeProjections({ eventStore, batchSize, opens, stalls, ensureCheckpoints, minimumPosition, batch });
 
   /**
    * Brings every projection up to `head` in this process (the CLI's and tests' way to catch up).

@@ -6,6 +6,8 @@ import { CheckpointMoved, type Stall } from './projectionBatch.ts';
 export interface ProjectionReading {
   eventStore: EventStore;
   batchSize: number;
+  /** The event types whose sealed data some projection reads: only those are opened. */
+  opens: readonly string[];
   stalls: Map<string, Stall>;
   ensureCheckpoints: () => Promise<void>;
   minimumPosition: () => Promise<number>;
@@ -15,7 +17,7 @@ export interface ProjectionReading {
 
 /** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
 export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
-  const { eventStore, batchSize, stalls, ensureCheckpoints, minimumPosition, batch } = deps;
+  const { eventStore, batchSize, opens, stalls, ensureCheckpoints, minimumPosition, batch } = deps;
   let current: Subscription | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -27,6 +29,7 @@ export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
       current = eventStore.subscribe({
         from: cursor,
         batchSize,
+        openSealed: opens,
         handler: async (events) => {
           cursor = await batch(cursor, events);
           // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.

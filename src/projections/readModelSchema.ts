@@ -146,6 +146,14 @@ export interface RunsTable {
   data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
 }
 
+/** A retention period of an organization (`project_id` '') or of one of its projects; `run_days` null: kept. */
+export interface RetentionPeriodsTable {
+  organization_id: string;
+  project_id: string;
+  run_days: number | null;
+  set_at: Timestamp;
+}
+
 /** A run's data key sealed under the master key; not a read model (see migration 0020). */
 export interface RunDataKeysTable {
   execution_id: string;
@@ -300,7 +308,8 @@ export interface ReadModels {
   backtests: BacktestsTable;
   backtest_pairs: BacktestPairsTable;
   run_data_keys: RunDataKeysTable;
+  retention_periods: RetentionPeriodsTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs', 'retention_periods'] as const;

@@ -4,10 +4,11 @@ import { createDeliveryCreator } from '../workers/deliveryCreator.ts';
 import { createJobRunner } from '../workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../workers/webhookDispatcher.ts';
 import { createInterruptedRunSweep } from '../runs/interruptedRuns.ts';
+import { createRetentionSweep } from '../retention/retentionSweep.ts';
 
 /**
  * What the `worker` role runs: the projections, the job runner, the webhook reactors (the delivery
- * creator and the dispatcher) and the sweep that ends runs whose process died. Any number of worker processes may run against one database.
+ * creator and the dispatcher), the sweep that ends runs whose process died and the retention sweep. Any number of worker processes may run against one database.
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
@@ -54,6 +55,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
   const sweeps = { db: runtime.db, logger: runtime.logger, sweeper: runtime.execution.runner ?? 'worker', intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3) };
   const interrupted = createInterruptedRunSweep({ ...sweeps, engine: runtime.execution });
   const interruptedBacktests = createInterruptedBacktestSweep({ ...sweeps, commands: runtime.commands });
+  const retention = createRetentionSweep({ db: runtime.db, commands: runtime.commands, runDataKeys: runtime.runDataKeys, logger: runtime.logger, intervalMs: runtime.config.retentionSweepMs });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
   const tasks = [
     supervisor.supervise('interrupted-run-sweep', () => interrupted.start()),
@@ -61,6 +63,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     supervisor.supervise('job-runner', () => jobs.start()),
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),
+    supervisor.supervise('retention-sweep', () => retention.start()),
     supervisor.supervise('watchdog', () => runtime.watchdog.start(runtime.config.watchdog.intervalMs)),
   ];
   return {

@@ -1,8 +1,8 @@
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { type KeyObject, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EncryptedSecret } from '../domain/organizations/organizationEvents.ts';
 
 /** Secrets at rest: AES-256-GCM under the master key, a fresh 96-bit IV each time. */
-export function encryptSecret(plaintext: string, masterKey: Buffer): EncryptedSecret {
+export function encryptSecret(plaintext: string, masterKey: Buffer | KeyObject): EncryptedSecret {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
@@ -17,7 +17,7 @@ export class SecretUndecryptableError extends Error {
   }
 }
 
-export function decryptSecret(secret: EncryptedSecret, masterKey: Buffer): string {
+export function decryptSecret(secret: EncryptedSecret, masterKey: Buffer | KeyObject): string {
   try {
     const decipher = createDecipheriv('aes-256-gcm', masterKey, Buffer.from(secret.iv, 'base64'));
     decipher.setAuthTag(Buffer.from(secret.tag, 'base64'));

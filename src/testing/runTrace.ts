@@ -83,6 +83,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   });
   const testRun = requested.testRunId ? await testRunOf(eventStore, requested.testRunId) : null;
   const ending = history.ending;
+  const erasure = events.find((e) => e.type === 'RunDataErased');
+  const erasedBy = recorded.find((r) => r.type === 'RunDataErased')?.metadata.principal;
   return {
     // The run's own id, also when it was named by its test run's.
     executionId: requested.executionId,
@@ -104,6 +106,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     result: ending?.status === 'completed' ? cut(ending.result) : null,
     failure: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message, reason: ending.failure.reason, step: ending.failure.blockName } : null,
     assertions: testRun?.results ?? null,
+    /** Its personal data was erased (input, prompts, outputs, replies, tool calls and results read as erased): when, how, by whom and why. */
+    dataErased: erasure?.type === 'RunDataErased' ? { at: erasure.data.erasedAt, trigger: erasure.data.trigger, reason: erasure.data.reason, by: erasedBy ?? null } : null,
   };
 }
 

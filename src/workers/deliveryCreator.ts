@@ -9,6 +9,7 @@ import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayloa
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { ResultObject } from '../domain/execution/outputShape.ts';
 import { createJobPaths } from '../caches/jobPaths.ts';
 import { type RequestedCallback, callbackOf, createRequestedCallbacks } from './requestedCallbacks.ts';
 
@@ -45,6 +46,17 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
     requests.forget(ending.data.executionId);
   }
 
+  /**
+   * A completed run's result, opened: the subscription opens nothing (most runs have no callback, and
+   * each opening is a cipher call), so a delivery reads its run's end again, opened.
+   */
+  async function resultOf(recorded: RecordedEvent, asHanded: ResultObject): Promise<ResultObject> {
+    if (recorded.metadata.sealed !== true) return asHanded;
+    const [opened] = await eventStore.readStream(recorded.streamId, { fromRevision: recorded.revision, maxCount: 1 });
+    const event = opened ? decodeRecorded(opened) : undefined;
+    return event?.type === 'ExecutionCompleted' ? event.data.result : asHanded;
+  }
+
   async function createDelivery(recorded: RecordedEvent, ending: RunEnd, callback: Exclude<RequestedCallback, 'none'>) {
     const event = ending.type === 'ExecutionCompleted' ? 'flow.completed' : 'flow.failed';
     if (!callback.callbackEvents.includes(event)) return;
@@ -52,7 +64,7 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
     const deliveryId = deliveryIdFor(ending.data.executionId, event);
     const run: RunEnding =
       ending.type === 'ExecutionCompleted'
-        ? { event: 'flow.completed', result: ending.data.result }
+        ? { event: 'flow.completed', result: await resultOf(recorded, ending.data.result) }
         : { event: 'flow.failed', errorMessage: ending.data.message, failureReason: ending.data.reason };
     const { payload, body } = webhookPayload(
       {
@@ -91,6 +103,7 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
       let failure: unknown;
       const subscription = eventStore.subscribe({
         from: Number(row.position),
+        openSealed: [],
         handler: async (events) => {
           // Deliveries are independent streams: a batch's are created side by side (16 at a time);
           // the checkpoint moves only once all of them are written.

@@ -262,6 +262,14 @@ describe('the operator console page in Debian Chromium', () => {
     await page.click('button.make-test-case');
     await page.waitForSelector('p.notice');
     expect(await textOf('p.notice')).toContain('Test case “kind answer” added');
+
+    // Its data erased from the same page (the test case keeps its own copy): the run says so, and offers neither again.
+    page.once('dialog', (dialog) => void dialog.accept('GDPR request 12'));
+    await page.click('button.erase-data');
+    await page.waitForSelector('p.data-erased');
+    expect(await textOf('p.data-erased')).toMatch(/Data erased .*GDPR request 12/);
+    expect(await page.$('button.erase-data')).toBeNull();
+    expect(await page.$('button.make-test-case')).toBeNull();
   });
 
   it('shows the projections and their lag in the System view', async () => {

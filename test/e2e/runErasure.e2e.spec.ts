@@ -8,6 +8,7 @@ import { exportRun } from '../../src/audit/runExport.ts';
 import { verifyExport } from '../../src/audit/exportVerification.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import { runCli } from '../support/runProcess.ts';
+import { tablesHolding as scanTables } from '../support/plaintextScan.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { selectRuns } from '../../src/backtests/runSelection.ts';
 
@@ -40,16 +41,7 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     return answer.body.executionId as string;
   };
 
-  /** Every row of every table of the database, as text, that contains `text`: where plaintext could survive. */
-  async function tablesHolding(text: string): Promise<string[]> {
-    const tables = await sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`.execute(t.runtime.db);
-    const holding: string[] = [];
-    for (const { name } of tables.rows) {
-      const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM ${sql.table(name)} AS row WHERE row::text LIKE ${`%${text}%`}`.execute(t.runtime.db);
-      if (found.rows[0]!.n > 0) holding.push(name);
-    }
-    return holding;
-  }
+  const tablesHolding = (text: string) => scanTables(t.runtime.db, text);
 
   beforeAll(async () => {
     t = await createTestRuntime('erasure');
@@ -88,7 +80,10 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     // What the run did stays: its statuses and steps.
     expect(after.map((e) => e.type)).toEqual(expect.arrayContaining(['ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']));
 
-    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+    const verified = await verifyLog(t.runtime.eventStore);
+    expect(verified.problem).toBeNull();
+    expect(verified.erasedRuns.runs).toContainEqual({ executionId, erasedAt: erased.body.erasedAt, trigger: 'request' });
+    expect(await verifyLog(t.runtime.eventStore, { streamId: executionStream(executionId) })).toMatchObject({ problem: null, erasedRuns: { count: 1 } });
     const lines = await exportRun(t.runtime, executionId);
     expect(verifyExport(`${lines.join('\n')}\n`)).toEqual({ ok: true, lines: lines.length, failure: null });
     expect(JSON.parse(lines[0]!)).toMatchObject({ dataKey: null, dataErasedAt: erased.body.erasedAt });

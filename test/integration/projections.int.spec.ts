@@ -1,3 +1,5 @@
+import { setRetention } from '../../src/retention/retentionSettings.ts';
+import { eraseRunData } from '../../src/execution/eraseRunData.ts';
 import { startBacktest } from '../../src/backtests/backtestRunner.ts';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
@@ -129,8 +131,16 @@ describe('projections', () => {
     await addBlock(deps, {}, { flowId: tiny.flowId, name: 'one', processor_type: 'code', code: 'return { one: 1 };' }, testPrincipal);
     const tinyCase = await addTestCase(deps, {}, { flowId: tiny.flowId, definition: { name: 'one', input: { message: 'm' }, assertions: [{ type: 'path_equals', path: 'one', value: 1 }] } }, testPrincipal);
     expect((await runTestCase(t.runtime.execution, {}, { testCaseId: tinyCase.testCaseId, draft: true }, testPrincipal)).passed).toBe(true);
+    // Retention periods and an erased job: their rows, and the erasure's marks, rebuild too.
+    const alpha = (await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'alpha').executeTakeFirstOrThrow()).id;
+    await setRetention(deps, { organizationId: alpha, projectId: null, runDays: 30 }, testPrincipal);
+    await setRetention(deps, { organizationId: alpha, projectId: web, runDays: 7 }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const erasedJob = (await t.runtime.db.selectFrom('jobs').select('execution_id').where('status', '=', 'completed').executeTakeFirstOrThrow()).execution_id;
+    await eraseRunData({ ...deps, runDataKeys: t.runtime.runDataKeys }, { executionId: erasedJob, reason: 'a rebuild keeps erasures' }, testPrincipal);
     await t.runtime.projections.catchUp();
     const before = await snapshot(t);
+    expect(before.jobs!.find((j) => (j as { execution_id: string }).execution_id === erasedJob)).toMatchObject({ result: null, data_erased_at: expect.any(Date) });
     // Every read model has rows to compare, and every table of the database that is a read model is in the comparison.
     for (const table of readModelTables) expect(before[table]!.length, table).toBeGreaterThan(0);
     const { rows: tables } = await sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()`.execute(t.runtime.db);

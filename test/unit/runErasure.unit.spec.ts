@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeEvent, eventDefinitions } from '../../src/domain/domainEvent.ts';
 import { execution } from '../../src/domain/execution/execution.ts';
 import type { ExecutionEvent } from '../../src/domain/execution/executionEvents.ts';
-import { ERASED, isSealedText, openData, sealData, sealedFields } from '../../src/domain/privacy/sealedFields.ts';
+import { ERASED, SEALED_PROPERTY, openData, sealData, sealedFields } from '../../src/domain/privacy/sealedFields.ts';
 import { parseRunSelector, selects } from '../../src/domain/privacy/runSelector.ts';
 import { newDataKey, openValue, sealValue } from '../../src/security/runDataCipher.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
@@ -33,7 +33,7 @@ describe('erasing a run (decider)', () => {
 
 describe('sealed fields', () => {
   const key = newDataKey();
-  const seal = (id: string) => (_run: string, field: string, value: unknown) => sealValue(key, id, field, value);
+  const seal = (id: string) => (_run: string, fields: Record<string, unknown>) => sealValue(key, id, fields);
 
   it('names only fields its event type has, and every erased value decodes through the current schema', () => {
     const types = new Map<string, (typeof eventDefinitions)[number]>(eventDefinitions.map((d) => [d.type, d]));
@@ -41,9 +41,11 @@ describe('sealed fields', () => {
       const definition = types.get(type);
       expect(definition, type).toBeDefined();
       const shape = (definition!.schema as unknown as { shape: Record<string, unknown> }).shape;
+      expect(Object.keys(shape), type).toContain('executionId');
       for (const field of fields) expect(Object.keys(shape), `${type}.${field.field}`).toContain(field.field);
     }
     const { data } = sealData(requested.type, requested.data, seal('event-1'));
+    expect(Object.keys(data as object)).not.toContain('message');
     const { data: opened, erasedFields } = openData(requested.type, data, () => ERASED);
     expect(erasedFields).toEqual(['message', 'parameters', 'attachments', 'tools']);
     expect(decodeEvent(requested.type, 5, opened)).toMatchObject({ data: { executionId: 'e', message: null, parameters: {}, attachments: [] } });
@@ -56,15 +58,15 @@ describe('sealed fields', () => {
         const first = sealData(requested.type, data, seal(eventId));
         const again = sealData(requested.type, data, seal(eventId));
         expect(first.data).toEqual(again.data);
-        const sealed = (first.data as { parameters: unknown }).parameters;
-        expect(isSealedText(sealed)).toBe(true);
-        const { data: opened } = openData(requested.type, first.data, (_run, field, text) => openValue(key, field, text));
-        expect(JSON.stringify((opened as { parameters: unknown }).parameters)).toEqual(JSON.stringify({ value }));
-        const text = sealed as string;
+        const text = (first.data as Record<string, unknown>)[SEALED_PROPERTY] as string;
+        expect(text.startsWith('sealed:v1:')).toBe(true);
+        if (JSON.stringify(value).length >= 12) expect(text).not.toContain(JSON.stringify(value));
+        const { data: opened } = openData(requested.type, first.data, (_run, sealed) => openValue(key, sealed));
+        expect(opened).toEqual(JSON.parse(JSON.stringify(data)));
         const at = 'sealed:v1:'.length + 20; // inside the tag: every bit of that character counts
         const changed = `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`;
-        expect(() => openValue(key, 'parameters', changed)).toThrow(/does not open/);
-        expect(() => openValue(newDataKey(), 'parameters', text)).toThrow(/does not open/);
+        expect(() => openValue(key, changed)).toThrow(/does not open/);
+        expect(() => openValue(newDataKey(), text)).toThrow(/does not open/);
       }),
       { numRuns: 200 },
     );

@@ -32,6 +32,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
   const rerun = useMutation({ mutationFn: () => client.runs.rerun.mutate({ executionId }), onSuccess: (done) => (window.location.hash = hrefOf({ view: 'run', executionId: done.executionId })) });
   const asTestCase = useMutation({ mutationFn: (name: string) => client.backtests.testCaseFromRun.mutate({ executionId, ...(name ? { name } : {}) }) });
   const cancel = useMutation({ mutationFn: (reason: string) => client.runs.cancel.mutate({ executionId, ...(reason ? { reason } : {}) }), onSuccess: refresh });
+  const erase = useMutation({ mutationFn: (reason: string) => client.runs.eraseData.mutate({ executionId, reason }), onSuccess: refresh });
   const exportAudit = useMutation({
     mutationFn: () => client.audit.exportRun.query({ executionId }),
     onSuccess: ({ lines }) => {
@@ -54,9 +55,11 @@ export function RunDetailView({ executionId }: { executionId: string }) {
         actions={
           <>
             <LiveMarker state={live} />
-            <button type="button" onClick={() => rerun.mutate()} disabled={rerun.isPending} title="Same input, same version, linked">
-              Rerun
-            </button>
+            {!r.dataErased ? (
+              <button type="button" onClick={() => rerun.mutate()} disabled={rerun.isPending} title="Same input, same version, linked">
+                Rerun
+              </button>
+            ) : null}
             {!ended ? (
               <button type="button" className="danger" onClick={() => cancel.mutate(window.prompt('Why cancel this run? (recorded with your name)') ?? '')} disabled={cancel.isPending}>
                 Cancel run
@@ -65,7 +68,21 @@ export function RunDetailView({ executionId }: { executionId: string }) {
             <button type="button" onClick={() => exportAudit.mutate()} disabled={exportAudit.isPending}>
               Export audit
             </button>
-            {ended ? (
+            {ended && !r.dataErased ? (
+              <button
+                type="button"
+                className="danger erase-data"
+                onClick={() => {
+                  const reason = window.prompt("Erase this run's input, prompts, outputs, replies and tool data for good? Why (recorded with your name):");
+                  if (reason) erase.mutate(reason);
+                }}
+                disabled={erase.isPending}
+                title="Removes the run's data key: what the run did stays, and the log still verifies"
+              >
+                Erase data
+              </button>
+            ) : null}
+            {ended && !r.dataErased ? (
               <button
                 type="button"
                 className="make-test-case"
@@ -82,7 +99,12 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           </>
         }
       >
-        {[rerun.error, cancel.error, exportAudit.error, asTestCase.error].map((error, i) => (error ? <Problem key={i} error={error} /> : null))}
+        {r.dataErased ? (
+          <p className="notice data-erased" role="status">
+            Data erased {when(r.dataErased.at)} ({r.dataErased.trigger === 'retention' ? 'retention period' : `by ${r.dataErased.by?.kind ?? 'someone'} ${r.dataErased.by?.id ?? ''}`}: {r.dataErased.reason}). Its input, prompts, outputs and tool data read as erased; its timeline, tokens and cost stay.
+          </p>
+        ) : null}
+        {[rerun.error, cancel.error, erase.error, exportAudit.error, asTestCase.error].map((error, i) => (error ? <Problem key={i} error={error} /> : null))}
         {asTestCase.data ? (
           <p className="notice" role="status">
             Test case “{asTestCase.data.name}” added to its flow ({shortId(asTestCase.data.testCaseId)}){asTestCase.data.warnings.length ? `: ${asTestCase.data.warnings.join('; ')}` : ''}

@@ -137,6 +137,7 @@ export function RunsView() {
                   {run.mode}
                   {run.rerunOf ? <small> rerun</small> : null}
                   {run.startedVia === 'mcp' ? <small className="by-assistant"> by an assistant</small> : null}
+                  {run.dataErasedAt ? <small className="data-erased"> data erased</small> : null}
                 </td>
                 <td>
                   <StatusChip status={run.status} detail={run.status === 'retrying' ? `claim ${run.claims}` : run.failureCode ?? undefined} />

@@ -22,7 +22,7 @@ export interface ConsoleServices {
   db: Kysely<ReadModels>;
   eventStore: EventStore;
   /** The run use cases an operator calls: list, cancel, rerun. */
-  runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun'>;
+  runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun' | 'eraseData'>;
   /** Backtests (started, listed, read) and test cases made from runs. */
   backtests: BacktestService;
   projections: Pick<ProjectionRunner, 'status'>;

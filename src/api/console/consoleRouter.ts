@@ -89,6 +89,10 @@ export const consoleRouter = router({
     search: operatorProcedure.input(z.object({ text: z.string().max(2000) })).query(({ ctx, input }) => searchRuns(ctx.services, input.text)),
     stepTrace: operatorProcedure.input(z.object({ executionId: id, stepId: id })).query(({ ctx, input }) => stepTrace(ctx.services.eventStore, {}, input.executionId, input.stepId)),
     rerun: operatorProcedure.input(z.object({ executionId: id })).mutation(({ ctx, input }) => ctx.services.runs.rerun(input.executionId, ctx.metadata)),
+    /** Erases an ended run's personal data (docs/operations.md): recorded with the operator's name and reason. */
+    eraseData: operatorProcedure
+      .input(z.object({ executionId: id, reason: z.string().min(1).max(1000) }))
+      .mutation(({ ctx, input }) => ctx.services.runs.eraseData({ executionId: input.executionId, reason: input.reason }, ctx.metadata)),
     /** Ends a /jobs run that has not finished, or any paused run: `failed` with reason `cancelled`. */
     cancel: operatorProcedure.input(z.object({ executionId: id, reason: z.string().max(1000).optional() })).mutation(async ({ ctx, input }) => {
       const { position: _position, ...done } = await ctx.services.runs.cancel(input, ctx.metadata);

@@ -1,96 +1,88 @@
 /**
- * Which parts of which events can hold personal data, and under which run's data key each is sealed
- * (crypto-shredding: erasing the run's key removes the content, while the hash chain, which covers
- * the sealed text, still verifies). Everything else an event says (ids, statuses, timings, tokens,
- * costs, codes, the service's own error messages) stays readable: it is what a run did, kept for audits.
+ * Which parts of which events can hold personal data (crypto-shredding: erasing the run's data key
+ * removes the content, while the hash chain, which covers the sealed text, still verifies).
+ * Everything else an event says (ids, statuses, timings, tokens, costs, codes, the service's own
+ * error messages) stays readable: it is what a run did, kept for audits.
  *
- * A sealed field is stored as one string, `sealed:v1:<base64 of IV, tag and ciphertext of its JSON>`,
- * and the event's metadata says `sealed: true`, so a caller's string that happens to look the same is
- * never taken for one. Read back with the key gone, a field reads as its `erased` value, which the
- * event's schema accepts, so every reader still decodes the event.
+ * An event's personal fields are stored together as one sealed text under its run's key, in the
+ * property `$sealed` (`sealed:v1:<base64 of IV, tag and ciphertext of their JSON>`), and taken out of
+ * the data; the event's metadata says `sealed: true`, so a caller's data that happens to look the
+ * same is never taken for one. One cipher call per event: each costs some 25 µs in Node's OpenSSL 3.
+ * Read back with the key gone, each field reads as its `erased` value, which the event's schema
+ * accepts, so every reader still decodes the event.
  */
 export interface SealedField {
   field: string;
-  /** The run whose key seals it; null: this event's value is not tied to a run and stays as it is. */
-  runOf: (data: Record<string, unknown>) => string | null;
   /** What the field reads as once its run is erased. */
   erased: unknown;
 }
 
-const executionIdOf = (data: Record<string, unknown>) => (typeof data.executionId === 'string' ? data.executionId : null);
-const ofRun = (field: string, erased: unknown): SealedField => ({ field, runOf: executionIdOf, erased });
+const field = (name: string, erased: unknown): SealedField => ({ field: name, erased });
 
+/** Every rule's fields are sealed under the key of the run the event names (`executionId`). */
 export const sealedFields: Readonly<Record<string, readonly SealedField[]>> = {
-  ExecutionRequested: [ofRun('message', null), ofRun('parameters', {}), ofRun('attachments', []), ofRun('tools', null)],
+  ExecutionRequested: [field('message', null), field('parameters', {}), field('attachments', []), field('tools', null)],
   // For llm blocks `input` is the prompt as rendered.
-  ExecutionStepStarted: [ofRun('input', null)],
-  ExecutionStepCompleted: [ofRun('output', null), ofRun('rejectedReplies', [])],
-  ExecutionStepFailed: [ofRun('attempts', [])],
-  ExecutionPausedForToolCalls: [ofRun('toolCalls', [])],
-  ExecutionResumed: [ofRun('toolResults', null)],
-  ExecutionCompleted: [ofRun('result', {})],
-  DeliveryCreated: [ofRun('body', '')],
-  IdempotentResponseRecorded: [ofRun('body', null)],
+  ExecutionStepStarted: [field('input', null)],
+  ExecutionStepCompleted: [field('output', null), field('rejectedReplies', [])],
+  ExecutionStepFailed: [field('attempts', [])],
+  ExecutionPausedForToolCalls: [field('toolCalls', [])],
+  ExecutionResumed: [field('toolResults', null)],
+  ExecutionCompleted: [field('result', {})],
+  DeliveryCreated: [field('body', '')],
+  IdempotentResponseRecorded: [field('body', null)],
   // The excerpts of the original run's result that a replay changed.
-  BacktestRunCompared: [ofRun('changes', [])],
+  BacktestRunCompared: [field('changes', [])],
 };
 
+export const SEALED_PROPERTY = '$sealed';
 export const SEALED_PREFIX = 'sealed:v1:';
 
-export const isSealedText = (value: unknown): value is string => typeof value === 'string' && value.startsWith(SEALED_PREFIX);
+const asRecord = (data: unknown) => (typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : null);
 
-/** The fields of an event that are sealed under some run's key, with that run: [] when none is. */
-export function fieldsToSeal(type: string, data: unknown): { field: string; runId: string }[] {
+/** The run whose key seals an event's personal fields, or null when the event has none to seal. */
+export function runToSeal(type: string, data: unknown): string | null {
   const rules = sealedFields[type];
-  if (!rules || typeof data !== 'object' || data === null) return [];
-  const record = data as Record<string, unknown>;
-  const out: { field: string; runId: string }[] = [];
-  for (const rule of rules) {
-    if (!Object.hasOwn(record, rule.field) || record[rule.field] === undefined) continue;
-    const runId = rule.runOf(record);
-    if (runId !== null) out.push({ field: rule.field, runId });
-  }
-  return out;
+  const record = asRecord(data);
+  if (!rules || !record || typeof record.executionId !== 'string') return null;
+  return rules.some((r) => record[r.field] !== undefined) ? record.executionId : null;
 }
 
-/** The runs whose keys an event's sealed fields need. */
-export const runsOf = (type: string, data: unknown) => [...new Set(fieldsToSeal(type, data).map((f) => f.runId))];
+/** The run whose key opens a stored event's sealed text, or null when it holds none. */
+export function runToOpen(data: unknown): string | null {
+  const record = asRecord(data);
+  return record && typeof record[SEALED_PROPERTY] === 'string' && typeof record.executionId === 'string' ? record.executionId : null;
+}
 
 /**
- * The event's data with each sealed field replaced by what `seal` makes of it. Pure: the cipher is
- * passed in (with the event's id, so a retried append seals to the same bytes and the log sees the
- * same event).
+ * The event's data with its personal fields taken out and sealed together by `seal` (given their
+ * JSON-able object). Pure: the cipher is passed in.
  */
-export function sealData(type: string, data: unknown, seal: (runId: string, field: string, value: unknown) => string): { data: unknown; sealed: boolean } {
-  const fields = fieldsToSeal(type, data);
-  if (fields.length === 0) return { data, sealed: false };
-  const copy = { ...(data as Record<string, unknown>) };
-  for (const { field, runId } of fields) copy[field] = seal(runId, field, copy[field]);
-  return { data: copy, sealed: true };
+export function sealData(type: string, data: unknown, seal: (runId: string, fields: Record<string, unknown>) => string): { data: unknown; sealed: boolean } {
+  const runId = runToSeal(type, data);
+  if (runId === null) return { data, sealed: false };
+  const rest = { ...(data as Record<string, unknown>) };
+  const fields: Record<string, unknown> = {};
+  for (const { field: name } of sealedFields[type]!) {
+    if (rest[name] === undefined) continue;
+    fields[name] = rest[name];
+    delete rest[name];
+  }
+  return { data: { ...rest, [SEALED_PROPERTY]: seal(runId, fields) }, sealed: true };
 }
 
 export const ERASED = Symbol('erased');
 
 /**
- * The event's data with each sealed field opened by `open`, or set to its erased value where `open`
- * answers ERASED (the run's key is gone). `erasedFields` names those.
+ * The event's data with its sealed fields put back as `open` gives them, or set to their erased
+ * values where `open` answers ERASED (the run's key is gone); `erasedFields` names those.
  */
-export function openData(type: string, data: unknown, open: (runId: string, field: string, text: string) => unknown): { data: unknown; erasedFields: string[] } {
-  const rules = sealedFields[type];
-  if (!rules || typeof data !== 'object' || data === null) return { data, erasedFields: [] };
-  const copy = { ...(data as Record<string, unknown>) };
-  const erasedFields: string[] = [];
-  for (const rule of rules) {
-    const text = copy[rule.field];
-    if (!isSealedText(text)) continue;
-    const runId = rule.runOf(copy);
-    const opened = runId === null ? ERASED : open(runId, rule.field, text);
-    if (opened === ERASED) {
-      copy[rule.field] = rule.erased;
-      erasedFields.push(rule.field);
-    } else {
-      copy[rule.field] = opened;
-    }
-  }
-  return { data: copy, erasedFields };
+export function openData(type: string, data: unknown, open: (runId: string, text: string) => Record<string, unknown> | typeof ERASED): { data: unknown; erasedFields: string[] } {
+  const runId = runToOpen(data);
+  if (runId === null) return { data, erasedFields: [] };
+  const { [SEALED_PROPERTY]: text, ...rest } = data as Record<string, unknown>;
+  const opened = open(runId, text as string);
+  if (opened !== ERASED) return { data: { ...rest, ...opened }, erasedFields: [] };
+  const rules = sealedFields[type] ?? [];
+  return { data: { ...rest, ...Object.fromEntries(rules.map((r) => [r.field, r.erased])) }, erasedFields: rules.map((r) => r.field) };
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { contentHash } from '../../domain/audit/eventHash.ts';
 import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
-import { EXPECTED_CODES, appendToStream } from './appendToStream.ts';
+import { EXPECTED_CODES, appendToStream, storingKeys } from './appendToStream.ts';
 
 export interface GroupCommitOptions {
   /** Appends sent in one call at most (default 500). */
@@ -105,12 +105,18 @@ export function createGroupCommitter(pool: pg.Pool, options: GroupCommitOptions 
 
 const BATCH_CALL = 'seqflow_append_batch($1::text[], $2::bigint[], $3::integer[], $4::uuid[], $5::text[], $6::integer[], $7::jsonb[], $8::jsonb[], $9::text[])';
 
-/** Only a batch of deferred appends commits without waiting for the disk (set_config applies to this statement's transaction). */
-const batchStatement = (batch: Pending[]) =>
-  batch.every((p) => p.options.durability === 'deferred') ? `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${BATCH_CALL} a` : `SELECT * FROM ${BATCH_CALL}`;
+/**
+ * Only a batch of deferred appends commits without waiting for the disk (set_config applies to this
+ * statement's transaction). The batch's data keys go in the same statement (storingKeys).
+ */
+function batchStatement(batch: Pending[]) {
+  const select = batch.every((p) => p.options.durability === 'deferred') ? `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${BATCH_CALL} a` : `SELECT * FROM ${BATCH_CALL}`;
+  return batch.some((p) => (p.options.dataKeys?.length ?? 0) > 0) ? `${storingKeys(10)} ${select}` : select;
+}
 
 function batchParams(batch: Pending[]) {
   const events = batch.flatMap((p) => p.events.map((e) => ({ streamId: p.streamId, e })));
+  const keys = batch.flatMap((p) => p.options.dataKeys ?? []);
   return [
     batch.map((p) => p.streamId),
     batch.map((p) => (typeof p.expected === 'number' ? p.expected : EXPECTED_CODES[p.expected])),
@@ -121,5 +127,6 @@ function batchParams(batch: Pending[]) {
     events.map(({ e }) => JSON.stringify(e.data)),
     events.map(({ e }) => JSON.stringify(e.metadata)),
     events.map(({ streamId, e }) => contentHash({ streamId, id: e.id, type: e.type, schemaVersion: e.schemaVersion, data: e.data, metadata: e.metadata })),
+    ...(keys.length > 0 ? [keys.map((k) => k.executionId), keys.map((k) => k.wrappedKey)] : []),
   ];
 }

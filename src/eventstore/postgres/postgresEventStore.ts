@@ -26,6 +26,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
 
   return {
     kind: 'postgres',
+    storesDataKeys: true,
     migrate: () => migrateEventLog(pool),
     async append(streamId, events, expected, options) {
       const { appended, ...result } = committer ? await committer.append(streamId, events, expected, options) : await appendToStream(pool, streamId, events, expected, options);

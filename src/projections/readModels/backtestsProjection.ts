@@ -10,6 +10,7 @@ import type { Projection } from '../projection.ts';
 export const backtestsProjection: Projection = {
   name: 'backtests',
   handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestFinished', 'RunDataErased'],
+  opens: ['BacktestRunCompared'],
   tables: ['backtests', 'backtest_pairs'],
   async apply(trx, event, { occurredAt }) {
     switch (event.type) {

@@ -48,6 +48,7 @@ const executionIdOf = (event: DomainEvent) => (event.data as { executionId: stri
 export const jobsProjection: Projection = {
   name: 'jobs',
   handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
+  opens: ['ExecutionCompleted'],
   tables: ['jobs'],
   async apply(trx, event, context) {
     await applyAll(trx, [{ event, context }]);

@@ -44,13 +44,14 @@ export function registerProjectTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Map a project',
       description:
-        "Map a project (call list_projects first if you have no project_id). The project, each flow with its draft blocks (step_id, name, type, model, position, prompt excerpt), draft status against the latest version, versions and production version, test cases, and the models the service knows (vision: takes images).",
+        "Map a project (call list_projects first if you have no project_id). The project, each flow with its draft blocks (step_id, name, type, model, position, prompt excerpt), draft status against the latest version, versions and production version, test cases, the retention period of its runs, and the models the service knows (vision: takes images).",
       inputSchema: { project_id: z.string().min(1).describe('The project_id from list_projects, or "organization-slug/project-slug"') },
       outputSchema: {
         project_id: z.string(),
         organization_id: z.string(),
         slug: z.string(),
         name: z.string(),
+        retention: z.object({ run_days: z.number().int().nullable(), set_on: z.enum(['project', 'organization']).nullable() }).describe("Days after a run ends that its personal data is kept (null: kept); set on the project, or its organization's"),
         flows: z.array(flow),
         models: z.array(z.object({ id: z.string(), vision: z.boolean() })),
         default_model: z.string(),

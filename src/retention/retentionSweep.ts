@@ -1,0 +1,69 @@
+import { type Kysely, sql } from 'kysely';
+import type { Logger } from 'pino';
+import type { CommandDependencies } from '../commands/commandHandler.ts';
+import { ApiError } from '../domain/errors/apiError.ts';
+import { eraseRunData } from '../execution/eraseRunData.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
+import { periodicTask } from '../supervision/periodicTask.ts';
+
+const PAGE = 100;
+
+/**
+ * Erases the personal data of runs that ended longer ago than their retention period (their
+ * project's, else their organization's): each one a RunDataErased with trigger `retention` and the
+ * system as principal, exactly as an erasure asked for. Every mode counts (test runs and backtest
+ * replays are runs), and a run's webhook bodies, dead-lettered or not, are sealed under its key.
+ * A run that has not ended is left until it ends.
+ *
+ * The runs read model only proposes; the run's stream decides. Sweeps in several worker processes
+ * may propose the same run: one append wins, the others find it erased and change nothing.
+ */
+export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: CommandDependencies; runDataKeys: RunDataKeys; logger: Pick<Logger, 'info' | 'warn'>; intervalMs: number }) {
+  const principal = { principal: { kind: 'system' as const, id: 'retention' } };
+
+  /** The ended runs whose period is over at `now`, oldest first, after `after` (a keyset: the read model marks erasures a moment later). */
+  async function due(now: Date, after: { endedAt: string; executionId: string } | null) {
+    const { rows } = await sql<{ execution_id: string; ended_at: string; run_days: number }>`
+      SELECT r.execution_id, r.ended_at::text AS ended_at, COALESCE(p.run_days, o.run_days) AS run_days
+      FROM runs r
+      LEFT JOIN retention_periods p ON p.organization_id = r.organization_id AND p.project_id = r.project_id
+      LEFT JOIN retention_periods o ON o.organization_id = r.organization_id AND o.project_id = ''
+      WHERE r.data_erased_at IS NULL AND r.ended_at IS NOT NULL
+        AND COALESCE(p.run_days, o.run_days) IS NOT NULL
+        AND r.ended_at < ${now.toISOString()}::timestamptz - make_interval(days => COALESCE(p.run_days, o.run_days))
+        ${after ? sql`AND (r.ended_at, r.execution_id) > (${after.endedAt}::timestamptz, ${after.executionId})` : sql``}
+      ORDER BY r.ended_at, r.execution_id
+      LIMIT ${PAGE}`.execute(deps.db);
+    return rows;
+  }
+
+  /** Erases every run due at `now` (the clock's unless given); answers how many it erased. */
+  async function sweepOnce(now = deps.commands.now()): Promise<number> {
+    let erased = 0;
+    let after: { endedAt: string; executionId: string } | null = null;
+    for (;;) {
+      const page = await due(now, after);
+      for (const run of page) {
+        try {
+          const result = await eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, { executionId: run.execution_id, trigger: 'retention', reason: `its retention period (${run.run_days} days) ran out` }, principal);
+          if (result.erasedNow) erased++;
+        } catch (error) {
+          // A run the log says has not ended (the read model was ahead) waits for the next pass.
+          if (!(error instanceof ApiError)) throw error;
+          deps.logger.warn({ executionId: run.execution_id, code: error.code }, 'retention: a run due for erasure could not be erased yet');
+        }
+      }
+      if (page.length < PAGE) break;
+      after = { endedAt: page.at(-1)!.ended_at, executionId: page.at(-1)!.execution_id };
+    }
+    if (erased > 0) deps.logger.info({ erased }, 'retention: erased the personal data of runs past their retention period');
+    return erased;
+  }
+
+  return {
+    sweepOnce,
+    /** Sweeps every `intervalMs`, under the supervisor. */
+    start: () => periodicTask(deps.intervalMs, async () => void (await sweepOnce())),
+  };
+}
