@@ -18,7 +18,7 @@ export function registerWebhookCommands(program: Command) {
         if (o.rotate) await secrets.rotateWebhookSecret(rt.commands, organizationId, rt.masterKey, rt.config.webhooks.secretGraceSeconds, cliPrincipal);
         const view = await secrets.getWebhookSecret(rt.commands, organizationId, rt.masterKey, cliPrincipal);
         const { current, previous } = await secrets.signingSecrets(rt.commands, organizationId, rt.masterKey, cliPrincipal);
-        process.stderr.write('Keep this secret on the receiver only (e.g. SEQFLOW_WEBHOOK_SECRET).\n');
+        process.stderr.write('Keep this secret on the receiver only (e.g. SEQFLOW_WEBHOOK_SECRETS, as examples/webhook-receiver.mjs reads it).\n');
         return { organizationId, secret: current, previousSecret: previous, version: view.version, createdAt: view.createdAt, rotatedAt: view.rotatedAt, graceUntil: view.graceUntil };
       }),
     );

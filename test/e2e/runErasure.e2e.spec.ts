@@ -129,6 +129,15 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     expect(report.notErased).toEqual([]);
     for (const id of mine) expect((await t.runtime.eventStore.readStream(executionStream(id))).at(-1)).toMatchObject({ type: 'RunDataErased', data: { reason: `ticket 12 (input.parameters.customer_id=${customer})` }, metadata: { principal: { kind: 'cli' } } });
     expect((await t.runtime.eventStore.readStream(executionStream(other)))[0]!.data).toMatchObject({ parameters: { customer_id: `${customer}-not` } });
+    // `seqflow runs list` shows them, newest first, marked erased; a filter it cannot read is refused.
+    const listed = await runCli(['runs', 'list', '--org', 'acme', '--flow', 'pipeline', '--status', 'completed', '--limit', '3'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const page = JSON.parse(listed.stdout) as { items: { executionId: string; dataErasedAt: string | null; status: string }[]; nextCursor: string | null };
+    expect(page.items.map((r) => r.executionId)).toEqual([other, mine[1], mine[0]]);
+    expect(page.items.map((r) => r.dataErasedAt === null)).toEqual([true, false, false]);
+    expect(page.nextCursor).not.toBeNull();
+    const wrongStatus = await runCli(['runs', 'list', '--status', 'done'], env);
+    expect([wrongStatus.code, wrongStatus.stderr]).toEqual([1, expect.stringContaining("--status takes queued, running")]);
     const bad = await runCli(['runs', 'erase', '--org', 'acme', '--where', 'output.x=1'], env);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('--where must be input.message=<text> or input.parameters.<key>=<value>')]);
   });
