@@ -93,7 +93,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const tracing = await createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
     const healthNotes = createHealthNotes();
-    const runDataKeys = createRunDataKeys(db, masterKey, { flushedWithLog: log.kind === 'postgres' });
+    const runDataKeys = createRunDataKeys(pool, masterKey, { flushedWithLog: log.kind === 'postgres' });
     // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
     const eventStore = logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes));
     const organizations = createOrganizationStates(eventStore, logWatch);

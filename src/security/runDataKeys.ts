@@ -1,7 +1,9 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
 import { LRUCache } from 'lru-cache';
-import type { ReadModels } from '../projections/readModelSchema.ts';
+/** What the keys are kept with: a PostgreSQL pool (node-postgres), the read models' own. */
+export interface Queryable {
+  query<R extends object>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
+}
 import { decryptSecret, encryptSecret } from './secretBox.ts';
 import { type DataKey, bytesOf, dataKeyOf, newDataKey } from './runDataCipher.ts';
 
@@ -49,10 +51,10 @@ const unwrap = (text: string, masterKey: KeyObject) => {
   return dataKeyOf(Buffer.from(decryptSecret({ iv, tag, ciphertext }, masterKey), 'base64'));
 };
 
-export function createRunDataKeys(db: Kysely<ReadModels>, masterKeyBytes: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
+export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
   // Made once: a raw key is turned into a KeyObject on every cipher call otherwise.
   const masterKey = createSecretKey(masterKeyBytes);
-  const commitWithoutWaiting = options.flushedWithLog ? sql`set_config('synchronous_commit', 'off', true) AS s,` : sql``;
+  const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
   const made = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
   // does not pay a cipher call (some 25 µs) for a key it opened before.
@@ -73,11 +75,13 @@ export function createRunDataKeys(db: Kysely<ReadModels>, masterKeyBytes: Buffer
     try {
       const wrapped = ids.map(() => wrap(newDataKey(), masterKey));
       // On a conflict the no-op update returns the row that is there: another process's key, or NULL once erased.
-      const { rows } = await sql<{ execution_id: string; wrapped_key: string | null }>`
-        INSERT INTO run_data_keys (execution_id, wrapped_key)
-        SELECT k.id, k.wrapped FROM ${commitWithoutWaiting} unnest(${ids}::text[], ${wrapped}::text[]) AS k(id, wrapped)
-        ON CONFLICT (execution_id) DO UPDATE SET execution_id = EXCLUDED.execution_id
-        RETURNING execution_id, wrapped_key`.execute(db);
+      const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>(
+        `INSERT INTO run_data_keys (execution_id, wrapped_key)
+         SELECT k.id, k.wrapped FROM ${commitWithoutWaiting} unnest($1::text[], $2::text[]) AS k(id, wrapped)
+         ON CONFLICT (execution_id) DO UPDATE SET execution_id = EXCLUDED.execution_id
+         RETURNING execution_id, wrapped_key`,
+        [ids, wrapped],
+      );
       const stored = new Map(rows.map((r) => [r.execution_id, r.wrapped_key]));
       for (const [id, waiters] of batch) {
         const text = stored.get(id);
@@ -121,7 +125,7 @@ export function createRunDataKeys(db: Kysely<ReadModels>, masterKeyBytes: Buffer
     async forOpening(executionIds) {
       const states = new Map<string, KeyState>(executionIds.map((id) => [id, 'none']));
       if (executionIds.length === 0) return states;
-      const rows = await db.selectFrom('run_data_keys').select(['execution_id', 'wrapped_key']).where('execution_id', 'in', [...new Set(executionIds)]).execute();
+      const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...new Set(executionIds)]]);
       for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key) : 'erased');
       return states;
     },
@@ -129,15 +133,17 @@ export function createRunDataKeys(db: Kysely<ReadModels>, masterKeyBytes: Buffer
     async erase(executionId, at) {
       made.delete(executionId);
       // A row even for a run that never had a key: whatever is sealed for it later reads as erased.
-      await sql`
-        INSERT INTO run_data_keys (execution_id, wrapped_key, erased_at) VALUES (${executionId}, NULL, ${at.toISOString()})
-        ON CONFLICT (execution_id) DO UPDATE SET wrapped_key = NULL, erased_at = COALESCE(run_data_keys.erased_at, EXCLUDED.erased_at)`.execute(db);
+      await db.query(
+        `INSERT INTO run_data_keys (execution_id, wrapped_key, erased_at) VALUES ($1, NULL, $2)
+         ON CONFLICT (execution_id) DO UPDATE SET wrapped_key = NULL, erased_at = COALESCE(run_data_keys.erased_at, EXCLUDED.erased_at)`,
+        [executionId, at.toISOString()],
+      );
     },
 
     async erasedAt(executionIds) {
       if (executionIds.length === 0) return new Map();
-      const rows = await db.selectFrom('run_data_keys').select(['execution_id', 'erased_at']).where('execution_id', 'in', [...new Set(executionIds)]).where('erased_at', 'is not', null).execute();
-      return new Map(rows.map((r) => [r.execution_id, r.erased_at!]));
+      const { rows } = await db.query<{ execution_id: string; erased_at: Date }>('SELECT execution_id, erased_at FROM run_data_keys WHERE execution_id = ANY($1::text[]) AND erased_at IS NOT NULL', [[...new Set(executionIds)]]);
+      return new Map(rows.map((r) => [r.execution_id, r.erased_at]));
     },
   };
 }
