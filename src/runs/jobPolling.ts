@@ -45,15 +45,17 @@ async function jobFromStream(eventStore: EventStore, executionId: string, flowId
   return presentJob(view);
 }
 
-/** A job of the caller's flow: the read model's row, or the job's own stream while the row is missing or not yet claimed. */
+/** A job of the caller's flow: the read model's row once it has ended, else the job's own stream. */
 export async function pollJob(deps: JobReading, caller: Pick<RunCaller, 'projectId'>, job: FlowSlugs & { executionId: string }) {
   const flow = await deps.flows.findFlowForCaller(job, caller.projectId);
   const row = await deps.db.selectFrom('jobs').selectAll().where('execution_id', '=', job.executionId).where('flow_id', '=', flow.flowId).executeTakeFirst();
-  if (!row || row.status === 'started') {
-    // Not projected yet (or maybe just claimed): the run's own stream answers, so a poll right after POST never 404s.
+  if (!row || row.status === 'started' || row.status === 'running') {
+    // Not projected yet, or not ended as the row says: the run's own stream answers. A poll right after
+    // POST never 404s, and a poll never goes back from the end an earlier poll read in the stream to a
+    // row the projection has not moved on yet (polls that did were seen under load).
     const view = await jobFromStream(deps.eventStore, job.executionId, flow.flowId);
-    if (!view) throw new ApiError('EXECUTION_NOT_FOUND', `No job ${job.executionId} of flow '${job.flow}'`);
-    return view;
+    if (view) return view;
+    if (!row) throw new ApiError('EXECUTION_NOT_FOUND', `No job ${job.executionId} of flow '${job.flow}'`);
   }
   return presentJob(jobViewOfRow(row));
 }

@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
+import { execution } from '../../src/domain/execution/execution.ts';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 interface Listing {
@@ -108,5 +110,16 @@ describe("listing a flow's jobs and runs, and cancelling a job, over HTTP", () =
     const foreign = await call('POST', `hello/jobs/${jobs[2]}/cancel`, undefined, otherKey);
     expect(foreign.status).toBe(404);
     expect((await call<{ status: string }>('GET', `hello/jobs/${jobs[2]}`)).body.status).toBe('started');
+  });
+
+  it('never answers a poll with a job older than its own log: a row still running while the run has ended reads as ended', async () => {
+    const claimed = jobs[3]!;
+    await handleCommand(t.runtime.commands, executionStream(claimed), execution, { type: 'Record', event: { type: 'JobClaimed', data: { executionId: claimed, worker: 'w', claim: 1 } } }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    expect((await t.runtime.db.selectFrom('jobs').select('status').where('execution_id', '=', claimed).executeTakeFirstOrThrow()).status).toBe('running');
+    expect((await call('POST', `hello/jobs/${claimed}/cancel`)).status).toBe(200);
+    // The projection has not applied the end: the row still says running, the log says failed.
+    const polled = await call<{ status: string; failureReason: string }>('GET', `hello/jobs/${claimed}`);
+    expect(polled.body).toMatchObject({ status: 'failed', failureReason: 'cancelled' });
   });
 });
