@@ -83,6 +83,7 @@ export const ed25519Signer = (privateKeyPem: string): ManifestSigner => {
 export async function exportRun(deps: { eventStore: EventStore; runDataKeys: RunDataKeys }, executionId: string, signer?: ManifestSigner) {
   const record = await loadRunRecord(deps.eventStore, executionId);
   const state = (await deps.runDataKeys.forOpening([executionId])).get(executionId);
-  const erasedAt = (await deps.runDataKeys.erasedAt([executionId])).get(executionId);
-  return exportLines(record, { key: typeof state === 'object' ? bytesOf(state).toString('base64') : null, erasedAt: erasedAt?.toISOString() ?? null }, signer);
+  // When it was erased is the log's to say: the run's own RunDataErased.
+  const erasure = record.events.find((e) => e.type === 'RunDataErased');
+  return exportLines(record, { key: typeof state === 'object' ? bytesOf(state).toString('base64') : null, erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null }, signer);
 }

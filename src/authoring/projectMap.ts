@@ -4,6 +4,7 @@ import { truncateStrings } from '../domain/execution/truncate.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { TestCaseDefinition } from '../domain/testing/testCaseDefinition.ts';
 import { type AuthoringScope, inScope } from './authoringScope.ts';
+import { effectiveRunDays } from '../domain/retention/retention.ts';
 
 /** Prompts longer than this are shown cut, with a marker saying their full length. */
 const PROMPT_EXCERPT = 120;
@@ -67,7 +68,7 @@ export async function projectMap(db: Kysely<ReadModels>, scope: AuthoringScope, 
     slug: project.slug,
     name: project.name,
     // How long its runs keep their personal data after they end (docs/operations.md#retention).
-    retention: { run_days: projectDays ?? organizationDays, set_on: projectDays !== null ? ('project' as const) : organizationDays !== null ? ('organization' as const) : null },
+    retention: { run_days: effectiveRunDays(organizationDays, projectDays), set_on: projectDays !== null ? ('project' as const) : organizationDays !== null ? ('organization' as const) : null },
     flows: flows.map((f) => {
       const flowVersions = versionsOf.get(f.id) ?? [];
       const cases = casesOf.get(f.id) ?? [];

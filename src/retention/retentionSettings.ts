@@ -1,5 +1,5 @@
 import { type CommandDependencies, type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
-import { retention } from '../domain/retention/retention.ts';
+import { effectiveRunDays, retention } from '../domain/retention/retention.ts';
 import { retentionStream } from '../domain/retention/retentionEvents.ts';
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -14,14 +14,13 @@ export async function setRetention(deps: CommandDependencies, input: { organizat
 export async function retentionOf(db: Kysely<ReadModels>, organizationId: string) {
   const rows = await db.selectFrom('retention_periods').select(['project_id', 'run_days', 'set_at']).where('organization_id', '=', organizationId).execute();
   const projects = await db.selectFrom('projects').select(['id', 'slug']).where('organization_id', '=', organizationId).orderBy('slug').execute();
-  const own = rows.find((r) => r.project_id === '');
-  const organizationDays = own?.run_days ?? null;
+  const organizationDays = rows.find((r) => r.project_id === '')?.run_days ?? null;
   return {
     organizationId,
     runDays: organizationDays,
     projects: projects.map((p) => {
-      const set = rows.find((r) => r.project_id === p.id);
-      return { projectId: p.id, slug: p.slug, runDays: set?.run_days ?? null, appliedRunDays: set?.run_days ?? organizationDays };
+      const projectDays = rows.find((r) => r.project_id === p.id)?.run_days ?? null;
+      return { projectId: p.id, slug: p.slug, runDays: projectDays, appliedRunDays: effectiveRunDays(organizationDays, projectDays) };
     }),
   };
 }

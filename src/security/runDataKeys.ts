@@ -38,8 +38,6 @@ export interface RunDataKeys {
   forOpening(executionIds: readonly string[]): Promise<Map<string, KeyState>>;
   /** Removes a run's key for good (idempotent: the first erasure's time stays). */
   erase(executionId: string, at: Date): Promise<void>;
-  /** When each of these runs' keys was erased (runs never erased are absent). */
-  erasedAt(executionIds: readonly string[]): Promise<Map<string, Date>>;
 }
 
 const wrap = (key: DataKey, masterKey: KeyObject) => {
@@ -138,12 +136,6 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
          ON CONFLICT (execution_id) DO UPDATE SET wrapped_key = NULL, erased_at = COALESCE(run_data_keys.erased_at, EXCLUDED.erased_at)`,
         [executionId, at.toISOString()],
       );
-    },
-
-    async erasedAt(executionIds) {
-      if (executionIds.length === 0) return new Map();
-      const { rows } = await db.query<{ execution_id: string; erased_at: Date }>('SELECT execution_id, erased_at FROM run_data_keys WHERE execution_id = ANY($1::text[]) AND erased_at IS NOT NULL', [[...new Set(executionIds)]]);
-      return new Map(rows.map((r) => [r.execution_id, r.erased_at]));
     },
   };
 }
