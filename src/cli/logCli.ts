@@ -8,7 +8,16 @@ import { eventLine, positiveInt, printJson, withRuntime } from './cliSupport.ts'
 
 /** `seqflow migrate`, `seqflow events`, `seqflow projections rebuild`: the log and what is built from it. */
 export function registerLogCommands(program: Command) {
-  program.command('migrate').description('bring the event log and read-model schemas up to date').action(() => withRuntime(async () => ({ migrated: true }), { catchUp: false }));
+  program
+    .command('migrate')
+    .description('bring the event log and read-model schemas up to date; --plan: say which migrations would run and what each does, and run none')
+    .option('--plan', 'list the migrations that have not run, each with what it does, and change nothing')
+    .action(async (o: { plan?: boolean }) => {
+      if (!o.plan) return withRuntime(async (rt) => ({ migrated: true, ran: rt.migrations }), { catchUp: false });
+      const [{ loadConfig }, { createLogger }, { migrationPlanOf }] = await Promise.all([import('../config/config.ts'), import('../runtime/logger.ts'), import('../runtime/migrationPlan.ts')]);
+      const plan = await migrationPlanOf(loadConfig(), createLogger(process.env.LOG_LEVEL ?? 'warn', 2));
+      printJson({ upToDate: plan.eventLog.length === 0 && plan.readModels.length === 0, pending: plan });
+    });
 
   program
     .command('events')

@@ -30,6 +30,11 @@ export async function eraseRunData(
   if (!requested || (input.projectOf !== undefined && requested.projectId !== input.projectOf) || (input.flowOf !== undefined && requested.flowId !== input.flowOf)) {
     throw new ApiError('EXECUTION_NOT_FOUND', `No run ${input.executionId}`);
   }
+  // A run recorded before run data was sealed (migration 0020) has no key: its data is plaintext in
+  // the append-only log, and an erasure that said it removed it would be a lie.
+  if ((await deps.runDataKeys.forOpening([input.executionId])).get(input.executionId) === 'none') {
+    throw new ApiError('CONFLICT', `Run ${input.executionId} was recorded before run data was sealed (an earlier release): its data cannot be erased from the log`);
+  }
   const erasedAt = deps.now().toISOString();
   const result = await handleCommand(deps, stream, execution, { type: 'Erase', data: { trigger: input.trigger ?? 'request', reason: input.reason, erasedAt } }, metadata, loaded);
   const state = result.state;

@@ -1,4 +1,5 @@
 import { type Kysely, type Migration, Migrator } from 'kysely';
+import { type PendingMigration, pendingOf } from '../database/pendingMigrations.ts';
 import * as m0001 from './migrations/0001_tenancy_and_flows.ts';
 import * as m0002 from './migrations/0002_credit_ledger.ts';
 import * as m0003 from './migrations/0003_jobs.ts';
@@ -22,21 +23,28 @@ import * as m0020 from './migrations/0020_run_data_keys.ts';
 import * as m0021 from './migrations/0021_retention_periods.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
-const migrations: Record<string, Migration> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004, '0005_projection_stalls': m0005, '0006_test_cases': m0006, '0007_test_runs': m0007, '0008_flow_receives_images': m0008, '0009_runs': m0009, '0010_deliveries_by_run': m0010, '0011_delivery_lease_finished': m0011, '0012_flow_listings': m0012, '0013_uniform_leases': m0013, '0014_runner_leases': m0014, '0015_oauth_store': m0015, '0016_backtests': m0016, '0017_delivery_receiver_host': m0017, '0018_ledger_cost': m0018, '0019_run_started_via': m0019, '0020_run_data_keys': m0020, '0021_retention_periods': m0021 };
+const migrations: Record<string, Migration & { summary: string }> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004, '0005_projection_stalls': m0005, '0006_test_cases': m0006, '0007_test_runs': m0007, '0008_flow_receives_images': m0008, '0009_runs': m0009, '0010_deliveries_by_run': m0010, '0011_delivery_lease_finished': m0011, '0012_flow_listings': m0012, '0013_uniform_leases': m0013, '0014_runner_leases': m0014, '0015_oauth_store': m0015, '0016_backtests': m0016, '0017_delivery_receiver_host': m0017, '0018_ledger_cost': m0018, '0019_run_started_via': m0019, '0020_run_data_keys': m0020, '0021_retention_periods': m0021 };
 
 /**
  * Brings the read models' schema up to date (kysely Migrator; safe from several processes).
  * `schema`: a shadow copy's own schema, which then also holds its migration bookkeeping.
  */
 export async function migrateReadModels(db: Kysely<ReadModels>, schema?: string): Promise<string[]> {
-  const migrator = new Migrator({
+  const { error, results } = await migratorOf(db, schema).migrateToLatest();
+  if (error) throw error;
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/** The read models' migrations that have not run, in order, each with what it does; changes nothing. */
+export async function pendingReadModelMigrations(db: Kysely<ReadModels>): Promise<PendingMigration[]> {
+  return pendingOf(await migratorOf(db).getMigrations(), migrations);
+}
+
+const migratorOf = (db: Kysely<ReadModels>, schema?: string) =>
+  new Migrator({
     db,
     ...(schema ? { migrationTableSchema: schema } : {}),
     provider: { getMigrations: async () => migrations },
     migrationTableName: 'seqflow_readmodel_migration',
     migrationLockTableName: 'seqflow_readmodel_migration_lock',
   });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) throw error;
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
-}

@@ -30,6 +30,8 @@ export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: C
       LEFT JOIN retention_periods p ON p.organization_id = r.organization_id AND p.project_id = r.project_id
       LEFT JOIN retention_periods o ON o.organization_id = r.organization_id AND o.project_id = ''
       WHERE r.data_erased_at IS NULL AND r.ended_at IS NOT NULL
+        -- A run recorded before sealing has no key, and nothing to erase it with (eraseRunData refuses it).
+        AND EXISTS (SELECT 1 FROM run_data_keys k WHERE k.execution_id = r.execution_id)
         AND COALESCE(p.run_days, o.run_days) IS NOT NULL
         AND r.ended_at < ${now.toISOString()}::timestamptz - make_interval(days => COALESCE(p.run_days, o.run_days))
         ${after ? sql`AND (r.ended_at, r.execution_id) > (${after.endedAt}::timestamptz, ${after.executionId})` : sql``}

@@ -7,6 +7,7 @@ import type { Config } from '../config/config.ts';
 import { type EmbeddedDatabase, startEmbeddedPostgres } from '../database/embeddedPostgres.ts';
 import { resolveMasterKey } from '../database/masterKey.ts';
 import { createDatabasePool } from '../database/databasePool.ts';
+import { type MigrationPlan, announceMigrations, planMigrations } from './migrationPlan.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
 import { sealingEventStore } from '../eventstore/sealingEventStore.ts';
@@ -72,6 +73,8 @@ export interface Runtime {
   database: 'embedded' | 'external';
   /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models). */
   databaseUrl: string;
+  /** The migrations this start found to run (and ran), each with what it does. */
+  migrations: MigrationPlan;
   close(): Promise<void>;
 }
 
@@ -85,6 +88,8 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
   const pool = createDatabasePool({ connectionString: databaseUrl, max: 20 }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
+    const migrations = await planMigrations(pool, db, config.kurrentDbConnectionString ? 'kurrentdb' : 'postgres');
+    announceMigrations(logger, migrations);
     const log = await openEventStore(config, pool, databaseUrl);
     await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
@@ -152,6 +157,7 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
       execution,
       database: embedded ? 'embedded' : 'external',
       databaseUrl,
+      migrations,
       async close() {
         await runnerLease.close().catch((error: unknown) => logger.warn({ err: error }, 'could not finish the runner lease; it expires by itself'));
         await supervisor.stop();

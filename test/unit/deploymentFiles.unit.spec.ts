@@ -11,7 +11,7 @@ const imageEnv = Object.fromEntries(
   dockerfile.getInstructions().filter((i) => i.getKeyword() === 'ENV').flatMap((i) => (i as Env).getProperties().map((p) => [p.getName(), p.getValue()])),
 ) as Record<string, string>;
 const compose = parse(readFileSync(path.join(ROOT, 'docker-compose.yml'), 'utf8')) as {
-  services: Record<string, { profiles?: string[]; ports?: string[]; expose?: string[]; volumes?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { required?: boolean }> }>;
+  services: Record<string, { profiles?: string[]; command?: string[]; ports?: string[]; expose?: string[]; volumes?: string[]; environment?: Record<string, string>; depends_on?: Record<string, { required?: boolean }> }>;
   volumes: Record<string, unknown>;
 };
 
@@ -40,5 +40,18 @@ describe('the Docker image and the compose stack', () => {
   it('requires the master key and names the public URL clients reach', () => {
     expect(seqflow.environment?.SEQFLOW_MASTER_KEY).toMatch(/^\$\{SEQFLOW_MASTER_KEY:\?/);
     expect(seqflow.environment?.SEQFLOW_PUBLIC_URL).toBe(`\${SEQFLOW_PUBLIC_URL:-http://localhost:${imageEnv.PORT}}`);
+  });
+
+  it('runs more workers with their profile, each checked on its health port by the image\'s HEALTHCHECK', () => {
+    const worker = compose.services['seqflow-worker']!;
+    expect(worker.profiles).toEqual(['workers']);
+    expect(worker.command).toEqual(['serve', '--role', 'worker']);
+    expect(worker.expose).toContain(imageEnv.SEQFLOW_HEALTH_PORT);
+    // The same database, key and log as the API process: one deployment.
+    for (const name of ['DATABASE_URL', 'SEQFLOW_MASTER_KEY', 'KURRENTDB_CONNECTION_STRING']) expect(worker.environment?.[name]).toBe(seqflow.environment?.[name]);
+    const healthcheck = dockerfile.getInstructions().find((i) => i.getKeyword() === 'HEALTHCHECK')!.getTextContent();
+    expect(healthcheck).toContain('process.env.SEQFLOW_HEALTH_PORT');
+    expect(healthcheck).toContain('process.env.PORT');
+    expect(imageEnv.SEQFLOW_HEALTH_HOST).toBe('0.0.0.0');
   });
 });

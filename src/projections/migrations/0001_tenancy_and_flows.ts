@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the read models of organizations, projects, API keys, flows and their versions, and the projection checkpoints.';
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('projection_checkpoints')

@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the credit ledger: one row per credit event.';
+
 /** One row per credit event, keyed by event id: the balance is their sum, and a replay adds nothing twice. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the jobs read model and its leases.';
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Read model: /jobs runs and their state, projected from their execution streams.
   await db.schema

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the webhook deliveries read model and its leases.';
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   // Read model: webhook deliveries, for the listing and for finding due attempts.
   await db.schema

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the test cases read model.';
+
 /** Read model: a flow's test cases (the definition as last written), for listing and running them. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the test runs read model.';
+
 /** Read model: test runs and how they ended, by flow and target version (what the promotion gate asks). */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

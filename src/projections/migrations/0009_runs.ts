@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the runs read model (every run, its state and how it was started).';
+
 /** Read model: every run (sync, /jobs, /step, test), its state and how it was started, for the operators' runs listing. */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema

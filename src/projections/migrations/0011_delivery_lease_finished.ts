@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Keeps a finished attempt\'s lease until the read model shows the attempt ended.';
+
 /**
  * A finished attempt's lease stays, expired, with the attempt's number until the read model shows
  * that attempt ended: a sweep meanwhile would otherwise see the delivery still `pending` and claim it

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the runner leases (each process\'s) and records each run\'s runner.';
+
 /**
  * Every run has an owner. A sync, step or test run is run by the process that took its request
  * (or its resume): that process holds a runner lease (src/leases) while it is up, and its run

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the embedded authorization server\'s store and keys.';
+
 /**
  * The embedded authorization server's state, shared by every API process and kept across restarts:
  * registered clients, grants, sessions, interactions, codes and refresh tokens (`oauth_store`, one

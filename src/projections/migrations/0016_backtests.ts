@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the backtests read models and records the run a test case was made from.';
+
 /**
  * Backtests (issue 27): each backtest with its running summary, one row per replayed run (the pair's
  * outcome and changed paths; the results stay in the runs' own streams), and the backtest a run of

@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Records each delivery\'s receiver host (older deliveries after `seqflow projections rebuild deliveries`).';
+
 /**
  * Read model: each delivery's receiver host, so a sweep can leave a host that has all it may have
  * in flight to it (SEQFLOW_WEBHOOK_HOST_CONCURRENCY) out of its claim. Deliveries created before

@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Records each charge\'s model, block and cost in US dollars (older charges after `seqflow projections rebuild credit_ledger`).';
+
 /**
  * Read model: each charge's model, block and cost in US dollars, so an organization's usage can be
  * summed by flow, model or day (`seqflow org usage`). Charges projected before this migration have

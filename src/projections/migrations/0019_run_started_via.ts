@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Records the channel a run was started through (older runs after `seqflow projections rebuild runs`).';
+
 /**
  * Read model: the channel a run was started through (`mcp` for an assistant's production call,
  * `console` for an operator's rerun; null for API keys and the CLI), so a listing can tell an

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the run data keys table (crypto-shredding) and the erasure dates of runs and jobs; runs recorded before it have no key and cannot be erased.';
+
 /**
  * Each run's data key (issue 39, crypto-shredding), sealed under the master key: `wrapped_key` is
  * NULL once the run's data is erased, and the row stays to say when. Not a projection (the keys are

@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the retention periods read model and an index of the runs to erase.';
+
 /**
  * Read model: each organization's retention period for its runs' personal data (`project_id` ''),
  * and its projects' where set (RetentionPeriodSet). `run_days` null: kept.

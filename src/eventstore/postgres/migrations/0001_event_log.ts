@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Creates the event log: its events and streams tables and the append function.';
+
 /**
  * The event log's tables and functions.
  *

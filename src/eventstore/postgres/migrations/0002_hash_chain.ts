@@ -1,6 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { GENESIS_HASH, chainHash, contentHash } from '../../../domain/audit/eventHash.ts';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Adds the hash chain: each event\'s content and chain hash, each stream\'s head hash, computed by the append.';
+
 const BACKFILL_BATCH = 2000;
 
 /**

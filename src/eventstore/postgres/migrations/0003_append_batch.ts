@@ -1,6 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import { GENESIS_HASH } from '../../../domain/audit/eventHash.ts';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Adds seqflow_append_batch: many appends in one call, for the group-committing writer.';
+
 /**
  * `seqflow_append_batch`: many appends (to any streams) in one call and one transaction, each with
  * its own expected revision and its own outcome, for the group-committing writer. A conflict is an

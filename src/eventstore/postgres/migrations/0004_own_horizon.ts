@@ -1,5 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
+/** What this migration does, as `seqflow migrate --plan` says it before it runs. */
+export const summary = 'Subscribers read below the log\'s own appenders\' horizon instead of the whole server\'s.';
+
 /**
  * The visibility horizon belongs to the log's own appenders, not to the whole server.
  *
