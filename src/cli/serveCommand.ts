@@ -47,7 +47,7 @@ export async function serve(config: Config, role: Role): Promise<void> {
   }
   let runtime: Runtime | undefined;
   try {
-    runtime = await openRuntime(config, logger);
+    runtime = await openRuntime(config, logger, role);
     const workers = role === 'api' ? undefined : await startWorkers(runtime);
     const app = role === 'worker' ? undefined : await buildServer(runtime);
     if (app) await listen(app, config);

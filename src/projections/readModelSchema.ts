@@ -177,6 +177,8 @@ export interface RunnerLeasesTable {
   expires_at: Timestamp;
   claims: number;
   done_at: Timestamp | null;
+  /** The process's own report (src/health/processReports.ts), written as it renews the lease. */
+  report: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
 export interface WebhookDeliveriesTable {

@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { type ProcessReport, publishProcessReport } from '../health/processReports.ts';
 import { createLeases } from '../leases/leases.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
@@ -16,13 +17,14 @@ import type { Supervisor } from '../supervision/supervisor.ts';
  * database for longer than its lease comes back with a lease, and the runs a sweep ended meanwhile
  * refuse its next append.
  */
-export function createRunnerLease(options: { db: Kysely<ReadModels>; runnerId: string; leaseMs: number; supervisor: Supervisor }) {
+export function createRunnerLease(options: { db: Kysely<ReadModels>; runnerId: string; leaseMs: number; supervisor: Supervisor; report?: () => Promise<ProcessReport> }) {
   const { runnerId, leaseMs } = options;
   const leases = createLeases(options.db, { kind: 'runner', owner: runnerId, leaseMs });
   let renewal: { stop(): Promise<void> } | undefined;
-  // A live row is extended; a missing or expired one is claimed again.
+  // A live row is extended; a missing or expired one is claimed again. Then the process says how it is.
   const keep = async () => {
     if (!(await leases.claimById(runnerId))) await leases.renew(runnerId);
+    if (options.report) await publishProcessReport(options.db, runnerId, await options.report());
   };
   return {
     id: runnerId,

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -26,6 +27,7 @@ import { type WiredEngine, wireEngine } from './engineWiring.ts';
 import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 import { type HealthNotes, createHealthNotes } from '../health/healthNotes.ts';
+import { type ProcessReport, type ProcessRole, projectionsSummary } from '../health/processReports.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { watchStorage } from '../observability/storageWatch.ts';
 import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
@@ -81,7 +83,8 @@ export interface Runtime {
 // Postgres `bigint` (int8) as a JS number: positions and counts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
-export async function openRuntime(config: Config, logger: Logger): Promise<Runtime> {
+/** `role`: what this process runs as, in the report it publishes on its runner lease (the console's System view). */
+export async function openRuntime(config: Config, logger: Logger, role: ProcessRole = 'cli'): Promise<Runtime> {
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
 
@@ -105,7 +108,18 @@ export async function openRuntime(config: Config, logger: Logger): Promise<Runti
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
-    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor });
+    const startedAt = new Date().toISOString();
+    const report = async (): Promise<ProcessReport> => ({
+      role,
+      host: hostname(),
+      pid: process.pid,
+      version: packageVersion(),
+      startedAt,
+      reportedAt: new Date().toISOString(),
+      tasks: supervisor.status().map(({ name, state, restarts, lastError }) => ({ name, state, restarts, lastError })),
+      projections: projectionsSummary(await projections.status()),
+    });
+    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor, report });
     await runnerLease.hold();
     const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;

@@ -272,13 +272,16 @@ describe('the operator console page in Debian Chromium', () => {
     expect(await page.$('button.make-test-case')).toBeNull();
   });
 
-  it('shows the projections and their lag in the System view', async () => {
+  it('shows every live process, the projections and their lag in the System view', async () => {
     await page.keyboard.press('4');
     await page.waitForSelector('table.projections td.lag');
     const lags = await page.$$eval('table.projections td.lag', (cells) => cells.map((c) => (c as HTMLElement).innerText));
     expect(lags.length).toBeGreaterThan(5);
     expect(lags.every((lag) => /^\d+$/.test(lag))).toBe(true);
     expect(await textOf('table.projections')).toContain('runs');
+    // Every live process from its runner lease's report: here the test's own, with its tasks.
+    await page.waitForSelector('table.processes tr[data-process] td.tasks span.task');
+    expect(await textOf('table.processes')).toMatch(/runner-lease/);
     // The watchdog's last check in this process: nothing stuck here (a finding is a row with a link).
     await page.waitForFunction(() => document.body.innerText.includes('Nothing stuck (checked'));
     await shot('system');

@@ -1,9 +1,15 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
+import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
+import { setOperator } from '../../src/commands/operatorCommands.ts';
+import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { ROOT, spawnWorker } from '../support/runProcess.ts';
-import { createTestRuntime, freePort, type TestRuntime } from '../support/testRuntime.ts';
+import { createTestRuntime, freePort, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 
 /** The image's HEALTHCHECK command, as the Dockerfile states it (the exec form's JSON array). */
@@ -25,11 +31,14 @@ describe('a --role worker process serves its own health (it has no public port),
   let t: TestRuntime;
   let healthPort: number;
   let worker: ReturnType<typeof spawnWorker>;
+  let issuer: JwksIssuer;
+  let consoleApp: FastifyInstance;
 
   beforeAll(async () => {
-    t = await createTestRuntime('worker_health');
+    issuer = await startJwksIssuer();
+    t = await createTestRuntime('worker_health', { OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: 'seqflow', OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
     healthPort = await freePort();
-    worker = spawnWorker({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), SEQFLOW_HEALTH_PORT: String(healthPort), SEQFLOW_WORKER_ID: 'worker-h' });
+    worker = spawnWorker({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), SEQFLOW_HEALTH_PORT: String(healthPort), SEQFLOW_WORKER_ID: 'worker-h', SEQFLOW_RUNNER_LEASE_MS: '3000' });
   });
   afterAll(async () => {
     if (worker?.pid) {
@@ -39,7 +48,9 @@ describe('a --role worker process serves its own health (it has no public port),
         // already gone
       }
     }
+    await consoleApp?.close();
     await t?.close();
+    await issuer?.close();
   });
 
   it('answers /api/v1/health on SEQFLOW_HEALTH_PORT with the database, the log and its own tasks', async () => {
@@ -56,4 +67,26 @@ describe('a --role worker process serves its own health (it has no public port),
     expect(await runHealthCheck({ PORT: String(await freePort()), SEQFLOW_HEALTH_PORT: String(healthPort) })).toBe(0);
     expect(await runHealthCheck({ PORT: String(await freePort()), SEQFLOW_HEALTH_PORT: String(await freePort()) })).not.toBe(0);
   }, 60_000);
+
+  it("is one of the live processes the console's System view lists, with its role and its own tasks", async () => {
+    await setOperator(t.runtime.commands, { subject: 'olga', operator: true }, testPrincipal);
+    consoleApp = await buildConsoleServer(t.runtime);
+    await consoleApp.listen({ host: '127.0.0.1', port: 0 });
+    const url = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}/internal/trpc`;
+    const operator = createTRPCClient<ConsoleRouter>({ links: [httpLink({ url, headers: { authorization: `Bearer ${await issuer.sign({ sub: 'olga', aud: 'seqflow' })}` } })] });
+    // The worker's report is written as it renews its lease: at its start, then every third of the term.
+    type Listed = Awaited<ReturnType<typeof operator.system.status.query>>['processes'][number];
+    let workerProcess: Listed | undefined;
+    await until(async () => {
+      workerProcess = (await operator.system.status.query()).processes.find((p) => p.runnerId.startsWith('worker-h/') && p.report?.tasks.some((task) => task.name === 'job-runner'));
+      return workerProcess !== undefined;
+    }, 'the worker and its tasks in the System view', 90_000);
+    const listed = workerProcess!;
+    expect(listed.report).toMatchObject({ role: 'worker', pid: expect.any(Number), projections: { maxBehind: expect.any(Number), stalled: [] } });
+    expect(listed.report!.tasks.map((task) => task.name)).toEqual(expect.arrayContaining(['job-runner', 'runner-lease']));
+    // And the process serving the console, which the worker's tasks are not part of.
+    const processes = (await operator.system.status.query()).processes;
+    expect(processes.some((p) => p.runnerId === listed.runnerId)).toBe(true);
+    expect(processes.length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
 });

@@ -4,7 +4,7 @@ import { useClient } from '../consoleContext.tsx';
 import { when } from '../format.ts';
 import { hrefOf } from '../route.ts';
 
-/** Projections and their lag, supervised reactors and tasks, job and delivery backlogs, leases; verify the read models. */
+/** Every live process (role, tasks, lag), projections and their lag, this process's supervised reactors and tasks, job and delivery backlogs, leases; verify the read models. */
 export function SystemView() {
   const client = useClient();
   const status = useQuery({ queryKey: ['system.status'], queryFn: () => client.system.status.query(), refetchInterval: 2000 });
@@ -14,6 +14,44 @@ export function SystemView() {
   if (!s) return <p>Loading…</p>;
   return (
     <>
+      <Section title="Processes">
+        <div className="table-wrap">
+          <table className="processes">
+            <thead>
+              <tr>
+                <th>Process</th>
+                <th>Role</th>
+                <th>Host · pid</th>
+                <th>Started</th>
+                <th>Tasks</th>
+                <th>Projection lag</th>
+                <th>Reported</th>
+              </tr>
+            </thead>
+            <tbody>
+              {s.processes.map((p) => (
+                <tr key={p.runnerId} data-process={p.runnerId} data-role={p.report?.role ?? ''}>
+                  <td className="mono">{p.runnerId}</td>
+                  <td>{p.report?.role ?? '—'}</td>
+                  <td className="mono">{p.report ? `${p.report.host} · ${p.report.pid}` : ''}</td>
+                  <td>{p.report ? when(p.report.startedAt) : ''}</td>
+                  <td className="tasks">
+                    {p.report?.tasks.map((t) => (
+                      <span key={t.name} className="task" title={t.lastError ?? ''}>
+                        <span className="mono">{t.name}</span> <StatusChip status={t.state} />
+                        {t.restarts > 0 ? ` ${t.restarts} restarts` : ''}{' '}
+                      </span>
+                    ))}
+                  </td>
+                  <td className="lag">{p.report ? `${p.report.projections.maxBehind}${p.report.projections.stalled.length > 0 ? ` (stalled: ${p.report.projections.stalled.join(', ')})` : ''}` : ''}</td>
+                  <td>{p.report ? when(p.report.reportedAt) : 'not yet'}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        <p className="muted">Every process whose runner lease is live, from the report it writes each time it renews it. A process that stops renewing drops off when its lease runs out.</p>
+      </Section>
       <Section title="Projections">
         <div className="table-wrap">
           <table className="projections">
@@ -47,7 +85,7 @@ export function SystemView() {
           </p>
         ) : null}
       </Section>
-      <Section title="Reactors and tasks">
+      <Section title="This process's reactors and tasks">
         <div className="table-wrap">
           <table>
             <thead>

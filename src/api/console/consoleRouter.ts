@@ -18,6 +18,7 @@ import { latestTestResults } from '../../queries/testResultQueries.ts';
 import { allProjections } from '../../projections/allProjections.ts';
 import { verifyReadModels } from '../../projections/readModelVerification.ts';
 import { backlogStatus } from '../../queries/backlogQueries.ts';
+import { listLiveProcesses } from '../../health/processReports.ts';
 import { runTrace, stepTrace } from '../../testing/runTrace.ts';
 import { flowCosts } from '../../queries/usageQueries.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
@@ -46,6 +47,8 @@ export const consoleRouter = router({
       return {
         projections: await services.projections.status(),
         tasks: services.tasks.status(),
+        // Every live process (workers too), each from the report it writes on its runner lease.
+        processes: await listLiveProcesses(services.db),
         watchdog: services.watchdog.last() ?? null,
         ...(await backlogStatus(services.db, services.commands.now())),
       };
