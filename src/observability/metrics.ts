@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { OTHER_LABEL } from './boundedLabel.ts';
 
 /** Latency buckets in seconds, from a cached lookup to a slow model call. */
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -13,6 +14,8 @@ export interface GaugeSources {
   sandboxQueued: () => number;
   /** The watchdog's last findings, counted by kind (undefined before its first check, or where none runs). */
   watchdogFindings?: () => Record<string, number> | undefined;
+  /** Flows' names (`organization/project/flow` slugs) by id, for the run counter's `flow` label. */
+  flowNames?: (flowIds: string[]) => Promise<Map<string, string>>;
 }
 
 /**
@@ -25,6 +28,9 @@ export function createMetrics() {
   collectDefaultMetrics({ register: registry, prefix: 'seqflow_' });
   const registers = [registry];
   let sources: GaugeSources | undefined;
+  // Runs ended, by flow id, mode and outcome (flow ids bounded by the run metrics), and the names found for them.
+  const runCounts = new Map<string, { flowId: string; mode: string; outcome: string; count: number }>();
+  const flowNames = new Map<string, string>();
 
   const metrics = {
     registry,
@@ -35,7 +41,19 @@ export function createMetrics() {
       buckets: SECONDS,
       registers,
     }),
-    runs: new Counter({ name: 'seqflow_runs_total', help: 'Runs ended by this process, by flow id, mode and outcome', labelNames: ['flow_id', 'mode', 'outcome'], registers }),
+    runs: new Counter({
+      name: 'seqflow_runs_total',
+      help: 'Runs ended by this process, by flow (its id, and its organization/project/flow slugs), mode and outcome',
+      labelNames: ['flow_id', 'flow', 'mode', 'outcome'],
+      registers,
+      // The flow's name is looked up when scraped (once per flow), not while a run ends.
+      async collect() {
+        const unnamed = [...new Set([...runCounts.values()].map((c) => c.flowId))].filter((id) => !flowNames.has(id) && id !== 'unknown' && id !== OTHER_LABEL);
+        if (unnamed.length > 0 && sources?.flowNames) for (const [id, name] of await sources.flowNames(unnamed)) flowNames.set(id, name);
+        this.reset();
+        for (const c of runCounts.values()) this.inc({ flow_id: c.flowId, flow: flowNames.get(c.flowId) ?? c.flowId, mode: c.mode, outcome: c.outcome }, c.count);
+      },
+    }),
     stepDuration: new Histogram({ name: 'seqflow_step_duration_seconds', help: 'Blocks completed, by processor type, and how long they took', labelNames: ['processor_type'], buckets: SECONDS, registers }),
     modelCalls: new Counter({ name: 'seqflow_model_calls_total', help: 'Model calls, by model and outcome (ok or the error code)', labelNames: ['model', 'outcome'], registers }),
     modelCallDuration: new Histogram({ name: 'seqflow_model_call_duration_seconds', help: 'How long model calls took, by model', labelNames: ['model'], buckets: SECONDS, registers }),
@@ -59,6 +77,13 @@ export function createMetrics() {
     attemptFinished(outcome: string, seconds: number) {
       metrics.deliveryAttempts.inc({ outcome });
       metrics.deliveryAttemptDuration.observe({ outcome }, seconds);
+    },
+    /** A run ended (`flowId` already bounded by the caller: `other` past its limit). */
+    runEnded(flowId: string, mode: string, outcome: string) {
+      const key = `${flowId}\u0000${mode}\u0000${outcome}`;
+      const known = runCounts.get(key);
+      if (known) known.count++;
+      else runCounts.set(key, { flowId, mode, outcome, count: 1 });
     },
     /** Sets what the gauges read at each scrape. */
     readGaugesFrom(next: GaugeSources) {

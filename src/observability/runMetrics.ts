@@ -42,10 +42,10 @@ export function createRunMetrics(metrics: Metrics): RecordedRunObserver {
             break;
           }
           case 'ExecutionCompleted':
-            metrics.runs.inc({ ...run, outcome: 'completed' });
+            metrics.runEnded(run.flow_id, run.mode, 'completed');
             break;
           case 'ExecutionFailed':
-            metrics.runs.inc({ ...run, outcome: outcomeOf(event) });
+            metrics.runEnded(run.flow_id, run.mode, outcomeOf(event));
             break;
           case 'JobClaimed':
             metrics.jobClaims.inc();

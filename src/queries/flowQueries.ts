@@ -55,3 +55,16 @@ export const flowSlugsOf = (db: Kysely<ReadModels>, flowId: string): Promise<Flo
     .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
     .where('flows.id', '=', flowId)
     .executeTakeFirst();
+
+/** Flows' names as their URLs say them (`organization/project/flow` slugs), by id: the metrics' `flow` label. */
+export async function flowNamesById(db: Kysely<ReadModels>, flowIds: string[]): Promise<Map<string, string>> {
+  if (flowIds.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('flows as f')
+    .innerJoin('projects as p', 'p.id', 'f.project_id')
+    .innerJoin('organizations as o', 'o.id', 'p.organization_id')
+    .select(['f.id', 'f.slug as flow', 'p.slug as project', 'o.slug as org'])
+    .where('f.id', 'in', flowIds)
+    .execute();
+  return new Map(rows.map((row) => [row.id, `${row.org}/${row.project}/${row.flow}`]));
+}

@@ -35,6 +35,7 @@ import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
+import { flowNamesById } from '../queries/flowQueries.ts';
 import { configuredProviders } from '../domain/models/modelRoute.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
@@ -146,6 +147,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       jobBacklog: () => countJobBacklog(db),
       sandboxQueued: () => sandbox.queued(),
       watchdogFindings: () => watchdog.last()?.counts,
+      flowNames: (flowIds) => flowNamesById(db, flowIds),
     });
 
     return {

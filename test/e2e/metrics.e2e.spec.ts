@@ -78,12 +78,14 @@ describe('Prometheus metrics at /metrics', () => {
     await receiver?.close();
   });
 
-  it('counts a three-block run: the request by route and status, the run by flow and outcome, each step by processor, the model call and its tokens, the appends', async () => {
+  it('counts a three-block run: the request by route and status, the run by flow (id and name) and outcome, each step by processor, the model call and its tokens, the appends', async () => {
     server.script({ content: 'HI', usage: { prompt_tokens: 11, completion_tokens: 7 } });
     expect((await post('three/execute', { message: 'hi' })).status).toBe(200);
     const text = await scrape();
     expect(sample(text, 'seqflow_http_request_duration_seconds_count', { method: 'POST', route: '/api/v1/seq/:org/:project/:flow/execute', status_code: '200' })).toBe(1);
     expect(sample(text, 'seqflow_runs_total', { flow_id: flowId, mode: 'sync', outcome: 'completed' })).toBe(1);
+    // Named as its URL says it, beside its id.
+    expect(sample(text, 'seqflow_runs_total', { flow: 'acme/web/three', mode: 'sync', outcome: 'completed' })).toBe(1);
     for (const processor_type of ['code', 'llm', 'passthrough']) expect(sample(text, 'seqflow_step_duration_seconds_count', { processor_type })).toBe(1);
     expect(sample(text, 'seqflow_model_calls_total', { model: 'gpt-4o-mini', outcome: 'ok' })).toBe(1);
     expect(sample(text, 'seqflow_model_tokens_total', { model: 'gpt-4o-mini', type: 'input' })).toBe(11);
