@@ -72,11 +72,11 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'completed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: event.data.attempts, output: cut(event.data.output), ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'completed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts), output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: event.data.attempts.length, error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts.length), error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
@@ -145,7 +145,7 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
         model: done?.model ?? failed?.model ?? null,
         usage: done?.usage ?? failed?.usage ?? null,
         latencyMs: done?.durationMs ?? failed?.durationMs ?? null,
-        attempts: done?.attempts ?? failed?.attempts.length ?? null,
+        attempts: done ? attemptsOf(done.modelCalls, done.attempts) : failed ? attemptsOf(failed.modelCalls, failed.attempts.length) : null,
         validationErrors: done?.validationErrors ?? failed?.attempts.flatMap((a) => (a.rejection ? [a.rejection] : [])) ?? [],
         /** Each reply the model gave that was refused (all of a failed step's replies), cut to 2,000 characters with its full length. */
         replies: cut(failed?.attempts ?? done?.rejectedReplies ?? []) as ModelAttempt[],
@@ -166,4 +166,12 @@ async function testRunOf(eventStore: EventStore, testRunId: string) {
     if (event.type === 'TestRunFinished') results = event.data.results;
   }
   return { target, results };
+}
+
+/**
+ * A step's attempts: the requests made to its models, retries of unanswered ones (429, 5xx, a
+ * timeout) included, where the step records them; before that, the replies it was given.
+ */
+function attemptsOf(modelCalls: readonly ModelCall[] | undefined, recorded: number): number {
+  return modelCalls && modelCalls.length > 0 ? modelCalls.length : recorded;
 }

@@ -7,6 +7,7 @@ import { createOrganization, setProviderKey } from '../../src/commands/organizat
 import { createProject } from '../../src/commands/projectCommands.ts';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { creditBalance } from '../../src/queries/creditQueries.ts';
+import { runTrace } from '../../src/testing/runTrace.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { allEventText, countEventRows } from '../support/testDatabase.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -264,6 +265,10 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(status).toBe(200);
       expect(body.result).toEqual({ answer: 'late' });
       expect(server.requests).toHaveLength(3);
+      // The trace (and the console's waterfall) counts the retries: three requests, two unanswered.
+      const step = (await runTrace(t.runtime.eventStore, {}, body.executionId)).steps[0]!;
+      expect(step).toMatchObject({ status: 'completed', attempts: 3 });
+      expect((step.modelCalls as { outcome: string }[]).map((c) => c.outcome)).toEqual(['failed', 'failed', 'answered']);
     });
 
     it('does not wait for a Retry-After longer than SEQFLOW_LLM_MAX_RETRY_WAIT_MS: the call fails at once, saying so', async () => {
@@ -281,6 +286,10 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(body.detail).toMatchObject({ code: 'PROVIDER_ERROR', failureReason: 'error' });
       expect(body.detail.message).toContain('HTTP 500');
       expect(server.requests).toHaveLength(3);
+      // Three requests made, none answered: not `attempts: 0`.
+      const step = (await runTrace(t.runtime.eventStore, {}, body.detail.executionId)).steps[0]!;
+      expect(step).toMatchObject({ status: 'failed', attempts: 3 });
+      expect((step.modelCalls as { outcome: string }[]).map((c) => c.outcome)).toEqual(['failed', 'failed', 'failed']);
     });
 
     it('fails with PROVIDER_TIMEOUT when the model does not answer in time', async () => {

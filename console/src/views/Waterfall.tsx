@@ -11,6 +11,13 @@ export interface WaterfallStep {
   modelCalls?: { startMs: number; durationMs: number; outcome: 'answered' | 'failed' }[];
 }
 
+/** More than one request to the model (a retry, a repair, a fallback) is said beside the step's time, not only drawn inside its bar. */
+const requestsNote = (calls: NonNullable<WaterfallStep['modelCalls']>) => {
+  if (calls.length < 2) return null;
+  const failed = calls.filter((call) => call.outcome === 'failed').length;
+  return <small className="waterfall-requests"> · {calls.length} requests{failed > 0 ? `, ${failed} failed` : ''}</small>;
+};
+
 const percent = (part: number, whole: number) => `${Math.min(100, Math.max(0, (part / whole) * 100)).toFixed(2)}%`;
 
 /**
@@ -50,7 +57,10 @@ export function Waterfall({ steps, runDurationMs }: { steps: WaterfallStep[]; ru
                 />
               ))}
             </span>
-            <span className="waterfall-label">{duration(step.durationMs ?? null)}</span>
+            <span className="waterfall-label">
+              {duration(step.durationMs ?? null)}
+              {requestsNote(step.modelCalls ?? [])}
+            </span>
           </span>
         </div>
       ))}
