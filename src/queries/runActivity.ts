@@ -1,4 +1,4 @@
-import { productionModes } from '../domain/execution/runKind.ts';
+import { type RunKind, modesOfKind, runKinds } from '../domain/execution/runKind.ts';
 import { type Kysely, sql } from 'kysely';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -7,14 +7,18 @@ import { type ActivityBucket, MAX_BUCKETS, activityBuckets, activitySeries, buck
 export interface ActivityQuery {
   organizationId?: string | undefined;
   projectId?: string | undefined;
+  flowId?: string | undefined;
+  /** Production traffic unless asked: the same kinds the runs listing filters by, or `all`. */
+  kind?: RunKind | 'all' | undefined;
+  apiKeyId?: string | undefined;
   from: Date;
   to: Date;
   bucket: ActivityBucket;
 }
 
 /**
- * Runs and failed runs per flow and bucket (UTC hours or days), test runs left out, and what they
- * cost: what an on-call engineer looks at first. One grouped query over the runs read model; a window of more than
+ * Runs and failed runs per flow and bucket (UTC hours or days), production runs unless another
+ * kind is asked for, narrowed as the runs listing is (flow, API key), and what they cost: what an on-call engineer looks at first. One grouped query over the runs read model; a window of more than
  * MAX_BUCKETS buckets is refused (ask for days instead of hours).
  */
 export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) {
@@ -46,10 +50,12 @@ export async function runActivity(db: Kysely<ReadModels>, query: ActivityQuery) 
     ])
     .where('r.created_at', '>=', bucketStart(query.from, query.bucket))
     .where('r.created_at', '<', query.to)
-    .where('r.mode', 'in', productionModes)
+    .where('r.mode', 'in', query.kind === 'all' ? runKinds.flatMap(modesOfKind) : modesOfKind(query.kind ?? 'production'))
     .groupBy(['r.flow_id', 'f.slug', 'f.name', at]);
   if (query.organizationId) rows = rows.where('r.organization_id', '=', query.organizationId);
   if (query.projectId) rows = rows.where('r.project_id', '=', query.projectId);
+  if (query.flowId) rows = rows.where('r.flow_id', '=', query.flowId);
+  if (query.apiKeyId) rows = rows.where('r.api_key_id', '=', query.apiKeyId);
   const counted = await rows.execute();
   const series = activitySeries(
     counted.map((row) => ({ flowId: row.flow_id, slug: row.slug, name: row.name, at: new Date(row.at), runs: row.runs, failed: row.failed, costUsd: Number(row.cost) })),

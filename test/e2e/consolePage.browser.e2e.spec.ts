@@ -154,7 +154,18 @@ describe('the operator console page in Debian Chromium', () => {
     // The window's cost in the caption: the runs' llm calls, $0.000123 each.
     expect(await textOf('figure.activity-runs .activity-cost')).toMatch(/^ · \$0\.000(123|246|369)$/);
     expect(await page.$$eval('figure.activity-failed .recharts-bar-rectangle', (bars) => bars.length)).toBeGreaterThan(0);
+    // Drawn at its figure's width on a first load, not as a thumbnail.
+    await page.reload();
+    await page.waitForSelector('figure.activity-runs .recharts-bar-rectangle');
+    const [figureWidth, chartWidth] = await page.$eval('figure.activity-runs', (figure) => [figure.getBoundingClientRect().width, Math.max(...Array.from(figure.querySelectorAll('svg'), (svg) => svg.getBoundingClientRect().width))]);
+    expect(figureWidth).toBeGreaterThan(300);
+    expect(chartWidth).toBeGreaterThan(figureWidth! * 0.9);
     await shot('runs-activity');
+    // It follows the list's filters: no backtest runs here, so nothing to draw; production again, the three runs.
+    await page.select('select[name="kind"]', 'backtest');
+    await page.waitForFunction(() => document.querySelector('details.activity p.empty')?.textContent === 'No runs in this window.');
+    await page.select('select[name="kind"]', 'production');
+    await page.waitForSelector('figure.activity-runs[data-total="3"]');
   });
 
   const find = async (text: string) => {

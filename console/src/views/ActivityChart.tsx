@@ -1,12 +1,21 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { Bar, BarChart, CartesianGrid, Legend, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Outputs } from '../client.ts';
 import { Problem } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
 import { usd } from '../format.ts';
 
 type Activity = Outputs['runs']['activity'];
+
+/** The Runs view's filters the chart follows (its status filter does not apply: the chart shows runs and failures). */
+interface ActivityFilters {
+  organizationId?: string | undefined;
+  projectId?: string | undefined;
+  flowId?: string | undefined;
+  kind?: 'production' | 'test' | 'backtest' | 'all' | undefined;
+  apiKeyId?: string | undefined;
+}
 
 const WINDOWS = {
   '24h': { label: 'last 24 hours, by hour', ms: 24 * 3_600_000, bucket: 'hour' },
@@ -23,18 +32,20 @@ const tick = (bucket: string) => (iso: string) =>
 
 /**
  * Runs and failed runs per flow over time, in the organization and project the Runs view filters
- * by: the busiest flows each in a colour of their own, the rest added up, with what the runs cost
+ * by (and its flow, kind and API key filters): the busiest flows each in a colour of their own, the rest added up, with what the runs cost
  * (the window's in the caption, each bucket's in its tooltip). Test runs are not counted.
  */
-export function ActivityChart({ organizationId, projectId }: { organizationId?: string | undefined; projectId?: string | undefined }) {
+export function ActivityChart(filters: ActivityFilters) {
   const client = useClient();
   const [windowKey, setWindowKey] = useState<WindowKey>('24h');
   const chosen = WINDOWS[windowKey];
+  // Only the filters that are set: the procedure's input takes no undefined values.
+  const narrowed = Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)) as ActivityFilters;
   const activity = useQuery({
-    queryKey: ['runs.activity', organizationId, projectId, windowKey],
+    queryKey: ['runs.activity', narrowed, windowKey],
     queryFn: () => {
       const to = new Date();
-      return client.runs.activity.query({ ...(organizationId ? { organizationId } : {}), ...(projectId ? { projectId } : {}), from: new Date(to.getTime() - chosen.ms).toISOString(), to: to.toISOString(), bucket: chosen.bucket });
+      return client.runs.activity.query({ ...narrowed, from: new Date(to.getTime() - chosen.ms).toISOString(), to: to.toISOString(), bucket: chosen.bucket });
     },
   });
   const data = activity.data;
@@ -72,8 +83,8 @@ function Chart({ title, data, field }: { title: string; data: Activity; field: '
         {title}: {total}
         {field === 'runs' ? <span className="activity-cost"> · {usd(cost)}</span> : null}
       </figcaption>
-      <ResponsiveContainer width="100%" height={180}>
-        <BarChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
+      {/* Sized by CSS (`responsive`: recharts' own sizing), not ResponsiveContainer's measuring of its box, which can run before the grid has laid the figure out. */}
+      <BarChart responsive style={{ width: '100%', height: 180 }} data={rows} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="at" tickFormatter={tick(data.bucket)} minTickGap={24} fontSize={11} />
           <YAxis allowDecimals={false} fontSize={11} />
@@ -82,8 +93,7 @@ function Chart({ title, data, field }: { title: string; data: Activity; field: '
           {data.flows.map((flow, i) => (
             <Bar key={flow.key} dataKey={flow.key} name={flow.label} stackId={field} fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />
           ))}
-        </BarChart>
-      </ResponsiveContainer>
+      </BarChart>
     </figure>
   );
 }

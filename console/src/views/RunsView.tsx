@@ -111,7 +111,7 @@ export function RunsView() {
           <input type="datetime-local" onChange={(e) => set({ to: e.target.value ? new Date(e.target.value).toISOString() : undefined })} />
         </label>
       </form>
-      <ActivityChart organizationId={filters.organizationId} projectId={filters.projectId} />
+      <ActivityChart organizationId={filters.organizationId} projectId={filters.projectId} flowId={filters.flowId} kind={filters.kind ?? 'all'} apiKeyId={filters.apiKeyId} />
       {runs.error ? <Problem error={runs.error} /> : null}
       <div className="table-wrap">
         <table className="runs">

@@ -86,7 +86,7 @@ export const consoleRouter = router({
     }),
     /** Runs and failed runs per flow over time (test runs left out), for the Runs view's chart. */
     activity: operatorProcedure
-      .input(z.object({ organizationId: id.optional(), projectId: id.optional(), from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), bucket: z.enum(Object.keys(activityBuckets) as [ActivityBucket, ...ActivityBucket[]]) }))
+      .input(z.object({ organizationId: id.optional(), projectId: id.optional(), flowId: id.optional(), kind: z.enum([...runKinds, 'all']).optional(), apiKeyId: id.optional(), from: z.iso.datetime({ offset: true }), to: z.iso.datetime({ offset: true }), bucket: z.enum(Object.keys(activityBuckets) as [ActivityBucket, ...ActivityBucket[]]) }))
       .query(({ ctx, input }) => runActivity(ctx.services.db, { ...input, from: new Date(input.from), to: new Date(input.to) })),
     /** What an operator pasted: an execution id, an API key (or its id) or an Idempotency-Key a caller sent. */
     search: operatorProcedure.input(z.object({ text: z.string().max(2000) })).query(({ ctx, input }) => searchRuns(ctx.services, input.text)),
