@@ -9,12 +9,16 @@ import type { Logger } from 'pino';
  * query in flight fails on its own (its caller retries or answers 503), and the pool drops the
  * broken client when it is released and opens a new one when asked.
  */
-export function createDatabasePool(config: pg.PoolConfig, logger: Pick<Logger, 'warn'>): pg.Pool {
+export function createDatabasePool(config: pg.PoolConfig, logger: Pick<Logger, 'warn' | 'info'>): pg.Pool {
   const pool = new pg.Pool(config);
   // An idle client's error reaches the pool too; its own listener below has logged it already.
   pool.on('error', () => undefined);
   pool.on('connect', (client) => {
-    client.on('error', (error) => logger.warn({ err: connectionFailure(error) }, 'database connection failed'));
+    client.on('error', (error) => {
+      // A connection cut while this process closes its pool (the embedded PostgreSQL stops after it) is the stop, not a failure.
+      if (pool.ending) logger.info({ err: connectionFailure(error) }, 'database connection closed while stopping');
+      else logger.warn({ err: connectionFailure(error) }, 'database connection failed');
+    });
   });
   return pool;
 }

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SseFrame, openSse } from '../support/sseClient.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 const flows: Record<string, unknown[]> = {
   three: [
@@ -116,10 +117,13 @@ describe('/step: step-through execution over server-sent events', () => {
   it('keeps running and recording when the client disconnects at once', async () => {
     server.respond = () => ({ content: 'done anyway', delayMs: 200 });
     const sse = await step('three', { message: 'q' });
-    const started = await sse.next();
+    // The first event names the run; a comment may come before it (on a loaded machine, a keep-alive
+    // did, and reading on after the close found nothing). Then the client goes.
+    let started = await sse.next();
+    while (started && !started.event) started = await sse.next();
     sse.close();
-    const executionId = ((started?.event ? started : await sse.next())!.data as { executionId: string }).executionId;
-    for (let i = 0; i < 100 && !(await streamTypes(executionId)).includes('ExecutionCompleted'); i++) await new Promise((r) => setTimeout(r, 50));
+    const executionId = (started!.data as { executionId: string }).executionId;
+    await until(async () => (await streamTypes(executionId)).includes('ExecutionCompleted'), 'the run to end without its client', 60_000);
     expect((await streamTypes(executionId)).at(-1)).toBe('ExecutionCompleted');
   });
 
