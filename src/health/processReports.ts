@@ -1,7 +1,9 @@
+import { hostname } from 'node:os';
 import { type Kysely, sql } from 'kysely';
+import { packageVersion } from '../config/packageVersion.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { ProjectionStatus } from '../projections/projectionCheckpoints.ts';
-import type { TaskStatus } from '../supervision/supervisor.ts';
+import type { Supervisor, TaskStatus } from '../supervision/supervisor.ts';
 
 /** What a process runs as: a `serve` role, or a CLI command (which runs runs too: `seqflow test run`). */
 export type ProcessRole = 'all' | 'api' | 'worker' | 'cli';
@@ -31,10 +33,19 @@ export interface LiveProcess {
   report: ProcessReport | null;
 }
 
-export const projectionsSummary = (statuses: readonly ProjectionStatus[]): ProcessReport['projections'] => ({
-  maxBehind: Math.max(0, ...statuses.map((p) => p.behind)),
-  stalled: statuses.filter((p) => p.stalled !== null).map((p) => p.name),
-});
+/** This process's report as of now: what never changes is taken once, its tasks and the projections' lag at each call. */
+export function processReporter(role: ProcessRole, parts: { supervisor: Pick<Supervisor, 'status'>; projections: { status(): Promise<ProjectionStatus[]> } }): () => Promise<ProcessReport> {
+  const fixed = { role, host: hostname(), pid: process.pid, version: packageVersion(), startedAt: new Date().toISOString() };
+  return async () => {
+    const statuses = await parts.projections.status();
+    return {
+      ...fixed,
+      reportedAt: new Date().toISOString(),
+      tasks: parts.supervisor.status().map(({ name, state, restarts, lastError }) => ({ name, state, restarts, lastError })),
+      projections: { maxBehind: Math.max(0, ...statuses.map((p) => p.behind)), stalled: statuses.filter((p) => p.stalled !== null).map((p) => p.name) },
+    };
+  };
+}
 
 export async function publishProcessReport(db: Kysely<ReadModels>, runnerId: string, report: ProcessReport): Promise<void> {
   await db.updateTable('runner_leases').set({ report: JSON.stringify(report) }).where('runner_id', '=', runnerId).execute();

@@ -47,24 +47,17 @@ export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: FlowSlugs
 }
 
 /** The slugs a flow is reached by, from its id; undefined when no such flow. */
-export const flowSlugsOf = (db: Kysely<ReadModels>, flowId: string): Promise<FlowSlugs | undefined> =>
-  db
+export const flowSlugsOf = async (db: Kysely<ReadModels>, flowId: string): Promise<FlowSlugs | undefined> => (await flowSlugsByIds(db, [flowId])).get(flowId);
+
+/** The slugs each of these flows is reached by, by id (flows that do not exist are absent). */
+export async function flowSlugsByIds(db: Kysely<ReadModels>, flowIds: readonly string[]): Promise<Map<string, FlowSlugs>> {
+  if (flowIds.length === 0) return new Map();
+  const rows = await db
     .selectFrom('flows')
     .innerJoin('projects', 'projects.id', 'flows.project_id')
     .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
-    .select(['organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
-    .where('flows.id', '=', flowId)
-    .executeTakeFirst();
-
-/** Flows' names as their URLs say them (`organization/project/flow` slugs), by id: the metrics' `flow` label. */
-export async function flowNamesById(db: Kysely<ReadModels>, flowIds: string[]): Promise<Map<string, string>> {
-  if (flowIds.length === 0) return new Map();
-  const rows = await db
-    .selectFrom('flows as f')
-    .innerJoin('projects as p', 'p.id', 'f.project_id')
-    .innerJoin('organizations as o', 'o.id', 'p.organization_id')
-    .select(['f.id', 'f.slug as flow', 'p.slug as project', 'o.slug as org'])
-    .where('f.id', 'in', flowIds)
+    .select(['flows.id', 'organizations.slug as org', 'projects.slug as project', 'flows.slug as flow'])
+    .where('flows.id', 'in', [...flowIds])
     .execute();
-  return new Map(rows.map((row) => [row.id, `${row.org}/${row.project}/${row.flow}`]));
+  return new Map(rows.map(({ id, ...slugs }) => [id, slugs]));
 }

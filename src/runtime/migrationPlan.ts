@@ -15,8 +15,8 @@ export interface MigrationPlan {
   readModels: PendingMigration[];
 }
 
-export async function planMigrations(pool: pg.Pool, db: Kysely<ReadModels>, eventLog: 'postgres' | 'kurrentdb'): Promise<MigrationPlan> {
-  return { eventLog: eventLog === 'postgres' ? await pendingEventLogMigrations(pool) : [], readModels: await pendingReadModelMigrations(db) };
+export async function planMigrations(pool: pg.Pool, db: Kysely<ReadModels>, config: Pick<Config, 'kurrentDbConnectionString'>): Promise<MigrationPlan> {
+  return { eventLog: config.kurrentDbConnectionString ? [] : await pendingEventLogMigrations(pool), readModels: await pendingReadModelMigrations(db) };
 }
 
 /** Says, before they run, which migrations a start is about to run and what each does. */
@@ -32,7 +32,7 @@ export async function migrationPlanOf(config: Config, logger: Logger): Promise<M
   const pool = createDatabasePool({ connectionString: config.databaseUrl ?? embedded!.url, max: 2 }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
-    return await planMigrations(pool, db, config.kurrentDbConnectionString ? 'kurrentdb' : 'postgres');
+    return await planMigrations(pool, db, config);
   } finally {
     await db.destroy();
     await embedded?.stop();

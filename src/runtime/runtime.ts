@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -27,7 +26,7 @@ import { type WiredEngine, wireEngine } from './engineWiring.ts';
 import { type RunService, createRunService } from '../runs/runService.ts';
 import { type Supervisor, createSupervisor } from '../supervision/supervisor.ts';
 import { type HealthNotes, createHealthNotes } from '../health/healthNotes.ts';
-import { type ProcessReport, type ProcessRole, projectionsSummary } from '../health/processReports.ts';
+import { type ProcessRole, processReporter } from '../health/processReports.ts';
 import { instrumentAppends } from '../observability/instrumentedEventStore.ts';
 import { watchStorage } from '../observability/storageWatch.ts';
 import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
@@ -35,7 +34,7 @@ import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
-import { flowNamesById } from '../queries/flowQueries.ts';
+import { flowSlugsByIds } from '../queries/flowQueries.ts';
 import { configuredProviders } from '../domain/models/modelRoute.ts';
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
@@ -92,10 +91,11 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
   const pool = createDatabasePool({ connectionString: databaseUrl, max: 20 }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
-    const migrations = await planMigrations(pool, db, config.kurrentDbConnectionString ? 'kurrentdb' : 'postgres');
+    // Planned first, to say what will run before it runs; a schema that is up to date is left alone.
+    const migrations = await planMigrations(pool, db, config);
     announceMigrations(logger, migrations);
-    const log = await openEventStore(config, pool, databaseUrl);
-    await migrateReadModels(db);
+    const log = await openEventStore(config, pool, databaseUrl, migrations.eventLog.length > 0);
+    if (migrations.readModels.length > 0) await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
     const metrics = createMetrics();
@@ -109,18 +109,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
-    const startedAt = new Date().toISOString();
-    const report = async (): Promise<ProcessReport> => ({
-      role,
-      host: hostname(),
-      pid: process.pid,
-      version: packageVersion(),
-      startedAt,
-      reportedAt: new Date().toISOString(),
-      tasks: supervisor.status().map(({ name, state, restarts, lastError }) => ({ name, state, restarts, lastError })),
-      projections: projectionsSummary(await projections.status()),
-    });
-    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor, report });
+    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
     await runnerLease.hold();
     const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;
@@ -147,7 +136,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       jobBacklog: () => countJobBacklog(db),
       sandboxQueued: () => sandbox.queued(),
       watchdogFindings: () => watchdog.last()?.counts,
-      flowNames: (flowIds) => flowNamesById(db, flowIds),
+      flowNames: async (flowIds) => new Map([...(await flowSlugsByIds(db, flowIds))].map(([id, s]) => [id, `${s.org}/${s.project}/${s.flow}`])),
     });
 
     return {
@@ -192,13 +181,13 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
   }
 }
 
-async function openEventStore(config: Config, pool: pg.Pool, databaseUrl: string): Promise<EventStore> {
+async function openEventStore(config: Config, pool: pg.Pool, databaseUrl: string, migrate: boolean): Promise<EventStore> {
   if (config.kurrentDbConnectionString) {
     // Loaded only when configured: its gRPC client is large, and most processes never need it.
     const { createKurrentDbEventStore } = await import('../eventstore/kurrentdb/kurrentDbEventStore.ts');
     return createKurrentDbEventStore(config.kurrentDbConnectionString);
   }
   const store = createPostgresEventStore({ pool, connectionString: databaseUrl });
-  await store.migrate();
+  if (migrate) await store.migrate();
   return store;
 }

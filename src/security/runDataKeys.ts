@@ -1,11 +1,12 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { decryptSecret, encryptSecret } from './secretBox.ts';
+import { type DataKey, bytesOf, dataKeyOf, newDataKey } from './runDataCipher.ts';
+
 /** What the keys are kept with: a PostgreSQL pool (node-postgres), the read models' own. */
 export interface Queryable {
   query<R extends object>(text: string, values?: unknown[]): Promise<{ rows: R[] }>;
 }
-import { decryptSecret, encryptSecret } from './secretBox.ts';
-import { type DataKey, bytesOf, dataKeyOf, newDataKey } from './runDataCipher.ts';
 
 /**
  * The runs' data keys, each sealed under the master key in `run_data_keys`. Erasing a run sets its
