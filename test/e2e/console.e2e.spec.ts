@@ -313,6 +313,27 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((await refusal(olga.runs.list.query({ from: 'yesterday' }))).data?.code).toBe('BAD_REQUEST');
   });
 
+  it("reads and sets an organization's retention periods, its project's in their place, each recorded with the operator", async () => {
+    const olga = await asOperator();
+    expect(await olga.retention.get.query({ organizationId })).toMatchObject({ runDays: null, projects: [{ projectId, runDays: null, appliedRunDays: null }] });
+    expect(await olga.retention.set.mutate({ organizationId, projectId: null, runDays: 30 })).toMatchObject({ runDays: 30, changed: true });
+    expect(await olga.retention.set.mutate({ organizationId, projectId, runDays: 7 })).toMatchObject({ projectId, runDays: 7, changed: true });
+    const set = (await t.runtime.eventStore.readStream(`retention-${organizationId}`)).map((e) => ({ data: e.data, principal: e.metadata.principal }));
+    expect(set).toEqual([
+      { data: { organizationId, projectId: null, runDays: 30 }, principal: { kind: 'user', id: 'olga', via: 'console' } },
+      { data: { organizationId, projectId, runDays: 7 }, principal: { kind: 'user', id: 'olga', via: 'console' } },
+    ]);
+    await t.runtime.projections.catchUp();
+    expect(await olga.retention.get.query({ organizationId })).toMatchObject({ runDays: 30, projects: [{ projectId, runDays: 7, appliedRunDays: 7 }] });
+    // A project of no such organization, and a period out of bounds, are refused before anything is recorded.
+    const stranger = await refusal(olga.retention.set.mutate({ organizationId: '00000000-0000-4000-8000-000000000000', projectId, runDays: 1 }));
+    expect((stranger.shape?.data as { detail: { code: string } }).detail.code).toBe('ORGANIZATION_NOT_FOUND');
+    expect((await refusal(olga.retention.set.mutate({ organizationId, projectId, runDays: 0 }))).data?.code).toBe('BAD_REQUEST');
+    expect(await t.runtime.eventStore.readStream(`retention-${organizationId}`)).toHaveLength(2);
+    await olga.retention.set.mutate({ organizationId, projectId: null, runDays: null });
+    await olga.retention.set.mutate({ organizationId, projectId, runDays: null });
+  });
+
   it('streams log events live (SSE), filtered by run or organization, and resumes after the last event id', async () => {
     const token = await issuer.sign({ sub: 'olga', aud: AUDIENCE });
     const live = createTRPCClient<ConsoleRouter>({

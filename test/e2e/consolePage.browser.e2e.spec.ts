@@ -236,6 +236,18 @@ describe('the operator console page in Debian Chromium', () => {
     await page.waitForSelector('button.link');
     await page.waitForFunction(() => document.querySelector('td.flow-cost')?.textContent?.startsWith('$'));
     expect(await textOf('td.flow-cost')).toMatch(/^\$0\.000(123|246|369|492)$/);
+    // The project's retention: kept until a period is set, then the project's own applies.
+    await page.waitForFunction(() => document.querySelector('dd.retention-applied')?.textContent === 'kept');
+    await page.type('form.retention-project-form input', '7');
+    await page.click('form.retention-project-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector('dd.retention-applied')?.textContent === '7 days');
+    expect(await textOf('dd.retention-project')).toBe('7 days');
+    expect(await textOf('dd.retention-organization')).toBe('kept');
+    await shot('flows-retention');
+    await page.click('form.retention-project-form input', { count: 3 });
+    await page.keyboard.press('Backspace');
+    await page.click('form.retention-project-form button[type="submit"]');
+    await page.waitForFunction(() => document.querySelector('dd.retention-applied')?.textContent === 'kept');
     await page.click('button.link');
     await page.waitForSelector('tr.production');
     expect(await textOf('tr.production')).toContain('v1');

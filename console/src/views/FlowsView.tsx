@@ -5,14 +5,16 @@ import { useClient } from '../consoleContext.tsx';
 import { usd } from '../format.ts';
 import { FlowBacktests } from './FlowBacktests.tsx';
 import { FlowVersions } from './FlowVersions.tsx';
+import { RetentionPanel } from './RetentionPanel.tsx';
 
-/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests. */
+/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests; the project's retention periods. */
 export function FlowsView() {
   const client = useClient();
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
   const [projectId, setProjectId] = useState<string>('');
   const [flowId, setFlowId] = useState<string>('');
   const flows = useQuery({ queryKey: ['flows.list', projectId], queryFn: () => client.flows.list.query({ projectId }), enabled: projectId !== '' });
+  const organizationId = organizations.data?.find((o) => o.projects.some((p) => p.projectId === projectId))?.organizationId;
   const costs = useQuery({ queryKey: ['flows.costs', projectId], queryFn: () => client.flows.costs.query({ projectId }), enabled: projectId !== '' });
   return (
     <>
@@ -73,6 +75,7 @@ export function FlowsView() {
           </div>
         ) : projectId ? <p>Loading…</p> : null}
       </Section>
+      {organizationId ? <RetentionPanel organizationId={organizationId} projectId={projectId} /> : null}
       {flowId ? <FlowVersions flowId={flowId} /> : null}
       {flowId ? <FlowBacktests flowId={flowId} /> : null}
     </>

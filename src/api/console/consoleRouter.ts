@@ -23,6 +23,7 @@ import { runTrace, stepTrace } from '../../testing/runTrace.ts';
 import { flowCosts } from '../../queries/usageQueries.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import { backtestProcedures } from './backtestProcedures.ts';
+import { retentionProcedures } from './retentionProcedures.ts';
 import { assistantProcedures } from './assistantProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
@@ -117,6 +118,7 @@ export const consoleRouter = router({
       }),
   }),
   backtests: backtestProcedures,
+  retention: retentionProcedures,
   assistants: assistantProcedures,
   tests: router({
     results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
