@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/runProcess.ts';
 import { allEventText, countEventRows, createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
-describe('the seqflow CLI', () => {
+// Each test starts the CLI as its own process several times: on a loaded machine (load 7) that alone took over a minute.
+describe('the seqflow CLI', { timeout: 180_000 }, () => {
   let database: TestDatabase;
   let env: Record<string, string>;
   let dir: string;

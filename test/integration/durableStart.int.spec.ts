@@ -7,7 +7,9 @@ import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from 
 describe('a run named before it ends', () => {
   let t: TestRuntime;
   beforeAll(async () => {
-    t = await createTestRuntime('durable_start');
+    // The block is slow on purpose; what is checked is when its run's id is told, not the sandbox's time limit,
+    // which a loaded machine (load 7) made the default 1 s block fail.
+    t = await createTestRuntime('durable_start', { SEQFLOW_CODE_TIMEOUT_MS: '30000' });
     await seedProject(t.runtime, { slow: [{ block: { name: 'wait', processor_type: 'code', code: 'let x = 0; for (let i = 0; i < 2e6; i++) x += i; return { x };' } }] });
     await t.runtime.projections.catchUp();
   });
