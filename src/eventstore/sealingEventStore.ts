@@ -1,6 +1,6 @@
 import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/privacy/sealedFields.ts';
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
-import { newDataKey, openValue, sealValue } from '../security/runDataCipher.ts';
+import { type DataKey, newDataKey, openValue, sealValue } from '../security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
 import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
 
@@ -13,21 +13,27 @@ import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './
  */
 export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventStore {
   async function seal(events: EventToAppend[], options: AppendOptions | undefined): Promise<{ events: EventToAppend[]; options: AppendOptions | undefined }> {
-    const runs = [...new Set(events.map((e) => runToSeal(e.type, e.data)).filter((run) => run !== null))];
-    if (runs.length === 0) return { events, options };
-    // A run whose request is in this append is new: its key is stored with its events, where the adapter can.
-    const newRuns = new Set(inner.storesDataKeys ? events.filter((e) => e.type === ExecutionRequested.type).map((e) => runToSeal(e.type, e.data)) : []);
+    const runs = new Set<string>();
+    const newRuns = new Set<string>();
+    for (const event of events) {
+      const run = runToSeal(event.type, event.data);
+      if (run === null) continue;
+      runs.add(run);
+      // A run whose request is in this append is new: its key is stored with its events, where the adapter can.
+      if (inner.storesDataKeys && event.type === ExecutionRequested.type) newRuns.add(run);
+    }
+    if (runs.size === 0) return { events, options };
     const dataKeys: { executionId: string; wrappedKey: string }[] = [];
-    const keyOf = new Map(
-      await Promise.all(
-        runs.map(async (run) => {
-          if (!newRuns.has(run)) return [run, await keys.forSealing(run)] as const;
-          const made = keys.forNewRun(run);
-          dataKeys.push({ executionId: run, wrappedKey: made.wrappedKey });
-          return [run, made.key] as const;
-        }),
-      ),
-    );
+    const keyOf = new Map<string, DataKey | 'erased'>();
+    const stored: Promise<void>[] = [];
+    for (const run of runs) {
+      if (newRuns.has(run)) {
+        const made = keys.forNewRun(run);
+        dataKeys.push({ executionId: run, wrappedKey: made.wrappedKey });
+        keyOf.set(run, made.key);
+      } else stored.push(keys.forSealing(run).then((key) => void keyOf.set(run, key)));
+    }
+    if (stored.length > 0) await Promise.all(stored);
     const sealedEvents = events.map((event) => {
       const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
         const key = keyOf.get(runId)!;

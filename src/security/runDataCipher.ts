@@ -16,21 +16,23 @@ export const DATA_KEY_BYTES = 32;
  */
 export type DataKey = KeyObject;
 
-export const newDataKey = (): DataKey => createSecretKey(randomBytes(DATA_KEY_BYTES));
+export const newDataKey = (random: (size: number) => Buffer = randomBytes): DataKey => createSecretKey(random(DATA_KEY_BYTES));
 export const dataKeyOf = (bytes: Buffer): DataKey => createSecretKey(bytes);
 export const bytesOf = (key: DataKey): Buffer => key.export();
 
-/** An event id's 96 bits as an IV: a UUID's own random bytes, or the SHA-256 of any other id. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An event id's 96 bits as an IV: a UUID's first and last 12 hex digits, or the SHA-256 of any other id. */
 function ivOf(eventId: string): Buffer {
-  const hex = eventId.replaceAll('-', '');
-  return /^[0-9a-f]{32}$/i.test(hex) ? Buffer.from(hex.slice(0, 12) + hex.slice(20), 'hex') : hash('sha256', eventId, 'buffer').subarray(0, 12);
+  return UUID.test(eventId) ? Buffer.from(eventId.slice(0, 8) + eventId.slice(9, 13) + eventId.slice(24), 'hex') : hash('sha256', eventId, 'buffer').subarray(0, 12);
 }
 
 export function sealValue(key: DataKey, eventId: string, value: unknown): string {
   const iv = ivOf(eventId);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  const ciphertext = Buffer.concat([cipher.update(JSON.stringify(value ?? null), 'utf8'), cipher.final()]);
-  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), ciphertext]).toString('base64');
+  const head = cipher.update(JSON.stringify(value ?? null), 'utf8');
+  const tail = cipher.final();
+  return SEALED_PREFIX + Buffer.concat([iv, cipher.getAuthTag(), head, tail], 28 + head.length + tail.length).toString('base64');
 }
 
 /** The run's key cannot open this text: it was sealed under another key, or changed since. */

@@ -1,5 +1,6 @@
 import { type KeyObject, createSecretKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { type RandomPool, createRandomPool } from './randomPool.ts';
 import { decryptSecret, encryptSecret } from './secretBox.ts';
 import { type DataKey, bytesOf, dataKeyOf, newDataKey } from './runDataCipher.ts';
 
@@ -41,8 +42,8 @@ export interface RunDataKeys {
   erase(executionId: string, at: Date): Promise<void>;
 }
 
-const wrap = (key: DataKey, masterKey: KeyObject) => {
-  const box = encryptSecret(bytesOf(key).toString('base64'), masterKey);
+const wrap = (key: DataKey, masterKey: KeyObject, random: RandomPool) => {
+  const box = encryptSecret(bytesOf(key).toString('base64'), masterKey, random(12));
   return `${box.iv}.${box.tag}.${box.ciphertext}`;
 };
 const unwrap = (text: string, masterKey: KeyObject) => {
@@ -53,6 +54,7 @@ const unwrap = (text: string, masterKey: KeyObject) => {
 export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
   // Made once: a raw key is turned into a KeyObject on every cipher call otherwise.
   const masterKey = createSecretKey(masterKeyBytes);
+  const random = createRandomPool();
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
   const made = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
@@ -72,7 +74,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
   async function store(batch: Map<string, { resolve: (key: DataKey | 'erased') => void; reject: (error: unknown) => void }[]>) {
     const ids = [...batch.keys()];
     try {
-      const wrapped = ids.map(() => wrap(newDataKey(), masterKey));
+      const wrapped = ids.map(() => wrap(newDataKey(random), masterKey, random));
       // On a conflict the no-op update returns the row that is there: another process's key, or NULL once erased.
       const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>(
         `INSERT INTO run_data_keys (execution_id, wrapped_key)
@@ -84,7 +86,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
       const stored = new Map(rows.map((r) => [r.execution_id, r.wrapped_key]));
       for (const [id, waiters] of batch) {
         const text = stored.get(id);
-        const key = text ? unwrap(text, masterKey) : 'erased';
+        const key = text ? unwrapOnce(text) : 'erased';
         if (key !== 'erased') made.set(id, key);
         for (const w of waiters) w.resolve(key);
       }
@@ -105,9 +107,12 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
 
   return {
     forNewRun(executionId) {
-      const key = made.get(executionId) ?? newDataKey();
+      const key = made.get(executionId) ?? newDataKey(random);
       made.set(executionId, key);
-      return { key, wrappedKey: wrap(key, masterKey) };
+      const wrappedKey = wrap(key, masterKey, random);
+      // Its own projections open the run's events next: the stored text then needs no unwrapping.
+      opened.set(wrappedKey, key);
+      return { key, wrappedKey };
     },
 
     forSealing(executionId) {

@@ -1,9 +1,8 @@
 import { type KeyObject, createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { EncryptedSecret } from '../domain/organizations/organizationEvents.ts';
 
-/** Secrets at rest: AES-256-GCM under the master key, a fresh 96-bit IV each time. */
-export function encryptSecret(plaintext: string, masterKey: Buffer | KeyObject): EncryptedSecret {
-  const iv = randomBytes(12);
+/** Secrets at rest: AES-256-GCM under the master key, a fresh 96-bit IV each time (random, or from the caller's random pool). */
+export function encryptSecret(plaintext: string, masterKey: Buffer | KeyObject, iv: Buffer = randomBytes(12)): EncryptedSecret {
   const cipher = createCipheriv('aes-256-gcm', masterKey, iv);
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return { iv: iv.toString('base64'), tag: cipher.getAuthTag().toString('base64'), ciphertext: ciphertext.toString('base64') };

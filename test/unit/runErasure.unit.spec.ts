@@ -45,7 +45,7 @@ describe('sealed fields', () => {
       for (const field of fields) expect(Object.keys(shape), `${type}.${field.field}`).toContain(field.field);
     }
     const { data } = sealData(requested.type, requested.data, seal('event-1'));
-    expect(Object.keys(data as object)).not.toContain('message');
+    expect(Object.keys(data as object)).toEqual([...Object.keys(requested.data).filter((k) => !['message', 'parameters', 'attachments', 'tools'].includes(k)), SEALED_PROPERTY]);
     const { data: opened, erasedFields } = openData(requested.type, data, () => ERASED);
     expect(erasedFields).toEqual(['message', 'parameters', 'attachments', 'tools']);
     expect(decodeEvent(requested.type, 5, opened)).toMatchObject({ data: { executionId: 'e', message: null, parameters: {}, attachments: [] } });
@@ -67,6 +67,9 @@ describe('sealed fields', () => {
         const changed = `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`;
         expect(() => openValue(key, changed)).toThrow(/does not open/);
         expect(() => openValue(newDataKey(), text)).toThrow(/does not open/);
+        // The IV is the event id's own random bits: another event's id seals the same data to another text.
+        const other = sealData(requested.type, data, seal(eventId.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))));
+        expect((other.data as Record<string, unknown>)[SEALED_PROPERTY]).not.toBe(text);
       }),
       { numRuns: 200 },
     );
