@@ -15,6 +15,9 @@ import type { LlmProcessor } from './processors/llmProcessor.ts';
 import type { ProviderAccount } from './providers/providerAccount.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
+import type { Block } from '../domain/flows/flowDefinition.ts';
+import type { BlockReferences } from '../domain/flows/stepReferences.ts';
+
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
   eventStore: EventStore;
@@ -30,6 +33,8 @@ export interface EngineDependencies {
   now: () => Date;
   llm: LlmProcessor;
   sandbox: CodeSandbox;
+  /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
+  references: (block: Block) => BlockReferences;
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
   providerFor: (organizationId: string, provider?: ProviderName) => Promise<ProviderAccount | undefined>;

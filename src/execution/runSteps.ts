@@ -62,13 +62,15 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
   try {
     for (let stepIndex = fromStep; stepIndex < run.steps.length; stepIndex++) {
       const step = run.steps[stepIndex]!;
-      const context: TemplateContext = { message: run.message ?? undefined, previous_output: previous, parameters: run.parameters };
+      // The outputs of earlier steps' blocks as this step starts: a parallel sibling's never shows.
+      const context: TemplateContext = { message: run.message ?? undefined, previous_output: previous, parameters: run.parameters, steps: { ...run.accumulated } };
       if ('parallel' in step) {
         // Every sibling finishes (and records) before a failure ends the run.
         const outputs = await settleAll(step.parallel.map((block) => runBlock(session, block, context, stepIndex, null)));
         previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
       } else if ('loop' in step) {
         previous = await runLoop(session, step.loop, context, stepIndex);
+        setOwn(run.accumulated, step.loop.block.name, previous);
       } else {
         previous = await runBlock(session, step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined, stepIndex === run.steps.length - 1);
       }

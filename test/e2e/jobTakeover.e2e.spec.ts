@@ -12,7 +12,7 @@ import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/t
 
 const steps = [
   { block: { name: 'first', processor_type: 'llm', prompt: 'first: {{message}}' } },
-  { block: { name: 'second', processor_type: 'llm', prompt: 'second: {{previous_output}}' } },
+  { block: { name: 'second', processor_type: 'llm', prompt: 'second: {{previous_output}}, named {{steps.first.output}}' } },
 ];
 
 describe('a job whose worker process is killed mid-run', () => {
@@ -81,6 +81,8 @@ describe('a job whose worker process is killed mid-run', () => {
     ]);
     const firstCalls = server.requests.filter((r) => String(r.body.messages[0]!.content).startsWith('first'));
     expect(firstCalls).toHaveLength(1); // the completed llm step was not run, nor paid for, twice
+    // The taking-over worker reads the completed block's output, by position and by name, from the run's events.
+    expect(String(server.requests.at(-1)!.body.messages[0]!.content)).toBe('second: one, named one');
     expect(events.filter((e) => e.type === 'CreditsConsumed').map((e) => (e.data as { blockName: string }).blockName)).toEqual(['first', 'second']);
   });
 });

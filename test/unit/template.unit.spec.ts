@@ -5,6 +5,9 @@ const context = {
   message: 'Bonjour',
   previous_output: { language: { code: 'fr', name: 'French' }, score: 0, ok: false, list: [1, 2], text: 'plain' },
   parameters: { native_language: 'Spanish', nested: { deep: 'value' }, count: 3 },
+  steps: { route: { queue: 'billing', urgent: true }, items: [{ n: 1 }, { n: 2 }], // An inherited name is no block's output.
+    __proto__: { hidden: { output: 'inherited' } },
+  } as Record<string, unknown>,
 };
 
 describe('prompt templating', () => {
@@ -18,6 +21,10 @@ describe('prompt templating', () => {
     ['{{previous_output.language}}', '{"code":"fr","name":"French"}'],
     ['{{parameters.native_language}} {{parameters.nested.deep}} {{parameters.count}}', 'Spanish value 3'],
     ['no placeholders', 'no placeholders'],
+    ['{{input.message}}: {{input.parameters.native_language}} {{input.parameters.nested.deep}}', 'Bonjour: Spanish value'],
+    ['{{steps.route.output.queue}} {{steps.route.output.urgent}}', 'billing true'],
+    ['{{steps.route.output}}', '{"queue":"billing","urgent":true}'],
+    ['{{steps.items.output}}', '[{"n":1},{"n":2}]'],
   ])('renders %s', (template, expected) => {
     expect(renderTemplate(template, context)).toEqual({ text: expected, missing: [] });
   });
@@ -32,7 +39,11 @@ describe('prompt templating', () => {
       text: '[] [] [] [] []',
       missing: ['parameters.missing', 'previous_output.language.iso3', 'parameters', 'unknown.root', 'message.length'],
     });
-    expect(renderTemplate('{{previous_output}} {{message}}', { message: undefined, previous_output: undefined, parameters: {} })).toEqual({
+    expect(renderTemplate('[{{steps.route}}] [{{steps.other.output}}] [{{steps.route.output.missing}}] [{{input}}] [{{input.parameters}}] [{{steps.toString.output}}] [{{steps.hidden.output}}]', context)).toEqual({
+      text: '[] [] [] [] [] [] []',
+      missing: ['steps.route', 'steps.other.output', 'steps.route.output.missing', 'input', 'input.parameters', 'steps.toString.output', 'steps.hidden.output'],
+    });
+    expect(renderTemplate('{{previous_output}} {{message}}', { message: undefined, previous_output: undefined, parameters: {}, steps: {} })).toEqual({
       text: ' ',
       missing: ['previous_output', 'message'],
     });

@@ -55,6 +55,12 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
     case 'ExecutionStepCompleted': {
       const outputs = { ...history.outputs };
       if (event.data.iteration === null) setOwn(outputs, event.data.blockName, event.data.output);
+      else {
+        // A loop's output is its items' results in order, as the engine hands it on.
+        const results = Array.isArray(outputs[event.data.blockName]) ? [...(outputs[event.data.blockName] as unknown[])] : [];
+        results[event.data.iteration] = event.data.output;
+        setOwn(outputs, event.data.blockName, results);
+      }
       return { ...history, completedSteps: [...history.completedSteps, event.data], outputs };
     }
     case 'CreditsConsumed':

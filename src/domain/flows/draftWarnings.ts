@@ -21,7 +21,7 @@ export function draftWarnings(blocks: readonly WarnedBlock[], knowsModel: (model
     const at = `block '${block.name}' (${block.step_id})`;
     if (block.processor_type === 'llm' && !block.prompt?.trim()) warnings.push(`${at} has no prompt: an llm block needs one before the flow can be published.`);
     for (const expression of placeholdersOf(block.prompt ?? '')) {
-      if (!placeholderCanRender(expression)) warnings.push(`${at}: the placeholder {{${expression}}} always renders empty; use {{message}}, {{previous_output}} or {{previous_output.field}}, or {{parameters.name}}.`);
+      if (!placeholderCanRender(expression)) warnings.push(`${at}: the placeholder {{${expression}}} always renders empty; use {{message}}, {{previous_output}} or {{previous_output.field}}, {{parameters.name}}, or an earlier block's {{steps.<name>.output}} or {{steps.<name>.output.field}}.`);
     }
     if (block.processor_type === 'llm' && block.model !== null && !knowsModel(block.model)) {
       warnings.push(`${at} uses the model '${block.model}', which the service does not know: it is sent to the provider as named and treated as text-only (hydrate_project lists the known models).`);

@@ -1,13 +1,18 @@
 /**
- * Prompt templating: `{{message}}`, `{{previous_output}}`, `{{previous_output.a.b}}`,
- * `{{parameters.name}}`. Values are looked up, never evaluated. A placeholder whose value is absent
- * (or whose root is unknown) renders as an empty string and is reported in `missing`, so the step
- * event shows what the prompt lacked. Objects and arrays render as JSON.
+ * Prompt templating: the spec's `{{message}}`, `{{previous_output}}`, `{{previous_output.a.b}}` and
+ * `{{parameters.name}}`, and the run's context by name: `{{input.message}}`,
+ * `{{input.parameters.a.b}}` and `{{steps.<block>.output[.a.b]}}`, the output of any block that
+ * completed before this one (stepReferences.ts checks at publish that it can have). Values are
+ * looked up, never evaluated. A placeholder whose value is absent (or whose root is unknown) renders
+ * as an empty string and is reported in `missing`, so the step event shows what the prompt lacked.
+ * Objects and arrays render as JSON.
  */
 export interface TemplateContext {
   message: string | undefined;
   previous_output: unknown;
   parameters: Record<string, unknown>;
+  /** Outputs of the blocks completed so far, by block name (a loop's: its results in order). */
+  steps: Readonly<Record<string, unknown>>;
 }
 
 export interface RenderedTemplate {
@@ -18,7 +23,7 @@ export interface RenderedTemplate {
 const PLACEHOLDER = /\{\{\s*([^{}]*?)\s*\}\}/g;
 const PATH = /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$/;
 
-export function lookupPath(root: unknown, path: string[]): unknown {
+export function lookupPath(root: unknown, path: readonly string[]): unknown {
   let current = root;
   for (const key of path) {
     if (current === null || typeof current !== 'object') return undefined;
@@ -28,29 +33,52 @@ export function lookupPath(root: unknown, path: string[]): unknown {
   return current;
 }
 
-function resolve(expression: string, context: TemplateContext): unknown {
-  if (!PATH.test(expression)) return undefined;
+/**
+ * What a placeholder reads, by its shape alone: a root of the context and the path below it
+ * (`steps`: the block's name and the path in its output). Null when it can never render.
+ */
+export type PlaceholderTarget =
+  | { root: 'message' }
+  | { root: 'previous_output' | 'parameters'; path: string[] }
+  | { root: 'steps'; block: string; path: string[] };
+
+export function placeholderTarget(expression: string): PlaceholderTarget | null {
+  if (!PATH.test(expression)) return null;
   const [root, ...path] = expression.split('.');
   switch (root) {
     case 'message':
-      return path.length === 0 ? context.message : undefined;
+      return path.length === 0 ? { root } : null;
     case 'previous_output':
-      return lookupPath(context.previous_output, path);
+      return { root, path };
     case 'parameters':
-      return path.length === 0 ? undefined : lookupPath(context.parameters, path);
+      return path.length > 0 ? { root, path } : null;
+    case 'input':
+      if (path[0] === 'message' && path.length === 1) return { root: 'message' };
+      return path[0] === 'parameters' && path.length > 1 ? { root: 'parameters', path: path.slice(1) } : null;
+    case 'steps':
+      return path.length >= 2 && path[1] === 'output' ? { root, block: path[0]!, path: path.slice(2) } : null;
     default:
-      return undefined;
+      return null;
+  }
+}
+
+function resolve(expression: string, context: TemplateContext): unknown {
+  const target = placeholderTarget(expression);
+  if (target === null) return undefined;
+  switch (target.root) {
+    case 'message':
+      return context.message;
+    case 'previous_output':
+      return lookupPath(context.previous_output, target.path);
+    case 'parameters':
+      return lookupPath(context.parameters, target.path);
+    case 'steps':
+      return Object.prototype.hasOwnProperty.call(context.steps, target.block) ? lookupPath(context.steps[target.block], target.path) : undefined;
   }
 }
 
 /** Whether a placeholder can ever render a value, whatever the run: the roots and shapes `resolve` knows. */
-export function placeholderCanRender(expression: string): boolean {
-  if (!PATH.test(expression)) return false;
-  const [root, ...path] = expression.split('.');
-  if (root === 'message') return path.length === 0;
-  if (root === 'parameters') return path.length > 0;
-  return root === 'previous_output';
-}
+export const placeholderCanRender = (expression: string): boolean => placeholderTarget(expression) !== null;
 
 /** The placeholders of a template, as written between the braces (trimmed). */
 export const placeholdersOf = (template: string): string[] => [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);

@@ -31,7 +31,7 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Add a block',
       description:
-        `Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. ${CODE_BLOCK_CONTRACT}`,
+        `Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. ${CODE_BLOCK_CONTRACT}`,
       inputSchema: {
         flow_id: flowId,
         name: z.string().min(1).max(100),
