@@ -55,7 +55,8 @@ export async function continueExecution(
   const steps = await input.loadSteps(state.versionId);
   const history = runHistoryOf(loaded);
   const requested = history.requested!;
-  const completed = new Map(history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const));
+  // A block recorded skipped counts as done too: deciding its condition again on the same outputs skips it without recording it twice.
+  const completed = new Map<string, unknown>([...history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const), ...history.skippedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, null), null] as const)]);
   return runSteps(
     deps,
     { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, trace: { parent: traceparent } },

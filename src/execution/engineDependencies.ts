@@ -17,6 +17,7 @@ import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
 import type { Block } from '../domain/flows/flowDefinition.ts';
 import type { BlockReferences } from '../domain/flows/stepReferences.ts';
+import type { RunConditions } from './runConditions.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -35,6 +36,8 @@ export interface EngineDependencies {
   sandbox: CodeSandbox;
   /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
   references: (block: Block) => BlockReferences;
+  /** Decides blocks' and parallel steps' `run_if` conditions. */
+  conditions: RunConditions;
   settings: Config['execution'];
   /** The provider account for an organization's llm calls (its own key, or the service's), if any. */
   providerFor: (organizationId: string, provider?: ProviderName) => Promise<ProviderAccount | undefined>;

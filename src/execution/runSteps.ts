@@ -65,12 +65,15 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
       // The outputs of earlier steps' blocks as this step starts: a parallel sibling's never shows.
       const context: TemplateContext = { message: run.message ?? undefined, previous_output: previous, parameters: run.parameters, steps: { ...run.accumulated } };
       if ('parallel' in step) {
+        const skipped = await skippedByCondition(session, step.run_if, context, stepIndex, step.parallel);
         // Every sibling finishes (and records) before a failure ends the run.
-        const outputs = await settleAll(step.parallel.map((block) => runBlock(session, block, context, stepIndex, null)));
+        const outputs = skipped ? step.parallel.map(() => null) : await settleAll(step.parallel.map((block) => runBlock(session, block, context, stepIndex, null)));
         previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
       } else if ('loop' in step) {
-        previous = await runLoop(session, step.loop, context, stepIndex);
+        previous = (await skippedByCondition(session, step.loop.block.run_if, context, stepIndex, [step.loop.block])) ? null : await runLoop(session, step.loop, context, stepIndex);
         setOwn(run.accumulated, step.loop.block.name, previous);
+      } else if (await skippedByCondition(session, step.block.run_if, context, stepIndex, [step.block])) {
+        previous = null;
       } else {
         previous = await runBlock(session, step.block, context, stepIndex, null, stepIndex === fromStep ? resumeConversation : undefined, stepIndex === run.steps.length - 1);
       }
@@ -121,6 +124,30 @@ async function unrecordedEnd(session: RunSession, error: unknown, durationMs: nu
     deps.logger.error({ err: lastResortError, executionId: run.executionId, errorId }, "a run's RUN_RECORD_FAILED could not be recorded either");
     throw error;
   }
+}
+
+/**
+ * Whether a step's condition skips its blocks: when it does, each is recorded skipped (with what the
+ * condition read) and reads as null from then on. A condition that cannot be decided fails the run
+ * (RUN_IF_FAILED) at the step's first block. A taken-over run decides again on the same outputs,
+ * and a block it already recorded skipped is not recorded twice.
+ */
+async function skippedByCondition(session: RunSession, condition: string | undefined, context: TemplateContext, stepIndex: number, blocks: readonly StoredBlock[]): Promise<boolean> {
+  if (condition === undefined) return false;
+  const { run } = session;
+  const outcome = await session.deps.conditions.decide(condition, {
+    input: { message: context.message ?? null, parameters: context.parameters },
+    steps: Object.fromEntries(Object.entries(context.steps).map(([name, output]) => [name, { output }])),
+    previous_output: context.previous_output ?? null,
+  });
+  if (!outcome.ok) throw Object.assign(new BlockFailure('RUN_IF_FAILED', outcome.message), { stepIndex, blockName: blocks[0]!.name });
+  if (outcome.run) return false;
+  for (const block of blocks) {
+    setOwn(run.accumulated, block.name, null);
+    if (run.completed?.has(blockKey(stepIndex, block.name, null))) continue;
+    run.recorder.note({ type: 'ExecutionStepSkipped', data: { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration: null, condition, values: outcome.values } });
+  }
+  return true;
 }
 
 /** One block of a step: skipped with its recorded output when a taken-over run already completed it. */

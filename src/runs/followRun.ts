@@ -41,7 +41,7 @@ const stepKey = (blockId: string, iteration: number | null) => `${blockId}\u0000
  * `step_completed` (a step's deltas all arrive before its completion is appended, and the queue is
  * taken before any event that ends a step is given out).
  */
-export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: AbortSignal): AsyncGenerator<StepEvent & { id: number | null }> {
+export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: AbortSignal, options: { extended?: boolean } = {}): AsyncGenerator<StepEvent & { id: number | null }> {
   let crashed: { code: string; message: string } | undefined;
   run.outcome?.catch((error: unknown) => {
     crashed = { code: 'INTERNAL', message: (error as { code?: string }).code === 'INTERNAL' ? (error as Error).message : 'internal error' };
@@ -78,7 +78,7 @@ export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: A
         history = evolveRunHistory(history, { event, occurredAt: recorded.metadata.occurredAt });
         if (recorded.revision <= after) continue;
         const pause = event.type === 'ExecutionPausedForToolCalls' ? deps.updates.pause(run.executionId) : undefined;
-        const step = stepEventOf(event, run, pause, { ...history.outputs });
+        const step = stepEventOf(event, { flowId: run.flowId, blockCount: run.blockCount, extended: options.extended === true }, pause, { ...history.outputs });
         // A step's reply, as far as it was streamed, before the event that ends the step.
         if (step && step.event !== 'step_started') yield* tokenEvents();
         if (step) yield { id: recorded.revision, ...step };

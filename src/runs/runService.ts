@@ -34,7 +34,7 @@ export function createRunService(deps: RunServiceDependencies) {
     /** A step-through run, started and left to go on: follow it with `follow`. */
     startStep: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startStepRun(deps, caller, slugs, input),
     findRunToFollow: (caller: RunCaller, run: FlowSlugs & { executionId: string; lastEventId: unknown }) => findRunToFollow(deps, caller, run),
-    follow: (run: FollowedRun, signal: AbortSignal) => followRun(following, run, signal),
+    follow: (run: FollowedRun, signal: AbortSignal, options: { extended?: boolean } = {}) => followRun(following, run, signal, options),
     startJob: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startJob(deps, caller, slugs, input),
     pollJob: (caller: RunCaller, job: FlowSlugs & { executionId: string }) => pollJob(deps, caller, job),
     cancelJob: (caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) => cancelJob(deps, caller, job),

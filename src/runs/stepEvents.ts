@@ -13,8 +13,9 @@ export const STEP_TERMINAL = new Set<ExecutionEvent['type']>(['ExecutionComplete
 /**
  * A run's event as a step event: `pause` is the latest pause's full data when this process has it
  * (the log keeps only the conversation's digest), `accumulated` the outputs of the blocks so far.
+ * `extended`: the reader asked for the events beyond the spec's (`step_skipped`).
  */
-export function stepEventOf(event: ExecutionEvent, context: { flowId: string; blockCount: number }, pause: PauseData | undefined, accumulated: Record<string, unknown>): StepEvent | undefined {
+export function stepEventOf(event: ExecutionEvent, context: { flowId: string; blockCount: number; extended?: boolean }, pause: PauseData | undefined, accumulated: Record<string, unknown>): StepEvent | undefined {
   switch (event.type) {
     case 'ExecutionRequested': {
       const d = event.data;
@@ -29,6 +30,11 @@ export function stepEventOf(event: ExecutionEvent, context: { flowId: string; bl
     case 'ExecutionStepCompleted': {
       const d = event.data;
       return { event: 'step_completed', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, output: d.output, model: d.model, usage: d.usage, durationMs: d.durationMs } };
+    }
+    case 'ExecutionStepSkipped': {
+      // Not one of the spec's events: only for a reader that asked for more (`?events=extended`).
+      const d = event.data;
+      return context.extended ? { event: 'step_skipped', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, condition: d.condition, values: d.values } } : undefined;
     }
     case 'ExecutionPausedForToolCalls': {
       const d = event.data;

@@ -12,6 +12,7 @@ import type { EventStore } from '../eventstore/eventStore.ts';
 import type { EngineDependencies } from '../execution/engineDependencies.ts';
 import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
+import { createRunConditions } from '../execution/runConditions.ts';
 import { createBlockReferencesMemo } from '../execution/blockReferencesMemo.ts';
 import { type CodeSandbox, createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
@@ -46,6 +47,7 @@ export function wireEngine(
     llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxRetryWaitMs: config.execution.llmMaxRetryWaitMs, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
     sandbox,
     references: createBlockReferencesMemo(),
+    conditions: createRunConditions(),
     catalog: registry,
     settings: config.execution,
     providerFor: providerAccountResolver(organizations, masterKey, { openai: config.openai, anthropic: config.anthropic, google: config.google, compatible: config.compatible, azure: config.azure }),

@@ -78,6 +78,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
       Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts.length), error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
     }
+    // A skipped block shows in its place with why: the condition and what it read (its data, sealed like an input).
+    if (event.type === 'ExecutionStepSkipped') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, startedAt: at(recorded, i), status: 'skipped', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), durationMs: 0, condition: event.data.condition, conditionValues: cut(event.data.values), modelCalls: [] });
     if (event.type === 'ExecutionPausedForToolCalls') toolRounds.push({ kind: 'paused', stepId: event.data.blockId, name: event.data.blockName, iterationsUsed: event.data.iterationsUsed, toolCalls: cut(event.data.toolCalls), at: at(recorded, i) });
     if (event.type === 'ExecutionResumed') toolRounds.push({ kind: 'resumed', name: event.data.blockName, toolCallIds: event.data.toolCallIds, at: at(recorded, i) });
   });

@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import pino from 'pino';
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import type { EngineDependencies } from '../../src/execution/engineDependencies.ts';
+import { createRunConditions } from '../../src/execution/runConditions.ts';
 import { createBlockReferencesMemo } from '../../src/execution/blockReferencesMemo.ts';
 import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
 import { createLlmProcessor } from '../../src/execution/processors/llmProcessor.ts';
@@ -27,6 +28,7 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     llm: createLlmProcessor({ guard: { fetch } as unknown as AddressGuard, timeoutMs: 60_000, maxRetries: 0, maxRetryWaitMs: 0, maxReplyBytes: 1 << 20, tracer }),
     sandbox: undefined as never,
     references: createBlockReferencesMemo(),
+    conditions: createRunConditions(),
     settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxRetryWaitMs: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {}, modelCatalog: DEFAULT_MODEL_CATALOG },
     providerFor: async (owner) => ({ provider: 'openai', owner, apiKey: 'sim', baseUrl: 'https://models.simulated/v1', organizationKey: false }),
     tracer,

@@ -18,6 +18,9 @@ interface Step extends WaterfallStep {
   costUsd?: number | null;
   fallbacks?: { model: string; code: string; message: string }[];
   attempts?: number;
+  /** A skipped step's run_if and the values it read. */
+  condition?: string;
+  conditionValues?: Record<string, unknown>;
 }
 
 /** One run from the log: header, timeline of steps (expand one for its prompt and output), tool rounds, deliveries and their attempts. */
@@ -163,7 +166,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                 <button type="button" className="step-head" aria-expanded={open === key} onClick={() => setOpen(open === key ? null : key)}>
                   <span className="step-name">{step.name}</span>
                   {step.iteration !== null ? <small>item {step.iteration}</small> : null}
-                  <span className="muted">{step.processorType}</span>
+                  {step.processorType ? <span className="muted">{step.processorType}</span> : null}
                   <StatusChip status={step.status} />
                   <span>{duration(step.durationMs)}</span>
                   {step.usage ? <span className="muted">{step.usage.totalTokens} tokens</span> : null}
@@ -175,7 +178,18 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                     </span>
                   ) : null}
                 </button>
-                {open === key ? <StepDetail executionId={executionId} stepId={step.stepId} iteration={step.iteration} /> : null}
+                {open === key ? (
+                  step.status === 'skipped' ? (
+                    <div className="step-detail">
+                      <h4>Skipped: run_if was not true</h4>
+                      <Json value={step.condition ?? ''} />
+                      <h4>Values it read</h4>
+                      <Json value={step.conditionValues ?? {}} />
+                    </div>
+                  ) : (
+                    <StepDetail executionId={executionId} stepId={step.stepId} iteration={step.iteration} />
+                  )
+                ) : null}
               </li>
             );
           })}

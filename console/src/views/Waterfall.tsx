@@ -58,7 +58,7 @@ export function Waterfall({ steps, runDurationMs }: { steps: WaterfallStep[]; ru
               ))}
             </span>
             <span className="waterfall-label">
-              {duration(step.durationMs ?? null)}
+              {step.status === 'skipped' ? 'skipped' : duration(step.durationMs ?? null)}
               {requestsNote(step.modelCalls ?? [])}
             </span>
           </span>

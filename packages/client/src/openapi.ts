@@ -858,6 +858,21 @@ export type components = {
             /** @constant */
             event: "step_paused_for_tool_calls";
         } | {
+            /** @description A block whose `run_if` was not true: it did not run and later blocks read its output as null. `values`: each path the condition read, with its value then. Sent only with `?events=extended`; without it the stream is exactly the spec's. */
+            data: {
+                blockId: string;
+                blockName: string;
+                condition: string;
+                executionId: string;
+                iteration: number | null;
+                stepIndex: number;
+                values: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @constant */
+            event: "step_skipped";
+        } | {
             data: {
                 executionId: string;
                 iterationsUsed: number;
@@ -967,6 +982,21 @@ export type components = {
             };
             /** @constant */
             event: "step_paused_for_tool_calls";
+        } | {
+            /** @description A block whose `run_if` was not true: it did not run and later blocks read its output as null. `values`: each path the condition read, with its value then. Sent only with `?events=extended`; without it the stream is exactly the spec's. */
+            data: {
+                blockId: string;
+                blockName: string;
+                condition: string;
+                executionId: string;
+                iteration: number | null;
+                stepIndex: number;
+                values: {
+                    [key: string]: unknown;
+                };
+            };
+            /** @constant */
+            event: "step_skipped";
         } | {
             data: {
                 executionId: string;
@@ -2665,7 +2695,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, IDEMPOTENCY_KEY_REUSED */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2674,7 +2704,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4337,7 +4367,10 @@ export interface operations {
     };
     stepFlow: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description extended: also send step_skipped events (blocks whose run_if was not true); without it, exactly the spec's events */
+                events?: "extended";
+            };
             header?: {
                 /** @description W3C Trace Context: the run continues your trace (when the service exports traces) */
                 traceparent?: string;
@@ -4380,7 +4413,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4560,7 +4593,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4569,7 +4602,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4717,6 +4750,8 @@ export interface operations {
     followStep: {
         parameters: {
             query?: {
+                /** @description extended: also send step_skipped events (blocks whose run_if was not true); without it, exactly the spec's events */
+                events?: "extended";
                 /** @description As the Last-Event-ID header, for clients that cannot send it */
                 lastEventId?: string;
             };
@@ -4741,7 +4776,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
             200: {
                 headers: {
                     [name: string]: unknown;

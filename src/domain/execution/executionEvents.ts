@@ -79,6 +79,22 @@ export const ExecutionStepStarted = defineEvent(
 );
 
 /**
+ * A block (or every block of a parallel step) did not run: its `run_if` condition was not true. What
+ * the condition said and the value of each path it read are kept, so a trace shows why. It costs
+ * nothing; later blocks read its output as null.
+ */
+export const ExecutionStepSkipped = defineEvent(
+  'ExecutionStepSkipped',
+  1,
+  z.object({
+    ...blockRef,
+    condition: z.string(),
+    /** Each path the condition read, as written, with its value then (null: absent). */
+    values: z.record(z.string(), z.unknown()),
+  }),
+);
+
+/**
  * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
  * were refused by its output schema before a repair succeeded (version 1 events are upcast with none).
  */
@@ -236,6 +252,7 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionStepStarted>
   | EventOf<typeof ExecutionStepCompleted>
   | EventOf<typeof ExecutionStepFailed>
+  | EventOf<typeof ExecutionStepSkipped>
   | EventOf<typeof CreditsConsumed>
   | EventOf<typeof ExecutionFailed>
   | EventOf<typeof ExecutionPausedForToolCalls>

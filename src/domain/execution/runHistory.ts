@@ -28,7 +28,9 @@ export interface RunHistory {
   status: RunStatus | null;
   /** Every completed block, in the order the log recorded them. */
   completedSteps: CompletedStep[];
-  /** Outputs of completed top-level blocks (not loop items), by block name. */
+  /** Blocks their run_if skipped (their output reads as null), in the order recorded. */
+  skippedSteps: { stepIndex: number; blockName: string }[];
+  /** Outputs of completed top-level blocks by block name (a loop's: its items' results in order; a skipped block's: null). */
   outputs: Record<string, unknown>;
   /** Model tokens the run was charged for, all blocks and tool rounds together. */
   tokens: number;
@@ -37,7 +39,7 @@ export interface RunHistory {
   job: JobView | null;
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], skippedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
 
 export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
   const job = evolveJobView(history.job, entry);
@@ -62,6 +64,11 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
         setOwn(outputs, event.data.blockName, results);
       }
       return { ...history, completedSteps: [...history.completedSteps, event.data], outputs };
+    }
+    case 'ExecutionStepSkipped': {
+      const outputs = { ...history.outputs };
+      setOwn(outputs, event.data.blockName, null);
+      return { ...history, skippedSteps: [...history.skippedSteps, { stepIndex: event.data.stepIndex, blockName: event.data.blockName }], outputs };
     }
     case 'CreditsConsumed':
       return { ...history, tokens: history.tokens + event.data.tokens };

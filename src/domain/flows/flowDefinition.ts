@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { slugSchema } from '../slugs/slug.ts';
 import { llmSettingsShape } from './llmSettings.ts';
+import { RUN_CONDITION_MAX_LENGTH } from './runCondition.ts';
 
 /**
  * The flow file (import/export) and the draft share one shape: an ordered list of steps, each one
@@ -31,6 +32,8 @@ export const blockSchema = z.strictObject({
   model: z.string().min(1).optional(),
   code: z.string().optional(),
   processor_config: processorConfigSchema.optional(),
+  /** Whether the block runs: a condition over the run's context (runCondition.ts), checked at publish. */
+  run_if: z.string().max(RUN_CONDITION_MAX_LENGTH).optional(),
 });
 export type Block = z.infer<typeof blockSchema>;
 
@@ -44,11 +47,16 @@ export const stepSchema = z
     block: blockSchema.optional(),
     parallel: z.array(blockSchema).min(1).optional(),
     loop: loopSchema.optional(),
+    /** A parallel step's condition: when false, none of its blocks runs. A single block carries its own. */
+    run_if: z.string().max(RUN_CONDITION_MAX_LENGTH).optional(),
   })
   .superRefine((step, ctx) => {
     const kinds = (['block', 'parallel', 'loop'] as const).filter((kind) => step[kind] !== undefined);
     if (kinds.length !== 1) {
       ctx.addIssue({ code: 'custom', message: 'a step has exactly one of block, parallel or loop' });
+    }
+    if (step.run_if !== undefined && step.parallel === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['run_if'], message: "only a parallel step carries run_if; a block's goes on the block" });
     }
   });
 export type Step = z.infer<typeof stepSchema>;
@@ -64,13 +72,13 @@ export type FlowFile = z.infer<typeof flowFileSchema>;
 export type StoredBlock = Block & { id: string };
 export type StoredStep =
   | { block: StoredBlock }
-  | { parallel: StoredBlock[] }
+  | { parallel: StoredBlock[]; run_if?: string }
   | { loop: { over: string; block: StoredBlock } };
 
 export const storedBlockSchema = blockSchema.extend({ id: z.string() });
 export const storedStepSchema = z.union([
   z.object({ block: storedBlockSchema }),
-  z.object({ parallel: z.array(storedBlockSchema) }),
+  z.object({ parallel: z.array(storedBlockSchema), run_if: z.string().optional() }),
   z.object({ loop: z.object({ over: z.string(), block: storedBlockSchema }) }),
 ]);
 
@@ -92,7 +100,7 @@ export const countBlocks = (steps: (Step | StoredStep)[]) => steps.reduce((n, st
 export function toFileSteps(steps: StoredStep[]): Step[] {
   const strip = ({ id: _id, ...block }: StoredBlock): Block => block;
   return steps.map((step) => {
-    if ('parallel' in step) return { parallel: step.parallel.map(strip) };
+    if ('parallel' in step) return { parallel: step.parallel.map(strip), ...(step.run_if === undefined ? {} : { run_if: step.run_if }) };
     if ('loop' in step) return { loop: { over: step.loop.over, block: strip(step.loop.block) } };
     return { block: strip(step.block) };
   });
@@ -106,7 +114,7 @@ export function assignBlockIds(steps: Step[], previous: StoredStep[], newId: () 
   const known = new Map(previous.flatMap((s) => blocksOfStep(s)).map((b) => [b.name, b.id]));
   const withId = (block: Block): StoredBlock => ({ ...block, id: known.get(block.name) ?? newId() });
   return steps.map((step) => {
-    if (step.parallel) return { parallel: step.parallel.map(withId) };
+    if (step.parallel) return { parallel: step.parallel.map(withId), ...(step.run_if === undefined ? {} : { run_if: step.run_if }) };
     if (step.loop) return { loop: { over: step.loop.over, block: withId(step.loop.block) } };
     return { block: withId(step.block!) };
   });

@@ -4,7 +4,7 @@ import { formatPath } from '../validation/issuePath.ts';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
 import { PROVIDER_SETTINGS, type ProviderName, routeModel } from '../models/modelRoute.ts';
 import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
-import { stepReferenceProblems } from './stepReferences.ts';
+import { runConditionProblems, stepReferenceProblems } from './stepReferences.ts';
 
 /**
  * The providers this service has an account with, when the publisher knows them: a model routed to
@@ -41,7 +41,7 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
       problems.push(...validateBlock(block, path), ...unreachableModels(block, path, context));
     });
   });
-  problems.push(...stepReferenceProblems(steps));
+  problems.push(...runConditionProblems(steps), ...stepReferenceProblems(steps));
   return problems;
 }
 

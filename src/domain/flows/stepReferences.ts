@@ -1,6 +1,7 @@
 import { parse } from 'acorn';
 import { placeholderTarget, placeholdersOf } from '../templating/template.ts';
 import { formatPath } from '../validation/issuePath.ts';
+import { parseRunCondition } from './runCondition.ts';
 import { type Block, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /**
@@ -23,7 +24,14 @@ export function blockReferences(block: Block): BlockReferences {
     return target?.root === 'steps' ? [target.block] : [];
   }));
   const code = block.processor_type === 'code' && block.code ? codeReferences(block.code) : { names: [], all: false };
-  return { names: [...new Set([...names, ...code.names])], all: code.all };
+  return { names: [...new Set([...names, ...code.names, ...conditionReferences(block.run_if)])], all: code.all };
+}
+
+/** The blocks a condition reads (none when it does not parse: publishing reports that instead). */
+export function conditionReferences(condition: string | undefined): string[] {
+  if (condition === undefined) return [];
+  const parsed = parseRunCondition(condition);
+  return parsed.ok ? parsed.paths.flatMap((path) => (path.block === null ? [] : [path.block])) : [];
 }
 
 type Node = { type: string; [key: string]: unknown };
@@ -80,21 +88,49 @@ export function stepReferenceProblems(steps: readonly StoredStep[]): string[] {
   const stepOf = new Map<string, number>();
   steps.forEach((step, index) => blocksOfStep(step).forEach((block) => stepOf.set(block.name, index)));
   const problems: string[] = [];
+  const unreadable = (name: string, stepIndex: number, self: string | null): string | null => {
+    const where = stepOf.get(name);
+    if (where === undefined) return 'no block has that name';
+    if (name === self) return 'that is this block itself';
+    if (where === stepIndex) return self === null ? 'that block is in this parallel step' : 'that block runs beside it, in the same parallel step';
+    return where > stepIndex ? `that block runs later (steps[${where}])` : null;
+  };
   steps.forEach((step, stepIndex) => {
     const kind = stepKind(step);
+    if ('parallel' in step && step.run_if !== undefined) {
+      for (const name of conditionReferences(step.run_if)) {
+        const why = unreadable(name, stepIndex, null);
+        if (why) problems.push(`${formatPath(['steps', stepIndex, 'run_if'])}: the reference steps.${name} cannot be read: ${why}; a condition reads only blocks of earlier steps`);
+      }
+    }
     blocksOfStep(step).forEach((block, blockIndex) => {
       const at = formatPath(['steps', stepIndex, ...(kind === 'parallel' ? ['parallel', blockIndex] : kind === 'loop' ? ['loop', 'block'] : ['block'])]);
       for (const name of blockReferences(block).names) {
-        const where = stepOf.get(name);
-        const why =
-          where === undefined ? 'no block has that name'
-          : name === block.name ? 'that is this block itself'
-          : where === stepIndex ? 'that block runs beside it, in the same parallel step'
-          : where > stepIndex ? `that block runs later (steps[${where}])`
-          : null;
+        const why = unreadable(name, stepIndex, block.name);
         if (why) problems.push(`${at} (block '${block.name}'): the reference steps.${name} cannot be read: ${why}; a block reads only blocks of earlier steps`);
       }
     });
+  });
+  return problems;
+}
+
+/** Conditions that do not parse, or use more of JSONata than a condition may (runCondition.ts). */
+export function runConditionProblems(steps: readonly StoredStep[]): string[] {
+  const problems: string[] = [];
+  steps.forEach((step, stepIndex) => {
+    const kind = stepKind(step);
+    const conditions: { at: string; condition: string | undefined }[] = [
+      ...('parallel' in step ? [{ at: formatPath(['steps', stepIndex, 'run_if']), condition: step.run_if }] : []),
+      ...blocksOfStep(step).map((block, blockIndex) => ({
+        at: `${formatPath(['steps', stepIndex, ...(kind === 'parallel' ? ['parallel', blockIndex] : kind === 'loop' ? ['loop', 'block'] : ['block'])])} (block '${block.name}').run_if`,
+        condition: block.run_if,
+      })),
+    ];
+    for (const { at, condition } of conditions) {
+      if (condition === undefined) continue;
+      const parsed = parseRunCondition(condition);
+      if (!parsed.ok) problems.push(`${at}: the condition ${parsed.problem}`);
+    }
   });
   return problems;
 }

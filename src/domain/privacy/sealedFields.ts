@@ -26,6 +26,8 @@ export const sealedFields: Readonly<Record<string, readonly SealedField[]>> = {
   ExecutionStepStarted: [field('input', null)],
   ExecutionStepCompleted: [field('output', null), field('rejectedReplies', [])],
   ExecutionStepFailed: [field('attempts', [])],
+  // The values a condition read come from the run's input and outputs.
+  ExecutionStepSkipped: [field('values', {})],
   ExecutionPausedForToolCalls: [field('toolCalls', [])],
   ExecutionResumed: [field('toolResults', null)],
   ExecutionCompleted: [field('result', {})],

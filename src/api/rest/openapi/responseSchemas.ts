@@ -167,6 +167,12 @@ export const stepEventSchema = z
       'step_paused_for_tool_calls',
       executePausedSchema.extend({ toolCallMessages: z.array(z.unknown()).nullable().meta({ description: 'null when the stream is read in another process than the run (the log keeps only their digest)' }) }),
     ),
+    stepEvent(
+      'step_skipped',
+      z
+        .object({ ...blockRef, condition: z.string(), values: z.record(z.string(), z.unknown()) })
+        .meta({ description: "A block whose `run_if` was not true: it did not run and later blocks read its output as null. `values`: each path the condition read, with its value then. Sent only with `?events=extended`; without it the stream is exactly the spec's." }),
+    ),
     stepEvent('resumed', z.object({ executionId: z.string(), pausedAtStep: z.string(), iterationsUsed: z.number().int() })),
     stepEvent(
       'token',

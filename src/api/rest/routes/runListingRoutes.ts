@@ -1,8 +1,7 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { ApiError } from '../../../domain/errors/apiError.ts';
-import { describeIssues } from '../../../domain/validation/issuePath.ts';
 import type { RunService } from '../../../runs/runService.ts';
+import { parseQuery } from '../queryParameters.ts';
 import { callerOf } from '../restCaller.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runErasureSchema, runPageSchema } from '../openapi/responseSchemas.ts';
@@ -34,11 +33,6 @@ const runListing = z.strictObject({
   ...page,
 });
 
-function parseQuery<T>(schema: z.ZodType<T>, request: FastifyRequest): T {
-  const parsed = schema.safeParse(request.query);
-  if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid query: ${describeIssues(parsed.error.issues).join('; ')}`);
-  return parsed.data;
-}
 
 /**
  * A flow's jobs and all of its runs (sync, /jobs, /step and test runs), newest first, with status
@@ -49,13 +43,13 @@ export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' 
   return async (app: FastifyInstance) => {
     const jobs = documented({ operationId: 'listJobs', summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
-      const { status, from, to, limit, cursor } = parseQuery(jobListing, request);
+      const { status, from, to, limit, cursor } = parseQuery(jobListing, request.query);
       return runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor });
     });
 
     const runListed = documented({ operationId: 'listRuns', summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
-      const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request);
+      const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request.query);
       return runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor });
     });
 
@@ -74,7 +68,7 @@ export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' 
       ['apiKey'],
     );
     app.delete('/seq/:org/:project/:flow/runs/:executionId/data', { schema: erase }, async (request) => {
-      const { reason } = parseQuery(eraseQuery, request);
+      const { reason } = parseQuery(eraseQuery, request.query);
       return runs.eraseCallerRun(callerOf(request), { ...runPath.parse(request.params), reason });
     });
   };

@@ -4,12 +4,17 @@ import { parseRunInput, runInputSchema } from '../../../runs/runInput.ts';
 import type { RunService } from '../../../runs/runService.ts';
 import { sendServerSentEvents } from '../executionEventStream.ts';
 import { callerOf } from '../restCaller.ts';
+import { parseQuery } from '../queryParameters.ts';
 import { documented, eventStream, flowParams, runHeaders } from '../openapi/routeDocs.ts';
 import { RUN_LOOKUP, RUN_STARTED } from '../openapi/operationErrors.ts';
 
 const executionPath = flowParams.extend({ executionId: z.string() });
+/** `?events=extended`: the events beyond the spec's stream too (`step_skipped`); without it the stream is exactly the spec's. */
+const eventsQuery = { events: z.enum(['extended']).optional().meta({ description: "extended: also send step_skipped events (blocks whose run_if was not true); without it, exactly the spec's events" }) };
+const startQuery = z.strictObject(eventsQuery);
+const followQuery = z.strictObject({ lastEventId: z.string().optional().meta({ description: 'As the Last-Event-ID header, for clients that cannot send it' }), ...eventsQuery });
 const STEP_EVENTS =
-  'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block\'s reply while it is written; no id, not recorded: a client may ignore it); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
+  'Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block\'s reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event\'s position in the run (send it back as `Last-Event-ID` to resume the stream).';
 
 /**
  * `POST /seq/{org}/{project}/{flow}/step` (same body as /execute, fresh or resume): every check first,
@@ -20,14 +25,15 @@ const STEP_EVENTS =
 export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow' | 'follow'>, sseKeepAliveMs: number) {
   return async (app: FastifyInstance) => {
     const start = documented(
-      { operationId: 'stepFlow', summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, body: runInputSchema, response: { 200: eventStream(STEP_EVENTS) }, errors: RUN_STARTED },
+      { operationId: 'stepFlow', summary: 'Run (or resume) the production version, streaming its steps as server-sent events', tags: ['Runs'], params: flowParams, headers: runHeaders, querystring: startQuery, body: runInputSchema, response: { 200: eventStream(STEP_EVENTS) }, errors: RUN_STARTED },
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/step', { schema: start }, async (request, reply) => {
+      const { events } = parseQuery(startQuery, request.query);
       const input = parseRunInput(request.body);
       // Nothing is streamed until the run has its first event: a run that cannot even start answers JSON.
       const run = await runs.startStep(callerOf(request), flowParams.parse(request.params), input);
-      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal));
+      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal, { extended: events === 'extended' }));
     });
 
     const follow = documented(
@@ -37,16 +43,18 @@ export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow
         tags: ['Runs'],
         params: executionPath,
         headers: runHeaders.extend({ 'last-event-id': z.string().optional().meta({ description: 'The id of the last event received' }) }),
-        querystring: z.object({ lastEventId: z.string().optional().meta({ description: 'As the Last-Event-ID header, for clients that cannot send it' }) }),
+        querystring: followQuery,
         response: { 200: eventStream(STEP_EVENTS) },
         errors: [...RUN_LOOKUP, 'VALIDATION_FAILED'],
       },
       ['apiKey'],
     );
     app.get('/seq/:org/:project/:flow/step/:executionId', { schema: follow }, async (request, reply) => {
-      const lastEventId = request.headers['last-event-id'] ?? (request.query as { lastEventId?: string }).lastEventId;
+      const query = parseQuery(followQuery, request.query);
+      const lastEventId = request.headers['last-event-id'] ?? query.lastEventId;
       const run = await runs.findRunToFollow(callerOf(request), { ...executionPath.parse(request.params), lastEventId });
-      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal));
+      await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal, { extended: query.events === 'extended' }));
     });
   };
 }
+
