@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { slugSchema } from '../slugs/slug.ts';
 import { llmSettingsShape } from './llmSettings.ts';
 import { RUN_CONDITION_MAX_LENGTH } from './runCondition.ts';
+import { formatPath } from '../validation/issuePath.ts';
 
 /**
  * The flow file (import/export) and the draft share one shape: an ordered list of steps, each one
@@ -86,6 +87,11 @@ export type StepKind = 'block' | 'parallel' | 'loop';
 
 export const stepKind = (step: Step | StoredStep): StepKind =>
   'parallel' in step && step.parallel ? 'parallel' : 'loop' in step && step.loop ? 'loop' : 'block';
+
+/** Where a block sits in a flow file, as problems name it: `steps[1].parallel[0]`, `steps[2].loop.block`, `steps[0].block`. */
+export function blockPath(kind: StepKind, stepIndex: number, blockIndex: number): string {
+  return formatPath(['steps', stepIndex, ...(kind === 'parallel' ? ['parallel', blockIndex] : kind === 'loop' ? ['loop', 'block'] : ['block'])]);
+}
 
 export function blocksOfStep<B extends Block>(step: { block?: B; parallel?: B[]; loop?: { block: B } }): B[] {
   if (step.parallel) return step.parallel;

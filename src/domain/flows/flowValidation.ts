@@ -1,9 +1,8 @@
 import { codeSyntaxError } from './codeSyntax.ts';
 import { Ajv } from 'ajv';
-import { formatPath } from '../validation/issuePath.ts';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
 import { PROVIDER_SETTINGS, type ProviderName, routeModel } from '../models/modelRoute.ts';
-import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
+import { type StoredBlock, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
 import { runConditionProblems, stepReferenceProblems } from './stepReferences.ts';
 
 /**
@@ -27,12 +26,7 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
   steps.forEach((step, stepIndex) => {
     const kind = stepKind(step);
     blocksOfStep(step).forEach((block, blockIndex) => {
-      const at =
-        kind === 'parallel'
-          ? formatPath(['steps', stepIndex, 'parallel', blockIndex])
-          : kind === 'loop'
-            ? formatPath(['steps', stepIndex, 'loop', 'block'])
-            : formatPath(['steps', stepIndex, 'block']);
+      const at = blockPath(kind, stepIndex, blockIndex);
       // The block by its name too: `steps[1].parallel[0]` alone leaves the reader counting.
       const path = `${at} (block '${block.name}')`;
       const earlier = seen.get(block.name);

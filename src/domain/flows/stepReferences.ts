@@ -2,7 +2,7 @@ import { parse } from 'acorn';
 import { placeholderTarget, placeholdersOf } from '../templating/template.ts';
 import { formatPath } from '../validation/issuePath.ts';
 import { parseRunCondition } from './runCondition.ts';
-import { type Block, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
+import { type Block, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /**
  * Which earlier blocks a block reads by name: its prompts' `{{steps.<name>.output...}}`
@@ -104,7 +104,7 @@ export function stepReferenceProblems(steps: readonly StoredStep[]): string[] {
       }
     }
     blocksOfStep(step).forEach((block, blockIndex) => {
-      const at = formatPath(['steps', stepIndex, ...(kind === 'parallel' ? ['parallel', blockIndex] : kind === 'loop' ? ['loop', 'block'] : ['block'])]);
+      const at = blockPath(kind, stepIndex, blockIndex);
       for (const name of blockReferences(block).names) {
         const why = unreadable(name, stepIndex, block.name);
         if (why) problems.push(`${at} (block '${block.name}'): the reference steps.${name} cannot be read: ${why}; a block reads only blocks of earlier steps`);
@@ -122,7 +122,7 @@ export function runConditionProblems(steps: readonly StoredStep[]): string[] {
     const conditions: { at: string; condition: string | undefined }[] = [
       ...('parallel' in step ? [{ at: formatPath(['steps', stepIndex, 'run_if']), condition: step.run_if }] : []),
       ...blocksOfStep(step).map((block, blockIndex) => ({
-        at: `${formatPath(['steps', stepIndex, ...(kind === 'parallel' ? ['parallel', blockIndex] : kind === 'loop' ? ['loop', 'block'] : ['block'])])} (block '${block.name}').run_if`,
+        at: `${blockPath(kind, stepIndex, blockIndex)} (block '${block.name}').run_if`,
         condition: block.run_if,
       })),
     ];
