@@ -37,8 +37,11 @@ export function junitReport(suite: { flowSlug: string; target: string; runs: Tes
     `${suite.flowSlug} (${suite.target})`,
     suite.runs.map((run) => {
       const failed = run.results.filter((r) => !r.passed);
-      const reasons = run.runStatus === 'completed' ? failed.map((r) => `${r.type}: ${r.reason}`) : [`the run ${run.runStatus}`, ...failed.map((r) => `${r.type}: ${r.reason}`)];
+      const reasons = run.runStatus === 'completed' ? failed.map(reasonOf) : [`the run ${run.runStatus}`, ...failed.map(reasonOf)];
       return { classname: suite.flowSlug, name: run.name, ms: run.latencyMs, failure: run.passed ? null : { message: reasons[0] ?? 'failed', text: reasons.join('\n') } };
     }),
   );
 }
+
+/** An assertion's reason as a report line, naming the block it checked. */
+const reasonOf = (r: { type: string; step?: string; reason: string }) => `${r.type}${r.step === undefined ? '' : ` (step ${r.step})`}: ${r.reason}`;

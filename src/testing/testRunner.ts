@@ -4,7 +4,7 @@ import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts'
 import { type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { FlowState } from '../domain/flows/flow.ts';
-import { evaluateAssertion } from '../domain/testing/assertions.ts';
+import { evaluateAssertion, stepObserved } from '../domain/testing/assertions.ts';
 import type { TestCaseDefinition } from '../domain/testing/testCaseDefinition.ts';
 import { type TestRunCommand, testRun } from '../domain/testing/testRun.ts';
 import { type RecordedAssertionResult, testRunStream } from '../domain/testing/testRunEvents.ts';
@@ -112,11 +112,17 @@ export async function runTestCase(
   let judgeTokens = 0;
   for (const assertion of definition.assertions) {
     if (assertion.type !== 'llm_judge') {
-      results.push({ type: assertion.type, ...evaluateAssertion(assertion, observed) });
+      results.push({ type: assertion.type, ...(assertion.step === undefined ? {} : { step: assertion.step }), ...evaluateAssertion(assertion, observed) });
       continue;
     }
-    const verdict = await judge(engine, flow.organizationId, assertion, observed.result);
-    results.push(verdict.result);
+    // With `step`, the judge reads that block's output; a block that did not complete fails the assertion without a model call.
+    const target = assertion.step === undefined ? null : stepObserved(observed, assertion.step);
+    if (target && 'problem' in target) {
+      results.push({ type: assertion.type, step: assertion.step, passed: false, score: 0, reason: target.problem });
+      continue;
+    }
+    const verdict = await judge(engine, flow.organizationId, assertion, target ? target.observed.result : observed.result);
+    results.push(assertion.step === undefined ? verdict.result : { ...verdict.result, step: assertion.step });
     if (verdict.tokens > 0) {
       judgeTokens += verdict.tokens;
       await record({ type: 'Charge', event: { type: 'CreditsConsumed', data: { executionId, organizationId: flow.organizationId, blockName: 'llm_judge', model: verdict.model, tokens: verdict.tokens } } });

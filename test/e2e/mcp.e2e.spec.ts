@@ -128,7 +128,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     // The assertion union is the real input schema: each type with its fields, every field described.
     const assertionItems = (byName.get('create_test_case')!.inputSchema.properties!.assertions as { items: { anyOf?: unknown[]; oneOf?: unknown[] } }).items;
     const variants = (assertionItems.anyOf ?? assertionItems.oneOf) as { properties: Record<string, { description?: string; const?: string }> }[];
-    expect(variants.map((v) => v.properties.type!.const)).toEqual(['equals', 'contains', 'not_contains', 'regex', 'json_schema', 'path_equals', 'number_range', 'max_latency_ms', 'max_tokens', 'tool_called', 'llm_judge']);
+    expect(variants.map((v) => v.properties.type!.const)).toEqual(['equals', 'contains', 'not_contains', 'regex', 'json_schema', 'path_equals', 'number_range', 'max_latency_ms', 'max_tokens', 'tool_called', 'llm_judge', 'step_skipped', 'step_ran']);
     for (const variant of variants) for (const [field, schema] of Object.entries(variant.properties)) expect(schema.description, `${variant.properties.type!.const}.${field}`).toEqual(expect.any(String));
     expect(byName.get('set_production_version')!.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.get('hydrate_project')!.annotations).toMatchObject({ readOnlyHint: true });
@@ -412,7 +412,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(await errorText(client, 'set_production_version', { flow_id, version_id: 'v-none' })).toMatch(/^VERSION_NOT_FOUND: /);
     // Arguments the schema refuses are a tool error too, never a protocol error.
     expect(await errorText(client, 'add_block', { flow_id, name: 'x', processor_type: 'shell' })).toMatch(/processor_type/);
-    expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/Input validation error: .*Expected 'equals' \| 'contains' .* 'llm_judge' at assertions\[0\]\.type/);
+    expect(await errorText(client, 'create_test_case', { flow_id, name: 'bad', input: { message: 'm' }, assertions: [{ type: 'sounds_good' }] })).toMatch(/Input validation error: .*Expected 'equals' \| 'contains' .* 'llm_judge' \| 'step_skipped' \| 'step_ran' at assertions\[0\]\.type/);
   });
 
   it('lists the model catalog for choosing a block\'s model: provider, whether it is configured, capabilities and prices', async () => {

@@ -88,6 +88,36 @@ describe('running test cases (ordinary runs, pinned to a target, assertions reco
     ]);
   });
 
+  it("asserts on any block by name: its output, tokens and whether it ran; a judge reads that block's output; each result names its block", async () => {
+    const testCaseId = await add(flowId, {
+      name: 'steps',
+      input: { message: '  he go  ' },
+      assertions: [
+        { type: 'path_equals', step: 'prep', path: 'text', value: 'he go' },
+        { type: 'path_equals', step: 'prep', path: 'text', value: 'she goes' },
+        { type: 'step_ran', step: 'grade' },
+        { type: 'step_skipped', step: 'grade' },
+        { type: 'max_tokens', step: 'prep', value: 0 },
+        { type: 'llm_judge', step: 'prep', rubric: 'The text is trimmed.' },
+      ],
+    });
+    server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } }, { content: { score: 1, rationale: 'Trimmed.' } });
+    const summary = await runTestCase(t.runtime.execution, scope, { testCaseId }, testPrincipal);
+    expect(summary.passed).toBe(false);
+    expect(summary.results).toEqual([
+      { type: 'path_equals', step: 'prep', passed: true, score: 1, reason: 'steps.prep.output.text equals "he go"' },
+      { type: 'path_equals', step: 'prep', passed: false, score: 0, reason: 'steps.prep.output.text is "he go", expected "she goes"' },
+      { type: 'step_ran', step: 'grade', passed: true, score: 1, reason: "block 'grade' ran" },
+      { type: 'step_skipped', step: 'grade', passed: false, score: 0, reason: "block 'grade' ran, expected it to be skipped" },
+      { type: 'max_tokens', step: 'prep', passed: true, score: 1, reason: "block 'prep' used 0 tokens" },
+      { type: 'llm_judge', step: 'prep', passed: true, score: 1, reason: expect.any(String), judge: expect.objectContaining({ rationale: 'Trimmed.' }) },
+    ]);
+    // The judge was shown the block's output, not the run's result.
+    const judged = JSON.stringify(server.requests[1]!.body.messages);
+    expect(judged).toContain('he go');
+    expect(judged).not.toContain('One grammar issue');
+  });
+
   it('asks an llm judge, records its model, prompt hash and rationale, and charges its tokens', async () => {
     const testCaseId = await add(flowId, { name: 'judged', input: { message: 'x' }, assertions: [{ type: 'llm_judge', rubric: 'The summary names the issue.', model: 'gpt-4o', threshold: 0.8 }] });
     server.script({ content: { overall_score: 72, summary: 'One grammar issue.' } }, { content: { score: 0.9, rationale: 'It names grammar.' }, usage: { prompt_tokens: 40, completion_tokens: 10 } });

@@ -14,6 +14,8 @@ export type TestTarget = z.infer<typeof testTargetSchema>;
 
 export const assertionResultSchema = z.object({
   type: z.string(),
+  /** The block the assertion checked, when it named one (absent: the run's result, and in results recorded before). */
+  step: z.string().optional(),
   passed: z.boolean(),
   score: z.number().min(0).max(1),
   reason: z.string(),

@@ -18,7 +18,7 @@ export function testRunEntry(run: StartedTestRun, summary: TestRunSummary | unde
     name: run.name,
     status: summary?.runStatus ?? ('running' as const),
     passed: summary ? summary.passed : null,
-    assertions: (summary?.results ?? []).map((r) => ({ type: r.type, passed: r.passed, score: r.score, reason: truncateStrings(r.reason, OUTPUT_EXCERPT) as string })),
+    assertions: (summary?.results ?? []).map((r) => ({ type: r.type, ...(r.step === undefined ? {} : { step: r.step }), passed: r.passed, score: r.score, reason: truncateStrings(r.reason, OUTPUT_EXCERPT) as string })),
     output_excerpt: summary?.output == null ? null : outputExcerpt(summary.output),
   };
 }
