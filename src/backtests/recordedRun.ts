@@ -14,6 +14,7 @@ export function sideOf(history: RunHistory): ObservedSide {
     durationMs: durationOf(ending) ?? 0,
     tokens: history.tokens,
     error: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message } : null,
+    steps: history.outputs,
   };
 }
 

@@ -29,7 +29,7 @@ function toolsOf(recorded: RecordedRun): ToolRequest | undefined {
   return { tools, toolChoice: 'auto' };
 }
 
-const stopped = (code: string, message: string): ObservedSide => ({ status: 'failed', result: null, durationMs: 0, tokens: 0, error: { code, message } });
+const stopped = (code: string, message: string): ObservedSide => ({ status: 'failed', result: null, durationMs: 0, tokens: 0, error: { code, message }, steps: {} });
 
 /**
  * Replays one recorded run on the target: an ordinary engine run of mode `backtest` (its own stream,

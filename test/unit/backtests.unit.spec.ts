@@ -6,8 +6,8 @@ import { MAX_CHANGES, diffResults } from '../../src/domain/backtests/resultDiff.
 import { answerFromRecorded, recordedCalls } from '../../src/domain/backtests/toolReplay.ts';
 import { deciderSpec } from '../support/deciderSpec.ts';
 
-const completed = (result: unknown): ObservedSide => ({ status: 'completed', result, durationMs: 10, tokens: 5, error: null });
-const failed = (code: string): ObservedSide => ({ status: 'failed', result: null, durationMs: 10, tokens: 5, error: { code, message: code } });
+const completed = (result: unknown, steps: Record<string, unknown> = {}): ObservedSide => ({ status: 'completed', result, durationMs: 10, tokens: 5, error: null, steps });
+const failed = (code: string, steps: Record<string, unknown> = {}): ObservedSide => ({ status: 'failed', result: null, durationMs: 10, tokens: 5, error: { code, message: code }, steps });
 
 describe('the structural diff of two results', () => {
   it('names each added, removed and changed path, descending into objects and arrays, keys in order', () => {
@@ -54,6 +54,30 @@ describe('comparing a recorded run with its replay', () => {
     expect(comparePair(failed('PROVIDER_ERROR'), failed('PROVIDER_ERROR')).outcome).toBe('same');
     expect(comparePair(failed('PROVIDER_ERROR'), failed('CODE_ERROR')).outcome).toBe('different');
     expect(comparePair(failed('PROVIDER_ERROR'), completed({ a: 1 }))).toMatchObject({ outcome: 'different', changes: [{ path: '', kind: 'changed' }] });
+  });
+});
+
+describe('comparing the blocks of a recorded run and its replay', () => {
+  it('names the block whose output changed, under steps.<block>.output, even when the result did not change', () => {
+    const original = completed({ answer: 'refund' }, { route: { queue: 'billing', urgent: false }, escalate: null, items: [1, 2] });
+    const replay = completed({ answer: 'refund' }, { route: { queue: 'sales', urgent: false }, escalate: null, items: [1, 3], 'new-block': 'x' });
+    expect(comparePair(original, replay)).toEqual({
+      outcome: 'same',
+      changes: [
+        { path: 'steps.route.output.queue', kind: 'changed', before: '"billing"', after: '"sales"' },
+        { path: 'steps.items.output[1]', kind: 'changed', before: '2', after: '3' },
+        { path: 'steps.new-block.output', kind: 'added', after: '"x"' },
+      ],
+      more: 0,
+    });
+  });
+
+  it('lists the result changes first, then the blocks, a block one side never ran as added or removed whole', () => {
+    const diff = comparePair(completed({ a: 1 }, { route: 'x', gone: { n: 1 } }), failed('CODE_BLOCK_FAILED', { route: 'y' }));
+    expect(diff).toEqual({ outcome: 'failed', changes: [{ path: 'steps.route.output', kind: 'changed', before: '"x"', after: '"y"' }, { path: 'steps.gone.output', kind: 'removed', before: '{"n":1}' }], more: 0 });
+    expect(comparePair(completed({ a: 1 }, { b: 1 }), completed({ a: 2 }, { b: 2 })).changes.map((c) => c.path)).toEqual(['a', 'steps.b.output']);
+    // The last block's output is the result: its changes are the result's, not listed twice.
+    expect(comparePair(completed({ a: 1 }, { first: 'x', last: { a: 1 } }), completed({ a: 2 }, { first: 'x', last: { a: 2 } })).changes.map((c) => c.path)).toEqual(['a']);
   });
 });
 

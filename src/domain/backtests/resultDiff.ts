@@ -7,7 +7,7 @@ export const MAX_CHANGES = 50;
 const EXCERPT = 200;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const excerpt = (value: unknown) => {
+export const excerpt = (value: unknown) => {
   const text = canonicalJson(value);
   return text.length <= EXCERPT ? text : `${text.slice(0, EXCERPT)}… (${text.length} characters)`;
 };
