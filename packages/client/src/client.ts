@@ -103,11 +103,13 @@ export class SeqflowClient {
   /**
    * Runs (or resumes) the flow step by step: its events as they happen, until it completes, fails or
    * pauses for tool calls; a dropped connection is resumed from the last event (`Last-Event-ID`).
+   * `extended: true` asks for the events beyond the spec's too (`step_skipped`: a block whose `run_if` was not true).
    */
-  async *step(flow: string, input: RunRequest, options: CallOptions & { maxReconnects?: number } = {}): AsyncGenerator<StepEvent> {
-    const first = await this.#send('POST', this.#flowUrl(flow, '/step'), input, { ...options, headers: { accept: 'text/event-stream' } });
+  async *step(flow: string, input: RunRequest, options: CallOptions & { maxReconnects?: number; extended?: boolean } = {}): AsyncGenerator<StepEvent> {
+    const query = options.extended ? '?events=extended' : '';
+    const first = await this.#send('POST', this.#flowUrl(flow, `/step${query}`), input, { ...options, headers: { accept: 'text/event-stream' } });
     const reconnect = (executionId: string, lastEventId: string | undefined) =>
-      this.#send('GET', this.#flowUrl(flow, `/step/${encodeURIComponent(executionId)}`), undefined, { ...options, headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+      this.#send('GET', this.#flowUrl(flow, `/step/${encodeURIComponent(executionId)}${query}`), undefined, { ...options, headers: { accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
     yield* stepEvents(first, reconnect, { executionId: input.executionId, maxReconnects: options.maxReconnects });
   }
 

@@ -14,6 +14,7 @@ const flows = {
   ],
   asker: [{ block: { name: 'ask', processor_type: 'llm', prompt: '{{message}}' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
+  gated: [{ block: { name: 'first', processor_type: 'passthrough' } }, { block: { name: 'maybe', processor_type: 'passthrough', run_if: 'input.parameters.go = true' } }],
 };
 const lookup = { type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } };
 
@@ -132,6 +133,17 @@ describe('@seqflow/client against the real service', () => {
     const pieces = events.flatMap((e) => (e.event === 'token' ? [e.data.delta] : []));
     const completed = events.find((e) => e.event === 'step_completed');
     expect(pieces.join('')).toBe(completed?.event === 'step_completed' ? completed.data.output : undefined);
+  });
+
+  it('sends step_skipped only when asked for the extended stream, typed with its condition and values', async () => {
+    const plain: StepEvent[] = [];
+    for await (const event of client.step('gated', { message: 'hi' })) plain.push(event);
+    expect(plain.map((e) => e.event)).toEqual(['started', 'step_started', 'step_completed', 'completed']);
+    const extended: StepEvent[] = [];
+    for await (const event of client.step('gated', { message: 'hi' }, { extended: true })) extended.push(event);
+    expect(extended.map((e) => e.event)).toEqual(['started', 'step_started', 'step_completed', 'step_skipped', 'completed']);
+    const skipped = extended.find((e) => e.event === 'step_skipped');
+    expect(skipped?.event === 'step_skipped' && skipped.data).toMatchObject({ blockName: 'maybe', condition: 'input.parameters.go = true', values: { 'input.parameters.go': null } });
   });
 
   it('answers tool calls with your functions until the run completes', async () => {
