@@ -14,7 +14,6 @@ import type { CodeSandbox } from './processors/codeSandboxPool.ts';
 import type { LlmProcessor } from './processors/llmProcessor.ts';
 import type { ProviderAccount } from './providers/providerAccount.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
-
 import type { Block } from '../domain/flows/flowDefinition.ts';
 import type { BlockReferences } from '../domain/flows/stepReferences.ts';
 import type { RunConditions } from './runConditions.ts';

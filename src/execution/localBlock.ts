@@ -36,6 +36,6 @@ export async function runLocalBlock(session: RunSession, block: StoredBlock, con
 function stepsRead(references: BlockReferences, outputs: Readonly<Record<string, unknown>>): Record<string, unknown> {
   if (references.all) return { ...outputs };
   const read: Record<string, unknown> = {};
-  for (const name of references.names) if (Object.prototype.hasOwnProperty.call(outputs, name)) setOwn(read, name, outputs[name]);
+  for (const name of references.names) if (Object.hasOwn(outputs, name)) setOwn(read, name, outputs[name]);
   return read;
 }

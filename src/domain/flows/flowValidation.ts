@@ -3,7 +3,9 @@ import { Ajv } from 'ajv';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
 import { PROVIDER_SETTINGS, type ProviderName, routeModel } from '../models/modelRoute.ts';
 import { type StoredBlock, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
-import { runConditionProblems, stepReferenceProblems } from './stepReferences.ts';
+import { stepReferenceProblems } from './stepReferences.ts';
+import { parseRunCondition } from './runCondition.ts';
+import { formatPath } from '../validation/issuePath.ts';
 
 /**
  * The providers this service has an account with, when the publisher knows them: a model routed to
@@ -88,4 +90,20 @@ function validateOutputSchema(schema: Record<string, unknown>, path: string): st
   } catch (error) {
     return [`${path}: not a valid JSON Schema: ${(error as Error).message}`];
   }
+}
+
+/** Conditions that do not parse, or use more of JSONata than a condition may (runCondition.ts). */
+function runConditionProblems(steps: readonly StoredStep[]): string[] {
+  return steps.flatMap((step, stepIndex) => {
+    const kind = stepKind(step);
+    const conditions = [
+      ...('parallel' in step ? [{ at: formatPath(['steps', stepIndex, 'run_if']), condition: step.run_if }] : []),
+      ...blocksOfStep(step).map((block, blockIndex) => ({ at: `${blockPath(kind, stepIndex, blockIndex)} (block '${block.name}').run_if`, condition: block.run_if })),
+    ];
+    return conditions.flatMap(({ at, condition }) => {
+      if (condition === undefined) return [];
+      const parsed = parseRunCondition(condition);
+      return parsed.ok ? [] : [`${at}: the condition ${parsed.problem}`];
+    });
+  });
 }

@@ -5,7 +5,7 @@ import { parseRunCondition } from './runCondition.ts';
 import { type Block, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /**
- * Which earlier blocks a block reads by name: its prompts' `{{steps.<name>.output...}}`
+ * Which earlier blocks a block's content reads by name (its `run_if` is checked beside it, not handed to it): its prompts' `{{steps.<name>.output...}}`
  * placeholders, and its code's `input.steps.<name>` (or `input.steps['<name>']`). Code is parsed
  * (acorn; parsing runs nothing), never matched as text, so a comment or a string naming a block is
  * not a reference. Wherever the code could reach `input.steps` in a way parsing cannot follow (a
@@ -24,7 +24,7 @@ export function blockReferences(block: Block): BlockReferences {
     return target?.root === 'steps' ? [target.block] : [];
   }));
   const code = block.processor_type === 'code' && block.code ? codeReferences(block.code) : { names: [], all: false };
-  return { names: [...new Set([...names, ...code.names, ...conditionReferences(block.run_if)])], all: code.all };
+  return { names: [...new Set([...names, ...code.names])], all: code.all };
 }
 
 /** The blocks a condition reads (none when it does not parse: publishing reports that instead). */
@@ -105,32 +105,11 @@ export function stepReferenceProblems(steps: readonly StoredStep[]): string[] {
     }
     blocksOfStep(step).forEach((block, blockIndex) => {
       const at = blockPath(kind, stepIndex, blockIndex);
-      for (const name of blockReferences(block).names) {
+      for (const name of new Set([...blockReferences(block).names, ...conditionReferences(block.run_if)])) {
         const why = unreadable(name, stepIndex, block.name);
         if (why) problems.push(`${at} (block '${block.name}'): the reference steps.${name} cannot be read: ${why}; a block reads only blocks of earlier steps`);
       }
     });
-  });
-  return problems;
-}
-
-/** Conditions that do not parse, or use more of JSONata than a condition may (runCondition.ts). */
-export function runConditionProblems(steps: readonly StoredStep[]): string[] {
-  const problems: string[] = [];
-  steps.forEach((step, stepIndex) => {
-    const kind = stepKind(step);
-    const conditions: { at: string; condition: string | undefined }[] = [
-      ...('parallel' in step ? [{ at: formatPath(['steps', stepIndex, 'run_if']), condition: step.run_if }] : []),
-      ...blocksOfStep(step).map((block, blockIndex) => ({
-        at: `${blockPath(kind, stepIndex, blockIndex)} (block '${block.name}').run_if`,
-        condition: block.run_if,
-      })),
-    ];
-    for (const { at, condition } of conditions) {
-      if (condition === undefined) continue;
-      const parsed = parseRunCondition(condition);
-      if (!parsed.ok) problems.push(`${at}: the condition ${parsed.problem}`);
-    }
   });
   return problems;
 }
