@@ -12,6 +12,7 @@ import { registerOAuthCommands } from './oauthCli.ts';
 import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
 import { registerRunCommands } from './runsCli.ts';
+import { registerScheduleCommands } from './scheduleCli.ts';
 import { registerTestCommands } from './testCli.ts';
 import { registerWebhookCommands } from './webhookCli.ts';
 
@@ -40,6 +41,7 @@ export function buildCli(): Command {
   registerTestCommands(program);
   registerBacktestCommand(program);
   registerRunCommands(program);
+  registerScheduleCommands(program);
   registerWebhookCommands(program);
   registerLogCommands(program);
   registerDoctorCommand(program);

@@ -41,6 +41,7 @@ import { ConsoleLinkIssued, ConsoleLinkRedeemed } from './operators/consoleLinkE
 import { SlugReserved } from './slugs/slugReservation.ts';
 import { TestCaseCreated, TestCaseDeleted, TestCaseUpdated } from './testing/testCaseEvents.ts';
 import { RetentionPeriodSet } from './retention/retentionEvents.ts';
+import { ScheduleAdded, ScheduleFired, ScheduleFiringsSkipped, SchedulePaused, ScheduleRemoved, ScheduleResumed } from './schedules/scheduleEvents.ts';
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
 import { BacktestFinished, BacktestRunCompared, BacktestStarted } from './backtests/backtestEvents.ts';
@@ -93,6 +94,12 @@ export const eventDefinitions = [
   TestCaseUpdated,
   TestCaseDeleted,
   RetentionPeriodSet,
+  ScheduleAdded,
+  SchedulePaused,
+  ScheduleResumed,
+  ScheduleRemoved,
+  ScheduleFired,
+  ScheduleFiringsSkipped,
   TestRunStarted,
   TestRunFinished,
   TestSuiteRunFinished,
@@ -130,6 +137,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@3': (data) => ({ ...(data as object), rerunOf: null }),
   // v5 added backtests and the declared tools: earlier runs belong to no backtest, and their tools were not kept.
   'ExecutionRequested@4': (data) => ({ ...(data as object), backtestId: null, tools: null }),
+  // v6 added schedules: earlier runs were started by no schedule.
+  'ExecutionRequested@5': (data) => ({ ...(data as object), schedule: null }),
   // v2 records the tool results: earlier resumes did not keep them.
   'ExecutionResumed@1': (data) => ({ ...(data as object), toolResults: null }),
   // v2 added the validation errors of repaired replies: earlier steps had none recorded.

@@ -2,7 +2,7 @@ import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/priv
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
 import { type DataKey, newDataKey, openValue, sealValue } from '../security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
-import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
+import { type AppendOptions, type EventStore, type EventToAppend, type RecordedEvent, WrongExpectedRevision } from './eventStore.ts';
 
 /**
  * The event log with personal data sealed (src/domain/privacy/sealedFields.ts): every append seals
@@ -62,7 +62,13 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     storesDataKeys: false,
     async append(streamId, events, expected, options) {
       const sealed = await seal(events, options);
-      return inner.append(streamId, sealed.events, expected, sealed.options);
+      try {
+        return await inner.append(streamId, sealed.events, expected, sealed.options);
+      } catch (error) {
+        // A run's first append that lost to another process's: that one's key is the run's.
+        if (error instanceof WrongExpectedRevision) for (const made of sealed.options?.dataKeys ?? []) keys.forget(made.executionId);
+        throw error;
+      }
     },
     readStream: async (streamId, options) => open(await inner.readStream(streamId, options)),
     streamExists: (streamId) => inner.streamExists(streamId),

@@ -44,6 +44,8 @@ export interface ExecutionRequest {
   rerunOf?: string | null;
   /** Backtest runs only: the backtest this run belongs to. */
   backtestId?: string | null;
+  /** Scheduled jobs only: the schedule and the firing that started it. */
+  schedule?: { scheduleId: string; scheduledFor: string } | null;
 }
 
 export interface ResumeInput {
@@ -129,6 +131,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
     rerunOf: request.rerunOf ?? null,
     backtestId: request.backtestId ?? null,
     tools: request.tools ?? null,
+    schedule: request.schedule ?? null,
   },
 });
 

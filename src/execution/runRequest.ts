@@ -21,7 +21,7 @@ export function runRequest(
     apiKeyId?: string | null;
     requestId?: string | undefined;
     traceparent?: string | undefined;
-  } & Partial<Pick<ExecutionRequest, 'tools' | 'callback' | 'testRunId' | 'rerunOf' | 'backtestId'>>,
+  } & Partial<Pick<ExecutionRequest, 'tools' | 'callback' | 'testRunId' | 'rerunOf' | 'backtestId' | 'schedule'>>,
 ): ExecutionRequest {
   const { executionId, apiKeyId, tools, ...rest } = started;
   return {

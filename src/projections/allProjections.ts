@@ -11,5 +11,6 @@ import { testCasesProjection } from './readModels/testCasesProjection.ts';
 import { testRunsProjection } from './readModels/testRunsProjection.ts';
 import { backtestsProjection } from './readModels/backtestsProjection.ts';
 import { retentionProjection } from './readModels/retentionProjection.ts';
+import { schedulesProjection } from './readModels/schedulesProjection.ts';
 
-export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection, retentionProjection];
+export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection, retentionProjection, schedulesProjection];

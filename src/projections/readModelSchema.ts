@@ -144,6 +144,30 @@ export interface RunsTable {
   started_via: Generated<string | null>;
   /** When the run's data was erased (RunDataErased), or null. */
   data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
+  /** The schedule whose firing started the job, or null. */
+  schedule_id: Generated<string | null>;
+}
+
+/** A flow's schedule; `next_firing_at` is the next time it is due (null: paused, removed, or it never fires again). */
+export interface SchedulesTable {
+  id: string;
+  organization_id: string;
+  project_id: string;
+  flow_id: string;
+  cron: string;
+  timezone: string;
+  missed: 'run' | 'skip';
+  callback_url: string | null;
+  status: 'active' | 'paused' | 'removed';
+  created_at: Timestamp;
+  /** Every firing up to this time is accounted for (fired, skipped, or before the schedule or its resume). */
+  accounted_until: Timestamp;
+  next_firing_at: ColumnType<Date | null, string | null, string | null>;
+  last_fired_for: ColumnType<Date | null, string | null, string | null>;
+  last_execution_id: string | null;
+  last_error_code: string | null;
+  fired_count: Generated<number>;
+  skipped_count: Generated<number>;
 }
 
 /** A retention period of an organization (`project_id` '') or of one of its projects; `run_days` null: kept. */
@@ -311,7 +335,8 @@ export interface ReadModels {
   backtest_pairs: BacktestPairsTable;
   run_data_keys: RunDataKeysTable;
   retention_periods: RetentionPeriodsTable;
+  schedules: SchedulesTable;
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs', 'retention_periods'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs', 'retention_periods', 'schedules'] as const;

@@ -14,6 +14,8 @@ export interface RunFilters {
   /** Production runs, test runs (cases, suites, trials) or backtest runs only. */
   kind?: RunKind;
   apiKeyId?: string;
+  /** The runs one schedule started. */
+  scheduleId?: string;
   /** ISO 8601 times: runs created at or after `from`, strictly before `to`. */
   from?: string;
   to?: string;
@@ -29,6 +31,7 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
   if (filters.mode?.length) query = query.where('mode', 'in', filters.mode);
   if (filters.kind) query = query.where('mode', 'in', modesOfKind(filters.kind));
   if (filters.apiKeyId) query = query.where('api_key_id', '=', filters.apiKeyId);
+  if (filters.scheduleId) query = query.where('schedule_id', '=', filters.scheduleId);
   if (filters.from) query = query.where('created_at', '>=', new Date(filters.from));
   if (filters.to) query = query.where('created_at', '<', new Date(filters.to));
   if (page.cursor) query = query.where(afterCreatedCursor(CURSOR_PREFIX, page.cursor));
@@ -46,6 +49,8 @@ export async function listRuns(db: Kysely<ReadModels>, filters: RunFilters, page
       apiKeyId: r.api_key_id,
       testRunId: r.test_run_id,
       rerunOf: r.rerun_of,
+      /** The schedule whose firing started the run, or null. */
+      scheduleId: r.schedule_id,
       startedVia: r.started_via,
       status: r.status,
       claims: r.claims,

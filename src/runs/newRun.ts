@@ -11,7 +11,7 @@ export function newRunRequest(
   caller: RunCaller,
   input: { message: string; parameters: RunInput['parameters']; attachments: Attachment[] },
   mode: ExecutionRequest['mode'],
-  extra: Pick<ExecutionRequest, 'tools'> & Partial<Pick<ExecutionRequest, 'callback'>>,
+  extra: Pick<ExecutionRequest, 'tools'> & Partial<Pick<ExecutionRequest, 'callback' | 'executionId' | 'schedule'>>,
 ): ExecutionRequest {
   return runRequest(flow, input, { mode, apiKeyId: caller.apiKeyId, ...originOf(caller), ...extra });
 }

@@ -44,6 +44,7 @@ export async function listFlowRuns(deps: RunListing, caller: Pick<RunCaller, 'pr
       endedAt: run.endedAt,
       durationMs: run.durationMs,
       dataErasedAt: run.dataErasedAt,
+      scheduleId: run.scheduleId,
     })),
     nextCursor: listed.nextCursor,
   };

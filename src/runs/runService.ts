@@ -16,7 +16,7 @@ import { rerunExecution } from '../audit/runRerun.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
 import { listFlowJobs, listFlowRuns } from './runListings.ts';
 import { findRunToFollow, startStepRun } from './stepRun.ts';
-import { startJob } from './startJob.ts';
+import { startJob, startScheduledJob } from './startJob.ts';
 import { executeRun } from './startRun.ts';
 
 export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswering & { logger: Pick<Logger, 'warn' | 'error'>; runDataKeys: RunDataKeys };
@@ -36,6 +36,8 @@ export function createRunService(deps: RunServiceDependencies) {
     findRunToFollow: (caller: RunCaller, run: FlowSlugs & { executionId: string; lastEventId: unknown }) => findRunToFollow(deps, caller, run),
     follow: (run: FollowedRun, signal: AbortSignal, options: { extended?: boolean } = {}) => followRun(following, run, signal, options),
     startJob: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startJob(deps, caller, slugs, input),
+    /** A schedule's firing as a job (its id named by the firing): the schedule sweep's. */
+    startScheduledJob: (firing: Parameters<typeof startScheduledJob>[1], slugs: FlowSlugs) => startScheduledJob(deps, firing, slugs),
     pollJob: (caller: RunCaller, job: FlowSlugs & { executionId: string }) => pollJob(deps, caller, job),
     cancelJob: (caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) => cancelJob(deps, caller, job),
     listJobs: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowJobs>[3], page: Parameters<typeof listFlowJobs>[4]) => listFlowJobs(deps, caller, slugs, filters, page),

@@ -5,10 +5,11 @@ import { createJobRunner } from '../workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../workers/webhookDispatcher.ts';
 import { createInterruptedRunSweep } from '../runs/interruptedRuns.ts';
 import { createRetentionSweep } from '../retention/retentionSweep.ts';
+import { createScheduleSweep } from '../schedules/scheduleSweep.ts';
 
 /**
  * What the `worker` role runs: the projections, the job runner, the webhook reactors (the delivery
- * creator and the dispatcher), the sweep that ends runs whose process died and the retention sweep. Any number of worker processes may run against one database.
+ * creator and the dispatcher), the sweep that ends runs whose process died, the retention sweep and the schedule sweep. Any number of worker processes may run against one database.
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
@@ -56,6 +57,8 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
   const interrupted = createInterruptedRunSweep({ ...sweeps, engine: runtime.execution });
   const interruptedBacktests = createInterruptedBacktestSweep({ ...sweeps, commands: runtime.commands });
   const retention = createRetentionSweep({ db: runtime.db, commands: runtime.commands, runDataKeys: runtime.runDataKeys, logger: runtime.logger, intervalMs: runtime.config.retentionSweepMs });
+  const { schedules } = runtime.config;
+  const scheduleSweep = createScheduleSweep({ db: runtime.db, commands: runtime.commands, runs: runtime.runs, logger: runtime.logger, intervalMs: schedules.sweepMs, rules: schedules });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.
   const tasks = [
     supervisor.supervise('interrupted-run-sweep', () => interrupted.start()),
@@ -64,6 +67,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),
     supervisor.supervise('retention-sweep', () => retention.start()),
+    supervisor.supervise('schedule-sweep', () => scheduleSweep.start()),
     supervisor.supervise('watchdog', () => runtime.watchdog.start(runtime.config.watchdog.intervalMs)),
   ];
   return {

@@ -40,6 +40,12 @@ export interface RunDataKeys {
   forOpening(executionIds: readonly string[]): Promise<Map<string, KeyState>>;
   /** Removes a run's key for good (idempotent: the first erasure's time stays). */
   erase(executionId: string, at: Date): Promise<void>;
+  /**
+   * Forgets the key `forNewRun` made for a run whose first append failed its expected revision:
+   * another process started the run under the same id (a schedule's firing), and its key, not this
+   * one, is stored. The next `forSealing` reads that one.
+   */
+  forget(executionId: string): void;
 }
 
 const wrap = (key: DataKey, masterKey: KeyObject, random: RandomPool) => {
@@ -132,6 +138,10 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
       const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...new Set(executionIds)]]);
       for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key) : 'erased');
       return states;
+    },
+
+    forget(executionId) {
+      made.delete(executionId);
     },
 
     async erase(executionId, at) {

@@ -74,6 +74,7 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
         organizationId: callback.organizationId,
         durationMs: ending.data.durationMs,
         occurredAt: recorded.metadata.occurredAt,
+        ...(callback.schedule ?? {}),
       },
       run,
       await jobPath(callback.flowId, ending.data.executionId),

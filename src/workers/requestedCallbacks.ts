@@ -4,12 +4,14 @@ import type { RecordedEvent } from '../eventstore/eventStore.ts';
 type Requested = Extract<ExecutionEvent, { type: 'ExecutionRequested' }>;
 
 /** What the delivery creator needs of a run's request: its callback, if it has one that a delivery may be for. */
-export type RequestedCallback = { flowId: string; organizationId: string; callbackUrl: string; callbackEvents: string[]; traceparent: string | undefined } | 'none';
+export type RequestedCallback =
+  | { flowId: string; organizationId: string; callbackUrl: string; callbackEvents: string[]; traceparent: string | undefined; schedule: { scheduleId: string; scheduledFor: string } | null }
+  | 'none';
 
 /** A /jobs run's callback as its request gives it; 'none' for any other run. */
 export function callbackOf({ data }: Requested, { metadata }: Pick<RecordedEvent, 'metadata'>): RequestedCallback {
   if (data.mode !== 'async' || !data.callbackUrl) return 'none';
-  return { flowId: data.flowId, organizationId: data.organizationId, callbackUrl: data.callbackUrl, callbackEvents: data.callbackEvents, traceparent: metadata.traceparent };
+  return { flowId: data.flowId, organizationId: data.organizationId, callbackUrl: data.callbackUrl, callbackEvents: data.callbackEvents, traceparent: metadata.traceparent, schedule: data.schedule };
 }
 
 /**

@@ -1,4 +1,6 @@
 import { setRetention } from '../../src/retention/retentionSettings.ts';
+import { addSchedule, changeSchedule } from '../../src/schedules/scheduleCommands.ts';
+import { createScheduleSweep } from '../../src/schedules/scheduleSweep.ts';
 import { eraseRunData } from '../../src/execution/eraseRunData.ts';
 import { startBacktest } from '../../src/backtests/backtestRunner.ts';
 import { randomUUID } from 'node:crypto';
@@ -135,6 +137,19 @@ describe('projections', () => {
     const alpha = (await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'alpha').executeTakeFirstOrThrow()).id;
     await setRetention(deps, { organizationId: alpha, projectId: null, runDays: 30 }, testPrincipal);
     await setRetention(deps, { organizationId: alpha, projectId: web, runDays: 7 }, testPrincipal);
+    // Schedules: one fired (its job a run with a schedule), one missed and skipped, one paused, one removed.
+    const managing = { db: t.runtime.db, commands: deps, guard: t.runtime.execution.guard, callbacks: { plainHttpInAllowedRanges: false } };
+    const scheduleOf = (missed: string) => addSchedule(managing, { flowId: tiny.flowId, cron: '*/5 * * * *', input: { message: 'on time' }, missed }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const [fired, skipped, paused, removed] = [await scheduleOf('run'), await scheduleOf('skip'), await scheduleOf('run'), await scheduleOf('run')];
+    await changeSchedule(managing, paused.scheduleId, 'pause', testPrincipal);
+    await changeSchedule(managing, removed.scheduleId, 'remove', testPrincipal);
+    await t.runtime.projections.catchUp();
+    const sweep = createScheduleSweep({ db: t.runtime.db, commands: deps, runs: t.runtime.runs, logger: t.runtime.logger, intervalMs: 1000, rules: { missedAfterMs: 10 * 60_000, maxCatchUp: 3 } });
+    const inAnHour = new Date(Date.now() + 60 * 60_000);
+    expect(await sweep.sweepOnce(inAnHour)).toBeGreaterThan(0);
+    expect((await t.runtime.eventStore.readStream(`schedule-${skipped.scheduleId}`)).map((e) => e.type)).toContain('ScheduleFiringsSkipped');
+    expect((await t.runtime.eventStore.readStream(`schedule-${fired.scheduleId}`)).map((e) => e.type)).toContain('ScheduleFired');
     await t.runtime.projections.catchUp();
     const erasedJob = (await t.runtime.db.selectFrom('jobs').select('execution_id').where('status', '=', 'completed').executeTakeFirstOrThrow()).execution_id;
     await eraseRunData({ ...deps, runDataKeys: t.runtime.runDataKeys }, { executionId: erasedJob, reason: 'a rebuild keeps erasures' }, testPrincipal);

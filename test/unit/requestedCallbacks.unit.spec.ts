@@ -8,7 +8,7 @@ const requested = (executionId: string, mode: Requested['data']['mode'], callbac
   type: 'ExecutionRequested',
   data: {
     executionId, flowId: 'flow', versionId: 'version', versionNumber: 1, organizationId: 'org', projectId: 'project', mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1,
-    callbackUrl, callbackEvents: callbackUrl ? ['flow.completed'] : [], testRunId: null, rerunOf: null, backtestId: null, tools: null,
+    callbackUrl, callbackEvents: callbackUrl ? ['flow.completed'] : [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null,
   },
 });
 const metadata = { metadata: { correlationId: 'c', causationId: null, principal: { kind: 'system' as const, id: 't' }, occurredAt: '2026-11-24T00:00:00.000Z', traceparent: '00-trace-span-01' } };
@@ -19,7 +19,7 @@ describe("the delivery creator's memory of runs requested", () => {
     requests.remember(requested('job', 'async', 'https://receiver.example/hook'), metadata);
     requests.remember(requested('plain-job', 'async'), metadata);
     requests.remember(requested('sync', 'sync'), metadata);
-    const callback = { flowId: 'flow', organizationId: 'org', callbackUrl: 'https://receiver.example/hook', callbackEvents: ['flow.completed'], traceparent: '00-trace-span-01' };
+    const callback = { flowId: 'flow', organizationId: 'org', callbackUrl: 'https://receiver.example/hook', callbackEvents: ['flow.completed'], traceparent: '00-trace-span-01', schedule: null };
     expect(requests.get('job')).toEqual(callback);
     expect(requests.get('plain-job')).toBe('none');
     expect(requests.get('sync')).toBe('none');

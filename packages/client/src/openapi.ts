@@ -743,6 +743,8 @@ export type components = {
             flowId: string;
             /** @enum {string} */
             mode: "sync" | "async" | "step" | "test" | "backtest";
+            /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
+            scheduleId: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
             versionNumber: number | null;
@@ -779,6 +781,8 @@ export type components = {
             flowId: string;
             /** @enum {string} */
             mode: "sync" | "async" | "step" | "test" | "backtest";
+            /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
+            scheduleId: string | null;
             /** @enum {string} */
             status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
             versionNumber: number | null;

@@ -27,7 +27,7 @@ export type RunMode = (typeof runModes)[number];
 
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  5,
+  6,
   z.object({
     executionId: z.string(),
     flowId: z.string(),
@@ -50,6 +50,8 @@ export const ExecutionRequested = defineEvent(
     backtestId: z.string().nullable(),
     /** v5: the tools the caller declared with the run, or null (none, or recorded before v5). */
     tools: z.object({ tools: z.array(toolSchema), toolChoice: toolChoiceSchema }).nullable(),
+    /** v6: the schedule firing that started this job, or null. */
+    schedule: z.object({ scheduleId: z.string(), scheduledFor: z.string() }).nullable(),
   }),
 );
 

@@ -11,6 +11,9 @@ export interface WebhookPayload {
   organizationId: string;
   durationMs: number;
   occurredAt: string;
+  /** A scheduled job's only: the schedule and the firing's time (absent otherwise, so the spec's payload stays as it is). */
+  scheduleId?: string;
+  scheduledFor?: string;
   result?: unknown;
   errorMessage?: string;
   failureReason?: WebhookFailureReason;

@@ -49,6 +49,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
         test_run_id: d.testRunId, rerun_of: d.rerunOf, backtest_id: d.backtestId, status: statusAfter(event)!, claims: 0, failure_code: null, created_at: context.occurredAt, ended_at: null, duration_ms: null,
         runner: d.mode === 'async' ? null : runner,
         started_via: context.recorded.metadata.principal.via ?? null,
+        schedule_id: d.schedule?.scheduleId ?? null,
       });
       continue;
     }

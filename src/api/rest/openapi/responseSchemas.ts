@@ -67,6 +67,7 @@ export const runListItemSchema = z
     endedAt: timestamp.nullable(),
     durationMs: z.number().int().nullable(),
     dataErasedAt: timestamp.nullable().meta({ description: "When the run's data was erased (DELETE .../runs/{executionId}/data, or its retention period), or null" }),
+    scheduleId: z.string().nullable().meta({ description: 'The schedule whose firing started this job (`seqflow schedule`), or null' }),
   })
   .meta({ id: 'Run' });
 export const runErasureSchema = z
