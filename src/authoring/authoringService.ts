@@ -6,6 +6,7 @@ import { diffFlow, showDraft } from './flowReading.ts';
 import { flowReceivesImages, projectMap } from './projectMap.ts';
 import { listProjects, resolveProjectId } from './projectList.ts';
 import { listRunsOfFlow } from './flowRunListing.ts';
+import { listSchedulesOfFlow } from './flowScheduleListing.ts';
 
 /** A use case's arguments after its dependencies. */
 type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
@@ -21,6 +22,7 @@ export function createAuthoringService(deps: { commands: CommandDependencies; db
     /** `project`: an id, or `organization-slug/project-slug`: its id. */
     resolveProject: (...args: Args<typeof resolveProjectId>) => resolveProjectId(db, ...args),
     listRuns: (...args: Args<typeof listRunsOfFlow>) => listRunsOfFlow({ commands, db }, ...args),
+    listSchedules: (...args: Args<typeof listSchedulesOfFlow>) => listSchedulesOfFlow({ commands, db }, ...args),
     /** `project`: an id, or `organization-slug/project-slug`. */
     projectMap: async (scope: Parameters<typeof projectMap>[1], project: string) => projectMap(db, scope, await resolveProjectId(db, scope, project)),
     flowReceivesImages: (...args: Args<typeof flowReceivesImages>) => flowReceivesImages(db, ...args),

@@ -23,6 +23,7 @@ export async function listRunsOfFlow(
       failure_code: run.failureCode,
       test_run_id: run.testRunId,
       started_via: run.startedVia,
+      schedule_id: run.scheduleId,
       created_at: run.createdAt,
       ended_at: run.endedAt,
       duration_ms: run.durationMs,

@@ -3,6 +3,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { addSchedule } from '../../src/schedules/scheduleCommands.ts';
 import { createApiKey } from '../../src/commands/apiKeyCommands.ts';
 import { addMember, createOrganization } from '../../src/commands/organizationCommands.ts';
 import { setPromotionGate } from '../../src/authoring/flowAuthoring.ts';
@@ -104,7 +105,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
   beforeEach(() => model.reset());
 
-  it('offers the spec\'s twelve tools and sixteen more, each with schemas and annotations, and states the conventions', async () => {
+  it('offers the spec\'s twelve tools and seventeen more, each with schemas and annotations, and states the conventions', async () => {
     const client = await connect('alice');
     expect(client.getInstructions()).toMatch(/begin with list_projects\(\) to find your project_id, then hydrate_project/i);
     expect(client.getInstructions()).toMatch(/publish_version, then set_production_version/);
@@ -114,7 +115,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(tools.map((tool) => tool.name).sort()).toEqual(
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
-        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'run_flow',
+        'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'list_schedules', 'run_flow',
         'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models', 'get_gate', 'set_gate', 'validate_draft',
       ].sort(),
     );
@@ -465,6 +466,24 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
     expect(hydrated.models).toEqual(expect.arrayContaining([{ id: 'gpt-4o', vision: true }, { id: 'gpt-3.5-turbo', vision: false }]));
   });
 
+  it("lists a flow's schedules read-only (list_schedules), and another organization's subject sees none of them", async () => {
+    const alice = await connect('alice');
+    const { flow_id } = await ok(alice, 'create_flow', { project_id: projectId, name: 'Nightly', slug: 'nightly' });
+    await t.runtime.projections.catchUp();
+    expect(await ok(alice, 'list_schedules', { flow_id })).toEqual({ schedules: [] });
+    const managing = { db: t.runtime.db, commands: t.runtime.commands, guard: t.runtime.execution.guard, callbacks: { plainHttpInAllowedRanges: false } };
+    const { scheduleId } = await addSchedule(managing, { flowId: flow_id, cron: '0 7 * * *', timezone: 'Europe/Paris', input: { message: 'the night' }, missed: 'skip' }, { principal: { kind: 'cli', id: 'operator' } });
+    await t.runtime.projections.catchUp();
+    const listed = await ok(alice, 'list_schedules', { flow_id });
+    expect(listed.schedules).toEqual([
+      {
+        schedule_id: scheduleId, cron: '0 7 * * *', timezone: 'Europe/Paris', missed: 'skip', status: 'active', callback_url: null,
+        next_firing_at: expect.stringMatching(/T0[56]:00:00\.000Z$/), last_fired_for: null, last_flow_run_id: null, last_error_code: null, fired_count: 0, skipped_count: 0,
+      },
+    ]);
+    expect((await errorText(await connect('eve'), 'list_schedules', { flow_id })).replaceAll(flow_id, 'ID')).toBe((await errorText(await connect('eve'), 'list_schedules', { flow_id: 'f-missing' })).replaceAll('f-missing', 'ID'));
+  });
+
   it('shows a subject of another organization nothing: every id of acme is NOT_FOUND exactly as one that does not exist', async () => {
     const alice = await connect('alice');
     const { flow_id } = await ok(alice, 'create_flow', { project_id: projectId, name: 'Private', slug: 'private' });
@@ -641,7 +660,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
 
   describe('read only: the reading tools alone', () => {
-    const READING_TOOLS = ['diff_versions', 'get_backtest', 'get_block', 'get_gate', 'get_step_trace', 'get_test_run_trace', 'hydrate_project', 'list_models', 'list_projects', 'list_runs', 'validate_draft'];
+    const READING_TOOLS = ['diff_versions', 'get_backtest', 'get_block', 'get_gate', 'get_step_trace', 'get_test_run_trace', 'hydrate_project', 'list_models', 'list_projects', 'list_runs', 'list_schedules', 'validate_draft'];
     const readOnlyUrl = () => `${origin}/api/v1/mcp/readonly`;
     const connectTo = async (url: string, token: string) => {
       const client = new Client({ name: 'test-assistant', version: '1.0.0' });
@@ -675,7 +694,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
 
     it('gives a token scoped mcp:read alone the reading tools on the full endpoint too', async () => {
       expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp:read' })))).toEqual(READING_TOOLS);
-      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp mcp:read' })))).toHaveLength(28);
+      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp mcp:read' })))).toHaveLength(29);
     });
   });
 

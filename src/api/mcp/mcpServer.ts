@@ -11,7 +11,7 @@ import { registerTestCaseTools } from './tools/testCaseTools.ts';
 import { registerTestingTools } from './tools/testingTools.ts';
 import { registerBacktestTools } from './tools/backtestTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
-import { registerRunTools } from './tools/runTools.ts';
+import { registerRunTools, registerScheduleTools } from './tools/runTools.ts';
 import { registerModelTools } from './tools/modelTools.ts';
 import { registerTriageFailuresPrompt } from './prompts/triageFailuresPrompt.ts';
 import { registerPromoteSafelyPrompt } from './prompts/promoteSafelyPrompt.ts';
@@ -53,6 +53,7 @@ export function createMcpServer(ctx: ToolContext, version: string, options: { re
   registerTestingTools(server, ctx);
   registerBacktestTools(server, ctx);
   registerRunTools(server, ctx);
+  registerScheduleTools(server, ctx);
   registerTraceTools(server, ctx);
   registerModelTools(server, ctx);
   if (!options.readOnly) {

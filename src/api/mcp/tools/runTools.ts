@@ -69,6 +69,7 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
             failure_code: z.string().nullable(),
             test_run_id: z.string().nullable(),
             started_via: z.string().nullable().describe('mcp: an assistant made it (run_flow production: true); console: an operator (a rerun); null: a caller with an API key'),
+            schedule_id: z.string().nullable().describe('The schedule whose firing started this job (list_schedules), or null'),
             created_at: z.string(),
             ended_at: z.string().nullable(),
             duration_ms: z.number().nullable(),
@@ -88,6 +89,39 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
           ...(args.cursor ? { cursor: args.cursor } : {}),
         }),
       ),
+  );
+}
+
+/** `list_schedules`: when a flow's jobs fire, read-only (operators add and change schedules with `seqflow schedule`). */
+export function registerScheduleTools(server: McpServer, ctx: ToolContext) {
+  server.registerTool(
+    'list_schedules',
+    {
+      title: "List a flow's schedules",
+      description:
+        "A flow's schedules: each fires a job of the production version at the times its cron expression names (in its time zone), with a fixed input. Shows the next firing, the last one (its flow_run_id, or the error that kept it from starting) and how many fired or were skipped. Read-only: operators manage schedules with `seqflow schedule`. A scheduled run shows its schedule_id in list_runs.",
+      inputSchema: { flow_id: flowId },
+      outputSchema: {
+        schedules: z.array(
+          z.object({
+            schedule_id: z.string(),
+            cron: z.string(),
+            timezone: z.string(),
+            missed: z.enum(['run', 'skip']).describe('What happens to firings missed while no worker ran: run late, or skip'),
+            status: z.enum(['active', 'paused', 'removed']),
+            callback_url: z.string().nullable(),
+            next_firing_at: z.string().nullable(),
+            last_fired_for: z.string().nullable(),
+            last_flow_run_id: z.string().nullable(),
+            last_error_code: z.string().nullable(),
+            fired_count: z.number().int(),
+            skipped_count: z.number().int(),
+          }),
+        ),
+      },
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    (args) => answer(ctx, () => ctx.services.authoring.listSchedules(ctx.scope, { flowId: args.flow_id })),
   );
 }
 
