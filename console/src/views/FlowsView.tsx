@@ -4,10 +4,11 @@ import { Problem, Section } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
 import { usd } from '../format.ts';
 import { FlowBacktests } from './FlowBacktests.tsx';
+import { FlowSchedules } from './FlowSchedules.tsx';
 import { FlowVersions } from './FlowVersions.tsx';
 import { RetentionPanel } from './RetentionPanel.tsx';
 
-/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests; the project's retention periods. */
+/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests, schedules; the project's retention periods. */
 export function FlowsView() {
   const client = useClient();
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
@@ -78,6 +79,7 @@ export function FlowsView() {
       {organizationId ? <RetentionPanel organizationId={organizationId} projectId={projectId} /> : null}
       {flowId ? <FlowVersions flowId={flowId} /> : null}
       {flowId ? <FlowBacktests flowId={flowId} /> : null}
+      {flowId ? <FlowSchedules flowId={flowId} /> : null}
     </>
   );
 }

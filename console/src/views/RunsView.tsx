@@ -137,6 +137,7 @@ export function RunsView() {
                   {run.mode}
                   {run.rerunOf ? <small> rerun</small> : null}
                   {run.startedVia === 'mcp' ? <small className="by-assistant"> by an assistant</small> : null}
+                  {run.scheduleId ? <small className="by-schedule" title={`schedule ${run.scheduleId}`}> scheduled</small> : null}
                   {run.dataErasedAt ? <small className="data-erased"> data erased</small> : null}
                 </td>
                 <td>

@@ -24,6 +24,7 @@ import { flowCosts } from '../../queries/usageQueries.ts';
 import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import { backtestProcedures } from './backtestProcedures.ts';
 import { retentionProcedures } from './retentionProcedures.ts';
+import { scheduleProcedures } from './scheduleProcedures.ts';
 import { assistantProcedures } from './assistantProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
@@ -119,6 +120,7 @@ export const consoleRouter = router({
   }),
   backtests: backtestProcedures,
   retention: retentionProcedures,
+  schedules: scheduleProcedures,
   assistants: assistantProcedures,
   tests: router({
     results: operatorProcedure.input(z.object({ flowId: id, versionId: id.optional() })).query(async ({ ctx, input }) => {
