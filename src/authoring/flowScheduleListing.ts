@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { listSchedules } from '../schedules/scheduleListing.ts';
+import { listSchedules } from '../queries/scheduleQueries.ts';
 import { type AuthoringScope, requireFlow } from './flowAuthoring.ts';
 
 /** A flow's schedules for an author in scope (MCP `list_schedules`): when its jobs fire, and how the last firing went. */

@@ -80,12 +80,12 @@ async function add(rt: Runtime, o: AddOptions) {
     cliPrincipal,
   );
   await rt.projections.catchUp();
-  const { listSchedules } = await import('../schedules/scheduleListing.ts');
+  const { listSchedules } = await import('../queries/scheduleQueries.ts');
   return (await listSchedules(rt.db, { flowId })).find((s) => s.scheduleId === added.scheduleId);
 }
 
 async function list(rt: Runtime, o: { org?: string; project?: string; flow?: string; all?: boolean }) {
-  const { listSchedules } = await import('../schedules/scheduleListing.ts');
+  const { listSchedules } = await import('../queries/scheduleQueries.ts');
   const scope = { ...(o.org === undefined ? {} : { org: o.org }), ...(o.project === undefined ? {} : { project: o.project }) };
   return {
     items: await listSchedules(rt.db, {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { changeSchedule } from '../../schedules/scheduleCommands.ts';
-import { listSchedules } from '../../schedules/scheduleListing.ts';
+import { listSchedules } from '../../queries/scheduleQueries.ts';
 import { operatorProcedure, router } from './trpc.ts';
 
 const id = z.string().min(1).max(200);

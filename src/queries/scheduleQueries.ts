@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { flowSlugsByIds } from '../queries/flowQueries.ts';
+import { flowSlugsByIds } from './flowQueries.ts';
 
 export interface ScheduleFilters {
   organizationId?: string;
