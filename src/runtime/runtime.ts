@@ -130,7 +130,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       logger,
       runDataKeys,
     });
-    const watchdog = createWatchdog({ db, eventStore, projections, logger, bounds: { silentRunMs: config.watchdog.silentRunMs, projectionMaxBehind: config.watchdog.projectionMaxBehind, jobMaxClaims: config.jobs.maxClaims } });
+    const watchdog = createWatchdog({ db, eventStore, projections, logger, bounds: { silentRunMs: config.watchdog.silentRunMs, projectionMaxBehind: config.watchdog.projectionMaxBehind, jobMaxClaims: config.jobs.maxClaims, scheduleOverdueMs: config.schedules.missedAfterMs } });
     metrics.readGaugesFrom({
       projectionLag: () => projections.status(),
       jobBacklog: () => countJobBacklog(db),

@@ -58,7 +58,7 @@ export function createWatchdog(deps: WatchdogDependencies) {
 
   async function check(): Promise<WatchdogReport> {
     const at = now();
-    const [runs, jobs, deliveries, projections] = await Promise.all([
+    const [runs, jobs, deliveries, projections, schedules] = await Promise.all([
       silentRunCandidates(at),
       deps.db.selectFrom('jobs').select(['execution_id', 'claims', 'status']).where('claims', '>', bounds.jobMaxClaims).where('status', 'not in', ['completed', 'failed']).limit(CANDIDATES).execute(),
       deps.db
@@ -70,6 +70,14 @@ export function createWatchdog(deps: WatchdogDependencies) {
         .limit(CANDIDATES)
         .execute(),
       deps.projections.status(),
+      deps.db
+        .selectFrom('schedules')
+        .select(['id', 'next_firing_at'])
+        .where('status', '=', 'active')
+        .where('next_firing_at', '<', new Date(at.getTime() - bounds.scheduleOverdueMs))
+        .orderBy('next_firing_at')
+        .limit(CANDIDATES)
+        .execute(),
     ]);
     const findings = watchdogFindings(
       {
@@ -77,6 +85,7 @@ export function createWatchdog(deps: WatchdogDependencies) {
         jobs: jobs.map((j) => ({ executionId: j.execution_id, claims: j.claims, status: j.status })),
         deliveries: deliveries.map((d) => ({ deliveryId: d.delivery_id, claims: d.claims, status: d.status })),
         projections,
+        schedules: schedules.map((row) => ({ scheduleId: row.id, nextFiringAt: row.next_firing_at!.toISOString() })),
       },
       bounds,
       at,

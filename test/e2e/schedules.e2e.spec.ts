@@ -60,6 +60,10 @@ describe('scheduled runs across worker processes', () => {
 
     await until(async () => (await firings(scheduleId)).length >= 6, 'six firings');
     await cli(['schedule', 'pause', '--schedule', scheduleId]);
+    // A firing a worker began before the pause is still recorded (its job started): wait until every
+    // recorded firing's job has sent its webhook, then read them all.
+    const delivered = (executionId: string | null) => receiver.received.some((r) => (JSON.parse(r.body) as { executionId: string }).executionId === executionId);
+    await until(async () => (await firings(scheduleId)).every((f) => delivered(f.executionId)), 'a webhook for every firing');
     const fired = await firings(scheduleId);
 
     // Every second from the first firing to the last, once each, in order: none twice, none left out.
@@ -74,7 +78,6 @@ describe('scheduled runs across worker processes', () => {
       expect(events.filter((e) => e.type === 'ExecutionRequested')).toHaveLength(1);
       expect(decodeRecorded(events[0]!)).toMatchObject({ data: { mode: 'async', message: 'the night', parameters: { team: 'support' }, schedule: { scheduleId, scheduledFor: f.scheduledFor } } });
     }
-    await until(async () => receiver.received.length >= fired.length, 'a webhook for every firing');
     const bodies = receiver.received.map((r) => JSON.parse(r.body) as { executionId: string; scheduleId: string; scheduledFor: string; event: string; result: unknown });
     for (const f of fired) {
       const delivered = bodies.filter((b) => b.executionId === f.executionId);
@@ -118,7 +121,9 @@ describe('scheduled runs across worker processes', () => {
     expect(ran.skipped).toEqual([]);
     expect(ran.fired.filter((f) => f.late).length).toBeGreaterThanOrEqual(2);
     const skipped = await accounted(skip);
-    expect(skipped.skipped).toEqual([expect.objectContaining({ reason: 'missed' })]);
+    // The firings of the stop, at least; a loaded machine may make a later sweep late enough to skip more.
+    expect(skipped.skipped.length).toBeGreaterThanOrEqual(1);
+    expect(skipped.skipped.every((s) => s.reason === 'missed')).toBe(true);
     expect(skipped.skipped[0]!.count).toBeGreaterThanOrEqual(2);
     expect(skipped.fired.every((f) => !f.late)).toBe(true);
 

@@ -1,8 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { handleCommand } from '../../src/commands/commandHandler.ts';
+import { schedule } from '../../src/domain/schedules/schedule.ts';
+import { scheduleStream } from '../../src/domain/schedules/scheduleEvents.ts';
+import { changeSchedule } from '../../src/schedules/scheduleCommands.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
-import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
+import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -49,7 +54,7 @@ describe('the watchdog', () => {
   it('finds nothing wrong in a quiet service: /health ok, doctor exits 0', async () => {
     const report = await t.runtime.watchdog.check();
     expect(report.findings).toEqual([]);
-    expect(await health()).toMatchObject({ status: 'ok', watchdog: { counts: { silent_run: 0, job_over_claims: 0, delivery_over_claims: 0, projection_behind: 0 } } });
+    expect(await health()).toMatchObject({ status: 'ok', watchdog: { counts: { silent_run: 0, job_over_claims: 0, delivery_over_claims: 0, projection_behind: 0, schedule_overdue: 0 } } });
     expect(await doctor()).toMatchObject({ code: 0, report: { ok: true, findings: [] } });
   });
 
@@ -84,5 +89,23 @@ describe('the watchdog', () => {
     expect(behind.findings.filter((f) => f.kind === 'projection_behind').length).toBeGreaterThan(0);
     await t.runtime.projections.catchUp();
     expect((await t.runtime.watchdog.check()).counts.projection_behind).toBe(0);
+  });
+
+  it('finds a schedule no worker fired (no worker runs here), and clears once it is paused', async () => {
+    const flowId = (await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'slow').executeTakeFirstOrThrow()).id;
+    const { organization_id: organizationId, project_id: projectId } = await t.runtime.db.selectFrom('flows').select(['organization_id', 'project_id']).where('id', '=', flowId).executeTakeFirstOrThrow();
+    // Added two hours ago, hourly: its firing of an hour ago is still waiting.
+    const scheduleId = randomUUID();
+    const firstAfter = new Date(Date.now() - 2 * 3_600_000).toISOString();
+    const data = { scheduleId, organizationId, projectId, flowId, cron: '30 * * * *', timezone: 'UTC', input: { message: 'hourly', parameters: {}, attachments: [] }, callbackUrl: null, callbackEvents: [], missed: 'run' as const, firstAfter };
+    await handleCommand(t.runtime.commands, scheduleStream(scheduleId), schedule, { type: 'AddSchedule', data }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const report = await t.runtime.watchdog.check();
+    expect(report.findings).toContainEqual(expect.objectContaining({ kind: 'schedule_overdue', id: scheduleId, detail: expect.stringMatching(/s late \(bound 60 s\): no worker fired it$/) }));
+    expect(await health()).toMatchObject({ status: 'degraded', watchdog: { counts: { schedule_overdue: 1 } } });
+    expect(await doctor()).toMatchObject({ code: 1, report: { ok: false, findings: [expect.objectContaining({ kind: 'schedule_overdue', id: scheduleId })] } });
+    await changeSchedule(t.runtime, scheduleId, 'pause', testPrincipal);
+    await t.runtime.projections.catchUp();
+    expect((await t.runtime.watchdog.check()).counts.schedule_overdue).toBe(0);
   });
 });

@@ -138,7 +138,7 @@ export function SystemView() {
                 {s.watchdog.findings.map((f) => (
                   <tr key={`${f.kind}:${f.id}`} data-finding={f.kind}>
                     <td className="mono">{f.kind.replaceAll('_', ' ')}</td>
-                    <td className="mono">{f.kind === 'silent_run' || f.kind === 'job_over_claims' ? <a href={hrefOf({ view: 'run', executionId: f.id })}>{f.id}</a> : f.kind === 'delivery_over_claims' ? <a href={hrefOf({ view: 'deliveries' })}>{f.id}</a> : f.id}</td>
+                    <td className="mono">{f.kind === 'silent_run' || f.kind === 'job_over_claims' ? <a href={hrefOf({ view: 'run', executionId: f.id })}>{f.id}</a> : f.kind === 'delivery_over_claims' ? <a href={hrefOf({ view: 'deliveries' })}>{f.id}</a> : f.kind === 'schedule_overdue' ? <a href={hrefOf({ view: 'flows' })}>{f.id}</a> : f.id}</td>
                     <td className="excerpt">{f.detail}</td>
                   </tr>
                 ))}

@@ -518,7 +518,7 @@ export type components = {
             tasks: {
                 [key: string]: unknown;
             }[];
-            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind) */
+            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind, schedule_overdue) */
             watchdog: {
                 /** Format: date-time */
                 checkedAt: string;
@@ -554,7 +554,7 @@ export type components = {
             tasks: {
                 [key: string]: unknown;
             }[];
-            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind) */
+            /** @description The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind, schedule_overdue) */
             watchdog: {
                 /** Format: date-time */
                 checkedAt: string;

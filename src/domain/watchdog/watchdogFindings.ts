@@ -9,9 +9,11 @@
  * - `delivery_over_claims`: a delivery claimed more often than its attempts can explain that has not
  *   ended (the decider's start cap should have ended it).
  * - `projection_behind`: a projection stalled, or further behind the log than the bound.
+ * - `schedule_overdue`: an active schedule whose next firing is older than the bound: no worker
+ *   fired it (none runs, or their sweeps fail); its firings are being missed.
  */
-export type FindingKind = 'silent_run' | 'job_over_claims' | 'delivery_over_claims' | 'projection_behind';
-export const FINDING_KINDS: readonly FindingKind[] = ['silent_run', 'job_over_claims', 'delivery_over_claims', 'projection_behind'];
+export type FindingKind = 'silent_run' | 'job_over_claims' | 'delivery_over_claims' | 'projection_behind' | 'schedule_overdue';
+export const FINDING_KINDS: readonly FindingKind[] = ['silent_run', 'job_over_claims', 'delivery_over_claims', 'projection_behind', 'schedule_overdue'];
 
 export interface Finding {
   kind: FindingKind;
@@ -29,6 +31,8 @@ export interface WatchdogBounds {
   deliveryMaxClaims: number;
   /** Events a projection may be behind the log. */
   projectionMaxBehind: number;
+  /** How long after its time a schedule's firing may still be waiting (a firing this late is missed). */
+  scheduleOverdueMs: number;
 }
 
 export interface WatchdogInputs {
@@ -36,6 +40,7 @@ export interface WatchdogInputs {
   jobs: { executionId: string; claims: number; status: string }[];
   deliveries: { deliveryId: string; claims: number; status: string }[];
   projections: { name: string; behind: number; stalled: { eventType: string; since?: string } | null }[];
+  schedules: { scheduleId: string; nextFiringAt: string }[];
 }
 
 export function watchdogFindings(inputs: WatchdogInputs, bounds: WatchdogBounds, now: Date): Finding[] {
@@ -56,6 +61,10 @@ export function watchdogFindings(inputs: WatchdogInputs, bounds: WatchdogBounds,
   for (const projection of inputs.projections) {
     if (projection.stalled) findings.push({ kind: 'projection_behind', id: projection.name, detail: `stalled at ${projection.stalled.eventType}` });
     else if (projection.behind > bounds.projectionMaxBehind) findings.push({ kind: 'projection_behind', id: projection.name, detail: `${projection.behind} events behind the log (bound ${bounds.projectionMaxBehind})` });
+  }
+  for (const schedule of inputs.schedules) {
+    const lateMs = now.getTime() - Date.parse(schedule.nextFiringAt);
+    if (lateMs > bounds.scheduleOverdueMs) findings.push({ kind: 'schedule_overdue', id: schedule.scheduleId, detail: `its firing of ${schedule.nextFiringAt} is ${Math.round(lateMs / 1000)} s late (bound ${Math.round(bounds.scheduleOverdueMs / 1000)} s): no worker fired it` });
   }
   return findings;
 }

@@ -128,7 +128,7 @@ export const healthSchema = z
     watchdog: z
       .object({ checkedAt: timestamp, counts: z.record(z.string(), z.number().int()) })
       .nullable()
-      .meta({ description: "The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind)" }),
+      .meta({ description: "The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind, schedule_overdue)" }),
   })
   .meta({ id: 'Health' });
 
