@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockFailure } from '../../src/execution/processors/blockFailure.ts';
 import { createCodeSandbox } from '../../src/execution/processors/codeSandboxPool.ts';
@@ -15,6 +16,26 @@ describe('a sandbox worker that starts', () => {
       await expect(slow.run('return input.n + 1;', { n: 1 }, 'org-a')).resolves.toBe(2);
     } finally {
       await slow.close();
+    }
+  });
+
+  it('loads a fresh QuickJS after a failed run before it takes another block, so the next block\'s time limit does not pay for it', async () => {
+    const worker = new Worker(new URL('../../src/execution/processors/codeSandboxWorkerEntry.mjs', import.meta.url));
+    const messages: unknown[] = [];
+    worker.on('message', (message) => messages.push(message));
+    const nth = async (n: number) => {
+      for (let i = 0; i < 600 && messages.length < n; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      return messages[n - 1];
+    };
+    try {
+      expect(await nth(1)).toEqual({ ready: true });
+      worker.postMessage({ id: 1, code: 'throw new Error("nope");', input: {}, limits });
+      expect(await nth(2)).toEqual({ id: 1, ok: false, message: 'code block threw Error: nope', reloading: true });
+      expect(await nth(3)).toEqual({ ready: true });
+      worker.postMessage({ id: 2, code: 'return 7;', input: {}, limits });
+      expect(await nth(4)).toEqual({ id: 2, ok: true, value: '7' });
+    } finally {
+      await worker.terminate();
     }
   });
 

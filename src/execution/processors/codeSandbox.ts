@@ -23,6 +23,9 @@ export async function prepareSandbox(): Promise<void> {
   await acquireModule();
 }
 
+/** Whether the module is loaded (or loading): false after a failed run dropped it. */
+export const sandboxLoaded = (): boolean => current !== undefined;
+
 /** Runs the block and returns its output as JSON text (checked to be plain JSON inside the sandbox). */
 export async function runCode(code: string, input: unknown, limits: CodeSandboxLimits): Promise<string> {
   const modulePromise = acquireModule();

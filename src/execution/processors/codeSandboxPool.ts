@@ -38,7 +38,7 @@ interface Job {
 
 interface Slot {
   worker: Worker;
-  /** The worker said it is ready (QuickJS loaded): only then is a job handed to it and its deadline counted. */
+  /** The worker said it is ready (QuickJS loaded, again after a failed run): only then is a job handed to it and its deadline counted. */
   ready: boolean;
   job: Job | undefined;
   timer: NodeJS.Timeout | undefined;
@@ -69,6 +69,8 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
       }
       const job = slot.job;
       if (!job || job.id !== reply.id) return;
+      // A worker whose run failed loads a fresh QuickJS first: no block is handed to it until it says it is ready again.
+      if (reply.reloading) slot.ready = false;
       finish(slot);
       settle(job, reply, maxOutputBytes);
     });
@@ -162,6 +164,8 @@ interface SandboxReply {
   ok: boolean;
   value?: string;
   message?: string;
+  /** The run failed and the worker is loading a fresh QuickJS: it says `ready` again when it has. */
+  reloading?: boolean;
 }
 
 /** A job's outcome from its worker's reply. */
