@@ -35,13 +35,17 @@ export function runInspectorCli(args: string[], catalogDir: string): Promise<Pro
   return completion(spawn(path.join(ROOT, 'node_modules/.bin/mcp-inspector'), ['--cli', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
-/** `seqflow serve --role worker` as its own process group (so a test can kill it outright). */
+/**
+ * `seqflow serve --role worker` as its own process group (so a test can kill it outright). Its health
+ * listener takes any free port unless told one: on the default port, a second worker (of this test,
+ * or of another test file running beside it) failed to start and exited, and the test ran on one.
+ */
 export function spawnWorker(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'worker'], {
     cwd: ROOT,
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', ...env },
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', SEQFLOW_HEALTH_PORT: '0', ...env },
   });
 }
 
