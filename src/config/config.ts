@@ -6,6 +6,11 @@ import { envSchema } from './environment.ts';
 
 export interface Config {
   databaseUrl: string | undefined;
+  /**
+   * The PostgreSQL server itself when `databaseUrl` is a pooler in transaction mode (PgBouncer):
+   * what must hold a session of its own (the log's LISTEN connection, shadow read models) connects here.
+   */
+  databaseDirectUrl: string | undefined;
   dataDir: string;
   kurrentDbConnectionString: string | undefined;
   host: string;
@@ -177,6 +182,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   const publicUrl = (e.SEQFLOW_PUBLIC_URL ?? `http://${listenHost}:${e.PORT}`).replace(/\/+$/, '');
   return {
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
     dataDir: e.SEQFLOW_DATA_DIR ? path.resolve(cwd, e.SEQFLOW_DATA_DIR) : defaultDataFolder(cwd),
     kurrentDbConnectionString: e.KURRENTDB_CONNECTION_STRING,
     host: e.HOST,

@@ -71,6 +71,7 @@ const cidrList = z.preprocess(
 export const envSchema = z
   .object({
     DATABASE_URL: optionalUrl,
+    DATABASE_DIRECT_URL: optionalUrl,
     SEQFLOW_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
     KURRENTDB_CONNECTION_STRING: z.preprocess(
       emptyAsUndefined,
@@ -192,6 +193,9 @@ export const envSchema = z
         path: ['SEQFLOW_MASTER_KEY'],
         message: 'is required when DATABASE_URL is set (32 bytes, base64)',
       });
+    }
+    if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL (the pooled address, such as PgBouncer) beside it' });
     }
     if ((env.OAUTH_AUDIENCE || env.OAUTH_JWKS_URL) && !env.OAUTH_ISSUER) {
       ctx.addIssue({ code: 'custom', path: ['OAUTH_ISSUER'], message: 'is required when OAUTH_AUDIENCE or OAUTH_JWKS_URL is set' });

@@ -73,7 +73,7 @@ export interface Runtime {
   execution: WiredEngine;
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
   database: 'embedded' | 'external';
-  /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models). */
+  /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models): the server itself, DATABASE_DIRECT_URL where set. */
   databaseUrl: string;
   /** The migrations this start found to run (and ran), each with what it does. */
   migrations: MigrationPlan;
@@ -87,6 +87,8 @@ pg.types.setTypeParser(20, (value) => Number(value));
 export async function openRuntime(config: Config, logger: Logger, role: ProcessRole = 'cli'): Promise<Runtime> {
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
+  // Behind PgBouncer in transaction mode, a connection that must keep its session goes to the server itself.
+  const directUrl = config.databaseDirectUrl ?? databaseUrl;
 
   const pool = createDatabasePool({ connectionString: databaseUrl, max: 20 }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
@@ -94,7 +96,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     // Planned first, to say what will run before it runs; a schema that is up to date is left alone.
     const migrations = await planMigrations(pool, db, config);
     announceMigrations(logger, migrations);
-    const log = await openEventStore(config, pool, databaseUrl, migrations.eventLog.length > 0);
+    const log = await openEventStore(config, pool, directUrl, migrations.eventLog.length > 0);
     if (migrations.readModels.length > 0) await migrateReadModels(db);
     const masterKey = await resolveMasterKey(config.masterKey, config.dataDir);
     const supervisor = createSupervisor({ logger, initialDelayMs: config.restartDelayMs });
@@ -161,7 +163,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       runDataKeys,
       execution,
       database: embedded ? 'embedded' : 'external',
-      databaseUrl,
+      databaseUrl: directUrl,
       migrations,
       async close() {
         await runnerLease.close().catch((error: unknown) => logger.warn({ err: error }, 'could not finish the runner lease; it expires by itself'));
@@ -181,13 +183,14 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
   }
 }
 
-async function openEventStore(config: Config, pool: pg.Pool, databaseUrl: string, migrate: boolean): Promise<EventStore> {
+/** `directUrl`: where the log's LISTEN connection goes (the server itself, never a transaction pooler). */
+async function openEventStore(config: Config, pool: pg.Pool, directUrl: string, migrate: boolean): Promise<EventStore> {
   if (config.kurrentDbConnectionString) {
     // Loaded only when configured: its gRPC client is large, and most processes never need it.
     const { createKurrentDbEventStore } = await import('../eventstore/kurrentdb/kurrentDbEventStore.ts');
     return createKurrentDbEventStore(config.kurrentDbConnectionString);
   }
-  const store = createPostgresEventStore({ pool, connectionString: databaseUrl });
+  const store = createPostgresEventStore({ pool, connectionString: directUrl });
   if (migrate) await store.migrate();
   return store;
 }

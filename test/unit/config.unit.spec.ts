@@ -62,6 +62,12 @@ describe('configuration', () => {
     expect(problems(env)).toEqual([expect.stringMatching(new RegExp(`^${variable} `))]);
   });
 
+  it('takes the server itself beside a pooled DATABASE_URL (PgBouncer), and refuses it alone', () => {
+    const key = randomBytes(32).toString('base64');
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@bouncer:6432/seqflow', DATABASE_DIRECT_URL: 'postgres://u@db:5432/seqflow', SEQFLOW_MASTER_KEY: key }).databaseDirectUrl).toBe('postgres://u@db:5432/seqflow');
+    expect(problems({ DATABASE_DIRECT_URL: 'postgres://u@db:5432/seqflow' })).toEqual(['DATABASE_DIRECT_URL needs DATABASE_URL (the pooled address, such as PgBouncer) beside it']);
+  });
+
   it('says what an OPENAI_BASE_URL must look like', () => {
     expect(problems({ OPENAI_BASE_URL: 'localhost:11434/v1' })).toEqual(['OPENAI_BASE_URL must be an absolute http(s) URL, e.g. https://api.openai.com/v1']);
   });
