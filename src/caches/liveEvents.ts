@@ -24,8 +24,15 @@ export interface LiveEvent {
  * filtered by organization or run, until `signal` aborts. Built on the store's catch-up
  * subscription: the next batch is read only once the consumer has taken this one, so a slow reader
  * holds its place in the log instead of a growing queue. Data is decoded through the upcasters.
+ * `readModelsAt`: waits until the read models hold a position (bounded by the caller), so a reader
+ * that refetches a listing when an event comes reads one that has it.
  */
-export async function* liveEvents(deps: { eventStore: EventStore; db: Kysely<ReadModels> }, from: number, filter: LiveEventFilter, signal: AbortSignal): AsyncGenerator<LiveEvent> {
+export async function* liveEvents(
+  deps: { eventStore: EventStore; db: Kysely<ReadModels>; readModelsAt?: (position: number) => Promise<void> },
+  from: number,
+  filter: LiveEventFilter,
+  signal: AbortSignal,
+): AsyncGenerator<LiveEvent> {
   const owners = createStreamOwners(deps.db);
   const matches = async (event: RecordedEvent) => {
     if (!filter.organizationId && !filter.executionId) return true;
@@ -68,6 +75,8 @@ export async function* liveEvents(deps: { eventStore: EventStore; db: Kysely<Rea
       const batch = await Promise.race([next, aborted]);
       if (batch === 'aborted') return;
       if ('error' in batch) throw batch.error;
+      // A reader refetches the read models when an event comes: it is told once they hold it.
+      if (deps.readModelsAt && batch.events.length > 0) await deps.readModelsAt(batch.events.at(-1)!.position);
       for (const event of batch.events) {
         if (!(await matches(event))) continue;
         const { data } = decodeRecorded(event);

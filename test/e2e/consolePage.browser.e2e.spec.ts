@@ -254,7 +254,8 @@ describe('the operator console page in Debian Chromium', () => {
     await shot('flows');
   });
 
-  it('starts a backtest of the flow, watches it fill in live, and opens a pair side by side with the changes highlighted', async () => {
+  // Many steps, each waited for: on a loaded machine the whole takes longer than one wait's bound.
+  it('starts a backtest of the flow, watches it fill in live, and opens a pair side by side with the changes highlighted', { timeout: 180_000 }, async () => {
     model.respond = () => ({ content: 'A longer and kinder answer.', usage: { prompt_tokens: 21, completion_tokens: 9 } });
     await page.waitForSelector('form.backtest-start select[name="target"] option[value="1"]');
     await page.select('form.backtest-start select[name="target"]', '1');

@@ -7,6 +7,9 @@ import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
 import { sideBySide } from '../resultRows.ts';
 
+/** How often a running backtest is read again, besides the live events. */
+const RUNNING_POLL_MS = 1000;
+
 /**
  * A flow's backtests: start one (the draft or a version, on the last N production runs), watch it
  * fill in live, open one, and open a pair side by side with the changed paths highlighted.
@@ -15,7 +18,13 @@ export function FlowBacktests({ flowId }: { flowId: string }) {
   const client = useClient();
   const queryClient = useQueryClient();
   const versions = useQuery({ queryKey: ['flows.versions', flowId], queryFn: () => client.flows.versions.query({ flowId }) });
-  const list = useQuery({ queryKey: ['backtests.list', flowId], queryFn: () => client.backtests.list.query({ flowId }) });
+  // Live events refetch it; while one is running it is also polled: a refetch an event caused may
+  // read the read model just before that event reached it, and no later event would come to fix it.
+  const list = useQuery({
+    queryKey: ['backtests.list', flowId],
+    queryFn: () => client.backtests.list.query({ flowId }),
+    refetchInterval: (query) => (query.state.data?.some((b) => b.status === 'running') ? RUNNING_POLL_MS : false),
+  });
   const [target, setTarget] = useState<string>('draft');
   const [last, setLast] = useState('20');
   const [openId, setOpenId] = useState<string | null>(null);
@@ -108,7 +117,11 @@ function BacktestPairs({ backtestId }: { backtestId: string }) {
   const client = useClient();
   const [onlyChanged, setOnlyChanged] = useState(false);
   const [pair, setPair] = useState<string | null>(null);
-  const page = useQuery({ queryKey: ['backtests.get', backtestId, onlyChanged], queryFn: () => client.backtests.get.query({ backtestId, onlyChanged, limit: 200 }) });
+  const page = useQuery({
+    queryKey: ['backtests.get', backtestId, onlyChanged],
+    queryFn: () => client.backtests.get.query({ backtestId, onlyChanged, limit: 200 }),
+    refetchInterval: (query) => (query.state.data?.status === 'running' ? RUNNING_POLL_MS : false),
+  });
   if (page.error) return <Problem error={page.error} />;
   if (!page.data) return <p>Loading…</p>;
   return (

@@ -25,7 +25,8 @@ export interface ConsoleServices {
   runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun' | 'eraseData'>;
   /** Backtests (started, listed, read) and test cases made from runs. */
   backtests: BacktestService;
-  projections: Pick<ProjectionRunner, 'status'>;
+  /** Their lag (the System view), and waiting for a position (a live event is sent once they hold it). */
+  projections: Pick<ProjectionRunner, 'status' | 'waitForPosition'>;
   /** The process's supervised tasks, for the System view. */
   tasks: Pick<Supervisor, 'status'>;
   /** The watchdog's last report (null where no worker of this process runs it yet). */

@@ -180,6 +180,9 @@ export const consoleRouter = router({
 
 export type ConsoleRouter = typeof consoleRouter;
 
+/** How long a live event waits for the read models to hold it before it is sent anyway. */
+const LIVE_READ_MODEL_WAIT_MS = 2000;
+
 /** `events.live`: checks the filters' ids, holds one of the listener's live places, then streams. */
 async function* liveRunEvents(ctx: ConsoleContext, input: { from?: number | undefined; lastEventId?: string | null | undefined; organizationId?: string | undefined; executionId?: string | undefined }, signal: AbortSignal | undefined) {
   const { eventStore, db } = ctx.services;
@@ -188,7 +191,11 @@ async function* liveRunEvents(ctx: ConsoleContext, input: { from?: number | unde
   if (!ctx.live.enter()) throw new ApiError('RATE_LIMITED', 'Too many live event streams are open on this console; close one and retry');
   try {
     const from = input.lastEventId ? Number(input.lastEventId) : (input.from ?? (await eventStore.headPosition()));
-    for await (const event of liveEvents({ eventStore, db }, from, input, signal ?? new AbortController().signal)) yield tracked(String(event.position), event);
+    // The page refetches its listings when an event comes: sent once the read models hold it (or
+    // after LIVE_READ_MODEL_WAIT_MS, so a stalled projection never stops the stream), it never
+    // refetches a listing just before the event reached it and then waits for an event that never comes.
+    const readModelsAt = (position: number) => ctx.services.projections.waitForPosition(position, LIVE_READ_MODEL_WAIT_MS).catch(() => undefined);
+    for await (const event of liveEvents({ eventStore, db, readModelsAt }, from, input, signal ?? new AbortController().signal)) yield tracked(String(event.position), event);
   } finally {
     ctx.live.leave();
   }
