@@ -36,7 +36,8 @@ export function registerScheduleCommands(program: Command) {
     .option('--callback-url <url>', 'https URL that receives the jobs\' webhooks (as a /jobs callbackUrl)')
     .option('--callback-events <list>', 'comma-separated: flow.completed, flow.failed (default both)')
     .option('--missed <policy>', `firings missed while no worker ran: ${missedFiringPolicies.join(' or ')} (default run)`)
-    .action((o: AddOptions) => withRuntime((rt) => add(rt, o)));
+    // `add` brings the read models up to date itself, to answer the schedule as `list` shows it.
+    .action((o: AddOptions) => withRuntime((rt) => add(rt, o), { catchUp: false }));
   schedule
     .command('list')
     .description('schedules with their next firing and their last: all, or an organization\'s, a project\'s or a flow\'s')

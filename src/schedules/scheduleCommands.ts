@@ -45,8 +45,6 @@ export async function addSchedule(deps: ScheduleManaging, request: NewSchedule, 
   const input = parseScheduleInput(request.input);
   const callback = await checkCallback(deps.guard, deps.callbacks, { callbackUrl: request.callbackUrl, callbackEvents: request.callbackEvents });
   const flow = await flowById(deps.db, request.flowId);
-  const clock = createDatabaseClock(deps.db);
-  await clock.refresh();
   const data = {
     scheduleId,
     ...flow,
@@ -56,7 +54,7 @@ export async function addSchedule(deps: ScheduleManaging, request: NewSchedule, 
     callbackUrl: callback?.url ?? null,
     callbackEvents: callback?.events ?? [],
     missed,
-    firstAfter: clock.now().toISOString(),
+    firstAfter: (await databaseNow(deps.db)).toISOString(),
   };
   const result = await handleCommand(deps.commands, scheduleStream(scheduleId), schedule, { type: 'AddSchedule', data }, metadata);
   return { scheduleId, position: result.position };
@@ -64,14 +62,17 @@ export async function addSchedule(deps: ScheduleManaging, request: NewSchedule, 
 
 /** Pauses, resumes or removes a schedule (a resume counts firings from now, on the database's clock). */
 export async function changeSchedule(deps: Pick<ScheduleManaging, 'db' | 'commands'>, scheduleId: string, change: 'pause' | 'resume' | 'remove', metadata: CommandMetadata) {
-  let command: ScheduleCommand;
-  if (change === 'resume') {
-    const clock = createDatabaseClock(deps.db);
-    await clock.refresh();
-    command = { type: 'ResumeSchedule', data: { now: clock.now().toISOString() } };
-  } else command = { type: change === 'pause' ? 'PauseSchedule' : 'RemoveSchedule' };
+  const command: ScheduleCommand =
+    change === 'resume' ? { type: 'ResumeSchedule', data: { now: (await databaseNow(deps.db)).toISOString() } } : { type: change === 'pause' ? 'PauseSchedule' : 'RemoveSchedule' };
   const result = await handleCommand(deps.commands, scheduleStream(scheduleId), schedule, command, metadata);
   return { scheduleId, status: result.state.status, changed: result.events.length > 0, position: result.position };
+}
+
+/** The database's clock now: firings count from it, whatever this process's clock says. */
+async function databaseNow(db: Kysely<ReadModels>): Promise<Date> {
+  const clock = createDatabaseClock(db);
+  await clock.refresh();
+  return clock.now();
 }
 
 function missedPolicyOf(value: string | undefined): MissedFiringPolicy {

@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { type CommandDependencies, type CommandMetadata, type CommandResult, handleCommand } from '../commands/commandHandler.ts';
 import { createDatabaseClock } from '../database/databaseClock.ts';
@@ -9,7 +9,7 @@ import { type ScheduleCommand, type ScheduleState, schedule } from '../domain/sc
 import { type ScheduleEvent, firingExecutionId, scheduleStream } from '../domain/schedules/scheduleEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { flowSlugsOf } from '../queries/flowQueries.ts';
+import { type FlowSlugs, flowSlugsOf } from '../queries/flowQueries.ts';
 import type { RunService } from '../runs/runService.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
 
@@ -37,13 +37,20 @@ export function createScheduleSweep(deps: {
   const clock = createDatabaseClock(deps.db);
   const { eventStore } = deps.commands;
 
-  const due = (now: Date) =>
-    deps.db.selectFrom('schedules').select('id').where('status', '=', 'active').where('next_firing_at', '<=', now).orderBy('next_firing_at').limit(PAGE).execute();
+  /** The schedules due at `at`, or at the database's `now()` (an idle sweep is this one statement). */
+  const due = (at: Date | undefined) =>
+    deps.db
+      .selectFrom('schedules')
+      .select('id')
+      .where('status', '=', 'active')
+      .where('next_firing_at', '<=', at ?? sql<Date>`now()`)
+      .orderBy('next_firing_at')
+      .limit(PAGE)
+      .execute();
 
   /** What firing `scheduledFor` gave: its job, or why no job could start. */
-  async function fire(state: Active, scheduledFor: string): Promise<{ executionId: string | null; error: { code: string; message: string } | null }> {
+  async function fire(state: Active, slugs: FlowSlugs | undefined, scheduledFor: string): Promise<{ executionId: string | null; error: { code: string; message: string } | null }> {
     try {
-      const slugs = await flowSlugsOf(deps.db, state.flowId);
       if (!slugs) throw new ApiError('FLOW_NOT_FOUND', `the schedule's flow ${state.flowId} no longer exists`);
       return { executionId: await deps.runs.startScheduledJob({ ...state, scheduledFor }, slugs), error: null };
     } catch (error) {
@@ -65,9 +72,10 @@ export function createScheduleSweep(deps: {
     const record = async (command: ScheduleCommand) => (known = await handleCommand(deps.commands, stream, schedule, command, metadata, known));
     const plan = firingPlan(state, now, deps.rules);
     if (plan.skip) await record({ type: 'SkipFirings', data: plan.skip });
+    const slugs = plan.fire.length > 0 ? await flowSlugsOf(deps.db, state.flowId) : undefined;
     let recorded = 0;
     for (const { scheduledFor, late } of plan.fire) {
-      const outcome = await fire(state, scheduledFor);
+      const outcome = await fire(state, slugs, scheduledFor);
       if ((await record({ type: 'RecordFiring', data: { scheduledFor, late, ...outcome } })).events.length > 0) recorded++;
     }
     return recorded;
@@ -75,10 +83,12 @@ export function createScheduleSweep(deps: {
 
   /** Fires every schedule due now (the database's clock, unless given); answers how many firings it recorded. */
   async function sweepOnce(at?: Date): Promise<number> {
-    await clock.refresh();
+    const rows = await due(at);
+    if (rows.length === 0) return 0;
+    if (!at) await clock.refresh();
     const now = at ?? clock.now();
     let recorded = 0;
-    for (const row of await due(now)) recorded += await settle(row.id, now);
+    for (const row of rows) recorded += await settle(row.id, now);
     if (recorded > 0) deps.logger.info({ recorded }, 'schedule: fired');
     return recorded;
   }

@@ -3,11 +3,11 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
-import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
 import { scheduleStream } from '../../src/domain/schedules/scheduleEvents.ts';
 import { addSchedule } from '../../src/schedules/scheduleCommands.ts';
 import { createScheduleSweep } from '../../src/schedules/scheduleSweep.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { signInToConsole } from '../support/consoleSignIn.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
@@ -45,9 +45,7 @@ describe("a flow's schedules on the console's Flows view, in Debian Chromium", (
 
   it('lists the schedule with its last firing and its run, marks the run scheduled, and pauses it', async () => {
     const consoleBase = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}`;
-    const { token } = await issueConsoleLink(s.t.runtime.commands, { operator: 'browser-test' }, testPrincipal);
-    await page.goto(`${consoleBase}/login?token=${token}`);
-    await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button')]);
+    await signInToConsole(page, consoleBase, s.t.runtime.commands);
     // The Runs view marks the job a schedule started.
     await page.waitForSelector(`tr[data-execution-id="${executionId}"] small.by-schedule`);
 

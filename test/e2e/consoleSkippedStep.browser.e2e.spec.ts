@@ -3,10 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
-import { issueConsoleLink } from '../../src/commands/consoleLinkCommands.ts';
 import { launchChromium } from '../support/chromium.ts';
+import { signInToConsole } from '../support/consoleSignIn.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
-import { testPrincipal } from '../support/testRuntime.ts';
 
 describe("a skipped step on the console's run page, in Debian Chromium", () => {
   let s: SeededService;
@@ -40,9 +39,7 @@ describe("a skipped step on the console's run page, in Debian Chromium", () => {
 
   it('marks the step skipped in the timeline and the waterfall, and shows its condition and the values it read', async () => {
     const consoleBase = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}`;
-    const { token } = await issueConsoleLink(s.t.runtime.commands, { operator: 'browser-test' }, testPrincipal);
-    await page.goto(`${consoleBase}/login?token=${token}`);
-    await Promise.all([page.waitForNavigation(), page.click('form[action="/login"] button')]);
+    await signInToConsole(page, consoleBase, s.t.runtime.commands);
     await page.waitForSelector(`tr[data-execution-id="${executionId}"] a`);
     await page.click(`tr[data-execution-id="${executionId}"] a`);
     await page.waitForSelector('ol.timeline li.step-skipped');

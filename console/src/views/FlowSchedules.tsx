@@ -3,6 +3,7 @@ import { Problem, Section } from '../components.tsx';
 import { useClient } from '../consoleContext.tsx';
 import { hrefOf } from '../route.ts';
 
+const ACTION_LABELS = { pause: 'Pause', resume: 'Resume', remove: 'Remove' } as const;
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
 
 /**
@@ -63,18 +64,11 @@ export function FlowSchedules({ flowId }: { flowId: string }) {
                     {s.firedCount} / {s.skippedCount}
                   </td>
                   <td>
-                    {s.status === 'active' ? (
-                      <button type="button" disabled={change.isPending} onClick={() => change.mutate({ scheduleId: s.scheduleId, change: 'pause' })}>
-                        Pause
+                    {(s.status === 'active' ? (['pause', 'remove'] as const) : (['resume', 'remove'] as const)).map((action) => (
+                      <button key={action} type="button" disabled={change.isPending} onClick={() => change.mutate({ scheduleId: s.scheduleId, change: action })}>
+                        {ACTION_LABELS[action]}
                       </button>
-                    ) : (
-                      <button type="button" disabled={change.isPending} onClick={() => change.mutate({ scheduleId: s.scheduleId, change: 'resume' })}>
-                        Resume
-                      </button>
-                    )}{' '}
-                    <button type="button" disabled={change.isPending} onClick={() => change.mutate({ scheduleId: s.scheduleId, change: 'remove' })}>
-                      Remove
-                    </button>
+                    ))}
                   </td>
                 </tr>
               ))}

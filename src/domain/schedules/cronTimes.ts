@@ -61,7 +61,7 @@ export function firingsBetween(schedule: CronSchedule, after: Date, until: Date,
 /** The last `limit` firings in (after, at], oldest first. */
 export function firingsUpTo(schedule: CronSchedule, after: Date, at: Date, limit: number): Date[] {
   const times: Date[] = [];
-  const iterator = CronExpressionParser.parse(schedule.cron, { currentDate: new Date(at.getTime() + 1), tz: schedule.timezone, hashSeed: schedule.seed });
+  const iterator = expression(schedule, new Date(at.getTime() + 1));
   while (times.length < limit) {
     let previous: Date;
     try {
@@ -75,7 +75,7 @@ export function firingsUpTo(schedule: CronSchedule, after: Date, at: Date, limit
   return times.reverse();
 }
 
-const expression = (schedule: CronSchedule, after: Date) => CronExpressionParser.parse(schedule.cron, { currentDate: after, tz: schedule.timezone, hashSeed: schedule.seed });
+const expression = (schedule: CronSchedule, currentDate: Date) => CronExpressionParser.parse(schedule.cron, { currentDate, tz: schedule.timezone, hashSeed: schedule.seed });
 
 function isTimeZone(name: string): boolean {
   if (name.length === 0 || name.length > 64) return false;
