@@ -7,7 +7,7 @@ import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import { replayRecord } from './runAudit.ts';
 import { ERASED, openData } from '../domain/privacy/sealedFields.ts';
-import { type DataKey, dataKeyOf, openValue } from '../security/runDataCipher.ts';
+import { type DataKey, openValue } from '../security/runDataCipher.ts';
 import { runFacts } from './runFacts.ts';
 import { EXPORT_FORMAT, EXPORT_FORMATS, versionHash } from './runExport.ts';
 import type { RunRecord, VersionDocument } from './runRecord.ts';
@@ -87,7 +87,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   if (bounds.first !== Math.min(...positions) || bounds.last !== Math.max(...positions)) return fail(1, 'the manifest positions are not those of the events');
 
   // Files written before sealing hold no sealed event, so the key (format 3) only ever opens what it sealed.
-  const dataKey = typeof manifest.dataKey === 'string' ? dataKeyOf(Buffer.from(manifest.dataKey, 'base64')) : null;
+  const dataKey = typeof manifest.dataKey === 'string' ? Buffer.from(manifest.dataKey, 'base64') : null;
   const record = recordOf(manifest.executionId as string, recorded.map((e) => openedWith(e, manifest.executionId as string, dataKey)), document);
   const requested = record.events[0]?.type === 'ExecutionRequested' ? record.events[0].data : null;
   if (!requested || requested.executionId !== manifest.executionId || requested.flowId !== manifest.flowId || requested.organizationId !== manifest.organizationId || requested.versionId !== named.versionId) {
@@ -105,7 +105,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
 /** An event as the reader of the file sees it: sealed fields of this run opened with the file's key, any other sealed field read as erased. */
 function openedWith(event: RecordedEvent, executionId: string, key: DataKey | null): RecordedEvent {
   if (event.metadata.sealed !== true) return event;
-  const { data } = openData(event.type, event.data, (runId, text) => (key && runId === executionId ? openValue(key, text) : ERASED));
+  const { data } = openData(event.type, event.data, (runId, text) => (key && runId === executionId ? openValue(key, runId, text) : ERASED));
   return { ...event, data, sealedData: event.data };
 }
 

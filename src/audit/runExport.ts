@@ -2,7 +2,6 @@ import { createHash, createPrivateKey, sign } from 'node:crypto';
 import canonicalize from 'canonicalize';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
-import { bytesOf } from '../security/runDataCipher.ts';
 import { runFacts } from './runFacts.ts';
 import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord.ts';
 
@@ -85,5 +84,5 @@ export async function exportRun(deps: { eventStore: EventStore; runDataKeys: Run
   const state = (await deps.runDataKeys.forOpening([executionId])).get(executionId);
   // When it was erased is the log's to say: the run's own RunDataErased.
   const erasure = record.events.find((e) => e.type === 'RunDataErased');
-  return exportLines(record, { key: typeof state === 'object' ? bytesOf(state).toString('base64') : null, erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null }, signer);
+  return exportLines(record, { key: typeof state === 'object' ? state.toString('base64') : null, erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null }, signer);
 }

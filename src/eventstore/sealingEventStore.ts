@@ -38,7 +38,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
       const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
         const key = keyOf.get(runId)!;
         // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
-        return sealValue(key === 'erased' ? newDataKey() : key, event.id, fields);
+        return sealValue(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
       });
       return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
     });
@@ -90,7 +90,7 @@ function opened(recorded: RecordedEvent, states: Map<string, KeyState>): Recorde
   const { data, erasedFields } = openData(recorded.type, recorded.data, (runId, text) => {
     const key = states.get(runId);
     // No key row for a sealed event: nothing can open it, exactly as after an erasure.
-    return typeof key === 'object' ? openValue(key, text) : ERASED;
+    return typeof key === 'object' ? openValue(key, runId, text) : ERASED;
   });
   return { ...recorded, data, sealedData: recorded.data, ...(erasedFields.length > 0 ? { erasedFields } : {}) };
 }

@@ -1,8 +1,7 @@
-import { type KeyObject, createSecretKey } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { type RandomPool, createRandomPool } from './randomPool.ts';
-import { decryptSecret, encryptSecret } from './secretBox.ts';
-import { type DataKey, bytesOf, dataKeyOf, newDataKey } from './runDataCipher.ts';
+import { createRandomPool } from './randomPool.ts';
+import { type DataKey, newDataKey } from './runDataCipher.ts';
+import { unwrapDataKey, wrapDataKey } from './dataKeyWrap.ts';
 
 /** What the keys are kept with: a PostgreSQL pool (node-postgres), the read models' own. */
 export interface Queryable {
@@ -48,28 +47,17 @@ export interface RunDataKeys {
   forget(executionId: string): void;
 }
 
-const wrap = (key: DataKey, masterKey: KeyObject, random: RandomPool) => {
-  const box = encryptSecret(bytesOf(key).toString('base64'), masterKey, random(12));
-  return `${box.iv}.${box.tag}.${box.ciphertext}`;
-};
-const unwrap = (text: string, masterKey: KeyObject) => {
-  const [iv = '', tag = '', ciphertext = ''] = text.split('.');
-  return dataKeyOf(Buffer.from(decryptSecret({ iv, tag, ciphertext }, masterKey), 'base64'));
-};
-
-export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
-  // Made once: a raw key is turned into a KeyObject on every cipher call otherwise.
-  const masterKey = createSecretKey(masterKeyBytes);
+export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
   const random = createRandomPool();
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
   const made = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
-  // does not pay a cipher call (some 25 µs) for a key it opened before.
+  // does not pay a cipher call for a key it opened before.
   const opened = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
-  const unwrapOnce = (text: string) => {
+  const unwrapOnce = (text: string, executionId: string) => {
     const known = opened.get(text);
     if (known) return known;
-    const key = unwrap(text, masterKey);
+    const key = unwrapDataKey(text, executionId, masterKey);
     opened.set(text, key);
     return key;
   };
@@ -80,7 +68,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
   async function store(batch: Map<string, { resolve: (key: DataKey | 'erased') => void; reject: (error: unknown) => void }[]>) {
     const ids = [...batch.keys()];
     try {
-      const wrapped = ids.map(() => wrap(newDataKey(random), masterKey, random));
+      const wrapped = ids.map((id) => wrapDataKey(newDataKey(random), id, masterKey, random));
       // On a conflict the no-op update returns the row that is there: another process's key, or NULL once erased.
       const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>(
         `INSERT INTO run_data_keys (execution_id, wrapped_key)
@@ -92,7 +80,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
       const stored = new Map(rows.map((r) => [r.execution_id, r.wrapped_key]));
       for (const [id, waiters] of batch) {
         const text = stored.get(id);
-        const key = text ? unwrapOnce(text) : 'erased';
+        const key = text ? unwrapOnce(text, id) : 'erased';
         if (key !== 'erased') made.set(id, key);
         for (const w of waiters) w.resolve(key);
       }
@@ -115,7 +103,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
     forNewRun(executionId) {
       const key = made.get(executionId) ?? newDataKey(random);
       made.set(executionId, key);
-      const wrappedKey = wrap(key, masterKey, random);
+      const wrappedKey = wrapDataKey(key, executionId, masterKey, random);
       // Its own projections open the run's events next: the stored text then needs no unwrapping.
       opened.set(wrappedKey, key);
       return { key, wrappedKey };
@@ -136,7 +124,7 @@ export function createRunDataKeys(db: Queryable, masterKeyBytes: Buffer, options
       const states = new Map<string, KeyState>(executionIds.map((id) => [id, 'none']));
       if (executionIds.length === 0) return states;
       const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...new Set(executionIds)]]);
-      for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key) : 'erased');
+      for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key, row.execution_id) : 'erased');
       return states;
     },
 

@@ -33,7 +33,7 @@ describe('erasing a run (decider)', () => {
 
 describe('sealed fields', () => {
   const key = newDataKey();
-  const seal = (id: string) => (_run: string, fields: Record<string, unknown>) => sealValue(key, id, fields);
+  const seal = (id: string) => (run: string, fields: Record<string, unknown>) => sealValue(key, run, id, fields);
 
   it('names only fields its event type has, and every erased value decodes through the current schema', () => {
     const types = new Map<string, (typeof eventDefinitions)[number]>(eventDefinitions.map((d) => [d.type, d]));
@@ -51,7 +51,7 @@ describe('sealed fields', () => {
     expect(decodeEvent(requested.type, 5, opened)).toMatchObject({ data: { executionId: 'e', message: null, parameters: {}, attachments: [] } });
   });
 
-  it('property: sealing then opening gives back any value, the same event seals to the same text, and a changed byte never opens', () => {
+  it('property: sealing then opening gives back any value, the same event seals to the same text, and a changed byte or another run never opens', () => {
     fc.assert(
       fc.property(fc.jsonValue(), fc.uuid(), (value, eventId) => {
         const data = { ...requested.data, parameters: { value } };
@@ -59,15 +59,19 @@ describe('sealed fields', () => {
         const again = sealData(requested.type, data, seal(eventId));
         expect(first.data).toEqual(again.data);
         const text = (first.data as Record<string, unknown>)[SEALED_PROPERTY] as string;
-        expect(text.startsWith('sealed:v1:')).toBe(true);
+        expect(text.startsWith('sealed:v2:')).toBe(true);
         if (JSON.stringify(value).length >= 12) expect(text).not.toContain(JSON.stringify(value));
-        const { data: opened } = openData(requested.type, first.data, (_run, sealed) => openValue(key, sealed));
+        const { data: opened } = openData(requested.type, first.data, (run, sealed) => openValue(key, run, sealed));
         expect(opened).toEqual(JSON.parse(JSON.stringify(data)));
-        const at = 'sealed:v1:'.length + 20; // inside the tag: every bit of that character counts
-        const changed = `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`;
-        expect(() => openValue(key, changed)).toThrow(/does not open/);
-        expect(() => openValue(newDataKey(), text)).toThrow(/does not open/);
-        // The IV is the event id's own random bits: another event's id seals the same data to another text.
+        // Inside the nonce, then inside the tag (the text's last whole characters): every bit of either counts.
+        for (const at of ['sealed:v2:'.length + 20, text.length - 4]) {
+          const changed = `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`;
+          expect(() => openValue(key, 'e', changed)).toThrow(/does not open/);
+        }
+        expect(() => openValue(newDataKey(), 'e', text)).toThrow(/does not open/);
+        // The run's id is associated data: the text copied into another run's event does not open, even under the same key.
+        expect(() => openValue(key, 'another-run', text)).toThrow(/does not open/);
+        // The nonce comes from the event's id: another event's id seals the same data to another text.
         const other = sealData(requested.type, data, seal(eventId.replace(/^./, (c) => (c === 'a' ? 'b' : 'a'))));
         expect((other.data as Record<string, unknown>)[SEALED_PROPERTY]).not.toBe(text);
       }),
