@@ -34,16 +34,19 @@ const SETTINGS_FILE = 'embedded-postgres.json';
  * back; its own shutdown stops the embedded PostgreSQL last.
  */
 export function takeSignalsFromEmbeddedPostgres() {
-  // Only what is still hooked: unhooking an event twice throws.
+  unhook(['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']);
+}
+
+/** Only what is still hooked: unhooking an event twice throws (as when this module is loaded twice, by two test projects). */
+function unhook(events: readonly string[]) {
   const hooked = new Set(exitHook.hookedEvents());
-  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK']) if (hooked.has(signal)) exitHook.unhookEvent(signal);
+  for (const event of events) if (hooked.has(event)) exitHook.unhookEvent(event);
 }
 
 // Its `beforeExit` hook ends every process with `process.exit(0)`, which would erase the exit code
 // a command sets (`seqflow test run` exits 1 when a case fails), and its `exit` hook then throws
 // (an asynchronous stop cannot run there). The runtime stops the server it started itself.
-exitHook.unhookEvent('beforeExit');
-exitHook.unhookEvent('exit');
+unhook(['beforeExit', 'exit']);
 const DATABASE_NAME = 'seqflow';
 
 async function freePort(): Promise<number> {

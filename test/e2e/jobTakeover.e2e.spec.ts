@@ -44,7 +44,7 @@ describe('a job whose worker process is killed mid-run', () => {
     };
 
     const workerA = spawnWorker({
-      DATABASE_URL: t.database.url,
+      ...t.database.service.env,
       SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'),
       OPENAI_BASE_URL: server.baseUrl,
       OPENAI_API_KEY: 'k',

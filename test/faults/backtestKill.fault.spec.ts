@@ -31,7 +31,7 @@ describe('kill -9 of the process running a backtest', () => {
     model = await startScriptedModelServer();
     const settings = { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_DEFAULT_CREDITS: '1000000', SEQFLOW_LLM_MAX_RETRIES: '0', SEQFLOW_RUNNER_LEASE_MS: '600' };
     t = await createTestRuntime('fault_backtest', settings);
-    env = { ...settings, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64') };
+    env = { ...settings, ...t.database.service.env, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64') };
     await seedProject(t.runtime, { f: steps });
     await t.runtime.projections.catchUp();
     // Three production runs recorded, as /execute records them.

@@ -32,7 +32,7 @@ describe('foreign write transactions held open for a minute', () => {
     t = await createTestRuntime('fault_held', settings);
     await seedProject(t.runtime, { echo: [{ block: { name: 'echo', processor_type: 'code', code: 'return { ok: input.message };' } }] });
     await t.runtime.projections.catchUp();
-    env = { ...settings, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
+    env = { ...settings, ...t.database.service.env, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
     const port = await freePort();
     server = spawnServe({ ...env, PORT: String(port) });
     base = `http://127.0.0.1:${port}/api/v1`;

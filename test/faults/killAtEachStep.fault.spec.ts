@@ -71,7 +71,7 @@ describe('kill -9 of a worker at each durable step of a job and of its delivery'
       SEQFLOW_LLM_MAX_RETRIES: '0',
     };
     t = await createTestRuntime('fault_kill', env);
-    workerEnv = { ...env, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64') };
+    workerEnv = { ...env, ...t.database.service.env, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64') };
     await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
     await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
     await importFlow(t.runtime.commands, { organizationSlug: 'acme', projectSlug: 'web', file: { slug: 'f', name: 'f', steps }, production: true }, testPrincipal);

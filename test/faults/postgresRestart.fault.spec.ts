@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { parseApiKey } from '../../src/domain/apiKeys/apiKeyFormat.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
+import { type ServiceDatabase, serviceDatabase } from '../support/pgBouncer.ts';
 import { type RestartablePostgres, startRestartablePostgres } from '../support/restartablePostgres.ts';
 import { runCli, spawnServe } from '../support/runProcess.ts';
 import { type SwitchableReceiver, startSwitchableReceiver } from '../support/switchableReceiver.ts';
@@ -17,6 +18,7 @@ const CACHE_BOUND_MS = 5000;
 
 describe('PostgreSQL restarted under a burst of jobs with callbacks', () => {
   let pg: RestartablePostgres;
+  let service: ServiceDatabase;
   let receiver: SwitchableReceiver;
   let server: ReturnType<typeof spawnServe>;
   let base: string;
@@ -25,9 +27,10 @@ describe('PostgreSQL restarted under a burst of jobs with callbacks', () => {
 
   beforeAll(async () => {
     pg = await startRestartablePostgres();
+    service = await serviceDatabase(pg.url);
     receiver = await startSwitchableReceiver();
     env = {
-      DATABASE_URL: pg.url,
+      ...service.env,
       SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
       SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8',
       SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile,
@@ -58,7 +61,12 @@ describe('PostgreSQL restarted under a burst of jobs with callbacks', () => {
       await server.exited;
     }
     await receiver?.close();
-    await pg?.close();
+    try {
+      await service?.assertUsed();
+    } finally {
+      await service?.close();
+      await pg?.close();
+    }
   });
 
   const submit = async () => {

@@ -4,7 +4,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { freePort } from './testRuntime.ts';
+import { freePort } from './freePort.ts';
 import { until } from './until.ts';
 
 /** Debian's PgBouncer (`apt-get install pgbouncer`; .ci/run installs it). */
@@ -47,6 +47,8 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       'pool_mode = transaction',
       'default_pool_size = 20',
       'max_client_conn = 500',
+      // After a failed login to the server PgBouncer waits this long (15 s by default) before it tries again: a restarted server is used within a second.
+      'server_login_retry = 1',
       `logfile = ${path.join(dir, 'pgbouncer.log')}`,
       `pidfile = ${path.join(dir, 'pgbouncer.pid')}`,
       '',
@@ -90,5 +92,38 @@ export async function startPgBouncer(serverUrl: string): Promise<PgBouncer> {
       await until(() => child.exitCode !== null || child.signalCode !== null, 'PgBouncer to stop').catch(() => child.kill('SIGKILL'));
       await rm(dir, { recursive: true, force: true });
     },
+  };
+}
+
+/** Whether this run sends the service's connections through PgBouncer: the vitest project `pgbouncer` (vitest.config.ts). */
+export const throughPgBouncer = () => process.env.SEQFLOW_TEST_THROUGH_PGBOUNCER === '1';
+
+/** How the service under test reaches a database: the variables it is started with, and what to close after. */
+export interface ServiceDatabase {
+  env: { DATABASE_URL: string; DATABASE_DIRECT_URL?: string };
+  /**
+   * Through PgBouncer: fails when none of the service's transactions went through it (a test that
+   * started the service on the server's URL would otherwise pass without testing the set-up).
+   */
+  assertUsed(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The server's database as the service reaches it: directly, or (in the `pgbouncer` project) through
+ * a PgBouncer of its own in transaction mode, with DATABASE_DIRECT_URL the server, as docs/running.md
+ * sets it up. The test's own queries keep using the server's URL.
+ */
+export async function serviceDatabase(serverUrl: string): Promise<ServiceDatabase> {
+  if (!throughPgBouncer()) return { env: { DATABASE_URL: serverUrl }, assertUsed: async () => undefined, close: async () => undefined };
+  const bouncer = await startPgBouncer(serverUrl);
+  const database = decodeURIComponent(new URL(serverUrl).pathname.slice(1));
+  return {
+    env: { DATABASE_URL: bouncer.pooled(serverUrl), DATABASE_DIRECT_URL: serverUrl },
+    async assertUsed() {
+      const carried = await bouncer.transactions(database);
+      if (carried === 0) throw new Error(`no transaction of the service went through PgBouncer to ${database}`);
+    },
+    close: () => bouncer.close(),
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { inject } from 'vitest';
+import { type ServiceDatabase, serviceDatabase } from './pgBouncer.ts';
 
 /**
  * The PostgreSQL server the tests use (chosen by globalSetup.ts); each test file gets its own
@@ -9,8 +10,11 @@ import { inject } from 'vitest';
 const adminUrl = () => process.env.SEQFLOW_TEST_ADMIN_URL ?? inject('adminDatabaseUrl');
 
 export interface TestDatabase {
+  /** The server's URL: what the test itself queries with. */
   url: string;
   name: string;
+  /** How the service under test reaches it (directly, or through PgBouncer in the `pgbouncer` project): spread into its environment. */
+  service: ServiceDatabase;
   drop(): Promise<void>;
 }
 
@@ -23,10 +27,13 @@ export async function createTestDatabase(label: string): Promise<TestDatabase> {
   await admin.end();
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
+  const service = await serviceDatabase(url.toString());
   return {
     url: url.toString(),
     name,
+    service,
     async drop() {
+      await service.close();
       const client = new pg.Client({ connectionString: adminUrl() });
       client.on('error', () => undefined);
       await client.connect();

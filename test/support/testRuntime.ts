@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { createServer as createNetServer } from 'node:net';
 import { Writable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
@@ -11,6 +10,8 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { loadConfig } from '../../src/config/config.ts';
 import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export { freePort } from './freePort.ts';
 
 export interface TestRuntime {
   runtime: Runtime;
@@ -24,7 +25,7 @@ export interface TestRuntime {
 export async function createTestRuntime(label: string, env: Record<string, string> = {}): Promise<TestRuntime> {
   const database = await createTestDatabase(label);
   const config = loadConfig({
-    DATABASE_URL: database.url,
+    ...database.service.env,
     SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
     SEQFLOW_DEMO: 'false',
     LOG_LEVEL: 'info',
@@ -44,7 +45,11 @@ export async function createTestRuntime(label: string, env: Record<string, strin
     logs: () => captured,
     async close() {
       await runtime.close();
-      await database.drop();
+      try {
+        await database.service.assertUsed();
+      } finally {
+        await database.drop();
+      }
     },
   };
 }
@@ -56,15 +61,6 @@ export async function serveApi(runtime: Runtime, port = 0): Promise<{ app: Fasti
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port });
   return { app, base: `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1` };
-}
-
-/** A loopback port free right now: for a server whose public URL (SEQFLOW_PUBLIC_URL) must be known before it starts. */
-export async function freePort(): Promise<number> {
-  const probe = createNetServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = probe.address() as { port: number };
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** Organization `acme`, project `web`, each flow imported and set to production, and a test API key of the project. */
