@@ -103,6 +103,8 @@ export interface Config {
   watchdog: { intervalMs: number; silentRunMs: number; projectionMaxBehind: number };
   /** How often a worker process erases the personal data of runs past their retention period. */
   retentionSweepMs: number;
+  /** The term of a worker's lease on a group of projections (src/projections/projectionLeases.ts). */
+  projectionLeaseMs: number;
   /** Schedules: how often workers look for due firings, when a firing counts as missed, and how many missed ones a catch-up runs. */
   schedules: { sweepMs: number; missedAfterMs: number; maxCatchUp: number };
   jobs: {
@@ -227,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     auditSigningKeyFile: e.SEQFLOW_AUDIT_SIGNING_KEY_FILE,
     restartDelayMs: e.SEQFLOW_RESTART_DELAY_MS,
     retentionSweepMs: e.SEQFLOW_RETENTION_SWEEP_MS,
+    projectionLeaseMs: e.SEQFLOW_PROJECTION_LEASE_MS,
     schedules: { sweepMs: e.SEQFLOW_SCHEDULE_SWEEP_MS, missedAfterMs: e.SEQFLOW_SCHEDULE_MISSED_AFTER_MS, maxCatchUp: e.SEQFLOW_SCHEDULE_MAX_CATCH_UP },
     watchdog: { intervalMs: e.SEQFLOW_WATCHDOG_INTERVAL_MS, silentRunMs: e.SEQFLOW_WATCHDOG_SILENT_RUN_MS, projectionMaxBehind: e.SEQFLOW_WATCHDOG_PROJECTION_LAG },
     shutdownGraceMs: e.SEQFLOW_SHUTDOWN_GRACE_MS,

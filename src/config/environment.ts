@@ -161,6 +161,7 @@ export const envSchema = z
     SEQFLOW_IDEMPOTENCY_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(1000).max(86_400_000).default(900_000)),
     SEQFLOW_SHUTDOWN_GRACE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(3_600_000).default(30_000)),
     SEQFLOW_RESTART_DELAY_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(10).max(600_000).default(500)),
+    SEQFLOW_PROJECTION_LEASE_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(300).max(600_000).default(10_000)),
     SEQFLOW_RETENTION_SWEEP_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(100).max(86_400_000).default(600_000)),
     SEQFLOW_SCHEDULE_SWEEP_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(50).max(60_000).default(1_000)),
     SEQFLOW_SCHEDULE_MISSED_AFTER_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(86_400_000).default(60_000)),

@@ -27,13 +27,19 @@ import { createWriteCombiner } from './writeCombiner.ts';
  * - A runner's lease is a process's own: it claims it by its id at start, keeps it while up and
  *   releases it at close. The runs it runs name it; a run whose runner's lease is not live is ended
  *   by a sweep (src/runs/interruptedRuns.ts), which then deletes the dead runner's row.
+ * - A projection runner's lease (a group of projections) is held by one worker process, renewed while
+ *   it runs them and released at close or when it holds more than its share; a process that dies
+ *   leaves it to expire and another takes it over (src/projections/projectionLeases.ts). Two
+ *   holders at once (the old one slow to notice) cannot apply an event twice: each batch moves the
+ *   projections' checkpoints in the transaction that applies it, under the checkpoint rows' locks.
  */
-export type LeaseKind = 'job' | 'delivery' | 'runner';
+export type LeaseKind = 'job' | 'delivery' | 'runner' | 'projection';
 
 const TABLES = {
   job: { table: 'job_leases', key: 'execution_id', finishedIsFinal: true },
   delivery: { table: 'delivery_leases', key: 'delivery_id', finishedIsFinal: false },
   runner: { table: 'runner_leases', key: 'runner_id', finishedIsFinal: true },
+  projection: { table: 'projection_leases', key: 'runner_name', finishedIsFinal: true },
 } as const;
 
 export interface Lease {
@@ -87,8 +93,10 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
     claim: (candidates: RawBuilder<unknown>) => take(candidates, sql`SELECT * , ${owner}, ${until}, 1 FROM candidate`),
     /** Claims one piece of work by its id, without its read-model row (work just accepted in this process). */
     claimById: async (workId: string): Promise<Lease | undefined> => (await take(sql``, sql`VALUES (${workId}, ${owner}, ${until}, 1)`))[0],
-    renew: async (workId: string) => {
-      await sql`UPDATE ${leases} SET expires_at = ${until} WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+    /** Extends a lease this owner still holds; answers whether it did (false: the lease was taken over or finished). */
+    renew: async (workId: string): Promise<boolean> => {
+      const { numAffectedRows } = await sql`UPDATE ${leases} SET expires_at = ${until} WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+      return Number(numAffectedRows ?? 0) > 0;
     },
     release: async (workId: string) => {
       await sql`UPDATE ${leases} SET expires_at = now() WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);

@@ -1,4 +1,4 @@
-import type { Projection } from './projection.ts';
+import type { Projection, ProjectionGroup } from './projection.ts';
 import { apiKeysProjection } from './readModels/apiKeysProjection.ts';
 import { creditLedgerProjection } from './readModels/creditLedgerProjection.ts';
 import { deliveriesProjection } from './readModels/deliveriesProjection.ts';
@@ -14,3 +14,16 @@ import { retentionProjection } from './readModels/retentionProjection.ts';
 import { schedulesProjection } from './readModels/schedulesProjection.ts';
 
 export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection, retentionProjection, schedulesProjection];
+
+/**
+ * The projections as runners, shared among worker processes under leases (projectionLeases.ts).
+ * This grouping keeps the hot paths apart: runs, jobs and deliveries each take events at the rate of
+ * runs, the catalog and the ledger far fewer.
+ */
+export const projectionGroups: readonly ProjectionGroup[] = [
+  { name: 'catalog', projections: [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, testCasesProjection, retentionProjection, schedulesProjection] },
+  { name: 'credits', projections: [creditLedgerProjection] },
+  { name: 'runs', projections: [runsProjection, testRunsProjection, backtestsProjection] },
+  { name: 'jobs', projections: [jobsProjection] },
+  { name: 'deliveries', projections: [deliveriesProjection] },
+];

@@ -30,3 +30,12 @@ export interface Projection {
    */
   applyAll?(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]): Promise<void>;
 }
+
+/**
+ * Projections leased together (a runner): a worker process holds a group's lease and applies its
+ * projections (projectionLeases.ts). No projection reads another's tables, so any grouping is correct.
+ */
+export interface ProjectionGroup {
+  name: string;
+  projections: readonly Projection[];
+}

@@ -2,15 +2,16 @@ import { EventEmitter } from 'node:events';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { EventStore } from '../eventstore/eventStore.ts';
+import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import { readUpToHead } from '../eventstore/readUpToHead.ts';
 import type { Supervisor } from '../supervision/supervisor.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
-import type { Projection } from './projection.ts';
+import type { Projection, ProjectionGroup } from './projection.ts';
+import { type ProjectionStatus, createCheckpoints } from './projectionCheckpoints.ts';
 import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
+import { createProjectionLeases, projectionRunnerOwners } from './projectionLeases.ts';
 import { subscribeProjections } from './projectionSubscription.ts';
 import type { ReadModels } from './readModelSchema.ts';
-import { type ProjectionStatus, createCheckpoints } from './projectionCheckpoints.ts';
 
 export type { ProjectionStatus } from './projectionCheckpoints.ts';
 
@@ -18,19 +19,38 @@ export interface ProjectionRunnerOptions {
   db: Kysely<ReadModels>;
   eventStore: EventStore;
   projections: readonly Projection[];
+  /** How the projections are grouped into runners; one group of them all when not given. */
+  groups?: readonly ProjectionGroup[];
+  /**
+   * Shares the groups among processes under leases (projectionLeases.ts): `owner` is this process's
+   * runner id. Without it, `start` runs every group in this process.
+   */
+  leases?: { owner: string; leaseMs: number };
   logger: Logger;
-  /** Runs the subscription, restarting it when it fails. */
+  /** Runs the reader (and the lease keeper), restarting them when they fail. */
   supervisor: Supervisor;
   batchSize?: number;
 }
 
+/** A projection's status, with the runner (group) it belongs to and who runs that now. */
+export interface RunnerProjectionStatus extends ProjectionStatus {
+  runner: string;
+  /** The process (runner id) holding the group's lease, or null when none does (or without leases). */
+  owner: string | null;
+}
+
 /**
- * One reader per process feeds every projection from its own checkpoint (see projectionBatch.ts).
- * Its subscription runs under the supervisor; a rebuild elsewhere, or a stalled projection's retry
- * coming due, sends the reader back to the lowest checkpoint.
+ * The projections as runners, one per group. With `leases`, `start` runs the groups this process
+ * holds (projectionLeases.ts); without, all of them. One reader per process (the supervised task
+ * `projections`) feeds the projections of the groups it runs, each from its own checkpoint, a batch
+ * in one transaction (projectionBatch.ts): groups held by one process cost no more statements than
+ * one group, and groups held by different processes go on side by side. A projection stalled on an
+ * event is skipped until its retry (the others go on), when the reader goes back for it. The CLI's
+ * and tests' `catchUp` runs every group here. Read-your-writes waits on the checkpoints in the
+ * database, wherever the groups run.
  */
 export function createProjectionRunner(options: ProjectionRunnerOptions) {
-  const { db, eventStore, projections, logger } = options;
+  const { db, eventStore, projections, logger, supervisor } = options;
   // A batch is one read-model transaction, and while it is open it holds back the log's visibility
   // horizon for every subscriber (the delivery creator, the log watch, other processes): 500 kept it
   // open up to ~1 s under load. 128 cut terminal event -> first webhook attempt from p50 ~400 ms to
@@ -38,57 +58,86 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const batchSize = options.batchSize ?? 128;
   const advanced = new EventEmitter();
   advanced.setMaxListeners(0);
+  const groups = new Map((options.groups ?? [{ name: 'all', projections }]).map((group) => [group.name, group]));
   const stalls = new Map<string, Stall>();
-  let handle: { stop(): Promise<void> } | undefined;
-
   const checkpoints = createCheckpoints(db, projections);
-  const ensureCheckpoints = checkpoints.ensure;
-  const minimumPosition = checkpoints.minimum;
 
-  async function batch(from: number, events: Parameters<typeof applyBatch>[5]) {
-    const last = await applyBatch(db, projections, stalls, logger, from, events, Date.now());
-    advanced.emit('advanced');
-    return last;
-  }
+  /** A reader over these projections: where it starts, and how it applies a batch to them. */
+  const readerOver = (over: readonly Projection[]) => {
+    const theirs = createCheckpoints(db, over);
+    return {
+      minimumPosition: () => theirs.minimum(),
+      async batch(from: number, events: RecordedEvent[]) {
+        const last = await applyBatch(db, over, stalls, logger, from, events, Date.now());
+        advanced.emit('advanced');
+        return last;
+      },
+    };
+  };
 
-  const opens = [...new Set(options.projections.flatMap((p) => p.opens ?? []))];
-  const run = () => subscribeProjections({ eventStore, batchSize, opens, stalls, ensureCheckpoints, minimumPosition, batch });
-
-  /**
-   * Brings every projection up to `head` in this process (the CLI's and tests' way to catch up).
-   * Committed events below `head` may still sit above the visibility horizon while an append to
-   * the log is still in flight; that is waited out, for at most `timeoutMs`.
-   */
-  async function catchUpTo(head: number, timeoutMs = 30_000) {
-    const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: an append transaction stays open and holds the log's visibility horizon back`);
-    let cursor = await minimumPosition();
-    await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
-      try {
-        cursor = await batch(cursor, events);
-      } catch (error) {
-        if (!(error instanceof CheckpointMoved)) throw error;
-        cursor = error.stored;
-      }
-      return cursor;
-    });
-  }
+  // The groups this process runs; the reader is restarted over them whenever they change.
+  const active = new Set<string>();
+  let reader: { stop(): Promise<void> } | undefined;
+  let changing = Promise.resolve();
+  const restartReader = () =>
+    (changing = changing.then(async () => {
+      await reader?.stop();
+      reader = undefined;
+      const over = [...active].flatMap((name) => groups.get(name)!.projections);
+      if (over.length === 0) return;
+      const { minimumPosition, batch } = readerOver(over);
+      const opens = [...new Set(over.flatMap((p) => p.opens ?? []))];
+      const names = new Set(over.map((p) => p.name));
+      const retryDue = () => Math.min(...[...stalls].filter(([name]) => names.has(name)).map(([, stall]) => stall.retryAt));
+      reader = supervisor.supervise('projections', () => subscribeProjections({ eventStore, batchSize, opens, retryDue, ensureCheckpoints: checkpoints.ensure, minimumPosition, batch }));
+    }));
+  const runGroup = (name: string) => {
+    active.add(name);
+    void restartReader();
+  };
+  const stopGroup = async (name: string) => {
+    active.delete(name);
+    await restartReader();
+  };
+  const leases = options.leases && createProjectionLeases({ db, ...options.leases, groups: [...groups.keys()], logger, start: runGroup, stop: stopGroup });
+  let keeper: { stop(): Promise<void> } | undefined;
 
   return {
-    /** Runs the reader under the supervisor until `stop`. */
+    /** Runs the groups (with leases: those this process takes) under the supervisor until `stop`. */
     async start() {
-      await ensureCheckpoints();
-      handle ??= options.supervisor.supervise('projections', run);
+      await checkpoints.ensure();
+      if (leases) keeper ??= supervisor.supervise('projection-leases', leases.run);
+      else for (const name of groups.keys()) runGroup(name);
     },
 
     async stop() {
-      await handle?.stop();
-      handle = undefined;
+      await keeper?.stop();
+      keeper = undefined;
+      if (leases) await leases.releaseAll();
+      active.clear();
+      await restartReader();
     },
 
-    /** Brings every projection up to the log's current head. */
-    async catchUp() {
-      await ensureCheckpoints();
-      await catchUpTo(await eventStore.headPosition());
+    /**
+     * Brings every projection up to the log's current head, in this process. Committed events below
+     * the head may still sit above the visibility horizon while an append to the log is in flight;
+     * that is waited out, for at most `timeoutMs`.
+     */
+    async catchUp(timeoutMs = 30_000) {
+      await checkpoints.ensure();
+      const head = await eventStore.headPosition();
+      const { minimumPosition, batch } = readerOver(projections);
+      const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: an append transaction stays open and holds the log's visibility horizon back`);
+      let cursor = await minimumPosition();
+      await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
+        try {
+          cursor = await batch(cursor, events);
+        } catch (error) {
+          if (!(error instanceof CheckpointMoved)) throw error;
+          cursor = error.stored;
+        }
+        return cursor;
+      });
     },
 
     /**
@@ -98,14 +147,21 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     async waitForPosition(position: number, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
-        if ((await minimumPosition(true)) >= position) return;
+        if ((await checkpoints.minimum(true)) >= position) return;
         const remaining = deadline - Date.now();
         if (remaining <= 0) throw new ApiError('PROJECTION_TIMEOUT', `Read models did not reach log position ${position} within ${timeoutMs} ms`);
         await nextEventOrTimeout(advanced, 'advanced', Math.min(remaining, 25));
       }
     },
 
-    status: async (): Promise<ProjectionStatus[]> => checkpoints.status(await eventStore.headPosition()),
+    async status(): Promise<RunnerProjectionStatus[]> {
+      const [statuses, owners] = await Promise.all([eventStore.headPosition().then((head) => checkpoints.status(head)), options.leases ? projectionRunnerOwners(db) : new Map<string, { owner: string }>()]);
+      const runnerOf = new Map([...groups.values()].flatMap((group) => group.projections.map((p) => [p.name, group.name] as const)));
+      return statuses.map((s) => {
+        const runner = runnerOf.get(s.name)!;
+        return { ...s, runner, owner: owners.get(runner)?.owner ?? null };
+      });
+    },
   };
 }
 

@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
-import { CheckpointMoved, type Stall } from './projectionBatch.ts';
+import { CheckpointMoved } from './projectionBatch.ts';
 
 /** What the projections' subscription reads with and hands its batches to. */
 export interface ProjectionReading {
@@ -8,7 +8,8 @@ export interface ProjectionReading {
   batchSize: number;
   /** The event types whose sealed data some projection reads: only those are opened. */
   opens: readonly string[];
-  stalls: Map<string, Stall>;
+  /** When the earliest stalled projection is due for a retry (ms since the epoch), or Infinity. */
+  retryDue: () => number;
   ensureCheckpoints: () => Promise<void>;
   minimumPosition: () => Promise<number>;
   /** Applies a batch read after `from`; answers the position read up to. */
@@ -17,7 +18,7 @@ export interface ProjectionReading {
 
 /** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
 export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
-  const { eventStore, batchSize, opens, stalls, ensureCheckpoints, minimumPosition, batch } = deps;
+  const { eventStore, batchSize, opens, retryDue, ensureCheckpoints, minimumPosition, batch } = deps;
   let current: Subscription | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -26,6 +27,8 @@ export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
     while (!stopped) {
       let failure: unknown;
       let cursor = await minimumPosition();
+      // Stopped while reading where to start: a subscription made now would run on with nobody to stop it.
+      if (stopped) break;
       current = eventStore.subscribe({
         from: cursor,
         batchSize,
@@ -33,7 +36,7 @@ export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
         handler: async (events) => {
           cursor = await batch(cursor, events);
           // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.
-          const due = Math.min(...[...stalls.values()].map((s) => s.retryAt));
+          const due = retryDue();
           clearTimeout(retryTimer);
           if (Number.isFinite(due)) retryTimer = setTimeout(() => void current?.stop(), Math.max(0, due - Date.now()));
         },

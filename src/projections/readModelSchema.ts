@@ -205,6 +205,15 @@ export interface RunnerLeasesTable {
   report: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
+/** Which process runs which group of projections (src/projections/projectionLeases.ts). */
+export interface ProjectionLeasesTable {
+  runner_name: string;
+  owner: string;
+  expires_at: Timestamp;
+  claims: number;
+  done_at: Timestamp | null;
+}
+
 export interface WebhookDeliveriesTable {
   id: string;
   organization_id: string;
@@ -325,6 +334,7 @@ export interface ReadModels {
   runs: RunsTable;
   job_leases: JobLeasesTable;
   runner_leases: RunnerLeasesTable;
+  projection_leases: ProjectionLeasesTable;
   webhook_deliveries: WebhookDeliveriesTable;
   delivery_leases: DeliveryLeasesTable;
   reactor_checkpoints: ReactorCheckpointsTable;

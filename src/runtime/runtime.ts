@@ -12,7 +12,7 @@ import type { EventStore } from '../eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../eventstore/postgres/postgresEventStore.ts';
 import { sealingEventStore } from '../eventstore/sealingEventStore.ts';
 import { type RunDataKeys, createRunDataKeys } from '../security/runDataKeys.ts';
-import { allProjections } from '../projections/allProjections.ts';
+import { allProjections, projectionGroups } from '../projections/allProjections.ts';
 import { migrateReadModels } from '../projections/migrateReadModels.ts';
 import { type ProjectionRunner, createProjectionRunner } from '../projections/projectionRunner.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
@@ -108,10 +108,11 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
     const eventStore = logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes));
     const organizations = createOrganizationStates(eventStore, logWatch);
-    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, logger, supervisor });
-    const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
-    const runnerLease = createRunnerLease({ db, runnerId: `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
+    const runnerId = `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`;
+    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, groups: projectionGroups, leases: { owner: runnerId, leaseMs: config.projectionLeaseMs }, logger, supervisor });
+    const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
+    const runnerLease = createRunnerLease({ db, runnerId, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
     await runnerLease.hold();
     const execution = wireEngine(config, { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
     const { guard, sandbox } = execution;
@@ -166,6 +167,8 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       databaseUrl: directUrl,
       migrations,
       async close() {
+        // The projection runners this process holds are given back at once, not left to expire.
+        await projections.stop().catch((error: unknown) => logger.warn({ err: error }, 'could not give back the projection runners; their leases expire by themselves'));
         await runnerLease.close().catch((error: unknown) => logger.warn({ err: error }, 'could not finish the runner lease; it expires by itself'));
         await supervisor.stop();
         await tracing.close(); // exports the spans of the work that just drained

@@ -49,7 +49,7 @@ async function snapshot(t: TestRuntime) {
 }
 
 /** Tables that are not read models: the log itself, migrations, checkpoints and claim leases (state of workers, not of the log). */
-const NOT_READ_MODELS = ['seqflow_events', 'seqflow_streams', 'seqflow_eventlog_migration', 'seqflow_eventlog_migration_lock', 'seqflow_readmodel_migration', 'seqflow_readmodel_migration_lock', 'projection_checkpoints', 'reactor_checkpoints', 'job_leases', 'delivery_leases', 'runner_leases', 'oauth_store', 'oauth_keys', 'run_data_keys'];
+const NOT_READ_MODELS = ['seqflow_events', 'seqflow_streams', 'seqflow_eventlog_migration', 'seqflow_eventlog_migration_lock', 'seqflow_readmodel_migration', 'seqflow_readmodel_migration_lock', 'projection_checkpoints', 'reactor_checkpoints', 'job_leases', 'delivery_leases', 'runner_leases', 'projection_leases', 'oauth_store', 'oauth_keys', 'run_data_keys'];
 
 describe('projections', () => {
   let t: TestRuntime;

@@ -58,7 +58,9 @@ export function simulatedDeliveryClaims(options: { now: () => number; leaseMs: n
       async renew(id) {
         await check();
         const lease = leases.get(id);
-        if (lease && held(id)) leases.set(id, { ...lease, expiresAt: options.now() + options.leaseMs });
+        if (!lease || !held(id)) return false;
+        leases.set(id, { ...lease, expiresAt: options.now() + options.leaseMs });
+        return true;
       },
     };
   }

@@ -45,7 +45,8 @@ export function spawnWorker(env: Record<string, string>): ChildProcess {
     cwd: ROOT,
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', SEQFLOW_HEALTH_PORT: '0', ...env },
+    // A short projection lease: tests kill workers, and the others take a dead one's projection runners over after a lease.
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', SEQFLOW_HEALTH_PORT: '0', SEQFLOW_PROJECTION_LEASE_MS: '2000', ...env },
   });
 }
 
@@ -61,7 +62,7 @@ export function spawnServe(env: Record<string, string>): { child: ChildProcess; 
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // Any free port for the operator console and the metrics: test servers run side by side.
-    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_METRICS_PORT: '0', ...env },
+    env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_METRICS_PORT: '0', SEQFLOW_PROJECTION_LEASE_MS: '2000', ...env },
   });
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));

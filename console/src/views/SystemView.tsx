@@ -58,6 +58,8 @@ export function SystemView() {
             <thead>
               <tr>
                 <th>Projection</th>
+                <th>Runner</th>
+                <th>Run by</th>
                 <th>Position</th>
                 <th>Lag (events)</th>
                 <th>State</th>
@@ -67,6 +69,8 @@ export function SystemView() {
               {s.projections.map((p) => (
                 <tr key={p.name} data-projection={p.name}>
                   <td className="mono">{p.name}</td>
+                  <td className="mono">{p.runner}</td>
+                  <td className="mono owner">{p.owner ?? '—'}</td>
                   <td>{p.position}</td>
                   <td className="lag">{p.behind}</td>
                   <td>{p.stalled ? <StatusChip status="stalled" detail={`at ${p.stalled.eventType}: ${p.stalled.error}`} /> : <StatusChip status="current" />}</td>
@@ -75,6 +79,7 @@ export function SystemView() {
             </tbody>
           </table>
         </div>
+        <p className="muted">The projections run in groups (runners), each read and applied by one worker process under a lease; when that process dies, another takes the group over from its checkpoints.</p>
         <button type="button" onClick={() => verify.mutate()} disabled={verify.isPending}>
           {verify.isPending ? 'Verifying…' : 'Verify read models'}
         </button>
