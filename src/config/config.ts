@@ -103,7 +103,7 @@ export interface Config {
   watchdog: { intervalMs: number; silentRunMs: number; projectionMaxBehind: number };
   /** How often a worker process erases the personal data of runs past their retention period. */
   retentionSweepMs: number;
-  /** The term of a worker's lease on a group of projections (src/projections/projectionLeases.ts). */
+  /** The term of a worker's lease on a group of projections (src/leases/projectionLeases.ts). */
   projectionLeaseMs: number;
   /** Schedules: how often workers look for due firings, when a firing counts as missed, and how many missed ones a catch-up runs. */
   schedules: { sweepMs: number; missedAfterMs: number; maxCatchUp: number };

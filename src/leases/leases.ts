@@ -29,7 +29,7 @@ import { createWriteCombiner } from './writeCombiner.ts';
  *   by a sweep (src/runs/interruptedRuns.ts), which then deletes the dead runner's row.
  * - A projection runner's lease (a group of projections) is held by one worker process, renewed while
  *   it runs them and released at close or when it holds more than its share; a process that dies
- *   leaves it to expire and another takes it over (src/projections/projectionLeases.ts). Two
+ *   leaves it to expire and another takes it over (projectionLeases.ts). Two
  *   holders at once (the old one slow to notice) cannot apply an event twice: each batch moves the
  *   projections' checkpoints in the transaction that applies it, under the checkpoint rows' locks.
  */

@@ -16,7 +16,7 @@ import { schedulesProjection } from './readModels/schedulesProjection.ts';
 export const allProjections: readonly Projection[] = [organizationsProjection, projectsProjection, apiKeysProjection, flowsProjection, creditLedgerProjection, jobsProjection, deliveriesProjection, testCasesProjection, testRunsProjection, runsProjection, backtestsProjection, retentionProjection, schedulesProjection];
 
 /**
- * The projections as runners, shared among worker processes under leases (projectionLeases.ts).
+ * The projections as runners, shared among worker processes under leases (src/leases/projectionLeases.ts).
  * This grouping keeps the hot paths apart: runs, jobs and deliveries each take events at the rate of
  * runs, the catalog and the ledger far fewer.
  */

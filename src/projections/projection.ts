@@ -33,7 +33,7 @@ export interface Projection {
 
 /**
  * Projections leased together (a runner): a worker process holds a group's lease and applies its
- * projections (projectionLeases.ts). No projection reads another's tables, so any grouping is correct.
+ * projections (src/leases/projectionLeases.ts). No projection reads another's tables, so any grouping is correct.
  */
 export interface ProjectionGroup {
   name: string;

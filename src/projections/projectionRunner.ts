@@ -1,15 +1,14 @@
 import { EventEmitter } from 'node:events';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import { readUpToHead } from '../eventstore/readUpToHead.ts';
-import type { Supervisor } from '../supervision/supervisor.ts';
+import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
 import type { Projection, ProjectionGroup } from './projection.ts';
 import { type ProjectionStatus, createCheckpoints } from './projectionCheckpoints.ts';
 import { CheckpointMoved, type Stall, applyBatch } from './projectionBatch.ts';
-import { createProjectionLeases, projectionRunnerOwners } from './projectionLeases.ts';
 import { subscribeProjections } from './projectionSubscription.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
@@ -22,14 +21,28 @@ export interface ProjectionRunnerOptions {
   /** How the projections are grouped into runners; one group of them all when not given. */
   groups?: readonly ProjectionGroup[];
   /**
-   * Shares the groups among processes under leases (projectionLeases.ts): `owner` is this process's
-   * runner id. Without it, `start` runs every group in this process.
+   * Shares the groups among processes under leases: makes the keeper that claims this process's
+   * share and starts and stops groups with the hooks (src/leases/projectionLeases.ts). Without it,
+   * `start` runs every group in this process.
    */
-  leases?: { owner: string; leaseMs: number };
+  leases?: (hooks: GroupHooks) => GroupKeeper;
   logger: Logger;
   /** Runs the reader (and the lease keeper), restarting them when they fail. */
   supervisor: Supervisor;
   batchSize?: number;
+}
+
+/** What a lease keeper is handed: the groups, and how to start and stop running one here. */
+export interface GroupHooks {
+  groups: readonly string[];
+  start(group: string): void;
+  stop(group: string): Promise<void>;
+}
+
+export interface GroupKeeper {
+  run(): SupervisedTask;
+  /** Stops every group it started and gives their leases back (shutdown). */
+  releaseAll(): Promise<void>;
 }
 
 /** A projection's status, with the runner (group) it belongs to and who runs that now. */
@@ -41,7 +54,7 @@ export interface RunnerProjectionStatus extends ProjectionStatus {
 
 /**
  * The projections as runners, one per group. With `leases`, `start` runs the groups this process
- * holds (projectionLeases.ts); without, all of them. One reader per process (the supervised task
+ * holds (src/leases/projectionLeases.ts); without, all of them. One reader per process (the supervised task
  * `projections`) feeds the projections of the groups it runs, each from its own checkpoint, a batch
  * in one transaction (projectionBatch.ts): groups held by one process cost no more statements than
  * one group, and groups held by different processes go on side by side. A projection stalled on an
@@ -99,7 +112,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     active.delete(name);
     await restartReader();
   };
-  const leases = options.leases && createProjectionLeases({ db, ...options.leases, groups: [...groups.keys()], logger, start: runGroup, stop: stopGroup });
+  const leases = options.leases?.({ groups: [...groups.keys()], start: runGroup, stop: stopGroup });
   let keeper: { stop(): Promise<void> } | undefined;
 
   return {
@@ -166,3 +179,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 }
 
 export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;
+
+/** Each group's live holder, by group name. */
+async function projectionRunnerOwners(db: Kysely<ReadModels>): Promise<Map<string, { owner: string; expiresAt: string }>> {
+  const rows = await db.selectFrom('projection_leases').select(['runner_name', 'owner', 'expires_at']).where('runner_name', 'not like', 'member:%').where('expires_at', '>', sql<Date>`now()`).where('done_at', 'is', null).execute();
+  return new Map(rows.map((r) => [r.runner_name, { owner: r.owner, expiresAt: new Date(r.expires_at).toISOString() }]));
+}

@@ -205,7 +205,7 @@ export interface RunnerLeasesTable {
   report: ColumnType<unknown, string | null | undefined, string | null>;
 }
 
-/** Which process runs which group of projections (src/projections/projectionLeases.ts). */
+/** Which process runs which group of projections (src/leases/projectionLeases.ts). */
 export interface ProjectionLeasesTable {
   runner_name: string;
   owner: string;

@@ -19,6 +19,7 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { FlowCatalog } from '../caches/flowCatalog.ts';
 import { createLogWatch, type LogWatch } from '../caches/logWatch.ts';
 import { createRunnerLease } from '../runs/runnerLease.ts';
+import { createProjectionLeases } from '../leases/projectionLeases.ts';
 import { createSilentOwnRunSweep } from '../runs/silentOwnRuns.ts';
 import { createOrganizationStates, type OrganizationStates } from '../caches/organizationStates.ts';
 import { type RunLifecycle, createRunLifecycle } from '../runs/runLifecycle.ts';
@@ -110,7 +111,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const organizations = createOrganizationStates(eventStore, logWatch);
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
     const runnerId = `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`;
-    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, groups: projectionGroups, leases: { owner: runnerId, leaseMs: config.projectionLeaseMs }, logger, supervisor });
+    const projections = createProjectionRunner({ db, eventStore, projections: allProjections, groups: projectionGroups, leases: (hooks) => createProjectionLeases({ db, owner: runnerId, leaseMs: config.projectionLeaseMs, logger, ...hooks }), logger, supervisor });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     const runnerLease = createRunnerLease({ db, runnerId, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
     await runnerLease.hold();

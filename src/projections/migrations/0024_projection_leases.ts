@@ -5,7 +5,7 @@ export const summary = 'Creates the projection runners\' leases: which worker pr
 
 /**
  * The projections run in groups (src/projections/allProjections.ts), each group under a lease of
- * its own, held by one worker process at a time (src/projections/projectionLeases.ts). Not a read
+ * its own, held by one worker process at a time (src/leases/projectionLeases.ts). Not a read
  * model: a rebuild never touches it.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {

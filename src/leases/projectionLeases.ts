@@ -1,9 +1,9 @@
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
-import { createLeases } from '../leases/leases.ts';
+import { createLeases } from './leases.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
-import type { ReadModels } from './readModelSchema.ts';
+import type { ReadModels } from '../projections/readModelSchema.ts';
 
 /**
  * Which groups of projections this process runs: each group under a lease (`projection_leases`),
@@ -22,7 +22,7 @@ import type { ReadModels } from './readModelSchema.ts';
  * claim them, each reader starting from its projections' checkpoints: nothing is skipped. Nothing is
  * applied twice either, even while an old holder has not yet noticed its lease is gone: a batch
  * moves its projections' checkpoints in the transaction that applies it, under the checkpoint rows'
- * locks, and skips the events a checkpoint already covers (projectionBatch.ts).
+ * locks, and skips the events a checkpoint already covers (src/projections/projectionBatch.ts).
  */
 export interface ProjectionLeaseOptions {
   db: Kysely<ReadModels>;
@@ -88,10 +88,4 @@ export function createProjectionLeases(options: ProjectionLeaseOptions) {
       await leases.releaseAll();
     },
   };
-}
-
-/** Each group's live holder, by group name. */
-export async function projectionRunnerOwners(db: Kysely<ReadModels>): Promise<Map<string, { owner: string; expiresAt: string }>> {
-  const rows = await db.selectFrom('projection_leases').select(['runner_name', 'owner', 'expires_at']).where('runner_name', 'not like', 'member:%').where('expires_at', '>', sql<Date>`now()`).where('done_at', 'is', null).execute();
-  return new Map(rows.map((r) => [r.runner_name, { owner: r.owner, expiresAt: new Date(r.expires_at).toISOString() }]));
 }
