@@ -103,6 +103,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       const names = new Set(over.map((p) => p.name));
       const retryDue = () => Math.min(...[...stalls].filter(([name]) => names.has(name)).map(([, stall]) => stall.retryAt));
       reader = supervisor.supervise('projections', () => subscribeProjections({ eventStore, batchSize, opens, retryDue, ensureCheckpoints: checkpoints.ensure, minimumPosition, batch }));
+    }).catch((error: unknown) => {
+      // Not left rejected: every later change would be skipped, and the groups this process holds never read.
+      logger.error({ err: error, groups: [...active] }, 'could not restart the projections reader');
     }));
   const runGroup = (name: string) => {
     active.add(name);
