@@ -80,6 +80,7 @@ export function createProjectionLeases(options: ProjectionLeaseOptions) {
 
   return {
     /** The keeper, as a supervised task: a round at once, then every third of the term. */
+    keepNow: keep,
     run: (): SupervisedTask => periodicTask(Math.max(50, Math.floor(options.leaseMs / 3)), keep),
     held: (): readonly string[] => held,
     /** Stops every group this process runs and gives their leases back, and its member lease (shutdown). */

@@ -40,6 +40,8 @@ export interface GroupHooks {
 }
 
 export interface GroupKeeper {
+  /** One round now: renew, take this process's share. */
+  keepNow(): Promise<void>;
   run(): SupervisedTask;
   /** Stops every group it started and gives their leases back (shutdown). */
   releaseAll(): Promise<void>;
@@ -92,8 +94,13 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const active = new Set<string>();
   let reader: { stop(): Promise<void> } | undefined;
   let changing = Promise.resolve();
-  const restartReader = () =>
-    (changing = changing.then(async () => {
+  let queued = false;
+  // Changes that come together (a keeper taking several groups at once) make one restart, not one each.
+  const restartReader = () => {
+    if (queued) return changing;
+    queued = true;
+    return (changing = changing.then(async () => {
+      queued = false;
       await reader?.stop();
       reader = undefined;
       const over = [...active].flatMap((name) => groups.get(name)!.projections);
@@ -107,6 +114,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       // Not left rejected: every later change would be skipped, and the groups this process holds never read.
       logger.error({ err: error, groups: [...active] }, 'could not restart the projections reader');
     }));
+  };
   const runGroup = (name: string) => {
     active.add(name);
     void restartReader();
@@ -122,7 +130,12 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     /** Runs the groups (with leases: those this process takes) under the supervisor until `stop`. */
     async start() {
       await checkpoints.ensure();
-      if (leases) keeper ??= supervisor.supervise('projection-leases', leases.run);
+      if (leases && !keeper) {
+        // This process's share is taken and read before start returns; the keeper then keeps it.
+        await leases.keepNow();
+        await changing;
+        keeper = supervisor.supervise('projection-leases', leases.run);
+      }
       else for (const name of groups.keys()) runGroup(name);
     },
 
