@@ -79,10 +79,10 @@ export function createProjectionLeases(options: ProjectionLeaseOptions) {
   }
 
   return {
-    /** The keeper, as a supervised task: a round at once, then every third of the term. */
+    /** One round now (a start takes its share before it returns). */
     keepNow: keep,
+    /** The keeper, as a supervised task: a round at once, then every third of the term. */
     run: (): SupervisedTask => periodicTask(Math.max(50, Math.floor(options.leaseMs / 3)), keep),
-    held: (): readonly string[] => held,
     /** Stops every group this process runs and gives their leases back, and its member lease (shutdown). */
     async releaseAll() {
       for (const group of [...held]) await drop(group, 'projection runner given back: shutting down');

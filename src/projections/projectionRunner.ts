@@ -130,13 +130,15 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     /** Runs the groups (with leases: those this process takes) under the supervisor until `stop`. */
     async start() {
       await checkpoints.ensure();
-      if (leases && !keeper) {
-        // This process's share is taken and read before start returns; the keeper then keeps it.
-        await leases.keepNow();
-        await changing;
-        keeper = supervisor.supervise('projection-leases', leases.run);
+      if (!leases) {
+        for (const name of groups.keys()) runGroup(name);
+        return;
       }
-      else for (const name of groups.keys()) runGroup(name);
+      if (keeper) return;
+      // This process's share is taken and read before start returns; the keeper then keeps it.
+      await leases.keepNow();
+      await changing;
+      keeper = supervisor.supervise('projection-leases', leases.run);
     },
 
     async stop() {
@@ -184,11 +186,11 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     },
 
     async status(): Promise<RunnerProjectionStatus[]> {
-      const [statuses, owners] = await Promise.all([eventStore.headPosition().then((head) => checkpoints.status(head)), options.leases ? projectionRunnerOwners(db) : new Map<string, { owner: string }>()]);
+      const [statuses, owners] = await Promise.all([eventStore.headPosition().then((head) => checkpoints.status(head)), options.leases ? projectionRunnerOwners(db) : new Map<string, string>()]);
       const runnerOf = new Map([...groups.values()].flatMap((group) => group.projections.map((p) => [p.name, group.name] as const)));
       return statuses.map((s) => {
         const runner = runnerOf.get(s.name)!;
-        return { ...s, runner, owner: owners.get(runner)?.owner ?? null };
+        return { ...s, runner, owner: owners.get(runner) ?? null };
       });
     },
   };
@@ -197,7 +199,7 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
 export type ProjectionRunner = ReturnType<typeof createProjectionRunner>;
 
 /** Each group's live holder, by group name. */
-async function projectionRunnerOwners(db: Kysely<ReadModels>): Promise<Map<string, { owner: string; expiresAt: string }>> {
-  const rows = await db.selectFrom('projection_leases').select(['runner_name', 'owner', 'expires_at']).where('runner_name', 'not like', 'member:%').where('expires_at', '>', sql<Date>`now()`).where('done_at', 'is', null).execute();
-  return new Map(rows.map((r) => [r.runner_name, { owner: r.owner, expiresAt: new Date(r.expires_at).toISOString() }]));
+async function projectionRunnerOwners(db: Kysely<ReadModels>): Promise<Map<string, string>> {
+  const rows = await db.selectFrom('projection_leases').select(['runner_name', 'owner']).where('runner_name', 'not like', 'member:%').where('expires_at', '>', sql<Date>`now()`).where('done_at', 'is', null).execute();
+  return new Map(rows.map((r) => [r.runner_name, r.owner]));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import sodium from 'sodium-native';
 import { SEALED_PREFIX } from '../domain/privacy/sealedFields.ts';
+import { openBox, sealBox } from './xchachaBox.ts';
 
 /**
  * A run's payloads sealed under its own data key with XChaCha20-Poly1305 (libsodium, through
@@ -30,16 +31,9 @@ export function newDataKey(random: (size: number) => Buffer = randomBytes): Data
   return key;
 }
 
-const NONCE_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
-const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;
-
 export function sealValue(key: DataKey, runId: string, eventId: string, value: unknown): string {
-  const message = Buffer.from(JSON.stringify(value ?? null), 'utf8');
-  const out = Buffer.allocUnsafe(NONCE_BYTES + message.length + TAG_BYTES);
-  const nonce = out.subarray(0, NONCE_BYTES);
-  sodium.crypto_generichash(nonce, Buffer.from(eventId, 'utf8'));
-  sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(out.subarray(NONCE_BYTES), message, Buffer.from(runId, 'utf8'), null, nonce, key);
-  return SEALED_PREFIX + out.toString('base64');
+  const box = sealBox(key, Buffer.from(JSON.stringify(value ?? null), 'utf8'), runId, (nonce) => sodium.crypto_generichash(nonce, Buffer.from(eventId, 'utf8')));
+  return SEALED_PREFIX + box.toString('base64');
 }
 
 /** The run's key cannot open this text: it was sealed under another key, or changed since. */
@@ -53,11 +47,7 @@ export class SealedValueUnreadableError extends Error {
 export function openValue(key: DataKey, runId: string, text: string): Record<string, unknown> {
   try {
     if (!text.startsWith(SEALED_PREFIX)) throw new Error('not a sealed text');
-    const bytes = Buffer.from(text.slice(SEALED_PREFIX.length), 'base64');
-    if (bytes.length < NONCE_BYTES + TAG_BYTES) throw new Error('a sealed text shorter than its nonce and tag');
-    const message = Buffer.allocUnsafe(bytes.length - NONCE_BYTES - TAG_BYTES);
-    sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(message, null, bytes.subarray(NONCE_BYTES), Buffer.from(runId, 'utf8'), bytes.subarray(0, NONCE_BYTES), key);
-    return JSON.parse(message.toString('utf8')) as Record<string, unknown>;
+    return JSON.parse(openBox(key, Buffer.from(text.slice(SEALED_PREFIX.length), 'base64'), runId).toString('utf8')) as Record<string, unknown>;
   } catch (error) {
     throw new SealedValueUnreadableError(error);
   }
