@@ -9,6 +9,8 @@ import { createLeases } from '../leases/leases.ts';
 import { runClaimedJob } from './jobRun.ts';
 import { createWorkSlots } from './workSlots.ts';
 import { createBoundedQueue } from './boundedQueue.ts';
+import { createFailureBackoff } from '../supervision/failureBackoff.ts';
+import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
 
 /**
  * Runs accepted /jobs runs. Any number of runners (in any number of processes) may run: a job is
@@ -32,6 +34,8 @@ export interface JobRunnerOptions {
   graceMs?: number;
   /** Jobs accepted here that wait for a free slot, at most (default 64 per slot). */
   waitingBound?: number;
+  /** The jitter's randomness for the claim loop's backoff (tests fix it). */
+  random?: () => number;
   /** Subscribes to jobs accepted in this process (offered at once); returns the unsubscribe. */
   accepted?: (listener: (executionId: string) => void) => () => void;
 }
@@ -108,6 +112,7 @@ export function createJobRunner(options: JobRunnerOptions) {
 
   async function mainLoop() {
     const pollMs = options.pollMs ?? 250;
+    const claimFailures = createFailureBackoff(RETRY_POLICIES.claimLoop, options.random);
     let lookedAt = 0;
     while (running) {
       // While jobs accepted here wait for slots, they take the slots as these free, and the read
@@ -121,7 +126,17 @@ export function createJobRunner(options: JobRunnerOptions) {
       // As many jobs as there are free slots, in one statement (SKIP LOCKED: runners in other
       // processes take others): one claim at a time, a round trip each, bounds how fast slots fill.
       const wanted = Math.min(slots.free(), CLAIMS_AT_ONCE);
-      const jobs = wanted <= 0 ? [] : await slots.claiming(() => claim(wanted), wanted).catch((error: unknown) => (logger.warn({ err: error }, 'job claim failed; retrying'), []));
+      let jobs: Awaited<ReturnType<typeof claim>>;
+      try {
+        jobs = wanted <= 0 ? [] : await slots.claiming(() => claim(wanted), wanted);
+        claimFailures.succeeded();
+      } catch (error) {
+        // The database is likely away: the next claim waits by the retry policy (only stop ends the wait).
+        const retryInMs = claimFailures.failed(performance.now());
+        logger.warn({ err: error, failures: claimFailures.failures(), retryInMs }, 'job claim failed');
+        await idle.sleep(retryInMs);
+        continue;
+      }
       for (const job of jobs) slots.run(() => runClaimedJob(runDeps, job));
       // The slots the claim held and did not fill are free again: a job accepted here meanwhile (queued,
       // as every slot was held) takes one now rather than after a whole poll.

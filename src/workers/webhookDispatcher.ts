@@ -16,6 +16,8 @@ import { createHostSlots } from './hostSlots.ts';
 import { receiverHost } from '../domain/webhooks/receiverHost.ts';
 import { createCoalescedSweep } from './coalescedSweep.ts';
 import { createDatabaseClock } from '../database/databaseClock.ts';
+import { createFailureBackoff } from '../supervision/failureBackoff.ts';
+import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
 
 export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | 'timeoutMs'> & {
   db: Kysely<ReadModels>;
@@ -31,6 +33,8 @@ export type WebhookDispatcherOptions = Omit<AttemptDependencies, 'principal' | '
   graceMs?: number;
   /** Where an organization whose secrets this worker cannot open is reported (/health). */
   healthNotes?: HealthNotes;
+  /** The jitter's randomness for the sweep's backoff after a failed claim (tests fix it). */
+  random?: () => number;
   /** The process's clock (tests skew it); attempt times are the database's, measured against it. */
   localClock?: () => number;
 };
@@ -83,9 +87,20 @@ export function createWebhookDispatcher(options: WebhookDispatcherOptions) {
     return claimed.length > 0;
   }
   /** One sweep at a time; a request during a sweep runs another right after. */
+  // A sweep that failed (the database is likely away) is not tried again before the retry policy's
+  // wait: the ticks and offers in between skip it.
+  const sweepFailures = createFailureBackoff(RETRY_POLICIES.claimLoop, options.random);
   const sweeps = createCoalescedSweep(
-    () => sweep().catch((error: unknown) => (logger.warn({ err: error }, 'delivery sweep failed'), false)),
-    () => !stopped && slots.free() > 0,
+    () =>
+      sweep().then(
+        (more) => (sweepFailures.succeeded(), more),
+        (error: unknown) => {
+          const retryInMs = sweepFailures.failed(performance.now());
+          logger.warn({ err: error, failures: sweepFailures.failures(), retryInMs }, 'delivery sweep failed');
+          return false;
+        },
+      ),
+    () => !stopped && slots.free() > 0 && sweepFailures.due(performance.now()),
   );
   const poke = () => sweeps.request();
 

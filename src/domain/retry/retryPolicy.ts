@@ -1,6 +1,7 @@
 /**
  * The one retry policy every loop uses (the supervisor's restarts, a delivery whose attempt failed
- * to run, a worker that cannot read an organization's secrets, a stalled projection): exponential
+ * to run, a worker that cannot read an organization's secrets, a stalled projection, the claim loops of jobs
+ * and deliveries): exponential
  * backoff with jitter and a cap on the delay. A failure that cannot get better is not retried by its
  * loop: one terminal for the worker (its master key cannot open a secret) takes the item off this
  * worker and says so in /health; one terminal for the item (a decider's refusal, the start cap of a
@@ -27,6 +28,8 @@ export function retryDelayMs(policy: RetryPolicy, failures: number, random: numb
 export const RETRY_POLICIES = {
   /** A supervised background task: restarted for as long as the process lives. */
   supervisedTask: { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.5 },
+  /** A claim loop (jobs, deliveries) whose claim statement failed: its database is likely away. */
+  claimLoop: { initialDelayMs: 250, maxDelayMs: 10_000, jitter: 0.5 },
   /** A delivery attempt that failed to run (its outcome is bounded by the decider's start cap). */
   deliveryAttempt: { initialDelayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
   /** A projection stalled on an event: tried again after this (no jitter: one reader per process). */
