@@ -11,6 +11,10 @@ export interface Config {
    * what must hold a session of its own (the log's LISTEN connection, shadow read models) connects here.
    */
   databaseDirectUrl: string | undefined;
+  /** PostgreSQL streaming replicas of DATABASE_URL's server that serve reads that may be a little behind (src/database/readRouting.ts). */
+  databaseReadUrls: string[];
+  /** How long such a read waits for the read models to show the caller's own writes before it reads the primary as it is. */
+  readWaitMs: number;
   dataDir: string;
   kurrentDbConnectionString: string | undefined;
   host: string;
@@ -185,6 +189,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
   return {
     databaseUrl: e.DATABASE_URL,
     databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databaseReadUrls: e.DATABASE_READ_URLS ?? [],
+    readWaitMs: e.SEQFLOW_READ_WAIT_MS,
     dataDir: e.SEQFLOW_DATA_DIR ? path.resolve(cwd, e.SEQFLOW_DATA_DIR) : defaultDataFolder(cwd),
     kurrentDbConnectionString: e.KURRENTDB_CONNECTION_STRING,
     host: e.HOST,

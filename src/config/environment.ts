@@ -72,6 +72,15 @@ export const envSchema = z
   .object({
     DATABASE_URL: optionalUrl,
     DATABASE_DIRECT_URL: optionalUrl,
+    DATABASE_READ_URLS: z.preprocess(
+      emptyAsUndefined,
+      z
+        .string()
+        .transform((list) => list.split(',').map((url) => url.trim()).filter((url) => url.length > 0))
+        .pipe(z.array(z.url().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')).max(16))
+        .optional(),
+    ),
+    SEQFLOW_READ_WAIT_MS: z.preprocess(emptyAsUndefined, z.coerce.number().int().min(0).max(60_000).default(1_000)),
     SEQFLOW_DATA_DIR: z.preprocess(emptyAsUndefined, z.string().optional()),
     KURRENTDB_CONNECTION_STRING: z.preprocess(
       emptyAsUndefined,
@@ -194,6 +203,9 @@ export const envSchema = z
         path: ['SEQFLOW_MASTER_KEY'],
         message: 'is required when DATABASE_URL is set (32 bytes, base64)',
       });
+    }
+    if (env.DATABASE_READ_URLS && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['DATABASE_READ_URLS'], message: "needs DATABASE_URL (the primary whose streaming replicas they are) beside it" });
     }
     if (env.DATABASE_DIRECT_URL && !env.DATABASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['DATABASE_DIRECT_URL'], message: 'needs DATABASE_URL (the pooled address, such as PgBouncer) beside it' });

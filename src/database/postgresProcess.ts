@@ -43,7 +43,8 @@ export async function startPostgresProcess(options: { postgres: string; database
       const message = chunk.toString('utf8');
       options.onLog(message);
       if (output.length < 8192) output += message;
-      if (message.includes('database system is ready to accept connections')) resolve();
+      // A hot standby says "ready to accept read-only connections".
+      if (/database system is ready to accept (read-only )?connections/.test(message)) resolve();
     });
   });
   return {

@@ -19,7 +19,14 @@ import { findRunToFollow, startStepRun } from './stepRun.ts';
 import { startJob, startScheduledJob } from './startJob.ts';
 import { executeRun } from './startRun.ts';
 
-export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswering & { logger: Pick<Logger, 'warn' | 'error'>; runDataKeys: RunDataKeys };
+export type RunServiceDependencies = RunStarting &
+  JobReading &
+  IdempotentAnswering & {
+    logger: Pick<Logger, 'warn' | 'error'>;
+    runDataKeys: RunDataKeys;
+    /** The read models as polls and listings read them: on a read replica inside ReadRouting.within (src/database/readRouting.ts). */
+    readDb: JobReading['db'];
+  };
 
 /**
  * The run use cases, bound once to their dependencies: what every transport (REST, MCP, the
@@ -28,6 +35,7 @@ export type RunServiceDependencies = RunStarting & JobReading & IdempotentAnswer
  */
 export function createRunService(deps: RunServiceDependencies) {
   const following = { eventStore: deps.eventStore, updates: deps.engine.updates };
+  const reading = { ...deps, db: deps.readDb };
   return {
     /** A sync run, answered when it completes, pauses or fails. */
     execute: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => executeRun(deps, caller, slugs, input),
@@ -38,10 +46,10 @@ export function createRunService(deps: RunServiceDependencies) {
     startJob: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => startJob(deps, caller, slugs, input),
     /** A schedule's firing as a job (its id named by the firing): the schedule sweep's. */
     startScheduledJob: (firing: Parameters<typeof startScheduledJob>[1], slugs: FlowSlugs) => startScheduledJob(deps, firing, slugs),
-    pollJob: (caller: RunCaller, job: FlowSlugs & { executionId: string }) => pollJob(deps, caller, job),
+    pollJob: (caller: RunCaller, job: FlowSlugs & { executionId: string }) => pollJob(reading, caller, job),
     cancelJob: (caller: RunCaller, job: FlowSlugs & { executionId: string; reason: string | undefined }) => cancelJob(deps, caller, job),
-    listJobs: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowJobs>[3], page: Parameters<typeof listFlowJobs>[4]) => listFlowJobs(deps, caller, slugs, filters, page),
-    listRuns: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowRuns>[3], page: Parameters<typeof listFlowRuns>[4]) => listFlowRuns(deps, caller, slugs, filters, page),
+    listJobs: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowJobs>[3], page: Parameters<typeof listFlowJobs>[4]) => listFlowJobs(reading, caller, slugs, filters, page),
+    listRuns: (caller: RunCaller, slugs: FlowSlugs, filters: Parameters<typeof listFlowRuns>[3], page: Parameters<typeof listFlowRuns>[4]) => listFlowRuns(reading, caller, slugs, filters, page),
     /** An operator's cancel of any run that has not ended (a caller's is `cancelJob`). */
     cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
     /** Erases a run's personal data (an operator, or a caller's API key for a run of its flow: `flowOf`). */

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
+import { type ReadRouting, createReadRouting } from '../database/readRouting.ts';
+import { trackAppendedPositions } from '../eventstore/appendedPositions.ts';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
@@ -72,6 +74,10 @@ export interface Runtime {
   runDataKeys: RunDataKeys;
   /** The engine and what the API checks before a run. */
   execution: WiredEngine;
+  /** Reads that may be a little behind, on read replicas (DATABASE_READ_URLS) as the caller's own writes allow. */
+  reads: ReadRouting<ReadModels>;
+  /** The highest log position this process has appended (read-your-writes: the answer to a write carries it). */
+  appendedPosition: () => number;
   /** 'embedded' when this process uses the embedded PostgreSQL of the data dir. */
   database: 'embedded' | 'external';
   /** The PostgreSQL URL of the read models (and the log), for tools that need connections of their own (shadow read models): the server itself, DATABASE_DIRECT_URL where set. */
@@ -107,7 +113,10 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const healthNotes = createHealthNotes();
     const runDataKeys = createRunDataKeys(pool, masterKey, { flushedWithLog: log.kind === 'postgres' });
     // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
-    const eventStore = logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes));
+    // The highest position this process appended: what an answer to a write tells its caller to read after.
+    const appended = trackAppendedPositions(logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes)));
+    const eventStore = appended.store;
+    const reads = createReadRouting<ReadModels>({ primary: pool, replicaUrls: config.databaseReadUrls, waitMs: config.readWaitMs, logger });
     const organizations = createOrganizationStates(eventStore, logWatch);
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
     const runnerId = `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`;
@@ -128,6 +137,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       callbacks: { plainHttpInAllowedRanges: config.webhooks.plainHttpInAllowedRanges },
       lifecycle,
       db,
+      readDb: reads.db,
       eventStore,
       commands,
       leaseMs: config.idempotencyLeaseMs,
@@ -148,6 +158,8 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       logger,
       pool,
       db,
+      reads,
+      appendedPosition: appended.highest,
       eventStore,
       projections,
       supervisor,
@@ -176,6 +188,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
         await sandbox.close();
         await guard.close();
         await eventStore.close();
+        await reads.close();
         await db.destroy();
         await embedded?.stop();
       },

@@ -32,6 +32,8 @@ export type ListQuery = { status?: string[]; from?: string; to?: string; limit?:
 export class SeqflowClient {
   readonly #options: SeqflowClientOptions;
   readonly #fetch: typeof fetch;
+  /** The highest log position a write of this client was answered with: its polls and listings read after it (read replicas). */
+  #position = 0;
 
   constructor(options: SeqflowClientOptions) {
     this.#options = { ...options, baseUrl: options.baseUrl.replace(/\/+$/, '') };
@@ -48,8 +50,11 @@ export class SeqflowClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
     if (options.requestId) headers['x-request-id'] = options.requestId;
+    if (method === 'GET' && this.#position > 0) headers['seqflow-position'] = String(this.#position);
     const response = await this.#fetch(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal: options.signal });
     if (!response.ok) throw await errorOf(response);
+    const position = Number(response.headers.get('seqflow-position') ?? 0);
+    if (Number.isSafeInteger(position) && position > this.#position) this.#position = position;
     return response;
   }
 

@@ -513,6 +513,18 @@ export type components = {
                 }[];
                 maxBehind: number;
             };
+            /** @description Where this process's polls and listings were read: each read replica (DATABASE_READ_URLS; host, port and database; down after it failed, until it is tried again) and the primary; waitedOut: reads that found no read model showing the caller's writes within SEQFLOW_READ_WAIT_MS and read the primary as it was */
+            reads?: {
+                primaryReads: number;
+                replicas: {
+                    lastError: string | null;
+                    reads: number;
+                    replica: string;
+                    /** @enum {string} */
+                    state: "up" | "down";
+                }[];
+                waitedOut: number;
+            };
             /** @enum {string} */
             status: "ok" | "degraded" | "unavailable";
             tasks: {
@@ -548,6 +560,18 @@ export type components = {
                     [key: string]: unknown;
                 }[];
                 maxBehind: number;
+            };
+            /** @description Where this process's polls and listings were read: each read replica (DATABASE_READ_URLS; host, port and database; down after it failed, until it is tried again) and the primary; waitedOut: reads that found no read model showing the caller's writes within SEQFLOW_READ_WAIT_MS and read the primary as it was */
+            reads?: {
+                primaryReads: number;
+                replicas: {
+                    lastError: string | null;
+                    reads: number;
+                    replica: string;
+                    /** @enum {string} */
+                    state: "up" | "down";
+                }[];
+                waitedOut: number;
             };
             /** @enum {string} */
             status: "ok" | "degraded" | "unavailable";

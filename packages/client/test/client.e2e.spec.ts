@@ -111,6 +111,29 @@ describe('@seqflow/client against the real service', () => {
     expect(page.items.map((job) => job.executionId)).toEqual(expect.arrayContaining([first.executionId, other.executionId]));
   });
 
+  it('sends back the log position its last write was answered with, so that its listings show its own writes (read replicas)', async () => {
+    const sent: Array<{ method: string; position: string | null }> = [];
+    const answered: Array<string | null> = [];
+    const recording: typeof fetch = async (input, init) => {
+      sent.push({ method: init?.method ?? 'GET', position: new Headers(init?.headers).get('seqflow-position') });
+      const response = await fetch(input, init);
+      answered.push(response.headers.get('seqflow-position'));
+      return response;
+    };
+    const own = new SeqflowClient({ baseUrl, apiKey, org: 'acme', project: 'web', fetch: recording });
+    const job = await own.startJob('three', { message: 'mine' });
+    const position = answered.at(-1);
+    expect(Number(position)).toBeGreaterThan(0);
+    // This test's runtime runs no projections of its own: they catch up here (test/e2e/readReplicas.e2e has the server waiting for them).
+    await t.runtime.projections.catchUp();
+    const page = await own.listJobs('three', { limit: 100 });
+    expect(page.items.map((listed) => listed.executionId)).toContain(job.executionId);
+    expect(sent).toEqual([
+      { method: 'POST', position: null },
+      { method: 'GET', position },
+    ]);
+  });
+
   it("streams a run's steps, and resumes a dropped stream from the last event without losing or repeating one", async () => {
     const whole: StepEvent[] = [];
     for await (const event of client.step('three', { message: 'hi' })) whole.push(event);

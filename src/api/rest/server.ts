@@ -19,6 +19,7 @@ import { flowRoutes } from './routes/flowRoutes.ts';
 import { healthRoutes } from './routes/healthRoutes.ts';
 import { jobRoutes } from './routes/jobRoutes.ts';
 import { runListingRoutes } from './routes/runListingRoutes.ts';
+import { readYourWrites } from './readYourWrites.ts';
 import { stepRoutes } from './routes/stepRoutes.ts';
 import { webhookManagementRoutes } from './routes/webhookManagementRoutes.ts';
 import { installCors } from './corsPolicy.ts';
@@ -66,11 +67,13 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
           request.apiKey = await authenticate(request.headers.authorization);
         });
         await installRateLimits(seq, runtime.config.rateLimit);
+        const positions = readYourWrites({ appendedPosition: runtime.appendedPosition, reads: runtime.reads });
+        positions.install(seq);
         await seq.register(flowRoutes(runtime.flows));
         await seq.register(executeRoutes(runtime.runs));
         await seq.register(stepRoutes(runtime.runs, runtime.config.execution.sseKeepAliveMs));
-        await seq.register(jobRoutes(runtime.runs));
-        await seq.register(runListingRoutes(runtime.runs));
+        await seq.register(jobRoutes(runtime.runs, positions));
+        await seq.register(runListingRoutes(runtime.runs, positions));
       });
     },
     { prefix: '/api/v1' },

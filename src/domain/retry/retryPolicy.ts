@@ -30,6 +30,8 @@ export const RETRY_POLICIES = {
   supervisedTask: { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.5 },
   /** A claim loop (jobs, deliveries) whose claim statement failed: its database is likely away. */
   claimLoop: { initialDelayMs: 250, maxDelayMs: 10_000, jitter: 0.5 },
+  /** A read replica that failed to answer: reads go to the primary until this wait is over. */
+  readReplica: { initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.5 },
   /** A delivery attempt that failed to run (its outcome is bounded by the decider's start cap). */
   deliveryAttempt: { initialDelayMs: 1_000, maxDelayMs: 60_000, jitter: 0.5 },
   /** A projection stalled on an event: tried again after this (no jitter: one reader per process). */

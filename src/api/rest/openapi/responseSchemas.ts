@@ -129,6 +129,14 @@ export const healthSchema = z
       .object({ checkedAt: timestamp, counts: z.record(z.string(), z.number().int()) })
       .nullable()
       .meta({ description: "The watchdog's last check in this process (null where none runs): work that should have moved and did not, counted by kind (silent_run, job_over_claims, delivery_over_claims, projection_behind, schedule_overdue)" }),
+    reads: z
+      .object({
+        replicas: z.array(z.object({ replica: z.string(), state: z.enum(['up', 'down']), reads: z.number().int(), lastError: z.string().nullable() })),
+        primaryReads: z.number().int(),
+        waitedOut: z.number().int(),
+      })
+      .optional()
+      .meta({ description: "Where this process's polls and listings were read: each read replica (DATABASE_READ_URLS; host, port and database; down after it failed, until it is tried again) and the primary; waitedOut: reads that found no read model showing the caller's writes within SEQFLOW_READ_WAIT_MS and read the primary as it was" }),
   })
   .meta({ id: 'Health' });
 

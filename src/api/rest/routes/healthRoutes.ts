@@ -7,6 +7,7 @@ import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../../supervision/supervisor.ts';
 import type { HealthNotes } from '../../../health/healthNotes.ts';
 import type { Watchdog } from '../../../watchdog/watchdog.ts';
+import type { ReadRouting } from '../../../database/readRouting.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
 
@@ -28,7 +29,7 @@ const check = async (probe: () => Promise<unknown>, log: (error: unknown) => voi
  * the log and whether one is stalled, the state of this process's supervised background tasks, and
  * the problems it knows of (counted by code: `healthNotes`).
  */
-export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'>; watchdog?: Pick<Watchdog, 'last'> }) {
+export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'>; watchdog?: Pick<Watchdog, 'last'>; reads?: Pick<ReadRouting, 'status'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ operationId: 'getHealth', summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema }, errors: [] }, []);
     app.get('/health', { schema }, async (request, reply) => {
@@ -52,6 +53,7 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
         tasks,
         problems,
         watchdog,
+        ...(deps.reads ? { reads: { ...deps.reads.status(), replicas: deps.reads.status().replicas.map((r) => (r.lastError === null ? r : { ...r, lastError: WITHHELD })) } } : {}),
       });
     });
   };

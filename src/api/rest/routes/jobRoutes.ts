@@ -6,6 +6,7 @@ import { parseRunInput, runInputSchema } from '../../../runs/runInput.ts';
 import type { RunService } from '../../../runs/runService.ts';
 import { answerIdempotently } from '../idempotentAnswer.ts';
 import { callerOf } from '../restCaller.ts';
+import type { ReadYourWrites } from '../readYourWrites.ts';
 import { documented, flowParams, idempotentHeaders, runHeaders } from '../openapi/routeDocs.ts';
 import { jobAcceptedSchema, jobSchema } from '../openapi/responseSchemas.ts';
 import { IDEMPOTENCY, JOB_ACCEPTED, JOB_CANCELLED, RUN_LOOKUP } from '../openapi/operationErrors.ts';
@@ -14,7 +15,7 @@ const jobPath = flowParams.extend({ executionId: z.string() });
 const cancelBody = z.strictObject({ reason: z.string().min(1).max(500).optional().meta({ description: 'Recorded with the cancellation' }) });
 
 /** `/seq/{org}/{project}/{flow}/jobs`: accept a job (once per `Idempotency-Key`), poll it, cancel it. */
-export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cancelJob' | 'answerOnce'>) {
+export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cancelJob' | 'answerOnce'>, positions: Pick<ReadYourWrites, 'read'>) {
   return async (app: FastifyInstance) => {
     const start = documented(
       {
@@ -46,6 +47,8 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
     });
 
     const poll = documented({ operationId: 'getJob', summary: "A job's status, and its result once completed", tags: ['Jobs'], params: jobPath, response: { 200: jobSchema }, errors: RUN_LOOKUP }, ['apiKey']);
-    app.get('/seq/:org/:project/:flow/jobs/:executionId', { schema: poll }, async (request) => runs.pollJob(callerOf(request), jobPath.parse(request.params)));
+    app.get('/seq/:org/:project/:flow/jobs/:executionId', { schema: poll }, async (request) =>
+      positions.read(request, [], () => runs.pollJob(callerOf(request), jobPath.parse(request.params))),
+    );
   };
 }

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { RunService } from '../../../runs/runService.ts';
 import { parseQuery } from '../queryParameters.ts';
 import { callerOf } from '../restCaller.ts';
+import type { ReadYourWrites } from '../readYourWrites.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
 import { jobPageSchema, runErasureSchema, runPageSchema } from '../openapi/responseSchemas.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
@@ -37,20 +38,21 @@ const runListing = z.strictObject({
 /**
  * A flow's jobs and all of its runs (sync, /jobs, /step and test runs), newest first, with status
  * and time filters and an opaque keyset cursor (`nextCursor`, null on the last page). Both list the
- * read models: a run accepted a moment ago appears once they have caught up.
+ * read models (on a read replica where there are some), after the caller's own writes
+ * (readYourWrites.ts): a run the caller started is listed.
  */
-export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' | 'eraseCallerRun'>) {
+export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' | 'eraseCallerRun'>, positions: Pick<ReadYourWrites, 'read'>) {
   return async (app: FastifyInstance) => {
     const jobs = documented({ operationId: 'listJobs', summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
       const { status, from, to, limit, cursor } = parseQuery(jobListing, request.query);
-      return runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor });
+      return positions.read(request, ['jobs'], () => runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor }));
     });
 
     const runListed = documented({ operationId: 'listRuns', summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request.query);
-      return runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor });
+      return positions.read(request, ['runs'], () => runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor }));
     });
 
     const erase = documented(

@@ -1,0 +1,57 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { LRUCache } from 'lru-cache';
+import { ApiError } from '../../domain/errors/apiError.ts';
+import type { ReadNeed, ReadRouting } from '../../database/readRouting.ts';
+
+/** The header a write's answer carries and a read may send back: a log position. */
+export const POSITION_HEADER = 'seqflow-position';
+
+/** API keys whose last write this process remembers, at most (least recently written forgotten first). */
+const REMEMBERED_KEYS = 10_000;
+
+/**
+ * A caller reads its own writes, even where polls and listings are served by read replicas:
+ * - every successful write under /seq (any method but GET and HEAD) answers `Seqflow-Position`,
+ *   the highest log position this process had appended by then (at least the write's own);
+ * - a poll or a listing reads after the position it sends in `Seqflow-Position` or, without one,
+ *   after the last position this process answered to the same API key (a caller whose requests
+ *   go to several API processes sends the header: the TypeScript client does);
+ * - the read waits for the read models to show that position, on a replica or on the primary,
+ *   SEQFLOW_READ_WAIT_MS at most (src/database/readRouting.ts).
+ */
+export function readYourWrites(deps: { appendedPosition: () => number; reads: Pick<ReadRouting, 'within'> }) {
+  const lastWrite = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
+  return {
+    /** Adds the position to the answers of writes (a hook on the /seq routes). */
+    install(app: FastifyInstance) {
+      app.addHook('onSend', async (request, reply, payload) => {
+        if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return payload;
+        const position = deps.appendedPosition();
+        reply.header(POSITION_HEADER, String(position));
+        const keyId = request.apiKey?.keyId;
+        if (keyId !== undefined) lastWrite.set(keyId, Math.max(position, lastWrite.get(keyId) ?? 0));
+        return payload;
+      });
+    },
+    /**
+     * Runs `read` where its queries may go to a replica that shows the caller's writes to
+     * `projections`; with none, on any replica as it is (a poll: a job its row does not show ended
+     * is read from its own stream, on the primary).
+     */
+    read<T>(request: FastifyRequest, projections: ReadNeed['projections'], read: () => Promise<T>): Promise<T> {
+      const sent = positionSent(request.headers[POSITION_HEADER]);
+      const keyId = request.apiKey?.keyId;
+      const after = projections.length === 0 ? 0 : Math.max(sent, keyId === undefined ? 0 : (lastWrite.get(keyId) ?? 0));
+      return deps.reads.within({ after, projections }, read);
+    },
+  };
+}
+
+export type ReadYourWrites = ReturnType<typeof readYourWrites>;
+
+function positionSent(header: string | string[] | undefined): number {
+  if (header === undefined) return 0;
+  const text = Array.isArray(header) ? header.at(-1)! : header;
+  if (!/^\d{1,15}$/.test(text.trim())) throw new ApiError('VALIDATION_FAILED', 'Seqflow-Position: send the non-negative integer a write answered with');
+  return Number(text.trim());
+}

@@ -1,0 +1,109 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Kysely } from 'kysely';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
+import { createFailureBackoff } from '../supervision/failureBackoff.ts';
+import { createDatabasePool } from './databasePool.ts';
+import { routingDialect } from './routingDialect.ts';
+
+/** What a read needs of the read models: that `projections` show the log up to `after` (0: anything they show). */
+export interface ReadNeed {
+  after: number;
+  projections: readonly string[];
+}
+
+/** How often a read that waits for a position looks at the checkpoints again. */
+const LOOK_EVERY_MS = 10;
+
+/**
+ * Reads that may be a little behind (listings, polls), served by PostgreSQL streaming replicas
+ * (`DATABASE_READ_URLS`) while the primary takes the writes, without a caller losing sight of its
+ * own writes. A read runs `within` its need: its queries go to a replica whose read models (its copy
+ * of `projection_checkpoints`) show the caller's position, else, once the primary's do, to the
+ * primary; after `waitMs` at most it reads the primary as it is. A replica that fails to answer is
+ * left out for the retry policy's wait (reads go on, on the others or the primary); its state is
+ * in /health. Queries outside `within` (and every write) go to the primary.
+ */
+export function createReadRouting<Database>(deps: { primary: pg.Pool; replicaUrls: readonly string[]; waitMs: number; logger: Logger; random?: () => number }) {
+  const replicas = deps.replicaUrls.map((url) => ({
+    label: replicaLabel(url),
+    pool: createDatabasePool({ connectionString: url, max: 10, connectionTimeoutMillis: 2_000 }, deps.logger),
+    shown: new Map<string, number>(),
+    outage: createFailureBackoff(RETRY_POLICIES.readReplica, deps.random),
+    reads: 0,
+    lastError: null as string | null,
+  }));
+  const primary = { shown: new Map<string, number>(), reads: 0, waitedOut: 0 };
+  const needs = new AsyncLocalStorage<ReadNeed>();
+  let turn = 0;
+
+  function failed(index: number, error: unknown) {
+    const replica = replicas[index]!;
+    const retryInMs = replica.outage.failed(performance.now());
+    replica.lastError = (error as Error).message ?? String(error);
+    deps.logger.warn({ err: error, replica: replica.label, retryInMs }, 'read replica failed; its reads go elsewhere until it is tried again');
+  }
+
+  /** Whether `pool`'s read models show `need` (the highest position seen there is remembered: it only grows). */
+  async function shows(pool: pg.Pool, shown: Map<string, number>, need: ReadNeed) {
+    const key = need.projections.join(',');
+    if ((shown.get(key) ?? 0) >= need.after) return true;
+    const { rows } = await pool.query<{ position: number | null }>('SELECT min(position)::bigint AS position FROM projection_checkpoints WHERE name = ANY($1)', [need.projections]);
+    const position = Number(rows[0]?.position ?? 0);
+    shown.set(key, Math.max(shown.get(key) ?? 0, position));
+    return position >= need.after;
+  }
+
+  async function choose(): Promise<number | 'primary'> {
+    const need = needs.getStore();
+    if (!need) return 'primary';
+    const deadline = performance.now() + deps.waitMs;
+    for (;;) {
+      const live = replicas.map((_, index) => (turn + index) % replicas.length).filter((index) => replicas[index]!.outage.due(performance.now()));
+      turn++;
+      for (const index of live) {
+        const replica = replicas[index]!;
+        try {
+          if (need.after === 0 || (await shows(replica.pool, replica.shown, need))) return (replica.reads++, index);
+        } catch (error) {
+          failed(index, error);
+        }
+      }
+      if (need.after === 0 || (await shows(deps.primary, primary.shown, need))) return (primary.reads++, 'primary');
+      const left = deadline - performance.now();
+      if (left <= 0) return (primary.reads++, primary.waitedOut++, 'primary');
+      await sleep(Math.min(LOOK_EVERY_MS, left));
+    }
+  }
+
+  const db = new Kysely<Database>({
+    dialect: routingDialect({ primary: deps.primary, replicas: replicas.map((r) => r.pool) }, { choose, failed }),
+  });
+
+  return {
+    /** The read models, read where the need of the `within` around the query allows. */
+    db,
+    /** Runs `read` with its queries on `db` routed for `need`. */
+    within: <T>(need: ReadNeed, read: () => Promise<T>) => needs.run(need, read),
+    status: () => ({
+      replicas: replicas.map((r) => ({ replica: r.label, state: r.outage.due(performance.now()) ? ('up' as const) : ('down' as const), reads: r.reads, lastError: r.lastError })),
+      primaryReads: primary.reads,
+      waitedOut: primary.waitedOut,
+    }),
+    /** Ends the replicas' pools (the primary's belongs to the caller). */
+    async close() {
+      await db.destroy();
+      await Promise.all(replicas.filter((r) => !r.pool.ending).map((r) => r.pool.end()));
+    },
+  };
+}
+
+export type ReadRouting<Database = unknown> = ReturnType<typeof createReadRouting<Database>>;
+
+/** A replica named in logs and /health by its host, port and database, never its credentials. */
+function replicaLabel(url: string): string {
+  const parsed = new URL(url);
+  return `${parsed.hostname}:${parsed.port || '5432'}${parsed.pathname}`;
+}

@@ -1,0 +1,112 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PrimaryWithStandby, postgresBinaries, startPrimaryWithStandby } from '../support/hotStandby.ts';
+import { freePort } from '../support/freePort.ts';
+import { runCli, spawnServe } from '../support/runProcess.ts';
+import { until } from '../support/until.ts';
+
+/**
+ * DATABASE_READ_URLS (docs/running.md): polls and listings are read on a real hot standby of the
+ * service's PostgreSQL while the primary takes the writes, and a caller still reads its own writes:
+ * a job it just started is in its listings at once, whether it sends back the `Seqflow-Position` its
+ * write answered (any API process) or not (the process remembers its key's last write). When the
+ * standby stops, reads go on, on the primary.
+ */
+const bin = postgresBinaries();
+
+interface Health {
+  reads?: { replicas: Array<{ replica: string; state: string; reads: number }>; primaryReads: number; waitedOut: number };
+}
+
+describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, and a caller reads its own writes', () => {
+  let cluster: PrimaryWithStandby;
+  let served: ReturnType<typeof spawnServe>;
+  let api: string;
+  const keys: { writer: string; reader: string } = { writer: '', reader: '' };
+  const env = () => ({ DATABASE_URL: cluster.primaryUrl, SEQFLOW_MASTER_KEY: masterKey, SEQFLOW_DATA_DIR: '' });
+  const masterKey = randomBytes(32).toString('base64');
+
+  const apiKey = async () => {
+    const created = await runCli(['apikey', 'create', '--org', 'demo', '--project', 'demo', '--env', 'live'], env());
+    expect(created.code, created.stderr).toBe(0);
+    return (JSON.parse(created.stdout.trim().split('\n').at(-1)!) as { key: string }).key;
+  };
+  const health = async () => (await (await fetch(`http://${api}/api/v1/health`)).json()) as Health;
+  const flow = () => `http://${api}/api/v1/seq/demo/demo/hello`;
+  const startJob = async (key: string, message: string) => {
+    const answer = await fetch(`${flow()}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ message }) });
+    expect(answer.status).toBe(202);
+    return { executionId: ((await answer.json()) as { executionId: string }).executionId, position: answer.headers.get('seqflow-position') };
+  };
+  const listed = async (key: string, listing: string, headers: Record<string, string> = {}) => {
+    const answer = await fetch(`${flow()}/${listing}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+    expect(answer.status).toBe(200);
+    return ((await answer.json()) as { items: Array<{ executionId: string }> }).items.map((item) => item.executionId);
+  };
+
+  beforeAll(async () => {
+    cluster = await startPrimaryWithStandby(bin!);
+    const port = await freePort();
+    api = `127.0.0.1:${port}`;
+    // A long wait: on a loaded machine the read models may take a while to show a write; the test is about where reads go, not how fast.
+    served = spawnServe({ ...env(), DATABASE_READ_URLS: cluster.standbyUrl, SEQFLOW_READ_WAIT_MS: '20000', SEQFLOW_DEMO: 'true', PORT: String(port) });
+    await until(async () => (await fetch(`http://${api}/api/v1/health`).catch(() => null))?.ok === true, 'the service to serve', 120_000);
+    keys.writer = await apiKey();
+    keys.reader = await apiKey();
+  }, 240_000);
+
+  afterAll(async () => {
+    if (served?.child.pid) {
+      process.kill(-served.child.pid, 'SIGTERM');
+      await served.exited;
+    }
+    await cluster?.close();
+  }, 120_000);
+
+  it('lists every job its caller just started, read on the standby, while other callers load the primary', async () => {
+    let loading = true;
+    const load = Promise.all(
+      Array.from({ length: 4 }, async (_, lane) => {
+        for (let n = 0; loading; n++) await startJob(keys.reader, `load ${lane}-${n}`);
+      }),
+    );
+    try {
+      for (let round = 0; round < 12; round++) {
+        const job = await startJob(keys.writer, `round ${round}`);
+        expect(Number(job.position)).toBeGreaterThan(0);
+        // The writer's own key: this process remembers its last write.
+        expect(await listed(keys.writer, 'jobs?limit=100')).toContain(job.executionId);
+        expect(await listed(keys.writer, 'runs?mode=async&limit=100')).toContain(job.executionId);
+        // Another key, which wrote nothing itself here, sending the position the write answered.
+        const other = await startJob(keys.writer, `round ${round}, read by another key`);
+        expect(await listed(keys.reader, 'jobs?limit=100', { 'seqflow-position': other.position! })).toContain(other.executionId);
+        const poll = await fetch(`${flow()}/jobs/${other.executionId}`, { headers: { authorization: `Bearer ${keys.reader}`, 'seqflow-position': other.position! } });
+        expect(poll.status).toBe(200);
+      }
+    } finally {
+      loading = false;
+      await load;
+    }
+    const reads = (await health()).reads!;
+    expect(reads.replicas).toEqual([expect.objectContaining({ replica: expect.stringMatching(/^127\.0\.0\.1:\d+\/postgres$/), state: 'up' })]);
+    expect(reads.replicas[0]!.reads).toBeGreaterThan(0);
+  }, 240_000);
+
+  it('refuses a position that is not a number, naming the header', async () => {
+    const answer = await fetch(`${flow()}/jobs`, { headers: { authorization: `Bearer ${keys.reader}`, 'seqflow-position': 'yesterday' } });
+    expect(answer.status).toBe(422);
+    expect(((await answer.json()) as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('Seqflow-Position') });
+  });
+
+  it('goes on reading, on the primary, once the standby has stopped', async () => {
+    await cluster.stopStandby();
+    const before = (await health()).reads!.primaryReads;
+    for (let round = 0; round < 3; round++) {
+      const job = await startJob(keys.writer, `after the standby, ${round}`);
+      expect(await listed(keys.writer, 'jobs?limit=100')).toContain(job.executionId);
+    }
+    const reads = (await health()).reads!;
+    expect(reads.replicas[0]!.state).toBe('down');
+    expect(reads.primaryReads).toBeGreaterThanOrEqual(before + 3);
+  }, 120_000);
+});
