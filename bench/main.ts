@@ -4,7 +4,7 @@
  *
  * Each section runs on fresh databases of BENCH_DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432; if none answers, an embedded one), and the log figures also against
- * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,step,jobs,webhooks,cli,roles,tests,backtests,mcp,audit,console
+ * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,step,jobs,webhooks,cli,roles,split,tests,backtests,mcp,audit,console
  * runs only the sections named.
  */
 import { cpus, loadavg } from 'node:os';
@@ -29,6 +29,7 @@ import { benchStore, catchUpThroughput, projectionLag } from './logBench.ts';
 import { benchMcp } from './mcpBench.ts';
 import { benchAssistantFirstContact } from './assistantFirstContactBench.ts';
 import { benchRoles } from './rolesBench.ts';
+import { benchSplit } from './splitBench.ts';
 import { benchTestSuite } from './testSuiteBench.ts';
 import { benchBacktest } from './backtestBench.ts';
 
@@ -87,6 +88,7 @@ try {
   const webhookDeliveries = await section('webhooks', async () => benchDeliveries(await databases.create('hooks')));
   const cli = await section('cli', async () => benchCli(await databases.create('cli')));
   const roles = await section('roles', async () => benchRoles((name) => databases.create(`roles_${name}`)));
+  const split = await section('split', () => benchSplit());
   const testSuite = await section('tests', async () => benchTestSuite(await databases.create('suite')));
   const backtest = await section('backtests', async () => benchBacktest(await databases.create('backtest')));
   const assistantEndpoint = await section('mcp', async () => ({
@@ -116,6 +118,7 @@ try {
     webhookDeliveries,
     cli,
     roles,
+    split,
     testSuite,
     backtest,
     assistantEndpoint,

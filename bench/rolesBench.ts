@@ -16,10 +16,12 @@ const principal = { principal: { kind: 'system' as const, id: 'bench' } };
 const JOBS = 1000;
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
-interface Topology {
+export interface Topology {
   name: string;
   /** One entry per process: its role, and the port its API listens on (none for a worker). */
   processes: { role: 'all' | 'api' | 'worker'; port?: number }[];
+  /** How the processes reach the database (the bench itself seeds and counts on `databaseUrl`): PgBouncer, replicas. */
+  databaseEnv?: (databaseUrl: string) => Record<string, string>;
 }
 
 /**
@@ -37,15 +39,15 @@ export async function benchRoles(databaseFor: (name: string) => Promise<string>)
   return results;
 }
 
-async function measure(topology: Topology, databaseUrl: string) {
-  const env = { ...process.env, DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', SEQFLOW_DEMO: 'false', SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_DEFAULT_CREDITS: '1000000000', SEQFLOW_JOB_CONCURRENCY: '16' };
+export async function measure(topology: Topology, databaseUrl: string) {
+  const env = { ...process.env, DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'silent', SEQFLOW_DEMO: 'false', SEQFLOW_CONSOLE_PORT: '0', SEQFLOW_HEALTH_PORT: '0', SEQFLOW_METRICS_PORT: '0', SEQFLOW_DEFAULT_CREDITS: '1000000000', SEQFLOW_JOB_CONCURRENCY: '16' };
   const runtime = await openRuntime(loadConfig(env), pino({ level: 'silent' }));
   await createOrganization(runtime.commands, { slug: 'bench', name: 'Bench' }, principal);
   await createProject(runtime.commands, { organizationSlug: 'bench', slug: 'bench', name: 'Bench' }, principal);
   await importFlow(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', file: { slug: 'pass', name: 'pass', steps: [{ block: { name: 'relay', processor_type: 'passthrough' } }] }, production: true }, principal);
   const { key } = await createApiKey(runtime.commands, { organizationSlug: 'bench', projectSlug: 'bench', environment: 'test' }, principal);
   const children: ChildProcess[] = topology.processes.map(({ role, port }) =>
-    spawn(process.execPath, [bin, 'serve', '--role', role], { env: { ...env, PORT: String(port ?? 0) }, stdio: ['ignore', 'ignore', 'inherit'] }),
+    spawn(process.execPath, [bin, 'serve', '--role', role], { env: { ...env, ...topology.databaseEnv?.(databaseUrl), PORT: String(port ?? 0) }, stdio: ['ignore', 'ignore', 'inherit'] }),
   );
   const loader = await startLoadProcess();
   try {

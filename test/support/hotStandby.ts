@@ -28,9 +28,10 @@ export interface PrimaryWithStandby {
 /**
  * A PostgreSQL primary of its own and a hot standby streaming from it, as docs/running.md sets one
  * up: initdb, then pg_basebackup -R (the standby's primary_conninfo and standby.signal) and a second
- * server on its own port. Both trust loopback connections; as root they run as `postgres`.
+ * server on its own port. Both trust loopback connections; as root they run as `postgres`. A
+ * database created on the primary (`postgres` is there from the start) is on the standby too.
  */
-export async function startPrimaryWithStandby(bin: string): Promise<PrimaryWithStandby> {
+export async function startPrimaryWithStandby(bin: string, options: { durable?: boolean } = {}): Promise<PrimaryWithStandby> {
   const owner = process.getuid?.() === 0 ? await postgresAccount() : undefined;
   const asOwner = owner ? { uid: owner.uid, gid: owner.gid } : {};
   const base = await mkdtemp(path.join(tmpdir(), 'seqflow-standby-'));
@@ -38,7 +39,8 @@ export async function startPrimaryWithStandby(bin: string): Promise<PrimaryWithS
   const primaryDir = path.join(base, 'primary');
   const standbyDir = path.join(base, 'standby');
   const [primaryPort, standbyPort] = [await freePort(), await freePort()];
-  const common = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${base}`, '-c', 'fsync=off', '-c', 'max_connections=200'];
+  // Tests need no crash safety (fsync off); the bench measures a server as it is run (`durable`).
+  const common = ['-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${base}`, '-c', `fsync=${options.durable ? 'on' : 'off'}`, '-c', 'max_connections=300'];
   const servers: PostgresProcess[] = [];
   const stopAll = async () => {
     for (const server of servers.reverse()) await server.stop().catch(() => undefined);
