@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import pino from 'pino';
 import { verifyLog } from '../../src/audit/logVerification.ts';
@@ -17,7 +16,7 @@ import { createAttemptFailures } from '../../src/workers/attemptFailures.ts';
 import type { DeliveryState } from '../../src/domain/webhooks/delivery.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
-import { seededRandom } from './seededRandom.ts';
+import { seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedDeliveryClaims } from './simulatedDeliveryClaims.ts';
 import { simulatedReceiver } from './simulatedReceiver.ts';
 
@@ -67,7 +66,8 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     await getWebhookSecret(sound, organizationId, MASTER_KEY, setup);
     secrets.set(organizationId, (await signingSecrets(sound, organizationId, MASTER_KEY, setup)).current);
   }
-  const ids = Array.from({ length: 1 + random.int(6) }, () => randomUUID());
+  const newId = seededIds(seed);
+  const ids = Array.from({ length: 1 + random.int(6) }, () => newId());
   for (const deliveryId of ids) {
     const body = JSON.stringify({ event: 'flow.completed', execution_id: deliveryId, output: 'done' });
     const data = { deliveryId, organizationId: random.pick(organizations), executionId: deliveryId, flowId: 'flow', event: 'flow.completed' as const, url: `https://receiver-${random.int(2)}.example/hook`, body, truncated: false };

@@ -26,4 +26,12 @@ describe('the engine under seeded faults (deterministic simulation)', () => {
     expect(faults).toBeGreaterThan(SEEDS / 10);
     expect(deaths).toBeGreaterThan(SEEDS / 20);
   }, 300_000);
+
+  it('replays a schedule from its seed alone: the same runs, faults, model calls and log, stream ids included', async () => {
+    for (const seed of [FROM, FROM + 1, FROM + 7]) {
+      const first = await simulateSchedule(seed);
+      expect(first.recorded.length).toBeGreaterThan(0);
+      expect(await simulateSchedule(seed)).toEqual(first);
+    }
+  });
 });

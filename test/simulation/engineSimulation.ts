@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { verifyLog } from '../../src/audit/logVerification.ts';
 import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
 import { execution } from '../../src/domain/execution/execution.ts';
@@ -12,7 +11,7 @@ import { acceptJob, prepareExecution, prepareResume } from '../../src/execution/
 import type { ExecutionOutcome } from '../../src/execution/runSteps.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
-import { type SeededRandom, seededRandom } from './seededRandom.ts';
+import { type SeededRandom, seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedEngine } from './simulatedEngine.ts';
 import { simulatedModel } from './simulatedModel.ts';
 
@@ -24,6 +23,8 @@ export interface ScheduleResult {
   faults: number;
   died: boolean;
   modelCalls: number;
+  /** What the log holds, in order: each event's stream and type (a replay of the seed holds the same). */
+  recorded: string[];
   /** Every invariant the schedule broke, in words (empty: it held). */
   violations: string[];
 }
@@ -37,9 +38,9 @@ async function runJob(deps: EngineDependencies, request: Parameters<typeof accep
 const TOOLS = { tools: [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }], toolChoice: 'auto' as const };
 
 /** A flow whose llm block may ask its caller for tools: a step of its own, between passthroughs sometimes. */
-function toolSteps(random: SeededRandom): StoredStep[] {
-  const agent: StoredStep = { block: { id: randomUUID(), name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: go', processor_config: { tools_enabled: true } } };
-  const pass = (name: string): StoredStep => ({ block: { id: randomUUID(), name, processor_type: 'passthrough' } });
+function toolSteps(random: SeededRandom, newId: () => string): StoredStep[] {
+  const agent: StoredStep = { block: { id: newId(), name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: go', processor_config: { tools_enabled: true } } };
+  const pass = (name: string): StoredStep => ({ block: { id: newId(), name, processor_type: 'passthrough' } });
   return [...(random.chance(0.5) ? [pass('before')] : []), agent, ...(random.chance(0.5) ? [pass('after')] : [])];
 }
 
@@ -50,9 +51,9 @@ function resumeOf(request: { executionId: string; flowId: string; steps: StoredS
 }
 
 /** A random flow: 1-4 steps of passthrough and llm blocks, sometimes two in parallel. */
-function randomSteps(random: SeededRandom): StoredStep[] {
+function randomSteps(random: SeededRandom, newId: () => string): StoredStep[] {
   const block = (name: string): StoredBlock =>
-    random.chance(0.6) ? { id: randomUUID(), name, processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: {{previous_output}}' } : { id: randomUUID(), name, processor_type: 'passthrough' };
+    random.chance(0.6) ? { id: newId(), name, processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'run {{message}}: {{previous_output}}' } : { id: newId(), name, processor_type: 'passthrough' };
   return Array.from({ length: 1 + random.int(4) }, (_, i) => (random.chance(0.2) ? { parallel: [block(`p${i}a`), block(`p${i}b`)] } : { block: block(`b${i}`) }));
 }
 
@@ -67,6 +68,7 @@ function randomSteps(random: SeededRandom): StoredStep[] {
  */
 export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const random = seededRandom(seed);
+  const newId = seededIds(seed);
   let tick = Date.parse('2026-01-01T00:00:00.000Z');
   const now = () => new Date((tick += 1 + random.int(5)));
   const log = createMemoryEventStore({ now });
@@ -89,9 +91,9 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const told = new Map<string, { status: string; code?: string; result?: unknown } | 'error'>();
   await Promise.all(
     Array.from({ length: runCount }, async () => {
-      const executionId = randomUUID();
+      const executionId = newId();
       const withTools = random.chance(0.25);
-      const steps = withTools ? toolSteps(random) : randomSteps(random);
+      const steps = withTools ? toolSteps(random, newId) : randomSteps(random, newId);
       const asJob = !withTools && random.chance(0.4);
       const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: withTools ? TOOLS : undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
       if (asJob) jobs.set(executionId, steps);
@@ -177,5 +179,6 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   }
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
-  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), violations };
+  const recorded = log.events.map((e) => `${e.streamId} ${e.type}`);
+  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), recorded, violations };
 }

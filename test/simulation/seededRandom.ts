@@ -22,3 +22,14 @@ export function seededRandom(seed: number) {
 }
 
 export type SeededRandom = ReturnType<typeof seededRandom>;
+
+/**
+ * Ids for a schedule's runs, blocks and deliveries, drawn from their own stream of the seed (so the
+ * schedule's other draws are those of the seed alone): a replay names everything as the first run
+ * did, and what orders by id (group commit sorts appends by stream id) orders the same.
+ */
+export function seededIds(seed: number) {
+  const random = seededRandom(seed ^ 0x5eed1d5);
+  const hex = (digits: number) => Array.from({ length: digits }, () => random.int(16).toString(16)).join('');
+  return () => `${hex(8)}-${hex(4)}-4${hex(3)}-${'89ab'[random.int(4)]}${hex(3)}-${hex(12)}`;
+}
