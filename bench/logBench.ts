@@ -11,11 +11,13 @@ import { handleCommand } from '../src/commands/commandHandler.ts';
 import { apiKey } from '../src/domain/apiKeys/apiKey.ts';
 import { apiKeyStream } from '../src/domain/apiKeys/apiKeyEvents.ts';
 import type { EventStore } from '../src/eventstore/eventStore.ts';
-import { allProjections } from '../src/projections/allProjections.ts';
-import { createProjectionRunner } from '../src/projections/projectionRunner.ts';
+import { allProjections, projectionGroups } from '../src/projections/allProjections.ts';
+import { createProjectionLeases } from '../src/leases/projectionLeases.ts';
+import { type GroupHooks, createProjectionRunner } from '../src/projections/projectionRunner.ts';
 import type { ReadModels } from '../src/projections/readModelSchema.ts';
 import { createSupervisor } from '../src/supervision/supervisor.ts';
 import { benchEvent } from './benchEvent.ts';
+import { pollUntil } from './deadline.ts';
 import { percentile } from './percentile.ts';
 
 const logger = pino({ level: 'silent' });
@@ -102,11 +104,32 @@ export async function catchUpThroughput(store: EventStore) {
 const DRAIN_DEADLINE_MS = 60_000;
 
 /** Commands at a steady rate while the projections run: how long until each command's events are in the read models. */
-export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, ratePerSecond: number, seconds: number) {
-  const supervisor = createSupervisor({ logger });
-  const runner = createProjectionRunner({ db, eventStore: store, projections: allProjections, logger, supervisor });
-  await runner.catchUp();
-  await runner.start();
+/**
+ * How far behind the read models are while commands arrive at `ratePerSecond`: with `runners` > 1,
+ * that many projection runners (as worker processes run them: the five groups shared under leases,
+ * each with its own checkpoints) in this process instead of one runner of every projection.
+ */
+export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, ratePerSecond: number, seconds: number, runners = 1) {
+  // A supervisor per runner, as each worker process has its own (task names are per supervisor).
+  const shared = (i: number) => ({ groups: projectionGroups, leases: (hooks: GroupHooks) => createProjectionLeases({ db, owner: `bench-runner-${i}`, leaseMs: 10_000, logger, ...hooks }) });
+  const all = Array.from({ length: runners }, (_, i) => createProjectionRunner({ db, eventStore: store, projections: allProjections, logger, supervisor: createSupervisor({ logger }), ...(runners > 1 ? shared(i) : {}) }));
+  await all[0]!.catchUp();
+  await Promise.all(all.map((r) => r.start()));
+  if (runners > 1) {
+    // Measured once the groups are shared (each runner holds its share), not while they move.
+    await pollUntil(async () => {
+      const owners = await db
+        .selectFrom('projection_leases')
+        .select(['owner', (eb) => eb.fn.countAll<number>().as('held')])
+        .where('runner_name', 'not like', 'member:%')
+        .where('done_at', 'is', null)
+        .where('expires_at', '>', new Date())
+        .groupBy('owner')
+        .execute();
+      return { ok: owners.length === runners && owners.every((o) => Number(o.held) <= Math.ceil(projectionGroups.length / runners)), seen: JSON.stringify(owners) };
+    }, 60_000, 'the projection groups to be shared between the runners', 100);
+  }
+  const runner = { stop: () => Promise.all(all.map((r) => r.stop())) };
   const deps = { eventStore: store, now: () => new Date() };
   const lags: number[] = [];
   // Each command's lag by when it was sent: a lag that grows from the first quarter to the last is falling behind.
@@ -169,7 +192,7 @@ export async function projectionLag(store: EventStore, db: Kysely<ReadModels>, r
   const quarter = Math.max(1, Math.floor(bySent.length / 4));
   const meanLag = (part: typeof bySent) => part.reduce((sum, c) => sum + c.lag, 0) / Math.max(1, part.length);
   const growthMs = round(meanLag(bySent.slice(-quarter)) - meanLag(bySent.slice(0, quarter)), 1);
-  return { commandsPerSecond: ratePerSecond, seconds, commands: total, p50Ms: round(percentile(lags, 50), 1), p99Ms: round(percentile(lags, 99), 1), maxMs: round(lags.at(-1) ?? 0, 1), growthFirstToLastQuarterMs: growthMs };
+  return { commandsPerSecond: ratePerSecond, runners, seconds, commands: total, p50Ms: round(percentile(lags, 50), 1), p99Ms: round(percentile(lags, 99), 1), maxMs: round(lags.at(-1) ?? 0, 1), growthFirstToLastQuarterMs: growthMs };
 }
 
 export async function benchStore(store: EventStore, pool: pg.Pool | undefined, oneCommitPerAppend?: EventStore) {
