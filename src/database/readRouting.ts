@@ -26,10 +26,19 @@ const LOOK_EVERY_MS = 10;
  * left out for the retry policy's wait (reads go on, on the others or the primary); its state is
  * in /health. Queries outside `within` (and every write) go to the primary.
  */
-export function createReadRouting<Database>(deps: { primary: pg.Pool; replicaUrls: readonly string[]; waitMs: number; logger: Logger; random?: () => number }) {
+export function createReadRouting<Database>(deps: {
+  primary: pg.Pool;
+  replicaUrls: readonly string[];
+  waitMs: number;
+  logger: Logger;
+  random?: () => number;
+  /** A replica's pool (tests pass their own). */
+  openPool?: (url: string) => pg.Pool;
+}) {
+  const openPool = deps.openPool ?? ((url: string) => createDatabasePool({ connectionString: url, max: 10, connectionTimeoutMillis: 2_000 }, deps.logger));
   const replicas = deps.replicaUrls.map((url) => ({
     label: replicaLabel(url),
-    pool: createDatabasePool({ connectionString: url, max: 10, connectionTimeoutMillis: 2_000 }, deps.logger),
+    pool: openPool(url),
     shown: new Map<string, number>(),
     outage: createFailureBackoff(RETRY_POLICIES.readReplica, deps.random),
     reads: 0,

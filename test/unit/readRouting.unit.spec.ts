@@ -1,0 +1,101 @@
+import { sql } from 'kysely';
+import type pg from 'pg';
+import pino from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createReadRouting } from '../../src/database/readRouting.ts';
+
+/**
+ * Where a read goes (src/database/readRouting.ts), without a database: servers that answer which
+ * position their read models show (their `projection_checkpoints`) and, for a query, their own name.
+ */
+interface Server {
+  shown: number;
+  down: boolean;
+}
+
+function fakeServer(name: string, state: Server): pg.Pool {
+  const pool = {
+    ending: false,
+    async query() {
+      if (state.down) throw new Error(`${name}: connection refused`);
+      return { rows: [{ position: state.shown }] };
+    },
+    async connect() {
+      if (state.down) throw new Error(`${name}: connection refused`);
+      return { query: async () => ({ command: 'SELECT', rowCount: 1, rows: [{ server: name }] }), release: () => undefined };
+    },
+    async end() {
+      pool.ending = true;
+    },
+    on: () => pool,
+  };
+  return pool as unknown as pg.Pool;
+}
+
+describe('reads routed to read replicas', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  function setUp(servers: { primary: Server; replicas: Server[] }, waitMs = 200) {
+    const replicaPools = new Map(servers.replicas.map((state, i) => [`postgres://replica-${i}:5432/seqflow`, fakeServer(`replica-${i}`, state)]));
+    const reads = createReadRouting<{ t: { server: string } }>({
+      primary: fakeServer('primary', servers.primary),
+      replicaUrls: [...replicaPools.keys()],
+      waitMs,
+      logger: pino({ level: 'silent' }),
+      random: () => 1,
+      openPool: (url) => replicaPools.get(url)!,
+    });
+    closers.push(() => reads.close());
+    const readOn = async (after: number) => reads.within({ after, projections: ['jobs'] }, async () => (await sql<{ server: string }>`SELECT 1`.execute(reads.db)).rows[0]!.server);
+    return { reads, readOn };
+  }
+
+  it('reads outside a need on the primary, and a need with nothing to wait for on a replica', async () => {
+    const { reads, readOn } = setUp({ primary: { shown: 10, down: false }, replicas: [{ shown: 0, down: false }] });
+    expect((await sql<{ server: string }>`SELECT 1`.execute(reads.db)).rows[0]!.server).toBe('primary');
+    expect(await readOn(0)).toBe('replica-0');
+  });
+
+  it("reads on a replica once its read models show the caller's position, on the primary when only the primary's do", async () => {
+    const replica = { shown: 5, down: false };
+    const primary = { shown: 5, down: false };
+    const { readOn } = setUp({ primary, replicas: [replica] });
+    expect(await readOn(5)).toBe('replica-0');
+    // Neither shows 8 yet: the read waits; the primary gets there first.
+    const waiting = readOn(8);
+    primary.shown = 8;
+    expect(await waiting).toBe('primary');
+    replica.shown = 8;
+    expect(await readOn(8)).toBe('replica-0');
+  });
+
+  it("reads the primary as it is after the wait, counted as waited out, when no server shows the caller's position", async () => {
+    const { reads, readOn } = setUp({ primary: { shown: 3, down: false }, replicas: [{ shown: 3, down: false }] }, 30);
+    expect(await readOn(9)).toBe('primary');
+    expect(reads.status()).toMatchObject({ waitedOut: 1, primaryReads: 1, replicas: [{ replica: 'replica-0:5432/seqflow', state: 'up', reads: 0 }] });
+  });
+
+  it('passes over a replica that fails, for the retry policy\'s wait, and takes turns among the others', async () => {
+    const broken = { shown: 100, down: true };
+    const { reads, readOn } = setUp({ primary: { shown: 100, down: false }, replicas: [broken, { shown: 100, down: false }] });
+    const servers = [await readOn(1), await readOn(1), await readOn(1)];
+    expect(servers).toEqual(['replica-1', 'replica-1', 'replica-1']);
+    expect(reads.status().replicas).toEqual([
+      { replica: 'replica-0:5432/seqflow', state: 'down', reads: 0, lastError: 'replica-0: connection refused' },
+      { replica: 'replica-1:5432/seqflow', state: 'up', reads: 3, lastError: null },
+    ]);
+  });
+
+  it('reads the primary when a replica that showed the position refuses the connection itself', async () => {
+    const replica = { shown: 7, down: false };
+    const { reads, readOn } = setUp({ primary: { shown: 7, down: false }, replicas: [replica] });
+    expect(await readOn(7)).toBe('replica-0');
+    // Its position is remembered, so no check runs: the connection is what fails.
+    replica.down = true;
+    expect(await readOn(7)).toBe('primary');
+    expect(reads.status().replicas[0]).toMatchObject({ state: 'down' });
+  });
+});
