@@ -12,12 +12,7 @@ import {
 } from 'kysely';
 import type pg from 'pg';
 
-/**
- * A Kysely dialect whose every connection comes from the pool `choose` names at that moment (the
- * primary or one of its replicas): Kysely's own PostgreSQL driver per pool, each connection given
- * back to the driver it came from. The primary's pool belongs to the caller (it serves the writes'
- * Kysely too), so destroying this one ends only the replicas' pools.
- */
+/** Where the dialect takes each connection from (readRouting.ts decides). */
 export interface Route {
   /** The pool the next connection comes from: a replica's index, or the primary. */
   choose(): Promise<number | 'primary'>;
@@ -25,6 +20,12 @@ export interface Route {
   failed(replica: number, error: unknown): void;
 }
 
+/**
+ * A Kysely dialect whose every connection comes from the pool `route.choose` names at that moment (the
+ * primary or one of its replicas): Kysely's own PostgreSQL driver per pool, each connection given
+ * back to the driver it came from. The primary's pool belongs to the caller (it serves the writes'
+ * Kysely too), so destroying this one ends only the replicas' pools.
+ */
 export function routingDialect(pools: { primary: pg.Pool; replicas: readonly pg.Pool[] }, route: Route): Dialect {
   return {
     createAdapter: () => new PostgresAdapter(),

@@ -51,7 +51,7 @@ export type ReadYourWrites = ReturnType<typeof readYourWrites>;
 
 function positionSent(header: string | string[] | undefined): number {
   if (header === undefined) return 0;
-  const text = Array.isArray(header) ? header.at(-1)! : header;
-  if (!/^\d{1,15}$/.test(text.trim())) throw new ApiError('VALIDATION_FAILED', 'Seqflow-Position: send the non-negative integer a write answered with');
-  return Number(text.trim());
+  const text = (Array.isArray(header) ? header.at(-1)! : header).trim();
+  if (!/^\d{1,15}$/.test(text)) throw new ApiError('VALIDATION_FAILED', 'Seqflow-Position: send the non-negative integer a write answered with');
+  return Number(text);
 }

@@ -1,8 +1,8 @@
 /**
  * The one retry policy every loop uses (the supervisor's restarts, a delivery whose attempt failed
- * to run, a worker that cannot read an organization's secrets, a stalled projection, the claim loops of jobs
- * and deliveries): exponential
- * backoff with jitter and a cap on the delay. A failure that cannot get better is not retried by its
+ * to run, a worker that cannot read an organization's secrets, a stalled projection, the claim loops
+ * of jobs and deliveries, a read replica that failed): exponential backoff with jitter and a cap on
+ * the delay. A failure that cannot get better is not retried by its
  * loop: one terminal for the worker (its master key cannot open a secret) takes the item off this
  * worker and says so in /health; one terminal for the item (a decider's refusal, the start cap of a
  * delivery attempt) ends it with its recorded outcome. Pure: the randomness for the jitter is passed

@@ -43,6 +43,7 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
       const report = deps.watchdog?.last();
       const watchdog = report ? { checkedAt: report.checkedAt, counts: report.counts } : null;
       const found = report ? report.findings.length > 0 : false;
+      const reads = deps.reads?.status();
       // Serving, but something needs attention: a task restarting, a projection stalled, a known problem, a watchdog finding.
       const degraded = tasks.some((task) => task.state === 'restarting') || projections.some((p) => p.stalled) || problems.length > 0 || found;
       return reply.status(healthy ? 200 : 503).send({
@@ -53,7 +54,7 @@ export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<Ev
         tasks,
         problems,
         watchdog,
-        ...(deps.reads ? { reads: { ...deps.reads.status(), replicas: deps.reads.status().replicas.map((r) => (r.lastError === null ? r : { ...r, lastError: WITHHELD })) } } : {}),
+        ...(reads ? { reads: { ...reads, replicas: reads.replicas.map((r) => (r.lastError === null ? r : { ...r, lastError: WITHHELD })) } } : {}),
       });
     });
   };
