@@ -1,3 +1,4 @@
+import { ApiError } from '../domain/errors/apiError.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { findFlow, findOrganization, findProject, findTestCase } from '../queries/namedEntities.ts';
 
@@ -24,9 +25,26 @@ export interface FlowRef {
   flow: string;
 }
 
-export const organizationOf = (rt: Runtime, ref: OrgRef) => findOrganization(rt.db, ref.org);
-export const projectOf = (rt: Runtime, ref: ProjectRef) => findProject(rt.db, ref);
-export const flowIdOf = async (rt: Runtime, ref: FlowRef) => (await findFlow(rt.db, ref)).id;
-export const testCaseIdOf = async (rt: Runtime, ref: Partial<FlowRef> & { case: string }) => (await findTestCase(rt.db, { ...ref, testCase: ref.case })).id;
+const NOT_FOUND = new Set(['ORGANIZATION_NOT_FOUND', 'PROJECT_NOT_FOUND', 'FLOW_NOT_FOUND', 'TEST_CASE_NOT_FOUND']);
+
+/**
+ * Names are looked up in the read models, which may not yet show what another process (the API, a
+ * worker) has just written: a name not found there is looked up again after this process has
+ * brought the read models up to the log's head, so a command sees every write made before it ran.
+ */
+async function named<T>(rt: Runtime, find: () => Promise<T>): Promise<T> {
+  try {
+    return await find();
+  } catch (error) {
+    if (!(error instanceof ApiError && NOT_FOUND.has(error.code))) throw error;
+    await rt.projections.catchUp();
+    return find();
+  }
+}
+
+export const organizationOf = (rt: Runtime, ref: OrgRef) => named(rt, () => findOrganization(rt.db, ref.org));
+export const projectOf = (rt: Runtime, ref: ProjectRef) => named(rt, () => findProject(rt.db, ref));
+export const flowIdOf = async (rt: Runtime, ref: FlowRef) => (await named(rt, () => findFlow(rt.db, ref))).id;
+export const testCaseIdOf = async (rt: Runtime, ref: Partial<FlowRef> & { case: string }) => (await named(rt, () => findTestCase(rt.db, { ...ref, testCase: ref.case }))).id;
 /** The slug of the organization `ref` names (a slug or an id): what the organization commands take. */
-export const organizationSlugOf = async (rt: Runtime, ref: string) => (await findOrganization(rt.db, ref)).slug;
+export const organizationSlugOf = async (rt: Runtime, ref: string) => (await named(rt, () => findOrganization(rt.db, ref))).slug;

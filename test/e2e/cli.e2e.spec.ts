@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/runProcess.ts';
+import { createOrganization } from '../../src/commands/organizationCommands.ts';
+import { createTestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { allEventText, countEventRows, createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
 // Each test starts the CLI as its own process several times: on a loaded machine (load 7) that alone took over a minute.
@@ -328,5 +330,23 @@ describe('the seqflow CLI', { timeout: 180_000 }, () => {
     const badConfig = await runCli(['migrate'], { ...env, PORT: 'not-a-port' });
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr).toContain('PORT');
+  });
+
+  it('finds what another process wrote before it ran, though no process has projected it yet', async () => {
+    // A runtime that appends but runs no projections: its organization is in the log only.
+    const other = await createTestRuntime('cli-behind');
+    try {
+      await createOrganization(other.runtime.commands, { slug: 'fresh', name: 'Fresh' }, testPrincipal);
+      const otherEnv = { DATABASE_URL: other.database.url, SEQFLOW_MASTER_KEY: other.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
+      expect(await other.runtime.db.selectFrom('organizations').select('slug').execute()).toEqual([]);
+
+      const project = await runCli(['project', 'create', '--org', 'fresh', '--slug', 'web', '--name', 'Web'], otherEnv);
+      expect(project.stderr).toBe('');
+      expect(JSON.parse(project.stdout)).toEqual({ id: expect.any(String), slug: 'web', organizationId: expect.any(String) });
+      const ghost = await runCli(['project', 'create', '--org', 'ghost', '--slug', 'web', '--name', 'Web'], otherEnv);
+      expect([ghost.code, ghost.stderr]).toEqual([1, expect.stringContaining('ORGANIZATION_NOT_FOUND')]);
+    } finally {
+      await other.close();
+    }
   });
 });

@@ -97,11 +97,18 @@ describe('runs whose process is killed mid-run (kill -9)', () => {
     const cli = spawn(TSX, ['src/cli/main.ts', 'test', 'run', '--case', testCase.testCaseId], {
       cwd: ROOT,
       detached: true,
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'pipe'],
       env: { ...process.env, DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'k', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_RUNNER_LEASE_MS: '1000', LOG_LEVEL: 'warn' },
     });
-    const exited = new Promise((resolve) => cli.on('exit', resolve));
-    await until(async () => model.requests.length > calls, 'the test run to call the model');
+    let output = '';
+    cli.stdout!.on('data', (chunk) => (output += chunk));
+    cli.stderr!.on('data', (chunk) => (output += chunk));
+    let exitCode: number | null | undefined;
+    const exited = new Promise((resolve) => cli.on('exit', (code) => resolve((exitCode = code))));
+    await until(async () => {
+      if (exitCode !== undefined) throw new Error(`the CLI exited (${exitCode}) before calling the model: ${output}`);
+      return model.requests.length > calls;
+    }, 'the test run to call the model');
     process.kill(-cli.pid!, 'SIGKILL');
     await exited;
 
