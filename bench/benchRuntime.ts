@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { loadConfig } from '../src/config/config.ts';
-import { type Runtime, openRuntime } from '../src/runtime/runtime.ts';
+import { type OpenRuntimeOptions, type Runtime, openRuntime } from '../src/runtime/runtime.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
 import { importFlow } from '../src/commands/flowCommands.ts';
 import { createOrganization } from '../src/commands/organizationCommands.ts';
 import { createProject } from '../src/commands/projectCommands.ts';
 
 /** A runtime on a bench database whose model is the scripted server at `modelBaseUrl`, credits plenty, logs silent unless BENCH_LOG_LEVEL. */
-export function openBenchRuntime(databaseUrl: string, modelBaseUrl: string) {
+export function openBenchRuntime(databaseUrl: string, modelBaseUrl: string, options: OpenRuntimeOptions = {}) {
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
     SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'),
@@ -18,7 +18,7 @@ export function openBenchRuntime(databaseUrl: string, modelBaseUrl: string) {
     SEQFLOW_DEFAULT_CREDITS: '1000000000',
     LOG_LEVEL: 'silent',
   });
-  return openRuntime(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }));
+  return openRuntime(config, pino({ level: process.env.BENCH_LOG_LEVEL ?? 'silent' }), 'cli', options);
 }
 
 const principal = { principal: { kind: 'system' as const, id: 'bench' } };

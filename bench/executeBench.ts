@@ -7,7 +7,7 @@ import { memoryOverRuns } from './memoryBench.ts';
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
 const summary = { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'], additionalProperties: false };
-const flows = {
+export const EXECUTE_FLOWS = {
   pass: [{ block: { name: 'relay', processor_type: 'passthrough' } }],
   three: [
     { block: { name: 'prepare', processor_type: 'code', code: 'return { text: input.message.trim(), words: input.message.split(" ").length };' } },
@@ -27,13 +27,13 @@ const flows = {
 export async function benchExecute(databaseUrl: string) {
   const loader = await startLoadProcess();
   const runtime = await openBenchRuntime(databaseUrl, loader.modelBaseUrl);
-  const key = await seedBenchProject(runtime, flows);
+  const key = await seedBenchProject(runtime, EXECUTE_FLOWS);
   await runtime.projections.start();
   const app = await buildServer(runtime);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const insertRoute = await startInsertRoute(databaseUrl);
-  const flowUrl = (slug: keyof typeof flows) => `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/${slug}/execute`;
-  const execute = (slug: keyof typeof flows, concurrency: number, total: number, warmUp?: number) => loader.load({ url: flowUrl(slug), key, concurrency, total, status: 200, warmUp });
+  const flowUrl = (slug: keyof typeof EXECUTE_FLOWS) => `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/seq/bench/bench/${slug}/execute`;
+  const execute = (slug: keyof typeof EXECUTE_FLOWS, concurrency: number, total: number, warmUp?: number) => loader.load({ url: flowUrl(slug), key, concurrency, total, status: 200, warmUp });
 
   try {
     const insert = await loader.load({ url: insertRoute.url, key, concurrency: 32, total: 4000, status: 200 });

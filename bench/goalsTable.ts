@@ -31,6 +31,13 @@ export function goalRows(f: Figures): GoalRow[] {
     const m = x.memory;
     rows.push({ figure: `memory over ${m.runs} runs`, ours: `heap ${m.samples[0].heapUsedMiB} -> ${m.samples.at(-1).heapUsedMiB} MiB, RSS ${m.samples[0].rssMiB} -> ${m.samples.at(-1).rssMiB} MiB`, comparedWith: 'its first tenth', ratio: `${m.heapGrowthFirstToLastMiB >= 0 ? '+' : ''}${m.heapGrowthFirstToLastMiB} MiB`, goal: 'flat', holds: m.heapGrowthFirstToLastMiB <= 16 });
   }
+  const e = f.erasureCost;
+  if (typeof e === 'object') {
+    for (const [name, figure] of [['passthrough', e.passthrough], ['three blocks', e.threeBlocks]] as const) {
+      const runs = (values: number[]) => `${Math.min(...values)}-${Math.max(...values)}/s`;
+      rows.push({ figure: `sealed run data, /execute ${name} c32 (${e.rounds} rounds)`, ours: `sealed ${runs(figure.sealedPerSecond)}`, comparedWith: `unsealed ${runs(figure.unsealedPerSecond)}`, ratio: `${figure.medianRatio} (median; ${Math.min(...figure.ratios)}-${Math.max(...figure.ratios)})`, goal: 'cost <= 5%', holds: figure.cost <= 0.05 });
+    }
+  }
   const j = f.jobs;
   if (typeof j === 'object' && typeof j.graphileWorker === 'object') {
     rows.push({ figure: '/jobs accept -> completed, passthrough', ours: `${j.ours.jobsPerSecond}/s`, comparedWith: `graphile-worker ${j.graphileWorker.jobsPerSecond}/s`, ratio: `${j.oursToGraphileWorker}`, goal: '>= 0.5', holds: j.oursToGraphileWorker >= 0.5 });

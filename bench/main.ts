@@ -4,7 +4,7 @@
  *
  * Each section runs on fresh databases of BENCH_DATABASE_URL's server (default: the local
  * PostgreSQL at 127.0.0.1:5432; if none answers, an embedded one), and the log figures also against
- * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,step,jobs,webhooks,cli,roles,split,tests,backtests,mcp,audit,console
+ * KurrentDB when KURRENTDB_CONNECTION_STRING is set. BENCH_ONLY=log,execute,erasure,step,jobs,webhooks,cli,roles,split,tests,backtests,mcp,audit,console
  * runs only the sections named.
  */
 import { cpus, loadavg } from 'node:os';
@@ -21,6 +21,7 @@ import { benchConsole } from './consoleBench.ts';
 import { benchDeliveries } from './deliveryBench.ts';
 import { inOwnProcess } from './ownProcess.ts';
 import { withDeadline } from './deadline.ts';
+import { benchErasureCost } from './erasureCostBench.ts';
 import { benchExecute } from './executeBench.ts';
 import { benchStep } from './stepBench.ts';
 import { goalRows, markdownTable } from './goalsTable.ts';
@@ -85,6 +86,7 @@ try {
   });
 
   const execute = await section('execute', async () => benchExecute(await databases.create('exec')));
+  const erasureCost = await section('erasure', () => benchErasureCost((name) => databases.create(`erasure_${name}`)));
   const step = await section('step', async () => benchStep(await databases.create('step')));
   const jobs = await section('jobs', async () => benchJobs(await databases.create('jobs'), await databases.create('graphile')));
   const webhookDeliveries = await section('webhooks', async () => benchDeliveries(await databases.create('hooks')));
@@ -115,6 +117,7 @@ try {
     machine,
     postgres,
     execute,
+    erasureCost,
     step,
     jobs,
     webhookDeliveries,

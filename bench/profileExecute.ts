@@ -9,7 +9,8 @@
  * `PROFILE_FLOW=passthrough` profiles a one-block passthrough flow instead, `PROFILE_FLOW=slow-llm`
  * one llm block whose model answers after a second, at concurrency 500, and `PROFILE_FLOW=tool-loop`
  * the execute bench's pause -> resume round trips, one at a time, with where each one's time went
- * from the service's own histograms (test-output/<flow>.cpuprofile).
+ * from the service's own histograms (test-output/<flow>.cpuprofile). `PROFILE_SEALING=off` runs the
+ * service with run data unsealed, to compare with what sealing adds (bench/erasureCostBench.ts).
  */
 import { buildServer } from '../src/api/rest/server.ts';
 import { createApiKey } from '../src/commands/apiKeyCommands.ts';
@@ -47,7 +48,7 @@ if (!(flowName in flows)) throw new Error(`PROFILE_FLOW must be one of ${Object.
 
 const databases = await openBenchDatabases();
 const loader = await startLoadProcess();
-const runtime = await openBenchRuntime(await databases.create('profile'), loader.modelBaseUrl);
+const runtime = await openBenchRuntime(await databases.create('profile'), loader.modelBaseUrl, { sealRunData: process.env.PROFILE_SEALING !== 'off' });
 let window: Awaited<ReturnType<typeof startProfiledWindow>> | undefined;
 try {
   const deps = runtime.commands;

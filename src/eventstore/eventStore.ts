@@ -68,6 +68,12 @@ export interface SubscriptionOptions {
    * key lookup per batch and a cipher call per event.
    */
   openSealed?: readonly string[];
+  /**
+   * The handler applies every RunDataErased itself, clearing what it kept of the run's data: a run
+   * erased by another process after its events were appended may then be opened with the key this
+   * process made for it (no key lookup), since the erasure event follows in the log and undoes it.
+   */
+  appliesErasures?: boolean;
 }
 
 export interface Subscription {

@@ -45,12 +45,15 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     return { events: sealedEvents, options: dataKeys.length > 0 ? { ...options, dataKeys } : options };
   }
 
-  /** The events with their sealed fields opened (in the types `only` names, when given; in the others they read as their erased values). */
-  async function open(recorded: RecordedEvent[], only?: readonly string[]): Promise<RecordedEvent[]> {
+  /**
+   * The events with their sealed fields opened (in the types `only` names, when given; in the others
+   * they read as their erased values); `madeHere`: with the keys this process made, unasked.
+   */
+  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
     if (sealed.length === 0) return recorded;
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
-    const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))]);
+    const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere });
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).
     for (const r of recorded) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
     const chosen = new Set(toOpen);
@@ -74,7 +77,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     streamExists: (streamId) => inner.streamExists(streamId),
     streamHeads: (streamIds) => inner.streamHeads(streamIds),
     readAll: async (from, limit) => open(await inner.readAll(from, limit)),
-    subscribe: (options) => inner.subscribe({ ...options, handler: async (events) => options.handler(await open(events, options.openSealed)) }),
+    subscribe: (options) => inner.subscribe({ ...options, handler: async (events) => options.handler(await open(events, options.openSealed, options.appliesErasures === true)) }),
     headPosition: () => inner.headPosition(),
     ping: () => inner.ping(),
     close: () => inner.close(),

@@ -74,6 +74,11 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
   const advanced = new EventEmitter();
   advanced.setMaxListeners(0);
   const groups = new Map((options.groups ?? [{ name: 'all', projections }]).map((group) => [group.name, group]));
+  // The reader opens sealed data with this process's own keys (appliesErasures): sound only where each
+  // projection that keeps opened data also applies the erasure that clears it.
+  for (const p of projections) {
+    if ((p.opens?.length ?? 0) > 0 && !p.handles.includes('RunDataErased')) throw new Error(`projection ${p.name} opens sealed data but does not handle RunDataErased`);
+  }
   const stalls = new Map<string, Stall>();
   const checkpoints = createCheckpoints(db, projections);
 

@@ -33,6 +33,8 @@ export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
         from: cursor,
         batchSize,
         openSealed: opens,
+        // Every projection that opens sealed data handles RunDataErased (projectionRunner checks).
+        appliesErasures: true,
         handler: async (events) => {
           cursor = await batch(cursor, events);
           // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.

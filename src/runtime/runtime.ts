@@ -90,8 +90,17 @@ export interface Runtime {
 // Postgres `bigint` (int8) as a JS number: positions and counts stay far below 2^53.
 pg.types.setTypeParser(20, (value) => Number(value));
 
+/** What no configuration reaches: only code that opens a runtime can set it. */
+export interface OpenRuntimeOptions {
+  /**
+   * false stores run data unsealed (no erasure possible): only for the benchmark that measures what
+   * sealing costs against the same runtime without it (bench/erasureCostBench.ts).
+   */
+  sealRunData?: boolean;
+}
+
 /** `role`: what this process runs as, in the report it publishes on its runner lease (the console's System view). */
-export async function openRuntime(config: Config, logger: Logger, role: ProcessRole = 'cli'): Promise<Runtime> {
+export async function openRuntime(config: Config, logger: Logger, role: ProcessRole = 'cli', options: OpenRuntimeOptions = {}): Promise<Runtime> {
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
   // Behind PgBouncer in transaction mode, a connection that must keep its session goes to the server itself.
@@ -114,7 +123,8 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const runDataKeys = createRunDataKeys(pool, masterKey, { flushedWithLog: log.kind === 'postgres' });
     // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
     // The highest position this process appended: what an answer to a write tells its caller to read after.
-    const appended = trackAppendedPositions(logWatch.observe(watchStorage(instrumentAppends(sealingEventStore(log, runDataKeys), metrics), healthNotes)));
+    const sealing = options.sealRunData === false ? log : sealingEventStore(log, runDataKeys);
+    const appended = trackAppendedPositions(logWatch.observe(watchStorage(instrumentAppends(sealing, metrics), healthNotes)));
     const eventStore = appended.store;
     const reads = createReadRouting<ReadModels>({ primary: pool, replicaUrls: config.databaseReadUrls, waitMs: config.readWaitMs, logger });
     const organizations = createOrganizationStates(eventStore, logWatch);

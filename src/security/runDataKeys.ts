@@ -21,8 +21,9 @@ export interface Queryable {
  * before it loses both (the cost of a second fsync per run, measured: half the /execute throughput).
  * With KurrentDB the key's commit waits for the disk. Keys a process made are kept in a bounded cache for
  * sealing its own runs' later events; a stale entry there is harmless (what it seals after another
- * process erased the run opens with no stored key). Opening never uses that cache: an erasure counts
- * in every process at once.
+ * process erased the run opens with no stored key). Opening uses that cache only for readers that
+ * apply the erasure event themselves (the projections); for every other reader an erasure counts in
+ * every process at once.
  */
 export type KeyState = DataKey | 'erased' | 'none';
 
@@ -35,8 +36,12 @@ export interface RunDataKeys {
   forNewRun(executionId: string): { key: DataKey; wrappedKey: string };
   /** The key that seals a run's events: made and stored now if the run has none; `erased` once erased. */
   forSealing(executionId: string): Promise<DataKey | 'erased'>;
-  /** The stored keys of these runs, read now (`none`: the run never had one, as runs recorded before keys). */
-  forOpening(executionIds: readonly string[]): Promise<Map<string, KeyState>>;
+  /**
+   * The stored keys of these runs, read now (`none`: the run never had one, as runs recorded before
+   * keys). With `madeHere`, the keys this process made are taken from its memory instead, even if
+   * another process has erased the run since: only for readers that apply the erasure event after.
+   */
+  forOpening(executionIds: readonly string[], options?: { madeHere?: boolean }): Promise<Map<string, KeyState>>;
   /** Removes a run's key for good (idempotent: the first erasure's time stays). */
   erase(executionId: string, at: Date): Promise<void>;
   /**
@@ -50,7 +55,7 @@ export interface RunDataKeys {
 export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
   const random = createRandomPool();
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
-  const made = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
+  const made = createMadeKeys(options.cacheSize ?? 10_000);
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
   // does not pay a cipher call for a key it opened before.
   const opened = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
@@ -103,10 +108,8 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
     forNewRun(executionId) {
       const key = made.get(executionId) ?? newDataKey(random);
       made.set(executionId, key);
-      const wrappedKey = wrapDataKey(key, executionId, masterKey, random);
-      // Its own projections open the run's events next: the stored text then needs no unwrapping.
-      opened.set(wrappedKey, key);
-      return { key, wrappedKey };
+      // Its own projections open the run's events with `made` (forOpening's madeHere): nothing to unwrap.
+      return { key, wrappedKey: wrapDataKey(key, executionId, masterKey, random) };
     },
 
     forSealing(executionId) {
@@ -120,10 +123,16 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
       });
     },
 
-    async forOpening(executionIds) {
+    async forOpening(executionIds, options = {}) {
       const states = new Map<string, KeyState>(executionIds.map((id) => [id, 'none']));
-      if (executionIds.length === 0) return states;
-      const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...new Set(executionIds)]]);
+      const asked = new Set<string>();
+      for (const id of executionIds) {
+        const own = options.madeHere ? made.get(id) : undefined;
+        if (own) states.set(id, own);
+        else asked.add(id);
+      }
+      if (asked.size === 0) return states;
+      const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...asked]]);
       for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key, row.execution_id) : 'erased');
       return states;
     },
@@ -141,5 +150,21 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
         [executionId, at.toISOString()],
       );
     },
+  };
+}
+
+/**
+ * The keys this process made, the oldest forgotten first past `max`: a Map in insertion order is
+ * enough (a run's later events come soon after its first) and costs less per run than an LRU.
+ */
+function createMadeKeys(max: number) {
+  const keys = new Map<string, DataKey>();
+  return {
+    get: (executionId: string) => keys.get(executionId),
+    set(executionId: string, key: DataKey) {
+      if (!keys.has(executionId) && keys.size >= max) keys.delete(keys.keys().next().value!);
+      keys.set(executionId, key);
+    },
+    delete: (executionId: string) => void keys.delete(executionId),
   };
 }
