@@ -1,4 +1,5 @@
 import {
+  type CompiledQuery,
   type DatabaseConnection,
   type Dialect,
   type Driver,
@@ -8,6 +9,7 @@ import {
   PostgresIntrospector,
   PostgresQueryCompiler,
   type QueryCompiler,
+  type QueryResult,
   type TransactionSettings,
 } from 'kysely';
 import type pg from 'pg';
@@ -23,8 +25,11 @@ export interface Route {
 /**
  * A Kysely dialect whose every connection comes from the pool `route.choose` names at that moment (the
  * primary or one of its replicas): Kysely's own PostgreSQL driver per pool, each connection given
- * back to the driver it came from. The primary's pool belongs to the caller (it serves the writes'
- * Kysely too), so destroying this one ends only the replicas' pools.
+ * back to the driver it came from. A connection is bound when it is first used: a plain read (a
+ * Kysely select, or raw SQL that starts with SELECT) goes where the route says; anything else (a
+ * write, a transaction) goes to the primary, wherever it is called from, so a read-only replica never
+ * sees a write. The primary's pool belongs to the caller (it serves the writes' Kysely too), so
+ * destroying this one ends only the replicas' pools.
  */
 export function routingDialect(pools: { primary: pg.Pool; replicas: readonly pg.Pool[] }, route: Route): Dialect {
   return {
@@ -36,8 +41,6 @@ export function routingDialect(pools: { primary: pg.Pool; replicas: readonly pg.
 }
 
 class RoutingDriver implements Driver {
-  readonly #owners = new WeakMap<DatabaseConnection, PostgresDriver>();
-
   constructor(
     private readonly primary: PostgresDriver,
     private readonly replicas: readonly PostgresDriver[],
@@ -48,51 +51,84 @@ class RoutingDriver implements Driver {
     await Promise.all([this.primary, ...this.replicas].map((driver) => driver.init()));
   }
 
-  async acquireConnection() {
-    const chosen = await this.route.choose();
-    let driver = chosen === 'primary' ? this.primary : this.replicas[chosen]!;
-    let connection: DatabaseConnection;
+  /** A connection bound on its first use, to the pool that use calls for. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new RoutedConnection((read) => this.#bind(read));
+  }
+
+  async #bind(read: boolean): Promise<Bound> {
+    const chosen = read ? await this.route.choose() : 'primary';
+    if (chosen === 'primary') return { driver: this.primary, connection: await this.primary.acquireConnection() };
     try {
-      connection = await driver.acquireConnection();
+      const driver = this.replicas[chosen]!;
+      return { driver, connection: await driver.acquireConnection() };
     } catch (error) {
-      if (chosen === 'primary') throw error;
       this.route.failed(chosen, error);
-      driver = this.primary;
-      connection = await driver.acquireConnection();
+      return { driver: this.primary, connection: await this.primary.acquireConnection() };
     }
-    this.#owners.set(connection, driver);
-    return connection;
   }
 
-  #owner(connection: DatabaseConnection) {
-    return this.#owners.get(connection) ?? this.primary;
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.beginTransaction(bound.connection, settings);
   }
-
-  beginTransaction(connection: DatabaseConnection, settings: TransactionSettings) {
-    return this.#owner(connection).beginTransaction(connection, settings);
+  async commitTransaction(connection: DatabaseConnection) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.commitTransaction(bound.connection);
   }
-  commitTransaction(connection: DatabaseConnection) {
-    return this.#owner(connection).commitTransaction(connection);
+  async rollbackTransaction(connection: DatabaseConnection) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.rollbackTransaction(bound.connection);
   }
-  rollbackTransaction(connection: DatabaseConnection) {
-    return this.#owner(connection).rollbackTransaction(connection);
+  async savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.savepoint(bound.connection, name, compile);
   }
-  savepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.#owner(connection).savepoint(connection, name, compile);
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.rollbackToSavepoint(bound.connection, name, compile);
   }
-  rollbackToSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.#owner(connection).rollbackToSavepoint(connection, name, compile);
-  }
-  releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
-    return this.#owner(connection).releaseSavepoint(connection, name, compile);
+  async releaseSavepoint(connection: DatabaseConnection, name: string, compile: QueryCompiler['compileQuery']) {
+    const bound = await (connection as RoutedConnection).bind(false);
+    await bound.driver.releaseSavepoint(bound.connection, name, compile);
   }
   async releaseConnection(connection: DatabaseConnection) {
-    const owner = this.#owner(connection);
-    this.#owners.delete(connection);
-    await owner.releaseConnection(connection as Parameters<PostgresDriver['releaseConnection']>[0]);
+    const bound = (connection as RoutedConnection).bound;
+    if (bound) await bound.driver.releaseConnection(bound.connection as Parameters<PostgresDriver['releaseConnection']>[0]);
   }
 
   async destroy() {
     await Promise.all(this.replicas.map((driver) => driver.destroy()));
+  }
+}
+
+interface Bound {
+  driver: PostgresDriver;
+  connection: DatabaseConnection;
+}
+
+/** Reads that a replica may serve: Kysely's selects, and raw SQL that is a plain SELECT. */
+function isRead(query: CompiledQuery): boolean {
+  return query.query.kind === 'SelectQueryNode' || (query.query.kind === 'RawNode' && /^\s*select\b/i.test(query.sql));
+}
+
+class RoutedConnection implements DatabaseConnection {
+  bound: Bound | undefined;
+  #binding: Promise<Bound> | undefined;
+
+  constructor(private readonly choose: (read: boolean) => Promise<Bound>) {}
+
+  /** The connection this one is bound to, bound now (for a read or not) if it is not yet. */
+  bind(read: boolean): Promise<Bound> {
+    this.#binding ??= this.choose(read).then((bound) => (this.bound = bound));
+    return this.#binding;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    return (await this.bind(isRead(query))).connection.executeQuery<R>(query);
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize?: number): AsyncIterableIterator<QueryResult<R>> {
+    yield* (await this.bind(isRead(query))).connection.streamQuery<R>(query, chunkSize);
   }
 }

@@ -98,4 +98,16 @@ describe('reads routed to read replicas', () => {
     expect(await readOn(7)).toBe('primary');
     expect(reads.status().replicas[0]).toMatchObject({ state: 'down' });
   });
+
+  it('sends a write and a transaction to the primary even within a read\'s need, and reads after them where the need says', async () => {
+    const { reads } = setUp({ primary: { shown: 10, down: false }, replicas: [{ shown: 10, down: false }] });
+    const need = { after: 0, projections: ['jobs'] };
+    const servers = await reads.within(need, async () => ({
+      written: (await reads.db.insertInto('t').values({ server: 'x' }).returning('server').execute())[0]!.server,
+      rawWrite: (await sql<{ server: string }>`UPDATE t SET server = 'y'`.execute(reads.db)).rows[0]!.server,
+      inTransaction: await reads.db.transaction().execute(async (trx) => (await trx.selectFrom('t').select('server').execute())[0]!.server),
+      read: (await reads.db.selectFrom('t').select('server').execute())[0]!.server,
+    }));
+    expect(servers).toEqual({ written: 'primary', rawWrite: 'primary', inTransaction: 'primary', read: 'replica-0' });
+  });
 });
