@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { createTRPCClient, httpLink } from '@trpc/client';
+import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PrimaryWithStandby, postgresBinaries, startPrimaryWithStandby } from '../support/hotStandby.ts';
 import { freePort } from '../support/freePort.ts';
@@ -9,7 +11,8 @@ import { until } from '../support/until.ts';
  * DATABASE_READ_URLS (docs/running.md): polls and listings are read on a real hot standby of the
  * service's PostgreSQL while the primary takes the writes, and a caller still reads its own writes:
  * a job it just started is in its listings at once, whether it sends back the `Seqflow-Position` its
- * write answered (any API process) or not (the process remembers its key's last write). When the
+ * write answered (any API process) or not (the process remembers its key's last write). The
+ * console's queries are read there too, and an operator sees their own changes at once. When the
  * standby stops, reads go on, on the primary.
  */
 const bin = postgresBinaries();
@@ -22,6 +25,7 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
   let cluster: PrimaryWithStandby;
   let served: ReturnType<typeof spawnServe>;
   let api: string;
+  let consolePort: number;
   const keys: { writer: string; reader: string } = { writer: '', reader: '' };
   const env = () => ({ DATABASE_URL: cluster.primaryUrl, SEQFLOW_MASTER_KEY: masterKey, SEQFLOW_DATA_DIR: '' });
   const masterKey = randomBytes(32).toString('base64');
@@ -48,8 +52,9 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
     cluster = await startPrimaryWithStandby(bin!);
     const port = await freePort();
     api = `127.0.0.1:${port}`;
+    consolePort = await freePort();
     // A long wait: on a loaded machine the read models may take a while to show a write; the test is about where reads go, not how fast.
-    served = spawnServe({ ...env(), DATABASE_READ_URLS: cluster.standbyUrl, SEQFLOW_READ_WAIT_MS: '20000', SEQFLOW_DEMO: 'true', PORT: String(port) });
+    served = spawnServe({ ...env(), DATABASE_READ_URLS: cluster.standbyUrl, SEQFLOW_READ_WAIT_MS: '20000', SEQFLOW_DEMO: 'true', PORT: String(port), SEQFLOW_CONSOLE_PORT: String(consolePort) });
     await until(async () => (await fetch(`http://${api}/api/v1/health`).catch(() => null))?.ok === true, 'the service to serve', 120_000);
     keys.writer = await apiKey();
     keys.reader = await apiKey();
@@ -97,6 +102,32 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
     expect(answer.status).toBe(422);
     expect(((await answer.json()) as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('Seqflow-Position') });
   });
+
+  it("serves the console's reads on the standby, and an operator reads each change of theirs at once", async () => {
+    const link = await runCli(['console', 'link'], { ...env(), SEQFLOW_CONSOLE_PORT: String(consolePort) });
+    expect(link.code, link.stderr).toBe(0);
+    const token = new URL((JSON.parse(link.stdout.trim().split('\n').at(-1)!) as { url: string }).url).searchParams.get('token');
+    const login = await fetch(`http://127.0.0.1:${consolePort}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ token }) });
+    expect(login.status).toBe(200);
+    const operator = createTRPCClient<ConsoleRouter>({ links: [httpLink({ url: `http://127.0.0.1:${consolePort}/internal/trpc`, headers: { cookie: login.headers.get('set-cookie')!.split(';')[0]! } })] });
+    const replicaReads = async () => (await health()).reads!.replicas[0]!.reads;
+
+    // Before any change of theirs, a query needs nothing: the standby serves it.
+    const before = await replicaReads();
+    const demo = (await operator.organizations.list.query()).find((organization) => organization.slug === 'demo')!;
+    expect(await replicaReads()).toBeGreaterThan(before);
+    // After each change, the next read shows it (on the primary while the standby has not replayed it yet).
+    for (let round = 0; round < 5; round++) {
+      await operator.retention.set.mutate({ organizationId: demo.organizationId, projectId: null, runDays: 10 + round });
+      expect((await operator.retention.get.query({ organizationId: demo.organizationId })).runDays).toBe(10 + round);
+    }
+    // Once the standby shows the last change, the operator's reads go there again.
+    const afterChanges = await replicaReads();
+    await until(async () => {
+      expect((await operator.retention.get.query({ organizationId: demo.organizationId })).runDays).toBe(14);
+      return (await replicaReads()) > afterChanges;
+    }, 'a read of the operator on the standby again', 60_000);
+  }, 120_000);
 
   it('goes on reading, on the primary, once the standby has stopped', async () => {
     await cluster.stopStandby();

@@ -21,6 +21,7 @@ import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
 import { confirmPage } from './loginConfirmPage.ts';
 import { createConsoleSignIns } from '../oauth/consoleSignIns.ts';
+import { operatorReads } from './operatorReads.ts';
 
 
 /**
@@ -105,7 +106,8 @@ async function servePage(app: FastifyInstance) {
 /** What the console's procedures use, from the process's runtime. */
 const consoleServices = (runtime: Runtime): ConsoleServices => ({
   commands: runtime.commands,
-  db: runtime.db,
+  db: runtime.reads.db,
+  operatorReads: operatorReads({ appendedPosition: runtime.appendedPosition, reads: runtime.reads }),
   eventStore: runtime.eventStore,
   runs: runtime.runs,
   backtests: createBacktestService({ ...runtime, engine: runtime.execution }),

@@ -47,8 +47,17 @@ export async function* withApiErrors<T>(source: AsyncGenerator<T>): AsyncGenerat
 
 export const router = t.router;
 
-/** Every console procedure: an operator must be signed in; the operator is the principal of what it does. */
-export const operatorProcedure = t.procedure.use(mapErrors).use(({ ctx, next }) => {
-  if (!ctx.operator) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in as an operator: open a link from `seqflow console link`, or send an OAuth token of a subject granted `seqflow operator grant`' });
-  return next({ ctx: { ...ctx, operator: ctx.operator, metadata: { principal: ctx.operator, requestId: ctx.requestId } } });
+/**
+ * Every console procedure: an operator must be signed in; the operator is the principal of what it
+ * does. A query reads where read replicas may serve it, after the operator's own changes; a mutation
+ * that succeeded is such a change (operatorReads.ts). Subscriptions follow the log itself.
+ */
+export const operatorProcedure = t.procedure.use(mapErrors).use(async ({ ctx, type, next }) => {
+  const operator = ctx.operator;
+  if (!operator) throw new TRPCError({ code: 'UNAUTHORIZED', message: 'Sign in as an operator: open a link from `seqflow console link`, or send an OAuth token of a subject granted `seqflow operator grant`' });
+  const go = () => next({ ctx: { ...ctx, operator, metadata: { principal: operator, requestId: ctx.requestId } } });
+  if (type === 'query') return ctx.services.operatorReads.read(operator, go);
+  const result = await go();
+  if (type === 'mutation' && result.ok) ctx.services.operatorReads.changed(operator);
+  return result;
 });
