@@ -15,15 +15,15 @@ import type { JwtVerifier } from '../auth/jwtVerifier.ts';
 import type { ConsoleSignIns } from '../oauth/consoleSignIns.ts';
 import type { RunDataKeys } from '../../security/runDataKeys.ts';
 import { SESSION_COOKIE, type ConsoleSessions } from './consoleSession.ts';
-import type { OperatorReads } from './operatorReads.ts';
+import type { ReadsAfterChanges } from '../readsAfterChanges.ts';
 
 /** The services the console's procedures work with, made once by the console's wiring. */
 export interface ConsoleServices {
   commands: CommandDependencies;
   /** The read models: a query runs on a read replica inside `operatorReads.read`, on the primary otherwise (and every write, wherever). */
   db: Kysely<ReadModels>;
-  /** Queries read after the operator's own changes (operatorReads.ts). */
-  operatorReads: OperatorReads;
+  /** Queries read after the operator's own changes (src/api/readsAfterChanges.ts). */
+  operatorReads: ReadsAfterChanges;
   eventStore: EventStore;
   /** The run use cases an operator calls: list, cancel, rerun. */
   runs: Pick<RunService, 'listAll' | 'cancel' | 'rerun' | 'eraseData'>;

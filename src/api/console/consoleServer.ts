@@ -21,7 +21,7 @@ import { SESSION_COOKIE, createConsoleSessions } from './consoleSession.ts';
 import { installRequestIds, requestIdOptions } from '../rest/requestIds.ts';
 import { confirmPage } from './loginConfirmPage.ts';
 import { createConsoleSignIns } from '../oauth/consoleSignIns.ts';
-import { operatorReads } from './operatorReads.ts';
+import { readsAfterChanges } from '../readsAfterChanges.ts';
 
 
 /**
@@ -107,7 +107,7 @@ async function servePage(app: FastifyInstance) {
 const consoleServices = (runtime: Runtime): ConsoleServices => ({
   commands: runtime.commands,
   db: runtime.reads.db,
-  operatorReads: operatorReads({ appendedPosition: runtime.appendedPosition, reads: runtime.reads }),
+  operatorReads: readsAfterChanges({ appendedPosition: runtime.appendedPosition, reads: runtime.reads }),
   eventStore: runtime.eventStore,
   runs: runtime.runs,
   backtests: createBacktestService({ ...runtime, engine: runtime.execution }),

@@ -50,7 +50,7 @@ export const router = t.router;
 /**
  * Every console procedure: an operator must be signed in; the operator is the principal of what it
  * does. A query reads where read replicas may serve it, after the operator's own changes; a mutation
- * that succeeded is such a change (operatorReads.ts). Subscriptions follow the log itself.
+ * that succeeded is such a change (src/api/readsAfterChanges.ts). Subscriptions follow the log itself.
  */
 export const operatorProcedure = t.procedure.use(mapErrors).use(async ({ ctx, type, next }) => {
   const operator = ctx.operator;

@@ -9,6 +9,7 @@ import { MCP_READ_SCOPE, MCP_SCOPE } from '../oauth/embeddedAuthorizationServer.
 import { createMcpServer } from './mcpServer.ts';
 import type { McpServices } from './toolContext.ts';
 import { createAuthoringService } from '../../authoring/authoringService.ts';
+import { readsAfterChanges } from '../readsAfterChanges.ts';
 import { createTestingService } from '../../testing/testingService.ts';
 import { createBacktestService } from '../../backtests/backtestService.ts';
 import { createRunRateLimiter } from './runRateLimiter.ts';
@@ -37,9 +38,11 @@ export function mcpRoutes(runtime: Runtime, authenticate: McpAuthenticator) {
   const { resource, resourceMetadataUrl, readOnly, allowedOrigins, runsPerMinute } = runtime.config.mcp;
   const runLimiter = createRunRateLimiter(runsPerMinute);
   const services: McpServices = {
-    authoring: createAuthoringService(runtime),
-    testing: createTestingService({ ...runtime, engine: runtime.execution }),
-    backtests: createBacktestService({ ...runtime, engine: runtime.execution }),
+    // Reads within a reading tool may go to a read replica (createMcpServer); everything else, and every write, to the primary.
+    authoring: createAuthoringService({ ...runtime, db: runtime.reads.db }),
+    testing: createTestingService({ ...runtime, db: runtime.reads.db, engine: runtime.execution }),
+    backtests: createBacktestService({ ...runtime, db: runtime.reads.db, engine: runtime.execution }),
+    reads: readsAfterChanges({ appendedPosition: runtime.appendedPosition, reads: runtime.reads }),
     lifecycle: runtime.lifecycle,
     models: { registry: runtime.execution.registry, defaultModel: runtime.config.execution.defaultModel, configured: configuredProviders(runtime.config) },
     waitForPosition: (position, timeoutMs) => runtime.projections.waitForPosition(position, timeoutMs),

@@ -1,5 +1,5 @@
 import { McpServer, type RegisteredTool } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolContext } from './toolContext.ts';
 import { registerBlockEditingTools } from './tools/blockEditingTools.ts';
 import { registerBlockReadingTools } from './tools/blockReadingTools.ts';
@@ -42,7 +42,8 @@ export const MCP_READ_ONLY_INSTRUCTIONS = [
 export function createMcpServer(ctx: ToolContext, version: string, options: { readOnly: boolean }): McpServer {
   const capabilities = options.readOnly ? { tools: {} } : { tools: {}, prompts: {} };
   const mcp = new McpServer({ name: 'seqflow', title: 'Seqflow', version }, { instructions: options.readOnly ? MCP_READ_ONLY_INSTRUCTIONS : MCP_INSTRUCTIONS, capabilities });
-  const server = options.readOnly ? readingToolsOf(mcp) : mcp;
+  const routed = readingAfterChanges(mcp, ctx);
+  const server = options.readOnly ? readingToolsOf(routed) : routed;
   registerProjectTools(server, ctx);
   registerFlowBuildingTools(server, ctx);
   registerBlockReadingTools(server, ctx);
@@ -61,6 +62,24 @@ export function createMcpServer(ctx: ToolContext, version: string, options: { re
     registerPromoteSafelyPrompt(mcp, ctx);
   }
   return mcp;
+}
+
+/**
+ * `server` as the tool modules see it, each tool's work wrapped: a tool annotated readOnlyHint reads
+ * where read replicas may serve it, after the caller's own changes; any other tool that succeeds is
+ * such a change (src/api/readsAfterChanges.ts).
+ */
+function readingAfterChanges(server: McpServer, ctx: ToolContext): McpServer {
+  const register = server.registerTool.bind(server) as (name: string, config: { annotations?: ToolAnnotations }, callback: unknown) => RegisteredTool;
+  const registerTool = ((name: string, config: { annotations?: ToolAnnotations }, callback: (...args: unknown[]) => Promise<CallToolResult>) =>
+    register(name, config, async (...args: unknown[]) => {
+      const caller = ctx.metadata.principal;
+      if (config.annotations?.readOnlyHint === true) return ctx.services.reads.read(caller, () => callback(...args));
+      const result = await callback(...args);
+      if (result.isError !== true) ctx.services.reads.changed(caller);
+      return result;
+    })) as McpServer['registerTool'];
+  return Object.assign(Object.create(server) as McpServer, { registerTool });
 }
 
 /** `server` as the tool modules see it, keeping only the tools that change nothing (removed before any client connects, so nothing is announced). */

@@ -10,6 +10,7 @@ import type { ModelRegistry } from '../../execution/modelRegistry.ts';
 import type { TestingService } from '../../testing/testingService.ts';
 import type { RunLifecycle } from '../../runs/runLifecycle.ts';
 import type { RunRateLimiter } from './runRateLimiter.ts';
+import type { ReadsAfterChanges } from '../readsAfterChanges.ts';
 import { toolFailure, toolSuccess } from './toolResult.ts';
 
 /** The services the tools work with, made once by the MCP wiring. */
@@ -21,6 +22,8 @@ export interface McpServices {
   lifecycle: Pick<RunLifecycle, 'follow'>;
   /** The model catalog, the default model, and the providers the service has an account with. */
   models: { registry: ModelRegistry; defaultModel: string; configured: ProviderName[] };
+  /** Reading tools read after the caller's own changes, where read replicas may serve them (src/api/readsAfterChanges.ts). */
+  reads: ReadsAfterChanges;
   /** Resolves once the read models show `position`, or fails after `timeoutMs`. */
   waitForPosition: (position: number, timeoutMs: number) => Promise<unknown>;
   logger: Logger;
