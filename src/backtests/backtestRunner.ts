@@ -72,7 +72,7 @@ export async function startBacktest(engine: TestEngine, scope: AuthoringScope, i
   const selection = input.selection ?? repeated?.started.selection;
   if (!selection) throw new ApiError('VALIDATION_FAILED', 'choose the runs: the last N, a time window, or execution ids');
   const onlyCompleted = input.onlyCompleted ?? repeated?.started.onlyCompleted ?? false;
-  const executionIds = repeated ? repeated.started.runs.map((r) => r.executionId) : await selectRuns(engine.db, flow.flowId, selection, onlyCompleted);
+  const executionIds = repeated ? repeated.started.runs.map((r) => r.executionId) : await runsOnReplicas(engine, (db) => selectRuns(db, flow.flowId, selection, onlyCompleted));
   if (executionIds.length === 0) throw new ApiError('BACKTEST_NO_RUNS', `Flow '${flow.slug}' has no ended production runs in that selection`);
   const concurrency = Math.min(MAX_CONCURRENCY, Math.max(1, input.concurrency ?? DEFAULT_CONCURRENCY));
   const started = await handleCommand(
@@ -168,4 +168,14 @@ async function replayAll(
   }
   await record({ type: 'Finish', status: 'finished' });
   return { backtestId, flowId: run.flow.flowId, target: run.target, status: 'finished', summary: summarize(reports.map((r) => r.outcome)), runs: reports, position: known.position };
+}
+
+/**
+ * The choice of runs reads where read replicas may serve it: once the runs read model there shows
+ * everything this process has appended (the runs its callers just made included), else on the primary.
+ */
+function runsOnReplicas(engine: TestEngine, select: (db: TestEngine['db']) => Promise<string[]>): Promise<string[]> {
+  const replicas = engine.replicaReads;
+  if (!replicas) return select(engine.db);
+  return replicas.within({ after: replicas.appendedPosition(), projections: ['runs'] }, () => select(replicas.db));
 }

@@ -1,4 +1,5 @@
 import type { Tracer } from '@opentelemetry/api';
+import type { ReadRouting } from '../database/readRouting.ts';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
@@ -26,6 +27,11 @@ export interface EngineDependencies {
   /** In-process news of runs, for /step readers. */
   updates: ExecutionUpdates;
   db: Kysely<ReadModels>;
+  /**
+   * Read replicas for reads that may be a little behind (a backtest's choice of runs): `db` reads
+   * on one `within` a need (src/database/readRouting.ts); absent, everything reads `db` above.
+   */
+  replicaReads?: ReplicaReads;
   /** Tokens an organization has left, as far as the ledger has been projected (creditQueries.ts). */
   creditBalance: (organizationId: string) => Promise<number>;
   /** Flows and their (cached, immutable) versions. */
@@ -57,3 +63,10 @@ export interface ToolRequest {
 
 /** The part of the engine's dependencies that commands run with: the log and the clock. */
 export const commandsOf = (engine: Pick<EngineDependencies, 'eventStore' | 'now'>): CommandDependencies => ({ eventStore: engine.eventStore, now: engine.now });
+
+/** The read models where read replicas may serve a read, and the position this process has appended up to. */
+export interface ReplicaReads {
+  db: Kysely<ReadModels>;
+  within: ReadRouting<ReadModels>['within'];
+  appendedPosition: () => number;
+}

@@ -9,7 +9,7 @@ import type { LogWatch } from '../caches/logWatch.ts';
 import type { OrganizationStates } from '../caches/organizationStates.ts';
 import type { Config } from '../config/config.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
-import type { EngineDependencies } from '../execution/engineDependencies.ts';
+import type { EngineDependencies, ReplicaReads } from '../execution/engineDependencies.ts';
 import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
 import { createRunConditions } from '../execution/runConditions.ts';
@@ -30,9 +30,9 @@ export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: 
 /** Makes the engine's parts from the configuration: one outbound guard for every model call, one sandbox pool, one flow catalog. */
 export function wireEngine(
   config: Config,
-  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date; runner: string },
+  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; replicaReads?: ReplicaReads; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date; runner: string },
 ): WiredEngine {
-  const { eventStore, logger, db, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
+  const { eventStore, logger, db, replicaReads, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
   const registry = createModelRegistry(config.execution.modelRegistry, config.execution.modelCatalog);
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
@@ -41,6 +41,7 @@ export function wireEngine(
     logger,
     updates: createExecutionUpdates(),
     db,
+    replicaReads,
     creditBalance: sharedCreditBalance(db),
     flows: createFlowCatalog(db, { logWatch }),
     now,

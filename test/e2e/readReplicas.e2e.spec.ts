@@ -103,7 +103,7 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
     expect(((await answer.json()) as { detail: { code: string; message: string } }).detail).toMatchObject({ code: 'VALIDATION_FAILED', message: expect.stringContaining('Seqflow-Position') });
   });
 
-  it("serves the console's reads on the standby, and an operator reads each change of theirs at once", async () => {
+  it("serves the console's reads and a backtest's choice of runs on the standby, and an operator reads each change of theirs at once", async () => {
     const link = await runCli(['console', 'link'], { ...env(), SEQFLOW_CONSOLE_PORT: String(consolePort) });
     expect(link.code, link.stderr).toBe(0);
     const token = new URL((JSON.parse(link.stdout.trim().split('\n').at(-1)!) as { url: string }).url).searchParams.get('token');
@@ -127,6 +127,17 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
       expect((await operator.retention.get.query({ organizationId: demo.organizationId })).runDays).toBe(14);
       return (await replicaReads()) > afterChanges;
     }, 'a read of the operator on the standby again', 60_000);
+
+    // A backtest's choice of runs is read there too, once the standby shows what this process wrote.
+    const flows = await operator.flows.list.query({ projectId: demo.projects.find((project) => project.slug === 'demo')!.projectId });
+    const hello = flows.find((flow) => flow.slug === 'hello')!;
+    let started: { total: number } | undefined;
+    await until(async () => {
+      const beforeStart = await replicaReads();
+      started = await operator.backtests.start.mutate({ flowId: hello.flowId, target: 1, last: 3 });
+      return (await replicaReads()) > beforeStart;
+    }, "a backtest's runs chosen on the standby", 60_000);
+    expect(started!.total).toBe(3);
   }, 120_000);
 
   it('goes on reading, on the primary, once the standby has stopped', async () => {
