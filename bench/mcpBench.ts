@@ -33,7 +33,7 @@ export async function benchMcp(databaseUrl: string) {
   const issuer = await startJwksIssuer();
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const config = loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), OAUTH_ISSUER: issuer.issuer, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_PUBLIC_URL: origin, LOG_LEVEL: 'silent', SEQFLOW_MCP_RUNS_PER_MINUTE: '100000' });
+  const config = loadConfig({ DATABASE_URL: databaseUrl, SEQFLOW_MASTER_KEY: randomBytes(32).toString('base64'), OAUTH_ISSUER: issuer.issuer, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_PUBLIC_URL: origin, LOG_LEVEL: 'silent', SEQFLOW_MCP_RUNS_PER_MINUTE: '100000', SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
   const runtime = await openRuntime(config, pino({ level: 'silent' }));
   const app = await buildServer(runtime);
   const clients: Client[] = [];
