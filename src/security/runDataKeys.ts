@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { createBoundedMap } from '../collections/boundedMap.ts';
 import { createRandomPool } from './randomPool.ts';
 import { type DataKey, newDataKey } from './runDataCipher.ts';
 import { unwrapDataKey, wrapDataKey } from './dataKeyWrap.ts';
@@ -55,7 +56,8 @@ export interface RunDataKeys {
 export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
   const random = createRandomPool();
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
-  const made = createMadeKeys(options.cacheSize ?? 10_000);
+  // The keys this process made, oldest out first: a run's later events come soon after its first.
+  const made = createBoundedMap<string, DataKey>(options.cacheSize ?? 10_000);
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
   // does not pay a cipher call for a key it opened before.
   const opened = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
@@ -150,21 +152,5 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
         [executionId, at.toISOString()],
       );
     },
-  };
-}
-
-/**
- * The keys this process made, the oldest forgotten first past `max`: a Map in insertion order is
- * enough (a run's later events come soon after its first) and costs less per run than an LRU.
- */
-function createMadeKeys(max: number) {
-  const keys = new Map<string, DataKey>();
-  return {
-    get: (executionId: string) => keys.get(executionId),
-    set(executionId: string, key: DataKey) {
-      if (!keys.has(executionId) && keys.size >= max) keys.delete(keys.keys().next().value!);
-      keys.set(executionId, key);
-    },
-    delete: (executionId: string) => void keys.delete(executionId),
   };
 }

@@ -69,11 +69,9 @@ export function sealData(type: string, data: unknown, seal: (runId: string, fiel
   const runId = runToSeal(type, data);
   if (runId === null) return { data, sealed: false };
   const names = sealedNames.get(type)!;
-  const record = data as Record<string, unknown>;
   const rest: Record<string, unknown> = {};
   const fields: Record<string, unknown> = {};
-  for (const name of Object.keys(record)) {
-    const value = record[name];
+  for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
     if (!names.has(name)) rest[name] = value;
     else if (value !== undefined) fields[name] = value;
   }
