@@ -1,6 +1,6 @@
-import { readFile } from 'node:fs/promises';
 import { type Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
+import { parseJsonInput, readJsonFile, readTextFile } from './cliFiles.ts';
 import { cliPrincipal, withRuntime, withoutPosition } from './cliSupport.ts';
 import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, type ProjectRef, flowIdOf, projectOf } from './cliRefs.ts';
 
@@ -10,20 +10,10 @@ const cliScope = {};
 async function textOf(inline: string | undefined, file: string | undefined, what: string): Promise<string | undefined> {
   if (inline !== undefined && file !== undefined) throw new ApiError('VALIDATION_FAILED', `give --${what} or --${what}-file, not both`);
   if (file === undefined) return inline;
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    throw new ApiError('VALIDATION_FAILED', `cannot read ${file}: ${(error as Error).message}`);
-  }
+  return readTextFile(file, { label: `--${what}-file ${file}`, code: 'VALIDATION_FAILED' });
 }
 
-async function jsonFile(file: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new ApiError('VALIDATION_FAILED', `${file}: ${(error as Error).message}`);
-  }
-}
+const jsonFile = (file: string) => readJsonFile(file, { label: `--file ${file}`, code: 'VALIDATION_FAILED' });
 
 const versionRef = (value: string): number | 'draft' => {
   if (value === 'draft') return 'draft';
@@ -193,14 +183,7 @@ function registerBlockUpdate(block: Command) {
       withRuntime(async (rt) => {
         const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
         const code = await textOf(o.code, o.codeFile, 'code');
-        let config: unknown;
-        if (o.config !== undefined) {
-          try {
-            config = JSON.parse(o.config);
-          } catch {
-            throw new ApiError('VALIDATION_FAILED', '--config: not JSON');
-          }
-        }
+        const config = o.config === undefined ? undefined : parseJsonInput(o.config, { label: '--config', code: 'VALIDATION_FAILED' });
         const changes = {
           ...(o.name !== undefined ? { name: o.name } : {}),
           ...(o.model !== undefined ? { model: o.model === 'default' ? null : o.model } : {}),

@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type BacktestJudge, type BacktestSelection, backtestJudgeSchema } from '../domain/backtests/backtestEvents.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { describeIssues } from '../domain/validation/issuePath.ts';
+import { parseJsonInput, readTextFile } from './cliFiles.ts';
 import { cliPrincipal, positiveInt, withRuntime } from './cliSupport.ts';
 import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf } from './cliRefs.ts';
 
@@ -42,20 +43,9 @@ function selectionOf(o: BacktestOptions, now: Date): BacktestSelection | undefin
 
 /** A judge file: JSON `{rubric, model?, threshold?}`, or plain text, the rubric itself. */
 async function readJudge(path: string): Promise<BacktestJudge> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ApiError('VALIDATION_FAILED', `--judge ${path}: ${(error as Error).message}`);
-  }
-  let value: unknown = { rubric: text.trim() };
-  if (text.trimStart().startsWith('{')) {
-    try {
-      value = JSON.parse(text);
-    } catch (error) {
-      throw new ApiError('VALIDATION_FAILED', `--judge ${path}: ${(error as Error).message}`);
-    }
-  }
+  const source = { label: `--judge ${path}`, code: 'VALIDATION_FAILED' } as const;
+  const text = await readTextFile(path, source);
+  const value: unknown = text.trimStart().startsWith('{') ? parseJsonInput(text, source) : { rubric: text.trim() };
   const parsed = backtestJudgeSchema.safeParse(value);
   if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `--judge ${path}:\n${describeIssues(parsed.error.issues).join('\n')}`);
   return parsed.data;

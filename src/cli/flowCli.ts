@@ -1,6 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ApiError } from '../domain/errors/apiError.ts';
+import { readJsonFile } from './cliFiles.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
 import { FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, type ProjectRef } from './cliRefs.ts';
 import { findFlow, findProject } from '../queries/namedEntities.ts';
@@ -68,16 +67,4 @@ export function registerFlowCommands(program: Command): Command {
   return flow;
 }
 
-async function readFlowFile(path: string): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new ApiError('FLOW_FILE_INVALID', `Cannot read ${path}: ${(error as Error).message}`);
-  }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new ApiError('FLOW_FILE_INVALID', `${path} is not valid JSON: ${(error as Error).message}`);
-  }
-}
+const readFlowFile = (path: string) => readJsonFile(path, { label: `--file ${path}`, code: 'FLOW_FILE_INVALID' });

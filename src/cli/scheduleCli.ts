@@ -1,9 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { ApiError } from '../domain/errors/apiError.ts';
 import { missedFiringPolicies } from '../domain/schedules/scheduleEvents.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { FLOW_HELP, ORG_HELP, PROJECT_HELP, flowIdOf, organizationOf, projectOf } from './cliRefs.ts';
+import { parseJsonInput, readTextFile } from './cliFiles.ts';
 import { cliPrincipal, withRuntime } from './cliSupport.ts';
 
 interface AddOptions {
@@ -66,15 +65,8 @@ export function registerScheduleCommands(program: Command) {
 async function add(rt: Runtime, o: AddOptions) {
   const { addSchedule } = await import('../schedules/scheduleCommands.ts');
   const flowId = await flowIdOf(rt, { flow: o.flow, ...(o.org === undefined ? {} : { org: o.org }), ...(o.project === undefined ? {} : { project: o.project }) });
-  const text = o.input === '-' ? await readStdin() : await readFile(o.input, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new ApiError('VALIDATION_FAILED', `--input: cannot read ${o.input} (${error.code ?? error.message})`);
-  });
-  let input: unknown;
-  try {
-    input = JSON.parse(text);
-  } catch (error) {
-    throw new ApiError('VALIDATION_FAILED', `--input: ${o.input} is not JSON (${(error as Error).message})`);
-  }
+  const source = { label: `--input ${o.input}`, code: 'VALIDATION_FAILED' } as const;
+  const input = parseJsonInput(o.input === '-' ? await readStdin() : await readTextFile(o.input, source), source);
   const added = await addSchedule(
     { db: rt.db, commands: rt.commands, guard: rt.execution.guard, callbacks: { plainHttpInAllowedRanges: rt.config.webhooks.plainHttpInAllowedRanges } },
     { flowId, cron: o.cron, timezone: o.timezone, input, callbackUrl: o.callbackUrl, callbackEvents: o.callbackEvents?.split(','), missed: o.missed },

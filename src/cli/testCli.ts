@@ -1,16 +1,11 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
+import { readJsonFile } from './cliFiles.ts';
 import { cliPrincipal, positiveInt, withRuntime, withoutPosition } from './cliSupport.ts';
 import { CASE_HELP, FLOW_HELP, type FlowRef, ORG_HELP, PROJECT_HELP, flowIdOf, testCaseIdOf } from './cliRefs.ts';
 
-async function readCaseFile(path: string): Promise<unknown> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8'));
-  } catch (error) {
-    throw new ApiError('TEST_CASE_INVALID', `${path}: ${(error as Error).message}`);
-  }
-}
+const readCaseFile = (path: string) => readJsonFile(path, { label: `--file ${path}`, code: 'TEST_CASE_INVALID' });
 
 /** `seqflow test add|update|list|run|from-run|remove`: a flow's test cases. */
 export function registerTestCommands(program: Command) {

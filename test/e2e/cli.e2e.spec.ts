@@ -261,6 +261,28 @@ describe('the seqflow CLI', { timeout: 180_000 }, () => {
     expect(await countEventRows(database.url)).toBe(before);
   });
 
+  it('refuses files holding text the log cannot store (a \\u0000 escape, an unpaired surrogate) naming the file and the path, with nothing written', async () => {
+    const before = await countEventRows(database.url);
+    const flowFile = path.join(dir, 'nul-flow.json');
+    await writeFile(flowFile, JSON.stringify({ slug: 'nul', name: 'Nul\u0000name', steps: [{ block: { name: 'x', processor_type: 'code', code: 'return 1;' } }] }));
+    const flow = await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', flowFile, '--publish');
+    expect([flow.code, flow.stdout]).toEqual([1, '']);
+    expect(flow.stderr).toContain(`INVALID_TEXT: --file ${flowFile}: value.name contains a NUL character`);
+    expect(flow.stderr).not.toContain('    at ');
+
+    const caseFile = path.join(dir, 'nul-case.json');
+    await writeFile(caseFile, JSON.stringify({ name: 'n', input: { message: 'm' }, tool_results: [{ id: 'c1', content: 'half \ud83d' }], assertions: [{ type: 'max_tokens', value: 10 }] }));
+    const testCase = await cli('test', 'add', '--org', 'acme', '--project', 'web', '--flow', 'hello', '--file', caseFile);
+    expect([testCase.code, testCase.stderr]).toEqual([1, expect.stringContaining(`INVALID_TEXT: --file ${caseFile}: value.tool_results[0].content contains an unpaired UTF-16 surrogate`)]);
+
+    const config = await cli('block', 'update', '--org', 'acme', '--project', 'web', '--flow', 'hello', '--block', 'greet', '--config', '{"note": "a\\u0000b"}');
+    expect([config.code, config.stderr]).toEqual([1, expect.stringContaining('INVALID_TEXT: --config: value.note contains a NUL character')]);
+    expect(await countEventRows(database.url)).toBe(before);
+    // The slug was never reserved: the same flow, made storable, imports.
+    await writeFile(flowFile, JSON.stringify({ slug: 'nul', name: 'Nul name', steps: [{ block: { name: 'x', processor_type: 'code', code: 'return 1;' } }] }));
+    expect((await cli('flow', 'import', '--org', 'acme', '--project', 'web', '--file', flowFile)).code).toBe(0);
+  });
+
   it('grants and shows credits, and stores an own provider key encrypted, showing only a hint', async () => {
     expect((await cli('org', 'credits', '--org', 'acme', '--show')).json).toEqual({ organizationId: expect.any(String), balance: 0 });
     expect((await cli('org', 'credits', '--org', 'acme', '--grant', '5000')).json).toMatchObject({ balance: 5000 });
