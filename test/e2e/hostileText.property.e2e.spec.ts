@@ -10,21 +10,13 @@ import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
-
-/** Text as the world sends it: NULs, lone surrogates, emoji at every cut, RTL and combining marks, long runs. */
-const hostileText = fc.oneof(
-  fc.string({ unit: 'binary', maxLength: 600 }),
-  fc.array(fc.constantFrom('\u0000', '\ud83d', '\ude00', '😀', '👩‍👩‍👧', '\u202e', 'e\u0301', 'ש', 'x', '\ufffd', '\\', '"'), { maxLength: 700 }).map((parts) => parts.join('')),
-  fc.constantFrom('x'.repeat(511) + '😀', '😀'.repeat(2100), 'a'.repeat(2 * 1024 * 1024 - 200)),
-);
-/** Bytes as a receiver may answer them: no UTF-8 at all, NULs, a character cut at the end. */
-const hostileBytes = fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 1500 }), hostileText.map((text) => Buffer.from(text, 'utf8').subarray(0, 700)));
+import { hostileBytes, hostileText } from '../support/hostileText.ts';
 
 const RUNS = { numRuns: 12, endOnFailure: true };
 
 /**
  * Property tests at the entry points: whatever text arrives (a caller's string, a thrown message, a
- * model's reply, a tool result, a receiver's answer), the request is refused with 400 naming it, or
+ * model's reply or refusal, a provider's error, a tool result, a receiver's answer), the request is refused with 400 naming it, or
  * the run or delivery ends with what it stored made storable; and the log verifies.
  */
 describe('hostile text at every entry point (property tests)', () => {
@@ -99,6 +91,34 @@ describe('hostile text at every entry point (property tests)', () => {
         expect(await ended(executionId)).toBe(true);
         if (answer.status === 200) expect(answer.body).toMatchObject({ status: 'completed' });
         else expect(answer.body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID' });
+      }),
+      RUNS,
+    );
+    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+  });
+
+  it("a model's refusal: the run fails MODEL_OUTPUT_INVALID quoting it as the log can store it", async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, async (text) => {
+        model.script({ refusal: text });
+        const answer = await post('talk/execute', { message: 'say it' });
+        expect(answer.body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID', message: expect.stringContaining('refused to answer') });
+        expect(UNSTORABLE_TEXT.test(answer.body.detail!.message)).toBe(false);
+        expect(await ended(answer.body.detail!.executionId!)).toBe(true);
+      }),
+      RUNS,
+    );
+    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+  });
+
+  it("a provider's error: the run fails PROVIDER_ERROR with its message made storable", async () => {
+    await fc.assert(
+      fc.asyncProperty(hostileText, async (text) => {
+        model.script({ status: 400, errorBody: { error: { message: text, type: 'invalid_request_error' } } });
+        const answer = await post('talk/execute', { message: 'say it' });
+        expect(answer.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('HTTP 400') });
+        expect(UNSTORABLE_TEXT.test(answer.body.detail!.message)).toBe(false);
+        expect(await ended(answer.body.detail!.executionId!)).toBe(true);
       }),
       RUNS,
     );

@@ -12,6 +12,8 @@ export interface ScriptedReply {
   /** A string, or a value sent as JSON text. */
   content?: unknown;
   toolCalls?: { id: string; name: string; arguments: string }[];
+  /** What the model says instead of answering (OpenAI's `refusal`; the content is then null). */
+  refusal?: string;
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** The usage object as JSON text, sent as it is: what JSON.stringify cannot write (`1e400`, parsed as Infinity). */
   rawUsage?: string;
@@ -94,7 +96,8 @@ export const openaiDialect: ProviderDialect = {
           finish_reason: reply.toolCalls ? 'tool_calls' : 'stop',
           message: {
             role: 'assistant',
-            content,
+            content: reply.refusal === undefined ? content : null,
+            refusal: reply.refusal ?? null,
             ...(reply.toolCalls ? { tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
           },
         },
@@ -111,6 +114,7 @@ export const openaiDialect: ProviderDialect = {
     return [
       sse(chunk({ role: 'assistant', content: '' })),
       ...pieces.map((piece) => sse(chunk({ content: piece }))),
+      ...(reply.refusal === undefined ? [] : [sse(chunk({ refusal: reply.refusal }))]),
       ...(reply.toolCalls ?? []).map((c, index) => sse(chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }] }))),
       sse(chunk({}, reply.toolCalls ? 'tool_calls' : 'stop')),
       ...(includeUsage ? [sse({ id: `chatcmpl-${n}`, object: 'chat.completion.chunk', created: Math.floor(Date.now() / 1000), model: recorded.body.model, choices: [], usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } })] : []),

@@ -27,6 +27,21 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
   totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
 });
 
+/** How much of a refusal the failure's message quotes. */
+const REFUSAL_EXCERPT = 500;
+
+/**
+ * What the model said instead of answering, or null when it answered: OpenAI's `refusal`, or a
+ * reply its provider filtered (`content_filter`: Anthropic's refusal, Gemini's safety stops, Azure's
+ * filters), which is cut or empty.
+ */
+function refusalOf(choice: OpenAI.ChatCompletion.Choice | undefined): string | null {
+  if (choice?.message?.refusal) return choice.message.refusal;
+  if (choice?.finish_reason !== 'content_filter') return null;
+  const kept = choice.message?.content ? ` after: ${choice.message.content}` : '';
+  return `the provider filtered the reply (finish_reason content_filter)${kept}`;
+}
+
 /**
  * One model turn, or two when a structured reply needs its repair attempt; `spent` counts the
  * tokens as they are used, `spent.attempts` every reply with why it was refused (a failure carries them).
@@ -56,6 +71,12 @@ export async function converse(
       const unstorable = unstorableJson(toolCalls, 'toolCalls');
       if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored: ${unstorable.message}`);
       return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
+    }
+    const refusal = refusalOf(completion.choices[0]);
+    if (refusal !== null) {
+      // A refusal is not repaired by asking again for the schema: the block fails, the refusal kept.
+      spent.attempts.push(attemptOf(refusal, completion.usage, 'the model refused to answer'));
+      throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} refused to answer: ${storableExcerpt(refusal, REFUSAL_EXCERPT, (length) => `… (${length} characters)`)}`);
     }
     const reply = message?.content;
     if (!call.output) {
