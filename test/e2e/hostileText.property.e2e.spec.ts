@@ -7,7 +7,7 @@ import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { UNSTORABLE_TEXT } from '../../src/domain/text/storableText.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
-import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
+import { type ScriptedModelServer, type ScriptedReply, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { hostileBytes, hostileText } from '../support/hostileText.ts';
@@ -97,26 +97,15 @@ describe('hostile text at every entry point (property tests)', () => {
     expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
   });
 
-  it("a model's refusal: the run fails MODEL_OUTPUT_INVALID quoting it as the log can store it", async () => {
+  it.each([
+    { what: "a model's refusal", reply: (text: string): ScriptedReply => ({ refusal: text }), code: 'MODEL_OUTPUT_INVALID', says: 'refused to answer' },
+    { what: "a provider's error", reply: (text: string): ScriptedReply => ({ status: 400, errorBody: { error: { message: text, type: 'invalid_request_error' } } }), code: 'PROVIDER_ERROR', says: 'HTTP 400' },
+  ])('$what: the run fails $code, quoting it as the log can store it', async ({ reply, code, says }) => {
     await fc.assert(
       fc.asyncProperty(hostileText, async (text) => {
-        model.script({ refusal: text });
+        model.script(reply(text));
         const answer = await post('talk/execute', { message: 'say it' });
-        expect(answer.body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID', message: expect.stringContaining('refused to answer') });
-        expect(UNSTORABLE_TEXT.test(answer.body.detail!.message)).toBe(false);
-        expect(await ended(answer.body.detail!.executionId!)).toBe(true);
-      }),
-      RUNS,
-    );
-    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
-  });
-
-  it("a provider's error: the run fails PROVIDER_ERROR with its message made storable", async () => {
-    await fc.assert(
-      fc.asyncProperty(hostileText, async (text) => {
-        model.script({ status: 400, errorBody: { error: { message: text, type: 'invalid_request_error' } } });
-        const answer = await post('talk/execute', { message: 'say it' });
-        expect(answer.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringContaining('HTTP 400') });
+        expect(answer.body.detail).toMatchObject({ code, message: expect.stringContaining(says) });
         expect(UNSTORABLE_TEXT.test(answer.body.detail!.message)).toBe(false);
         expect(await ended(answer.body.detail!.executionId!)).toBe(true);
       }),

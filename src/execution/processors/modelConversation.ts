@@ -36,7 +36,8 @@ const REFUSAL_EXCERPT = 500;
  * filters), which is cut or empty.
  */
 function refusalOf(choice: OpenAI.ChatCompletion.Choice | undefined): string | null {
-  if (choice?.message?.refusal) return choice.message.refusal;
+  // A string, even an empty one: the API sends null when the model answered.
+  if (typeof choice?.message?.refusal === 'string') return choice.message.refusal || '(no reason given)';
   if (choice?.finish_reason !== 'content_filter') return null;
   const kept = choice.message?.content ? ` after: ${choice.message.content}` : '';
   return `the provider filtered the reply (finish_reason content_filter)${kept}`;
