@@ -3,7 +3,7 @@ import type { ReadRouting } from '../database/readRouting.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import { allProjections } from '../projections/allProjections.ts';
 
-/** Principals whose last change this process remembers, at most. */
+/** Principals (operators, assistants' users, API keys) whose last change this process remembers, at most. */
 const REMEMBERED_PRINCIPALS = 10_000;
 
 /** Such a read waits for every read model: the console's views and the assistants' tools read many of them. */
@@ -23,14 +23,22 @@ export function readsAfterChanges(deps: { appendedPosition: () => number; reads:
   const lastChange = new LRUCache<string, number>({ max: REMEMBERED_PRINCIPALS });
   const keyOf = (principal: Principal) => JSON.stringify(principal);
   return {
-    /** The principal changed something: their later reads show it. */
-    changed(principal: Principal) {
+    /** The principal changed something: their later reads show it. Answers the position they wait for. */
+    changed(principal: Principal): number {
       const key = keyOf(principal);
-      lastChange.set(key, Math.max(deps.appendedPosition(), lastChange.get(key) ?? 0));
+      const position = Math.max(deps.appendedPosition(), lastChange.get(key) ?? 0);
+      lastChange.set(key, position);
+      return position;
     },
-    /** Runs `read` with its read-model queries on a replica that shows the principal's last change. */
-    read<T>(principal: Principal, read: () => Promise<T>): Promise<T> {
-      return deps.reads.within({ after: lastChange.get(keyOf(principal)) ?? 0, projections: ALL_READ_MODELS }, read);
+    /**
+     * Runs `read` with its read-model queries on a replica that shows the principal's last change and
+     * `after` (a position the caller sent back), in `projections` (every read model unless named); a
+     * read naming none reads any replica as it is.
+     */
+    read<T>(principal: Principal | undefined, read: () => Promise<T>, need: { projections?: readonly string[]; after?: number } = {}): Promise<T> {
+      const projections = need.projections ?? ALL_READ_MODELS;
+      const last = principal === undefined ? 0 : (lastChange.get(keyOf(principal)) ?? 0);
+      return deps.reads.within({ after: projections.length === 0 ? 0 : Math.max(need.after ?? 0, last), projections }, read);
     },
   };
 }

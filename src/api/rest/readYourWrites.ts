@@ -1,13 +1,11 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { LRUCache } from 'lru-cache';
 import { ApiError } from '../../domain/errors/apiError.ts';
 import type { ReadNeed, ReadRouting } from '../../database/readRouting.ts';
+import type { Principal } from '../../domain/events/eventMetadata.ts';
+import { readsAfterChanges } from '../readsAfterChanges.ts';
 
 /** The header a write's answer carries and a read may send back: a log position. */
 export const POSITION_HEADER = 'seqflow-position';
-
-/** API keys whose last write this process remembers, at most (least recently written forgotten first). */
-const REMEMBERED_KEYS = 10_000;
 
 /**
  * A caller reads its own writes, even where polls and listings are served by read replicas:
@@ -20,16 +18,15 @@ const REMEMBERED_KEYS = 10_000;
  *   SEQFLOW_READ_WAIT_MS at most (src/database/readRouting.ts).
  */
 export function readYourWrites(deps: { appendedPosition: () => number; reads: Pick<ReadRouting, 'within'> }) {
-  const lastWrite = new LRUCache<string, number>({ max: REMEMBERED_KEYS });
+  const changes = readsAfterChanges(deps);
+  const callerOf = (request: FastifyRequest): Principal | undefined => (request.apiKey ? { kind: 'apiKey', id: request.apiKey.keyId } : undefined);
   return {
     /** Adds the position to the answers of writes (a hook on the /seq routes). */
     install(app: FastifyInstance) {
       app.addHook('onSend', async (request, reply, payload) => {
         if (request.method === 'GET' || request.method === 'HEAD' || reply.statusCode >= 400) return payload;
-        const position = deps.appendedPosition();
-        reply.header(POSITION_HEADER, String(position));
-        const keyId = request.apiKey?.keyId;
-        if (keyId !== undefined) lastWrite.set(keyId, Math.max(position, lastWrite.get(keyId) ?? 0));
+        const caller = callerOf(request);
+        reply.header(POSITION_HEADER, String(caller ? changes.changed(caller) : deps.appendedPosition()));
         return payload;
       });
     },
@@ -39,10 +36,7 @@ export function readYourWrites(deps: { appendedPosition: () => number; reads: Pi
      * is read from its own stream, on the primary).
      */
     read<T>(request: FastifyRequest, projections: ReadNeed['projections'], read: () => Promise<T>): Promise<T> {
-      const sent = positionSent(request.headers[POSITION_HEADER]);
-      const keyId = request.apiKey?.keyId;
-      const after = projections.length === 0 ? 0 : Math.max(sent, keyId === undefined ? 0 : (lastWrite.get(keyId) ?? 0));
-      return deps.reads.within({ after, projections }, read);
+      return changes.read(callerOf(request), read, { projections, after: positionSent(request.headers[POSITION_HEADER]) });
     },
   };
 }
