@@ -98,18 +98,20 @@ describe('hostile text at every entry point (property tests)', () => {
   });
 
   it.each([
-    { what: "a model's refusal", reply: (text: string): ScriptedReply => ({ refusal: text }), code: 'MODEL_OUTPUT_INVALID', says: 'refused to answer' },
-    { what: "a provider's error", reply: (text: string): ScriptedReply => ({ status: 400, errorBody: { error: { message: text, type: 'invalid_request_error' } } }), code: 'PROVIDER_ERROR', says: 'HTTP 400' },
-  ])('$what: the run fails $code, quoting it as the log can store it', async ({ reply, code, says }) => {
+    // What the model said is personal data (sealed with the step's attempts), never in the unsealed message.
+    { what: "a model's refusal", reply: (text: string): ScriptedReply => ({ refusal: text }), code: 'MODEL_OUTPUT_INVALID', says: 'refused to answer', quotes: false },
+    { what: "a provider's error", reply: (text: string): ScriptedReply => ({ status: 400, errorBody: { error: { message: text, type: 'invalid_request_error' } } }), code: 'PROVIDER_ERROR', says: 'HTTP 400', quotes: true },
+  ])('$what: the run fails $code, its message as the log can store it', async ({ reply, code, says, quotes }) => {
     await fc.assert(
       fc.asyncProperty(hostileText, async (text) => {
         model.script(reply(text));
         const answer = await post('talk/execute', { message: 'say it' });
         expect(answer.body.detail).toMatchObject({ code, message: expect.stringContaining(says) });
         expect(UNSTORABLE_TEXT.test(answer.body.detail!.message)).toBe(false);
+        if (!quotes && /^[a-z]{8}/i.test(text)) expect(answer.body.detail!.message).not.toContain(text.slice(0, 8));
         expect(await ended(answer.body.detail!.executionId!)).toBe(true);
       }),
-      RUNS,
+      { ...RUNS, examples: [['Declining to discuss Jane Doe']] },
     );
     expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
   });

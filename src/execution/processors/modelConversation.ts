@@ -27,20 +27,17 @@ const addUsage = (a: TokenUsage, b: OpenAI.CompletionUsage | undefined): TokenUs
   totalTokens: a.totalTokens + (b?.total_tokens ?? 0),
 });
 
-/** How much of a refusal the failure's message quotes. */
-const REFUSAL_EXCERPT = 500;
-
 /**
- * What the model said instead of answering, or null when it answered: OpenAI's `refusal`, or a
- * reply its provider filtered (`content_filter`: Anthropic's refusal, Gemini's safety stops, Azure's
- * filters), which is cut or empty.
+ * What the model said instead of answering, or null when it answered: OpenAI's `refusal`, or a reply
+ * its provider filtered (`content_filter`: Anthropic's refusal, Gemini's safety stops, Azure's
+ * filters), cut or empty. Kept only in the step's attempts, which are sealed with the run's data: the
+ * failure's message is not (src/domain/privacy/sealedFields.ts), so it never quotes the model.
  */
-function refusalOf(choice: OpenAI.ChatCompletion.Choice | undefined): string | null {
+function refusalOf(choice: OpenAI.ChatCompletion.Choice | undefined): { said: string; why: string } | null {
   // A string, even an empty one: the API sends null when the model answered.
-  if (typeof choice?.message?.refusal === 'string') return choice.message.refusal || '(no reason given)';
+  if (typeof choice?.message?.refusal === 'string') return { said: choice.message.refusal, why: 'refused to answer' };
   if (choice?.finish_reason !== 'content_filter') return null;
-  const kept = choice.message?.content ? ` after: ${choice.message.content}` : '';
-  return `the provider filtered the reply (finish_reason content_filter)${kept}`;
+  return { said: choice.message?.content ?? '', why: 'refused to answer: its provider filtered the reply (finish_reason content_filter)' };
 }
 
 /**
@@ -75,9 +72,9 @@ export async function converse(
     }
     const refusal = refusalOf(completion.choices[0]);
     if (refusal !== null) {
-      // A refusal is not repaired by asking again for the schema: the block fails, the refusal kept.
-      spent.attempts.push(attemptOf(refusal, completion.usage, 'the model refused to answer'));
-      throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} refused to answer: ${storableExcerpt(refusal, REFUSAL_EXCERPT, (length) => `… (${length} characters)`)}`);
+      // A refusal is not repaired by asking again for the schema: the block fails, what the model said kept with its attempt.
+      spent.attempts.push(attemptOf(refusal.said, completion.usage, `the model ${refusal.why}`));
+      throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ${refusal.why} (what it said is in the step's attempts)`);
     }
     const reply = message?.content;
     if (!call.output) {
