@@ -23,8 +23,8 @@ const LOOK_EVERY_MS = 10;
  * own writes. A read runs `within` its need: its queries go to a replica whose read models (its copy
  * of `projection_checkpoints`) show the caller's position, else, once the primary's do, to the
  * primary; after `waitMs` at most it reads the primary as it is. A replica that fails to answer is
- * left out for the retry policy's wait (reads go on, on the others or the primary); its state is
- * in /health. Queries outside `within` (and every write) go to the primary.
+ * left out for the retry policy's wait (reads go on, on the others or the primary) and is `down` in
+ * /health until it answers again. Queries outside `within` (and every write) go to the primary.
  */
 export function createReadRouting<Database>(deps: {
   primary: pg.Pool;
@@ -34,7 +34,10 @@ export function createReadRouting<Database>(deps: {
   random?: () => number;
   /** A replica's pool (tests pass their own). */
   openPool?: (url: string) => pg.Pool;
+  /** The clock the retry policy's waits are kept on (tests pass their own). */
+  now?: () => number;
 }) {
+  const now = deps.now ?? (() => performance.now());
   const openPool = deps.openPool ?? ((url: string) => createDatabasePool({ connectionString: url, max: 10, connectionTimeoutMillis: 2_000 }, deps.logger));
   const replicas = deps.replicaUrls.map((url) => ({
     label: replicaLabel(url),
@@ -50,16 +53,22 @@ export function createReadRouting<Database>(deps: {
 
   function failed(index: number, error: unknown) {
     const replica = replicas[index]!;
-    const retryInMs = replica.outage.failed(performance.now());
+    const retryInMs = replica.outage.failed(now());
     replica.lastError = (error as Error).message ?? String(error);
     deps.logger.warn({ err: error, replica: replica.label, retryInMs }, 'read replica failed; its reads go elsewhere until it is tried again');
   }
 
+  /** A replica answered: it is up again, and its next failure waits the policy's first wait. */
+  function answered(index: number) {
+    replicas[index]!.outage.succeeded();
+  }
+
   /** Whether `pool`'s read models show `need` (the highest position seen there is remembered: it only grows). */
-  async function shows(pool: pg.Pool, shown: Map<string, number>, need: ReadNeed) {
+  async function shows(pool: pg.Pool, shown: Map<string, number>, need: ReadNeed, onAnswer?: () => void) {
     const key = need.projections.join(',');
     if ((shown.get(key) ?? 0) >= need.after) return true;
     const { rows } = await pool.query<{ position: number | null }>('SELECT min(position)::bigint AS position FROM projection_checkpoints WHERE name = ANY($1)', [need.projections]);
+    onAnswer?.();
     const position = Number(rows[0]?.position ?? 0);
     shown.set(key, Math.max(shown.get(key) ?? 0, position));
     return position >= need.after;
@@ -70,12 +79,12 @@ export function createReadRouting<Database>(deps: {
     if (!need) return 'primary';
     const deadline = performance.now() + deps.waitMs;
     for (;;) {
-      const live = replicas.map((_, index) => (turn + index) % replicas.length).filter((index) => replicas[index]!.outage.due(performance.now()));
+      const live = replicas.map((_, index) => (turn + index) % replicas.length).filter((index) => replicas[index]!.outage.due(now()));
       turn++;
       for (const index of live) {
         const replica = replicas[index]!;
         try {
-          if (need.after === 0 || (await shows(replica.pool, replica.shown, need))) return (replica.reads++, index);
+          if (need.after === 0 || (await shows(replica.pool, replica.shown, need, () => answered(index)))) return (replica.reads++, index);
         } catch (error) {
           failed(index, error);
         }
@@ -88,7 +97,7 @@ export function createReadRouting<Database>(deps: {
   }
 
   const db = new Kysely<Database>({
-    dialect: routingDialect({ primary: deps.primary, replicas: replicas.map((r) => r.pool) }, { choose, failed }),
+    dialect: routingDialect({ primary: deps.primary, replicas: replicas.map((r) => r.pool) }, { choose, failed, answered }),
   });
 
   return {
@@ -97,7 +106,8 @@ export function createReadRouting<Database>(deps: {
     /** Runs `read` with its queries on `db` routed for `need`. */
     within: <T>(need: ReadNeed, read: () => Promise<T>) => needs.run(need, read),
     status: () => ({
-      replicas: replicas.map((r) => ({ replica: r.label, state: r.outage.due(performance.now()) ? ('up' as const) : ('down' as const), reads: r.reads, lastError: r.lastError })),
+      // Down from a failure until it answers again: the end of the policy's wait is only when it is tried again.
+      replicas: replicas.map((r) => ({ replica: r.label, state: r.outage.failures() === 0 ? ('up' as const) : ('down' as const), reads: r.reads, lastError: r.lastError })),
       primaryReads: primary.reads,
       waitedOut: primary.waitedOut,
     }),

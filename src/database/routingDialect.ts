@@ -20,6 +20,8 @@ export interface Route {
   choose(): Promise<number | 'primary'>;
   /** A replica's connection could not be had: the connection comes from the primary instead. */
   failed(replica: number, error: unknown): void;
+  /** A replica's connection was had: it answers. */
+  answered(replica: number): void;
 }
 
 /**
@@ -61,7 +63,9 @@ class RoutingDriver implements Driver {
     if (chosen === 'primary') return { driver: this.primary, connection: await this.primary.acquireConnection() };
     try {
       const driver = this.replicas[chosen]!;
-      return { driver, connection: await driver.acquireConnection() };
+      const connection = await driver.acquireConnection();
+      this.route.answered(chosen);
+      return { driver, connection };
     } catch (error) {
       this.route.failed(chosen, error);
       return { driver: this.primary, connection: await this.primary.acquireConnection() };

@@ -38,7 +38,7 @@ describe('reads routed to read replicas', () => {
     for (const close of closers.splice(0)) await close();
   });
 
-  function setUp(servers: { primary: Server; replicas: Server[] }, waitMs = 200) {
+  function setUp(servers: { primary: Server; replicas: Server[] }, waitMs = 200, now?: () => number) {
     const replicaPools = new Map(servers.replicas.map((state, i) => [`postgres://replica-${i}:5432/seqflow`, fakeServer(`replica-${i}`, state)]));
     const reads = createReadRouting<{ t: { server: string } }>({
       primary: fakeServer('primary', servers.primary),
@@ -47,6 +47,7 @@ describe('reads routed to read replicas', () => {
       logger: pino({ level: 'silent' }),
       random: () => 1,
       openPool: (url) => replicaPools.get(url)!,
+      ...(now ? { now } : {}),
     });
     closers.push(() => reads.close());
     const readOn = async (after: number) => reads.within({ after, projections: ['jobs'] }, async () => (await sql<{ server: string }>`SELECT 1`.execute(reads.db)).rows[0]!.server);
@@ -87,6 +88,31 @@ describe('reads routed to read replicas', () => {
       { replica: 'replica-0:5432/seqflow', state: 'down', reads: 0, lastError: 'replica-0: connection refused' },
       { replica: 'replica-1:5432/seqflow', state: 'up', reads: 3, lastError: null },
     ]);
+  });
+
+  it('keeps a failed replica down after the wait is over, until it answers again', async () => {
+    let clock = 0;
+    const replica = { shown: 4, down: true };
+    const { reads, readOn } = setUp({ primary: { shown: 4, down: false }, replicas: [replica] }, 200, () => clock);
+    expect(await readOn(4)).toBe('primary');
+    // The policy's wait (1 s at most, jitter drawn at 1) is over: the replica is tried again, and fails again.
+    clock += 60_000;
+    expect(reads.status().replicas[0]).toMatchObject({ state: 'down' });
+    expect(await readOn(4)).toBe('primary');
+    expect(reads.status().replicas[0]).toMatchObject({ state: 'down' });
+    // It answers again: up, and read on.
+    replica.down = false;
+    clock += 60_000;
+    expect(await readOn(4)).toBe('replica-0');
+    expect(reads.status().replicas[0]).toMatchObject({ state: 'up', reads: 1 });
+    // Its next failure waits the policy's first wait again, not the doubled one.
+    replica.down = true;
+    replica.shown = 3;
+    expect(await readOn(5)).toBe('primary');
+    clock += 1_000;
+    replica.down = false;
+    replica.shown = 5;
+    expect(await readOn(5)).toBe('replica-0');
   });
 
   it('reads the primary when a replica that showed the position refuses the connection itself', async () => {
