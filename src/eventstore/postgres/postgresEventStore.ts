@@ -30,7 +30,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     migrate: () => migrateEventLog(pool),
     async append(streamId, events, expected, options) {
       const { appended, ...result } = committer ? await committer.append(streamId, events, expected, options) : await appendToStream(pool, streamId, events, expected, options);
-      if (appended) wakeups.committed();
+      if (appended) void wakeups.committed();
       return result;
     },
     readStream: (streamId, readOptions) => readStream(reads, streamId, readOptions),
