@@ -1,6 +1,7 @@
 import type { Reads } from './retryingReads.ts';
 import type { Subscription, SubscriptionOptions } from '../eventStore.ts';
-import { cursorAt, hasEventsBeyondHorizon, horizonCursor, readAfter } from './readEvents.ts';
+import type { JoinedRead } from './joinedReads.ts';
+import { cursorAt, hasEventsBeyondHorizon, horizonCursor } from './readEvents.ts';
 import type { Wakeups } from './wakeups.ts';
 import { createWakeableSleep } from '../../supervision/wakeableSleep.ts';
 
@@ -19,6 +20,7 @@ export interface CatchUpTiming {
  */
 export function catchUpSubscription(
   pool: Reads,
+  readAfter: JoinedRead,
   wakeups: Wakeups,
   timing: CatchUpTiming,
   options: SubscriptionOptions,
@@ -39,7 +41,7 @@ export function catchUpSubscription(
     let horizonDelay = timing.horizonRetryMs;
     while (!stopped) {
       options.onReadStart?.();
-      const batch = await readAfter(pool, cursor, batchSize);
+      const batch = await readAfter(cursor, batchSize);
       if (batch.events.length > 0) {
         await options.handler(batch.events);
         cursor = batch.cursor;

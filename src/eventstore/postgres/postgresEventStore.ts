@@ -6,6 +6,7 @@ import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.t
 import { migrateEventLog } from './migrateEventLog.ts';
 import { headPosition, readAfter, readStream, cursorAt, streamExists, streamHeads } from './readEvents.ts';
 import { Wakeups } from './wakeups.ts';
+import { joinedReads } from './joinedReads.ts';
 import { retryingReads } from './retryingReads.ts';
 
 export interface PostgresEventStoreOptions {
@@ -22,6 +23,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const reads = retryingReads(pool);
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
   const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
+  const subscribersRead = joinedReads((cursor, limit) => readAfter(reads, cursor, limit));
   const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
 
   return {
@@ -40,7 +42,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       const cursor = await cursorAt(reads, from);
       return (await readAfter(reads, cursor, limit)).events;
     },
-    subscribe: (subscription) => catchUpSubscription(reads, wakeups, timing, subscription),
+    subscribe: (subscription) => catchUpSubscription(reads, subscribersRead, wakeups, timing, subscription),
     headPosition: () => headPosition(reads),
     async ping() {
       await pool.query('SELECT 1 FROM seqflow_events LIMIT 0');

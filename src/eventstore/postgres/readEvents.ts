@@ -63,21 +63,14 @@ export async function streamHeads(pool: Reads, streamIds: string[]) {
  * Events after the cursor in log order, only from below the log's visibility horizon (every
  * appending transaction below it has ended: see migration 0004), so an event committed late with a
  * lower position is never skipped, and no transaction but the log's own appenders holds readers back.
+ * `cursors[i]` is the cursor just after `events[i]`.
  */
-export async function readAfter(
-  pool: Reads,
-  cursor: LogCursor,
-  limit: number,
-): Promise<{ events: RecordedEvent[]; cursor: LogCursor }> {
+export async function readAfter(pool: Reads, cursor: LogCursor, limit: number): Promise<{ events: RecordedEvent[]; cursors: LogCursor[] }> {
   const { rows } = await pool.query<EventRow>(
     `SELECT ${COLUMNS} FROM seqflow_read_after($1::xid8, $2::bigint, $3)`,
     [cursor.transactionId, cursor.position, limit],
   );
-  const last = rows.at(-1);
-  return {
-    events: rows.map(toRecorded),
-    cursor: last ? { transactionId: last.transaction_id_text, position: Number(last.global_position) } : cursor,
-  };
+  return { events: rows.map(toRecorded), cursors: rows.map((row) => ({ transactionId: row.transaction_id_text, position: Number(row.global_position) })) };
 }
 
 /** The cursor just after the event at `position` (or the last event before it). */
