@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
 import { createBoundedMap } from '../collections/boundedMap.ts';
+import { turnBatchedLookup } from '../database/turnBatchedLookup.ts';
 import { createRandomPool } from './randomPool.ts';
 import { type DataKey, newDataKey } from './runDataCipher.ts';
 import { unwrapDataKey, wrapDataKey } from './dataKeyWrap.ts';
@@ -68,6 +69,11 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
     opened.set(text, key);
     return key;
   };
+  // The stored keys of runs, read for openers asking in one turn in one statement (NULL: erased).
+  const storedKeys = turnBatchedLookup(async (ids: string[]) => {
+    const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((row) => [row.execution_id, row.wrapped_key]));
+  });
   // Keys asked for while a store is in flight go together in the next one: one statement for many runs.
   let waiting = new Map<string, { resolve: (key: DataKey | 'erased') => void; reject: (error: unknown) => void }[]>();
   let storing = false;
@@ -134,8 +140,11 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
         else asked.add(id);
       }
       if (asked.size === 0) return states;
-      const { rows } = await db.query<{ execution_id: string; wrapped_key: string | null }>('SELECT execution_id, wrapped_key FROM run_data_keys WHERE execution_id = ANY($1::text[])', [[...asked]]);
-      for (const row of rows) states.set(row.execution_id, row.wrapped_key ? unwrapOnce(row.wrapped_key, row.execution_id) : 'erased');
+      const stored = await storedKeys([...asked]);
+      for (const id of asked) {
+        const text = stored.get(id);
+        if (text !== undefined) states.set(id, text ? unwrapOnce(text, id) : 'erased');
+      }
       return states;
     },
 
