@@ -3,7 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendToStream } from '../../src/eventstore/postgres/appendToStream.ts';
 import { migrateEventLog } from '../../src/eventstore/postgres/migrateEventLog.ts';
-import { EVENTS_AFTER_CURSOR } from '../../src/eventstore/postgres/readEvents.ts';
+import { EVENTS_AFTER_CURSOR, WHOLE_STREAMS } from '../../src/eventstore/postgres/readEvents.ts';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
 interface PlanNode {
@@ -19,7 +19,7 @@ const nodes = (node: PlanNode): PlanNode[] => [node, ...(node.Plans ?? []).flatM
  * it has never analyzed (as after a restore, or while a young log grows faster than autovacuum
  * looks): each must be a probe of an index, never a scan of the whole log.
  */
-describe("a subscriber's look past its cursor", () => {
+describe("a subscriber's look past its cursor, and whole streams read together", () => {
   let database: TestDatabase;
   let pool: pg.Pool;
   let head: { transactionId: string; position: number };
@@ -50,11 +50,23 @@ describe("a subscriber's look past its cursor", () => {
     expect((await pool.query(EVENTS_AFTER_CURSOR, ['0', 0])).rows).toEqual([{ pending: true }]);
   });
 
+  const planOfStatement = async (statement: string, params: unknown[]) => {
+    const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${statement}`, params);
+    return nodes(rows[0]!['QUERY PLAN'][0].Plan);
+  };
+
+  it('reads whole streams together by their key, never the whole log, before any ANALYZE', async () => {
+    const { rows } = await pool.query<{ stream_id: string; events: number }>(WHOLE_STREAMS.replace(/^SELECT .* FROM/, 'SELECT stream_id, count(*)::int AS events FROM').replace(/ORDER BY .*$/, 'GROUP BY stream_id ORDER BY stream_id'), [['plan-3', 'plan-7', 'none']]);
+    expect(rows).toEqual([
+      { stream_id: 'plan-3', events: 50 },
+      { stream_id: 'plan-7', events: 50 },
+    ]);
+    const plan = await planOfStatement(WHOLE_STREAMS, [['plan-3', 'plan-7']]);
+    expect(plan.map((node) => node['Node Type'])).not.toContain('Seq Scan');
+  });
+
   it('finds it by the log-order index, without reading the log, before any ANALYZE and after one', async () => {
-    const planOf = async () => {
-      const { rows } = await pool.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (FORMAT JSON) ${EVENTS_AFTER_CURSOR}`, [head.transactionId, head.position]);
-      return nodes(rows[0]!['QUERY PLAN'][0].Plan);
-    };
+    const planOf = () => planOfStatement(EVENTS_AFTER_CURSOR, [head.transactionId, head.position]);
     const { rows } = await pool.query<{ analyzed: boolean }>("SELECT last_analyze IS NOT NULL OR last_autoanalyze IS NOT NULL AS analyzed FROM pg_stat_user_tables WHERE relname = 'seqflow_events'");
     expect(rows[0]!.analyzed).toBe(false);
     for (const plan of [await planOf(), (await pool.query('ANALYZE seqflow_events'), await planOf())]) {

@@ -4,7 +4,8 @@ import { appendToStream } from './appendToStream.ts';
 import { type GroupCommitOptions, createGroupCommitter } from './groupCommit.ts';
 import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
 import { migrateEventLog } from './migrateEventLog.ts';
-import { headPosition, readAfter, readStream, cursorAt, streamExists, streamHeads } from './readEvents.ts';
+import { headPosition, readAfter, readStream, readStreams, cursorAt, streamExists, streamHeads } from './readEvents.ts';
+import { turnBatchedLookup } from '../../database/turnBatchedLookup.ts';
 import { Wakeups } from './wakeups.ts';
 import { joinedReads } from './joinedReads.ts';
 import { retryingReads } from './retryingReads.ts';
@@ -24,6 +25,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
   const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
   const subscribersRead = joinedReads((cursor, limit) => readAfter(reads, cursor, limit));
+  // Whole streams asked for in one turn (a command loads its stream; a dispatcher with 32 deliveries in flight loads 32) go in one query.
+  const wholeStreams = turnBatchedLookup((streamIds: string[]) => readStreams(reads, streamIds), 200);
   const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
 
   return {
@@ -35,7 +38,8 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
       if (appended) void wakeups.committed();
       return result;
     },
-    readStream: (streamId, readOptions) => readStream(reads, streamId, readOptions),
+    readStream: async (streamId, readOptions) =>
+      readOptions?.fromRevision || readOptions?.maxCount !== undefined ? readStream(reads, streamId, readOptions) : [...((await wholeStreams([streamId])).get(streamId) ?? [])],
     streamExists: (streamId) => streamExists(reads, streamId),
     streamHeads: (streamIds) => streamHeads(reads, streamIds),
     async readAll(from, limit) {
