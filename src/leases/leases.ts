@@ -1,5 +1,6 @@
 import { type Kysely, type RawBuilder, sql } from 'kysely';
 import type { ReadModels } from '../projections/readModelSchema.ts';
+import { turnBatchedLookup } from '../database/turnBatchedLookup.ts';
 import { createWriteCombiner } from './writeCombiner.ts';
 
 /**
@@ -72,6 +73,13 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
                WHERE ${leases}.${id} = v.work_id AND ${leases}.owner = ${owner}`.execute(db);
   });
 
+  // Claims by id asked for in one turn: one INSERT of them all (each id once), each asker answered from its rows.
+  const claimsById = turnBatchedLookup(async (workIds: string[]) => {
+    // In one order in every batch: two batches inserting the same ids never wait on each other in a cycle.
+    const rows = sql.join([...workIds].sort().map((workId) => sql`(${workId}, ${owner}, ${until}, 1)`));
+    return new Map((await take(sql``, sql`VALUES ${rows}`)).map((lease) => [lease.id, lease]));
+  }, 200);
+
   async function take(withClause: RawBuilder<unknown>, rows: RawBuilder<unknown>): Promise<Lease[]> {
     const { rows: taken } = await sql<{ id: string; claims: number }>`
       ${withClause}
@@ -91,8 +99,18 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
      * processes pass over what this one is taking.
      */
     claim: (candidates: RawBuilder<unknown>) => take(candidates, sql`SELECT * , ${owner}, ${until}, 1 FROM candidate`),
-    /** Claims one piece of work by its id, without its read-model row (work just accepted in this process). */
-    claimById: async (workId: string): Promise<Lease | undefined> => (await take(sql``, sql`VALUES (${workId}, ${owner}, ${until}, 1)`))[0],
+    /**
+     * Claims one piece of work by its id, without its read-model row (work just accepted in this
+     * process). Claims asked for in one turn of the event loop go in one statement; if the same
+     * work is asked for twice in it, the first asker takes the lease and the second is told it is
+     * taken, as a second statement would have told it.
+     */
+    claimById: async (workId: string): Promise<Lease | undefined> => {
+      const taken = await claimsById([workId]);
+      const lease = taken.get(workId);
+      taken.delete(workId);
+      return lease;
+    },
     /** Extends a lease this owner still holds; answers whether it did (false: the lease was taken over or finished). */
     renew: async (workId: string): Promise<boolean> => {
       const { numAffectedRows } = await sql`UPDATE ${leases} SET expires_at = ${until} WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);

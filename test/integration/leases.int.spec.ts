@@ -52,6 +52,18 @@ describe('leases: one owner per piece of work, whatever crashes', () => {
         }
       });
 
+      it('claims by id what one holder asks for at once in one statement, and the same work asked for twice once', async () => {
+        const statements: string[] = [];
+        const counted = db.withPlugin({ transformQuery: (args) => (statements.push(args.node.kind), args.node), transformResult: async (args) => args.result });
+        const one = createLeases(counted, { kind, owner: 'batch', leaseMs: 60_000 });
+        const ids = Array.from({ length: 5 }, fresh);
+        const leases = await Promise.all([...ids.map((id) => one.claimById(id)), one.claimById(ids[0]!)]);
+        expect(statements).toHaveLength(1);
+        expect(leases).toEqual([...ids.map((id) => ({ id, claims: 1 })), undefined]);
+        // Already held: asked again later, it is not this holder's twice.
+        expect(await one.claimById(ids[1]!)).toBeUndefined();
+      });
+
       it('shares the candidates of two concurrent sweeps between them, none twice', async () => {
         const ids = Array.from({ length: 30 }, fresh);
         const [a, b] = await Promise.all([holder('a').claim(candidates(ids)), holder('b').claim(candidates(ids))]);
