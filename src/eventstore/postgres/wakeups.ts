@@ -68,18 +68,17 @@ export class Wakeups {
   }
 
   private tell(): Promise<void> {
-    const round = (async () => {
+    const round: Promise<void> = (async () => {
       try {
         if (await this.anotherListens()) await this.pool.query(`SELECT pg_notify('${EVENTS_CHANNEL}', $1)`, [this.token]);
       } catch {
         // subscribers poll; a lost wake-up only delays them
       }
-    })();
-    this.inFlight = round.finally(() => {
-      if (this.inFlight === guarded) this.inFlight = undefined;
+    })().finally(() => {
+      if (this.inFlight === round) this.inFlight = undefined;
     });
-    const guarded = this.inFlight;
-    return guarded;
+    this.inFlight = round;
+    return round;
   }
 
   /** Whether a process other than this one listens, as last looked up (see the class's comment). */
