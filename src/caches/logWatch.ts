@@ -22,13 +22,16 @@ export interface LogWatcher {
  * Tells the process's caches what changed in the log, so they can skip a round trip per request
  * and still never serve what the log has overruled. It follows the log from `now` (appends already
  * in flight included), under the supervisor; appends made by this process are told at once, before
- * their `append` resolves, so the writer reads its own change. While the watch is not running, or
+ * their `append` resolves, so the writer reads its own change; other processes' changes within
+ * `readIntervalMs` of their commit (one read of the log per interval under load). While the watch is not running, or
  * has not proven within `maxLagMs` that it read everything the log had made readable (a stuck read,
  * a stalled connection, a handler that hangs), `live` is false and caches must read through: a
  * change they might have missed is never trusted.
  */
-export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor; maxLagMs?: number; now?: () => number }) {
+export function createLogWatch(options: { eventStore: EventStore; supervisor: Supervisor; maxLagMs?: number; readIntervalMs?: number; now?: () => number }) {
   const maxLagMs = options.maxLagMs ?? 5000;
+  // Other processes' changes reach the caches within this (and `live` needs one within maxLagMs): a read per interval under load, not one per commit.
+  const readIntervalMs = options.readIntervalMs ?? 25;
   const now = options.now ?? Date.now;
   const watchers = new Set<LogWatcher>();
   let running = false;
@@ -52,6 +55,7 @@ export function createLogWatch(options: { eventStore: EventStore; supervisor: Su
     let readStartedAt = Number.NEGATIVE_INFINITY;
     const subscription: Subscription = options.eventStore.subscribe({
       from: 'now',
+      caughtUpReadIntervalMs: readIntervalMs,
       handler: async (events: RecordedEvent[]) => tell(events.map((e) => ({ streamId: e.streamId, type: e.type, data: e.data, position: e.position }))),
       onError: (error) => {
         ended = true;

@@ -63,6 +63,13 @@ export interface SubscriptionOptions {
    */
   onCaughtUp?: () => void;
   /**
+   * Once caught up, begin a read at most this often (ms), however many commits wake it meanwhile: a
+   * subscriber that only has to be current within a bound (the caches' log watch) then sends a read
+   * per interval instead of one per commit. Behind, it reads on at once. Unset: as soon as woken.
+   * A hint for stores that read the log in rounds (PostgreSQL); stores that push events ignore it.
+   */
+  caughtUpReadIntervalMs?: number;
+  /**
    * Sealed personal data is opened for the handler in events of these types only (unset: in every
    * event); in the others its fields hold their erased values, so they still decode. Opening costs a
    * key lookup per batch and a cipher call per event.

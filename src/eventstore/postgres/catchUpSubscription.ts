@@ -26,11 +26,18 @@ export function catchUpSubscription(
   options: SubscriptionOptions,
 ): Subscription {
   const batchSize = options.batchSize ?? 500;
+  // Only a subscriber that claims to be caught up needs reads begun after it asked; the others may take what another subscriber read.
+  const needsFreshReads = options.onCaughtUp !== undefined;
   let stopped = false;
   // Latched: a wake-up that comes while a batch is handled ends the next pause at once.
   const pause = createWakeableSleep({ latch: true });
   const removeListener = wakeups.add(() => pause.wake());
   const sleep = (ms: number) => (stopped ? Promise.resolve() : pause.sleep(ms));
+  // Woken by stop only: a caught-up subscriber that reads at most once per interval waits out the rest of it, whatever commits meanwhile.
+  const spacing = createWakeableSleep();
+  const readInterval = options.caughtUpReadIntervalMs ?? 0;
+  let lastReadAt = Number.NEGATIVE_INFINITY;
+  let caughtUp = false;
 
   let markStarted!: () => void;
   const started = new Promise<void>((resolve) => (markStarted = resolve));
@@ -40,17 +47,27 @@ export function catchUpSubscription(
     markStarted();
     let horizonDelay = timing.horizonRetryMs;
     while (!stopped) {
+      while (caughtUp && !stopped) {
+        const left = lastReadAt + readInterval - performance.now();
+        if (left <= 0) break;
+        // Again if the timer ended a little early by this clock (it counts from the loop's cached time).
+        await spacing.sleep(left);
+      }
+      if (stopped) break;
       options.onReadStart?.();
-      const batch = await readAfter(cursor, batchSize);
+      lastReadAt = performance.now();
+      const batch = await readAfter(cursor, batchSize, needsFreshReads);
+      // A short batch read everything below the horizon; a full one may have left more.
+      caughtUp = batch.events.length < batchSize;
       if (batch.events.length > 0) {
         await options.handler(batch.events);
         cursor = batch.cursor;
         horizonDelay = timing.horizonRetryMs;
-        // A short batch read everything below the horizon; a full one may have left more.
-        if (batch.events.length < batchSize) options.onCaughtUp?.();
+        // Only a read begun after onReadStart proves the subscriber current.
+        if (caughtUp && batch.fresh) options.onCaughtUp?.();
         continue;
       }
-      options.onCaughtUp?.();
+      if (batch.fresh) options.onCaughtUp?.();
       if (await hasEventsBeyondHorizon(pool, cursor)) {
         // Committed events sit behind an append still in flight: look again soon, not at the next poll.
         await sleep(horizonDelay);
@@ -78,6 +95,7 @@ export function catchUpSubscription(
     stop: async () => {
       stopped = true;
       pause.wake();
+      spacing.wake();
       await done;
     },
   };
