@@ -57,9 +57,11 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
   const settled: { advanced: string[]; stalled: Map<string, Stall> } = { advanced: [], stalled: new Map() };
   await db.transaction().execute(async (trx) => {
     // Read models are derived: if a crash loses this commit, it loses the checkpoints with it and the
-    // batch is replayed. So the commit need not wait for the disk (the log's appends always do).
-    await sql`SET LOCAL synchronous_commit = off`.execute(trx);
-    const rows = await trx.selectFrom('projection_checkpoints').select(['name', 'position']).where('name', 'in', projections.map((p) => p.name)).orderBy('name').forUpdate().execute();
+    // batch is replayed. So the commit need not wait for the disk (the log's appends always do): set in
+    // the statement that locks the checkpoints, one round trip less per batch than a SET LOCAL of its own.
+    const { rows } = await sql<{ name: string; position: string }>`
+      SELECT c.name, c.position FROM set_config('synchronous_commit', 'off', true) AS s, projection_checkpoints AS c
+      WHERE c.name IN (${sql.join(projections.map((p) => p.name))}) ORDER BY c.name FOR UPDATE OF c`.execute(trx);
     const stored = new Map(rows.map((r) => [r.name, Number(r.position)]));
     const behind = Math.min(...active.map((p) => stored.get(p.name) ?? 0));
     if (active.length > 0 && behind < from) throw new CheckpointMoved(behind);
