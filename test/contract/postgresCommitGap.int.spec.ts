@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import { poolCountingLogReads } from '../support/logReadCounter.ts';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
 const metadata = () => JSON.stringify({ correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: new Date().toISOString() });
@@ -11,25 +12,19 @@ describe('PostgreSQL event log: concurrentCommitGap, strangers\' transactions an
   let database: TestDatabase;
   let pool: pg.Pool;
   let store: ReturnType<typeof createPostgresEventStore>;
-  /** How many times subscribers have read the log (each `readAfter` query): the positive fact that they looked. */
-  let logReads = 0;
+  let counted: ReturnType<typeof poolCountingLogReads>;
 
   /** Resolves once subscribers have read the log `n` more times. */
   const afterLogReads = async (n: number) => {
-    const target = logReads + n;
-    for (let i = 0; i < 1000 && logReads < target; i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(logReads).toBeGreaterThanOrEqual(target);
+    const target = counted.logReads + n;
+    for (let i = 0; i < 1000 && counted.logReads < target; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(counted.logReads).toBeGreaterThanOrEqual(target);
   };
 
   beforeAll(async () => {
     database = await createTestDatabase('gap');
-    pool = new pg.Pool({ connectionString: database.url });
-    pool.on('error', () => undefined);
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('seqflow_read_after')) logReads++;
-      return query(...args);
-    };
+    counted = poolCountingLogReads(database.url);
+    pool = counted.pool;
     store = createPostgresEventStore({ pool, connectionString: database.url, timing: { pollIntervalMs: 50 } });
     await store.migrate();
   });

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventToAppend, RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import { poolCountingLogReads } from '../support/logReadCounter.ts';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
 const event = (n: number): EventToAppend => ({ id: randomUUID(), type: 'Counted', schemaVersion: 1, data: { n }, metadata: { correlationId: randomUUID(), causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: new Date().toISOString() } });
@@ -17,18 +18,12 @@ describe("PostgreSQL event log: how often a process's subscribers read it", () =
   let database: TestDatabase;
   let pool: pg.Pool;
   let store: ReturnType<typeof createPostgresEventStore>;
-  /** Reads of the log after a cursor (every subscriber's batch), counted on the pool. */
-  let logReads = 0;
+  let counted: ReturnType<typeof poolCountingLogReads>;
 
   beforeAll(async () => {
     database = await createTestDatabase('subscriber_reads');
-    pool = new pg.Pool({ connectionString: database.url });
-    pool.on('error', () => undefined);
-    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown;
-    (pool as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      if (typeof args[0] === 'string' && args[0].includes('seqflow_read_after')) logReads++;
-      return query(...args);
-    };
+    counted = poolCountingLogReads(database.url);
+    pool = counted.pool;
     store = createPostgresEventStore({ pool, connectionString: database.url, timing: { pollIntervalMs: 50 } });
     await store.migrate();
   });
@@ -73,7 +68,7 @@ describe("PostgreSQL event log: how often a process's subscribers read it", () =
     await until(first, 30);
     await a.stop();
     // Three more from the same place, one after another, each reading ten at a time: three batches from what the first read, then one look past its end.
-    const before = logReads;
+    const before = counted.logReads;
     for (let i = 0; i < 3; i++) {
       const seen: RecordedEvent[] = [];
       const other = quiet.subscribe({ from: head, batchSize: 10, handler: async (events) => void seen.push(...events) });
@@ -81,7 +76,7 @@ describe("PostgreSQL event log: how often a process's subscribers read it", () =
       expect(seen.map((e) => e.id)).toEqual(first.map((e) => e.id));
       await other.stop();
     }
-    expect(logReads - before).toBe(3);
+    expect(counted.logReads - before).toBe(3);
     await quiet.close();
   });
 });
