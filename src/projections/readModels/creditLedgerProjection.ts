@@ -11,25 +11,25 @@ function ledgerRow(event: DomainEvent, { recorded, occurredAt }: ProjectionConte
   return { ...row, delta: -event.data.tokens, execution_id: event.data.executionId, model: event.data.model, block_name: event.data.blockName, cost_usd: event.data.costUsd ?? null };
 }
 
-/** The rows in one insert, then one balance change per organization (for the rows that were new) in one upsert. */
+/**
+ * The rows and the balances in one statement: the ledger rows that are new (RETURNING of an insert
+ * that skips the event ids it holds) move their organizations' balances, summed per organization.
+ */
 async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
   const rows = events.flatMap(({ event, context }) => ledgerRow(event, context) ?? []);
   if (rows.length === 0) return;
-  const inserted = await trx.insertInto('credit_ledger').values(rows).onConflict((oc) => oc.column('event_id').doNothing()).returning('event_id').execute();
-  const fresh = new Set(inserted.map((r) => r.event_id));
-  const byOrganization = new Map<string, number>();
-  for (const row of rows) if (fresh.has(row.event_id)) byOrganization.set(row.organization_id, (byOrganization.get(row.organization_id) ?? 0) + row.delta);
-  if (byOrganization.size === 0) return; // all seen before: the balances already have them
   await trx
+    .with('fresh', (db) => db.insertInto('credit_ledger').values(rows).onConflict((oc) => oc.column('event_id').doNothing()).returning(['organization_id', 'delta']))
     .insertInto('credit_balances')
-    .values([...byOrganization].map(([organization_id, balance]) => ({ organization_id, balance })))
+    .columns(['organization_id', 'balance'])
+    .expression((eb) => eb.selectFrom('fresh').select(['organization_id', sql<number>`sum(delta)::bigint`.as('balance')]).groupBy('organization_id'))
     .onConflict((oc) => oc.column('organization_id').doUpdateSet({ balance: sql`credit_balances.balance + excluded.balance` }))
     .execute();
 }
 
 /**
  * Every grant and charge as a ledger row (keyed by its event, so a replay adds nothing), and each
- * organization's balance moved by the rows that were new: two statements per batch.
+ * organization's balance moved by the rows that were new: one statement per batch.
  */
 export const creditLedgerProjection: Projection = {
   name: 'credit_ledger',
