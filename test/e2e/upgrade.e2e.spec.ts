@@ -109,7 +109,7 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
     const plan = json(planned.stdout) as { upToDate: boolean; pending: { eventLog: { name: string; summary: string }[]; readModels: { name: string; summary: string }[] } };
     expect(plan.upToDate).toBe(false);
     expect(plan.pending.eventLog).toEqual([]);
-    expect(plan.pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases']);
+    expect(plan.pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order']);
     expect(plan.pending.readModels.every((m) => m.summary.length > 20)).toBe(true);
     expect(await readModelMigrationsRun()).toEqual(before);
   }, 120_000);
@@ -117,7 +117,7 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
   it('migrates, then its log and read models verify', async () => {
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code, migrated.stderr).toBe(0);
-    expect((json(migrated.stdout) as { ran: { readModels: { name: string }[] } }).ran.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases']);
+    expect((json(migrated.stdout) as { ran: { readModels: { name: string }[] } }).ran.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order']);
     expect(json((await runCli(['migrate', '--plan'], env)).stdout)).toMatchObject({ upToDate: true });
 
     const log = await runCli(['audit', 'verify-log'], env);
@@ -156,7 +156,7 @@ describe('an upgrade of a data folder the earlier release wrote (the embedded Po
   it('migrates on start, verifies, and serves the runs the earlier release recorded', async () => {
     const planned = await runCli(['migrate', '--plan'], env);
     expect(planned.code, planned.stderr).toBe(0);
-    expect((json(planned.stdout) as { pending: { readModels: { name: string }[] } }).pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases']);
+    expect((json(planned.stdout) as { pending: { readModels: { name: string }[] } }).pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order']);
 
     await servesWhatTheEarlierReleaseRecorded(recorded, env);
 
