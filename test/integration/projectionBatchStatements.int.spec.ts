@@ -5,17 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { creditLedgerProjection } from '../../src/projections/readModels/creditLedgerProjection.ts';
+import { deliveriesProjection } from '../../src/projections/readModels/deliveriesProjection.ts';
 import { applyBatch } from '../../src/projections/projectionBatch.ts';
 import type { ReadModels } from '../../src/projections/readModelSchema.ts';
 import { createTestRuntime, type TestRuntime } from '../support/testRuntime.ts';
 
-const recorded = (position: number, type: string, data: unknown): RecordedEvent => ({
+const recorded = (position: number, type: string, data: unknown, schemaVersion = 1): RecordedEvent => ({
   id: `00000000-0000-4000-8000-${String(position).padStart(12, '0')}`,
   streamId: `s-${position}`,
   revision: 1,
   position,
   type,
-  schemaVersion: 1,
+  schemaVersion,
   data,
   metadata: { correlationId: 'c', causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt: '2026-11-29T00:00:00.000Z' },
   recordedAt: new Date('2026-11-29T00:00:00.000Z'),
@@ -87,5 +88,37 @@ describe('a projection batch, in round trips', () => {
     await applyBatch(db, [creditLedgerProjection], new Map(), pino({ level: 'silent' }), 0, batch, Date.now());
     expect(await balances()).toEqual({ [org]: 950, 'org-other': -5 });
     expect(await db.selectFrom('credit_ledger').select('event_id').where('organization_id', 'in', [org, 'org-other']).execute()).toHaveLength(4);
+  });
+
+  it("writes a batch's deliveries in one insert and one update per set of columns, ending as the events one by one leave them", async () => {
+    // Five deliveries through what a dispatcher records: delivered, retried later, dead-lettered then redelivered, in flight, just created.
+    const events = (prefix: string, from: number) => {
+      const at = '2026-11-29T00:00:01.000Z';
+      const created = (id: string) => ['DeliveryCreated', { deliveryId: id, organizationId: 'o', executionId: `run-${id}`, flowId: 'f', event: 'flow.completed', url: 'https://receiver.test/hook', body: '{}', truncated: false }, 1] as const;
+      const started = (id: string, attempt: number) => ['DeliveryAttemptStarted', { deliveryId: id, attempt, startedAt: at }, 1] as const;
+      const finished = (id: string, attempt: number, outcome: string, responseStatus: number | null, nextAttemptAt: string | null) =>
+        ['DeliveryAttemptFinished', { deliveryId: id, attempt, secretVersions: [1], outcome, responseStatus, errorExcerpt: responseStatus === 200 ? null : 'busy', nextAttemptAt, durationMs: 3 }, 2] as const;
+      const [a, b, c, d, e] = ['a', 'b', 'c', 'd', 'e'].map((n) => `${prefix}-${n}`) as [string, string, string, string, string];
+      const steps = [
+        created(a), created(b), created(c), created(d),
+        started(a, 1), started(b, 1), finished(a, 1, 'succeeded', 200, null), started(c, 1),
+        finished(b, 1, 'failed_retry', 503, '2026-11-29T00:01:00.000Z'), finished(c, 1, 'dead_letter', 500, null),
+        ['DeliveryRedeliveryRequested', { deliveryId: c, requestedAt: at }, 1] as const, started(d, 1), created(e),
+      ];
+      return steps.map(([type, data, version], i) => recorded(from + i, type, data, version));
+    };
+    const rowsOf = async (prefix: string) =>
+      (await db.selectFrom('webhook_deliveries').selectAll().where('id', 'like', `${prefix}-%`).orderBy('id').execute()).map(({ id, execution_id, ...row }) => ({ ...row, id: id.slice(prefix.length), run: execution_id.slice(prefix.length + 4) }));
+    await db.insertInto('projection_checkpoints').values({ name: deliveriesProjection.name, position: 0 }).onConflict((oc) => oc.column('name').doUpdateSet({ position: 0 })).execute();
+    statements.length = 0;
+    await applyBatch(db, [deliveriesProjection], new Map(), pino({ level: 'silent' }), 0, events('batch', 101), Date.now());
+    // The five created in one insert; the three whose attempt finished (one redelivered after) set the same columns, the one in flight three of them: two updates.
+    expect(statements).toEqual(['begin', 'select c.name,', 'insert into', 'update "webhook_deliveries"', 'update "webhook_deliveries"', 'update "projection_checkpoints"', 'commit']);
+    // The same history applied one event per batch: the rows it leaves are the reference.
+    const single = events('single', 114);
+    for (const event of single) await applyBatch(db, [deliveriesProjection], new Map(), pino({ level: 'silent' }), event.position - 1, [event], Date.now());
+    const batched = await rowsOf('batch');
+    expect(batched).toEqual(await rowsOf('single'));
+    expect(batched.map((row) => [row.id, row.status, row.attempts])).toEqual([['-a', 'succeeded', 1], ['-b', 'failed_retry', 1], ['-c', 'pending', 1], ['-d', 'in_flight', 1], ['-e', 'pending', 0]]);
   });
 });
