@@ -11,40 +11,16 @@ export interface HostRooms {
 
 /**
  * The `WITH candidate AS (…)` clause that picks, and locks, up to `limit` due deliveries nobody
- * holds, oldest due first: at most a host's room in `hosts` (else `perHost`) go to one receiver
- * host, and a full host's are passed over before the limit applies, so its backlog never takes the
- * places of other receivers' deliveries. None of `skipOrganizations` (those whose secrets this
- * worker cannot open) is picked.
- *
- * Its order is the `webhook_deliveries_due_order` index's (migration 0025), so PostgreSQL walks
- * the due deliveries from the oldest and stops at the limit: a claim reads about as many rows as
- * it takes, whatever the backlog. Ordered by an expression no index had, every claim read and
- * sorted the whole backlog (6 ms a claim at 10,000 deliveries, most of a drain's database time).
+ * holds, oldest due first (`seqflow_due_deliveries`, read-model migration 0025: along an index in
+ * due order, so a claim reads about as many rows as it takes, whatever the backlog): at most a
+ * host's room in `hosts` (else `perHost`) go to one receiver host, and a full host's are passed
+ * over before the limit applies, so its backlog never takes the places of other receivers'
+ * deliveries. None of `skipOrganizations` (those whose secrets this worker cannot open) is picked.
  */
 export function dueDeliveries(limit: number, hosts: HostRooms, skipOrganizations: readonly string[]) {
   const full = hosts.hosts.filter((_, i) => hosts.rooms[i] === 0);
-  // A delivery from before the read model kept its host counts as a host of its own.
-  const host = sql`coalesce(d.receiver_host, d.id)`;
   return sql`WITH locked AS (
-    SELECT d.id, ${host} AS host, coalesce(d.next_attempt_at, d.created_at) AS due FROM webhook_deliveries d
-      LEFT JOIN delivery_leases l ON l.delivery_id = d.id
-     WHERE (
-             (d.status = 'pending' AND (l.delivery_id IS NULL OR l.expires_at < now()))
-          OR (d.status = 'failed_retry' AND d.next_attempt_at <= now() AND (l.delivery_id IS NULL OR l.expires_at < now()))
-             -- An attempt whose dispatcher died keeps its (expired) lease; one that finished keeps it
-             -- marked with finished_attempts, even while the read model still shows it in flight.
-          OR (d.status = 'in_flight' AND l.expires_at < now() AND l.finished_attempts IS NULL)
-           )
-       -- The due-order index's own condition, said as it is: the planner need not prove it from the ORs above.
-       AND d.status IN ('pending', 'failed_retry', 'in_flight')
-       -- An attempt finished here that the read model does not show yet is not due again.
-       AND (l.finished_attempts IS NULL OR (d.attempts >= l.finished_attempts AND d.status <> 'in_flight'))
-       AND ${host} <> ALL(${full}::text[])
-       -- Organizations whose secrets this worker cannot open: another worker may.
-       AND d.organization_id <> ALL(${skipOrganizations}::text[])
-     ORDER BY coalesce(d.next_attempt_at, d.created_at)
-     LIMIT ${limit}
-     FOR UPDATE OF d SKIP LOCKED
+    SELECT id, host, due FROM seqflow_due_deliveries(${limit}::integer, ${full}::text[], ${skipOrganizations}::text[])
   ), candidate AS (
     SELECT r.id FROM (SELECT id, host, row_number() OVER (PARTITION BY host ORDER BY due) AS n FROM locked) r
       LEFT JOIN unnest(${hosts.hosts}::text[], ${hosts.rooms}::integer[]) AS b(host, room) ON b.host = r.host
