@@ -1,8 +1,8 @@
 /**
  * The one retry policy every loop uses (the supervisor's restarts, a delivery whose attempt failed
  * to run, a worker that cannot read an organization's secrets, a stalled projection, the claim loops
- * of jobs and deliveries, a read replica that failed): exponential backoff with jitter and a cap on
- * the delay. A failure that cannot get better is not retried by its
+ * of jobs and deliveries, a read replica that failed, a log read on a lost connection): exponential
+ * backoff with jitter and a cap on the delay. A failure that cannot get better is not retried by its
  * loop: one terminal for the worker (its master key cannot open a secret) takes the item off this
  * worker and says so in /health; one terminal for the item (a decider's refusal, the start cap of a
  * delivery attempt) ends it with its recorded outcome. Pure: the randomness for the jitter is passed
@@ -30,6 +30,8 @@ export const RETRY_POLICIES = {
   supervisedTask: { initialDelayMs: 500, maxDelayMs: 30_000, jitter: 0.5 },
   /** A claim loop (jobs, deliveries) whose claim statement failed: its database is likely away. */
   claimLoop: { initialDelayMs: 250, maxDelayMs: 10_000, jitter: 0.5 },
+  /** A read of the log whose pooled connection was lost: tried again on another after this (five tries, some 300 ms in all). */
+  lostConnectionRead: { initialDelayMs: 20, maxDelayMs: 160, jitter: 0.5 },
   /** A read replica that failed to answer: reads go to the primary until this wait is over. */
   readReplica: { initialDelayMs: 1_000, maxDelayMs: 30_000, jitter: 0.5 },
   /** A delivery attempt that failed to run (its outcome is bounded by the decider's start cap). */
