@@ -72,8 +72,8 @@ describe("a dispatcher's claim over a backlog of deliveries", () => {
    * from the table), from PostgreSQL's counters for the transaction, whatever plan it ran; the
    * transaction is rolled back, and its locks with it.
    */
-  const rowsRead = async () => {
-    const read = await db
+  const rowsRead = () =>
+    db
       .transaction()
       .execute(async (trx) => {
         await sql`${dueDeliveries(LIMIT, noHostsFull, [])} SELECT id FROM candidate`.execute(trx);
@@ -86,8 +86,6 @@ describe("a dispatcher's claim over a backlog of deliveries", () => {
         if (error.read === undefined) throw error;
         return error.read;
       });
-    return read;
-  };
 
   // A backlog comes in a burst, before autovacuum has looked at the table: its statistics still say
   // it is empty. Then with them, as autovacuum gathers them once a table has changed by a tenth.

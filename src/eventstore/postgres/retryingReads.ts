@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { isConnectionLoss } from '../../database/connectionLoss.ts';
 import { RETRY_POLICIES, type RetryPolicy, retryDelayMs } from '../../domain/retry/retryPolicy.ts';
@@ -17,7 +18,7 @@ const defaults: ReadRetries = {
   attempts: 5,
   policy: RETRY_POLICIES.lostConnectionRead,
   random: Math.random,
-  sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  sleep: async (ms) => void (await sleep(ms)),
 };
 
 /**
