@@ -11,7 +11,7 @@ const from = Number(values.from);
 if (!Number.isInteger(seeds) || seeds < 1 || !Number.isInteger(from)) throw new Error('--seeds N (a positive integer) [--from S]');
 const started = performance.now();
 const engine = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, broken: 0 };
-const deliveries = { deliveries: 0, posts: 0, faults: 0, deaths: 0, wrongKeys: 0, broken: 0 };
+const deliveries = { deliveries: 0, posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0, broken: 0 };
 const report = (kind: string, seed: number, violations: string[]) => {
   for (const violation of violations) process.stdout.write(`${kind} seed ${seed}: ${violation}\n  replay: npm run test:simulate -- --from ${seed} --seeds 1\n`);
   return violations.length;
@@ -29,6 +29,8 @@ for (let seed = from; seed < from + seeds; seed++) {
   deliveries.faults += sent.faults;
   deliveries.deaths += sent.deaths;
   deliveries.wrongKeys += sent.wrongKeys;
+  deliveries.stalls += sent.stalls;
+  deliveries.startedAgain += sent.startedAgain;
   deliveries.broken += report('deliveries', seed, sent.violations);
 }
 process.stdout.write(`${JSON.stringify({ seeds, from, engine, deliveries, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);

@@ -108,6 +108,7 @@ async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, load
   deps.observeAttempt?.(result.kind === 'response' ? (result.status < 300 ? 'succeeded' : `http_${Math.floor(result.status / 100)}xx`) : result.kind, (performance.now() - begun) / 1000);
   const finish = {
     attempt: attemptNumber,
+    start: state.starts,
     result,
     errorExcerpt: (result.kind === 'response' && result.status < 300) || excerpt === null ? null : redactUrlSecrets(excerpt, state.url),
     endedAt: commands.now().toISOString(),

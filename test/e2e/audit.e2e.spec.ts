@@ -93,7 +93,7 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     let now = Date.parse('2026-01-01T00:00:00.000Z');
     for (let attempt = 1; attempt <= 6; attempt++) {
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date(now).toISOString() } }, testPrincipal);
-      const finished = await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date(now + 100).toISOString(), durationMs: 100, secretVersions: [1] } }, testPrincipal);
+      const finished = await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt, start: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date(now + 100).toISOString(), durationMs: 100, secretVersions: [1] } }, testPrincipal);
       now = Date.parse((finished.state as { nextAttemptAt: string | null }).nextAttemptAt ?? new Date(now).toISOString());
     }
     runs.set('job-dead-letter', executionId);

@@ -206,7 +206,7 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
       for (let attempt = 1; attempt <= failures + 1; attempt++) {
         await handleCommand(deps, stream, delivery, { type: 'StartAttempt', data: { now: new Date(now).toISOString() } }, testPrincipal);
         const status = attempt <= failures ? 503 : finalStatus;
-        const done = await handleCommand(deps, stream, delivery, { type: 'FinishAttempt', data: { attempt, result: { kind: 'response', status }, errorExcerpt: status >= 300 ? 'busy' : null, endedAt: new Date(now + 50).toISOString(), durationMs: 50, secretVersions: [1] } }, testPrincipal);
+        const done = await handleCommand(deps, stream, delivery, { type: 'FinishAttempt', data: { attempt, start: 1, result: { kind: 'response', status }, errorExcerpt: status >= 300 ? 'busy' : null, endedAt: new Date(now + 50).toISOString(), durationMs: 50, secretVersions: [1] } }, testPrincipal);
         now = Date.parse((done.state as { nextAttemptAt: string | null }).nextAttemptAt ?? new Date(now).toISOString());
       }
       return deliveryId;

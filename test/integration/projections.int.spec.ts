@@ -85,7 +85,7 @@ describe('projections', () => {
       const deliveryId = randomUUID();
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data: { deliveryId, organizationId: version.organization_id, executionId, flowId: imported.flowId, event: 'flow.completed', url: 'https://hooks.example/in', body: '{}', truncated: false } } }, testPrincipal);
       await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'StartAttempt', data: { now: new Date().toISOString() } }, testPrincipal);
-      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date().toISOString(), durationMs: 5, secretVersions: [1] } }, testPrincipal);
+      await handleCommand(deps, deliveryStream(deliveryId), delivery, { type: 'FinishAttempt', data: { attempt: 1, start: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: new Date().toISOString(), durationMs: 5, secretVersions: [1] } }, testPrincipal);
     }
     return imported.flowId;
   }

@@ -3,8 +3,8 @@ import { simulateDeliveries } from './deliverySimulation.ts';
 
 /**
  * Webhook deliveries in the deterministic simulation of `npm test`: this many seeded schedules of
- * hostile receivers, a faulty log, dying processes and workers with the wrong master key
- * (SEQFLOW_SIM_SEEDS, from SEQFLOW_SIM_FROM). `npm run test:simulate -- --seeds N` runs more.
+ * hostile receivers, a faulty log, and up to three processes at once that die, stall past their
+ * leases or hold the wrong master key (SEQFLOW_SIM_SEEDS, from SEQFLOW_SIM_FROM). `npm run test:simulate -- --seeds N` runs more.
  */
 const SEEDS = Number(process.env.SEQFLOW_SIM_SEEDS ?? 1500);
 const FROM = Number(process.env.SEQFLOW_SIM_FROM ?? 1);
@@ -12,20 +12,33 @@ const FROM = Number(process.env.SEQFLOW_SIM_FROM ?? 1);
 describe('webhook deliveries under seeded faults (deterministic simulation)', () => {
   it(`end within the retry policy's bounds over ${SEEDS} schedules from seed ${FROM}`, async () => {
     const broken: string[] = [];
-    const totals = { posts: 0, faults: 0, deaths: 0, wrongKeys: 0 };
+    const totals = { posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0 };
     for (let seed = FROM; seed < FROM + SEEDS; seed++) {
       const result = await simulateDeliveries(seed);
       totals.posts += result.posts;
       totals.faults += result.faults;
       totals.deaths += result.deaths;
       totals.wrongKeys += result.wrongKeys;
+      totals.stalls += result.stalls;
+      totals.startedAgain += result.startedAgain;
       for (const violation of result.violations) broken.push(`seed ${seed}: ${violation}`);
     }
     expect(broken).toEqual([]);
-    // The schedules met what they are for: hostile answers, faults at the log, deaths, wrong keys.
+    // The schedules met what they are for: hostile answers, faults at the log, deaths, wrong keys,
+    // processes held up past their leases while others took their attempts over.
     expect(totals.posts).toBeGreaterThan(SEEDS);
     expect(totals.faults).toBeGreaterThan(SEEDS / 10);
     expect(totals.deaths).toBeGreaterThan(SEEDS / 20);
     expect(totals.wrongKeys).toBeGreaterThan(SEEDS / 20);
+    expect(totals.stalls).toBeGreaterThan(SEEDS / 10);
+    expect(totals.startedAgain).toBeGreaterThan(SEEDS / 10);
   }, 300_000);
+
+  it('replays a schedule of processes at once from its seed alone: the same log, event for event and process for process', async () => {
+    for (const seed of [FROM, FROM + 1, FROM + 7, FROM + 44]) {
+      const first = await simulateDeliveries(seed);
+      expect(first.recorded.length).toBeGreaterThan(0);
+      expect(await simulateDeliveries(seed)).toEqual(first);
+    }
+  });
 });

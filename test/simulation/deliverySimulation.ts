@@ -19,10 +19,11 @@ import { createMemoryEventStore } from './memoryEventStore.ts';
 import { seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedDeliveryClaims } from './simulatedDeliveryClaims.ts';
 import { simulatedReceiver } from './simulatedReceiver.ts';
+import { virtualClock } from './virtualClock.ts';
 
 const LEASE_MS = 60_000;
 /** Sweeps a schedule may take before a delivery that has not ended counts as stuck. */
-const MAX_SWEEPS = 1_000;
+const MAX_SWEEPS = 3_000;
 const MASTER_KEY = Buffer.alloc(32, 7);
 const WRONG_KEY = Buffer.alloc(32, 9);
 const ENDED = new Set(['succeeded', 'failed_permanent', 'dead_letter']);
@@ -36,25 +37,34 @@ export interface DeliveryScheduleResult {
   /** Processes that died mid-sweep, and ones whose master key could not open the secrets. */
   deaths: number;
   wrongKeys: number;
+  /** Processes held up past their leases, and attempts started again before an outcome was recorded. */
+  stalls: number;
+  startedAgain: number;
+  /** What the log holds, in order: each event's stream, type and process (a replay of the seed holds the same). */
+  recorded: string[];
   violations: string[];
 }
 
 /**
  * One schedule of webhook deliveries, from its seed alone: a few deliveries to receivers that answer
  * as the seed draws them (hostile pages, resets, timeouts), attempted by the real attempt-and-settle
- * code (decider, sender, retry policy, failure memory) under the leases' claim rule, by a line of
- * processes whose log fails as the seed draws it, which may die after any of their appends, and some
- * of whose master keys cannot open the secrets. The clock is virtual: a sweep that finds nothing jumps
- * to the next due retry or expiring lease. Then the invariants: every delivery ended within the
- * policy's bounds (attempts, starts per attempt), nothing follows an end, every POST follows a start
- * of its own and is signed with the organization's secret, a worker that cannot open the secrets
- * starts nothing, nothing failed is given back "at once", and without faults exactly one POST per
- * attempt whose recorded outcome is the receiver's answer; the hash chains verify.
+ * code (decider, sender, retry policy, failure memory) under the leases' claim rule, by up to three
+ * processes at once (each a line of successors: one that dies or retires is replaced) whose log fails
+ * as the seed draws it, which may die after any of their appends, stall past their leases between a
+ * receiver's answer and its record (another process then starts the attempt again), and some of
+ * whose master keys cannot open the secrets. The clock is virtual (virtualClock.ts): when every
+ * process waits, it jumps to the next due retry, expiring lease or stalled process's wake. Then the
+ * invariants: every delivery ended within the policy's bounds (attempts, starts per attempt),
+ * nothing follows an end, every POST follows a start of its own and is signed with the
+ * organization's secret, an outcome is recorded only by the attempt's latest start, a worker that
+ * cannot open the secrets starts nothing, nothing failed is given back "at once", and without
+ * faults exactly one POST per attempt whose recorded outcome is the receiver's answer; the hash
+ * chains verify.
  */
 export async function simulateDeliveries(seed: number): Promise<DeliveryScheduleResult> {
   const random = seededRandom(seed);
-  let clock = Date.parse('2026-01-01T00:00:00.000Z');
-  const now = () => new Date((clock += 1));
+  const clock = virtualClock(Date.parse('2026-01-01T00:00:00.000Z'), (at) => nextDue(at));
+  const now = () => new Date(clock.tick());
   const log = createMemoryEventStore({ now });
   const sound = { eventStore: log, now };
   const setup = { principal: { kind: 'system' as const, id: 'simulation' } };
@@ -76,13 +86,25 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
 
   const revisionOf = (deliveryId: string) => log.events.filter((e) => e.streamId === deliveryStream(deliveryId)).length - 1;
   const receiver = simulatedReceiver(random, revisionOf);
-  const claims = simulatedDeliveryClaims({ now: () => clock, leaseMs: LEASE_MS });
+  const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(log, deliveryStream(id), delivery)).state] as const)));
+  const claims = simulatedDeliveryClaims({ now: () => clock.now(), leaseMs: LEASE_MS });
+  // The next moment a sweep may find work: a lease running out, or a retry falling due.
+  async function nextDue(at: number) {
+    const known = await states();
+    // Something became due while the last sweeps read (each record moves the clock on): sweep again now.
+    if (claims.anyClaimable(known, at)) return at;
+    const due = [...known.values()].flatMap((s) => (s.status === 'failed_retry' && s.nextAttemptAt ? [Date.parse(s.nextAttemptAt)] : []));
+    return Math.min(claims.nextExpiry(at), ...due.filter((t) => t > at));
+  }
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
+  // Some schedules have processes that stall past their leases (a long pause between the receiver's answer and its record).
+  const stallChance = random.chance(0.3) ? 0.25 : 0;
 
   let faults = 0;
   let deaths = 0;
+  let stalls = 0;
   const wrongKeyWorkers = new Set<string>();
-  /** A process: its view of the log (faulty as drawn), its failure memory, its leases; it may die after some appends. */
+  /** A process: its view of the log (faulty as drawn), its failure memory, its leases; it may die after some appends, and stall. */
   const spawn = (n: number) => {
     const worker = `worker-${n}`;
     const process = faultyEventStore(log, random, rates);
@@ -100,10 +122,22 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     };
     const wrongKey = random.chance(0.15);
     if (wrongKey) wrongKeyWorkers.add(worker);
-    const failures = createAttemptFailures({ logger: silent, now: () => clock, random: random.next });
+    const failures = createAttemptFailures({ logger: silent, now: () => clock.now(), random: random.next });
+    // The POST is made (and kept by the receiver) before the stall: its answer comes back after the lease ran out.
+    const fetch = async (input: string | URL | Request, init?: RequestInit) => {
+      const stalled = random.chance(stallChance);
+      try {
+        return await receiver.fetch(input, init);
+      } finally {
+        if (stalled) {
+          stalls++;
+          await clock.sleepUntil(clock.now() + LEASE_MS + 1 + random.int(LEASE_MS));
+        }
+      }
+    };
     const deps = {
       commands: { eventStore: process.store, now },
-      guard: { fetch: receiver.fetch } as unknown as AddressGuard,
+      guard: { fetch } as unknown as AddressGuard,
       masterKey: wrongKey ? WRONG_KEY : MASTER_KEY,
       principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` },
       timeoutMs: 20_000,
@@ -112,43 +146,47 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     return { worker, process, failures, deps, claims: claims.forProcess(worker, () => !dead), faults: () => process.faults() };
   };
 
-  const violations: string[] = [];
-  let spawned = 0;
-  let current = spawn(spawned++);
-  const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(log, deliveryStream(id), delivery)).state] as const)));
   let sweeps = 0;
-  for (; sweeps < MAX_SWEEPS; sweeps++) {
-    const known = await states();
-    if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) break;
-    const claimed = await current.claims.claim(known, current.failures.skippedOrganizations()).catch(() => undefined);
-    // A process that died, or one that cannot open the secrets of what is due, is replaced by the next.
-    if (claimed === undefined || (claimed.length === 0 && current.failures.skippedOrganizations().length > 0)) {
-      faults += current.faults();
-      current = spawn(spawned++);
-      continue;
-    }
-    if (claimed.length === 0) {
-      const due = [...known.values()].flatMap((s) => (s.status === 'failed_retry' && s.nextAttemptAt ? [Date.parse(s.nextAttemptAt)] : []));
-      const next = Math.min(claims.nextExpiry(clock), ...due.filter((t) => t > clock));
-      if (next === Infinity) {
-        violations.push(`nothing is due, yet ${[...known].filter(([, s]) => !ENDED.has(s.status)).map(([id, s]) => `${id} is ${s.status}`).join(', ')}`);
-        break;
+  let exhausted = false;
+  /** One process's sweeps until everything ended, it died, or it cannot open the secrets of what is due (then it retires). */
+  const sweepUntilDone = async (worker: ReturnType<typeof spawn>) => {
+    clock.join();
+    try {
+      while (!clock.stuck()) {
+        if ((exhausted ||= ++sweeps > MAX_SWEEPS)) return 'done';
+        const known = await states();
+        if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) return 'done';
+        const claimed = await worker.claims.claim(known, worker.failures.skippedOrganizations()).catch(() => undefined);
+        if (claimed === undefined) return 'died';
+        if (claimed.length === 0 && worker.failures.skippedOrganizations().length > 0) return 'retired';
+        if (claimed.length === 0) await clock.idle();
+        else await clock.all(claimed.map((id) => () => attemptAndSettle(worker.deps, worker.claims, worker.failures, silent, id, LEASE_MS)));
       }
-      clock = next;
-      continue;
+      return 'done';
+    } finally {
+      faults += worker.faults();
+      clock.leave();
     }
-    const worker = current;
-    await Promise.all(claimed.map((id) => attemptAndSettle(worker.deps, worker.claims, worker.failures, silent, id, LEASE_MS)));
-  }
-  faults += current.faults();
-  if (sweeps === MAX_SWEEPS) violations.push(`deliveries still open after ${MAX_SWEEPS} sweeps`);
+  };
+  // Up to three processes at once; one that dies or retires is replaced by the next.
+  let spawned = 0;
+  const line = async () => {
+    while ((await sweepUntilDone(spawn(spawned++))) !== 'done');
+  };
+  await Promise.all(Array.from({ length: 1 + random.int(3) }, line));
 
-  const withoutFaults = faults === 0 && deaths === 0;
+  const violations: string[] = [];
+  const open = [...(await states())].filter(([, s]) => !ENDED.has(s.status));
+  if (clock.stuck() && open.length > 0) violations.push(`nothing is due, yet ${open.map(([id, s]) => `${id} is ${s.status}`).join(', ')}`);
+  if (exhausted) violations.push(`deliveries still open after ${MAX_SWEEPS} sweeps`);
+
+  const withoutFaults = faults === 0 && deaths === 0 && stalls === 0;
   for (const deliveryId of ids) violations.push(...(await deliveryViolations(log, deliveryId, receiver.posts, { withoutFaults, wrongKeyWorkers, secrets })));
   for (const { deliveryId, delayMs } of claims.givenBack) if (!(delayMs > 0)) violations.push(`${deliveryId}: given back after a failure with a delay of ${delayMs} ms (at once)`);
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
-  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, violations };
+  const startedAgain = log.events.filter((e, i, all) => e.type === 'DeliveryAttemptStarted' && all.slice(0, i).findLast((s) => s.streamId === e.streamId)?.type === 'DeliveryAttemptStarted').length;
+  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, stalls, startedAgain, recorded: log.events.map((e) => `${e.streamId} ${e.type} ${e.metadata.principal?.id ?? ''}`), violations };
 }
 
 /** What one delivery's stream and its receiver's POSTs must say (see simulateDeliveries). */
@@ -175,6 +213,13 @@ async function deliveryViolations(
     if (made > MAX_STARTS_PER_ATTEMPT) say(`attempt ${attempt} started ${made} times, more than ${MAX_STARTS_PER_ATTEMPT}`);
     if (context.withoutFaults && made !== 1) say(`attempt ${attempt} started ${made} times in a schedule without faults`);
   }
+  // An outcome is recorded by the process that made the attempt's last start (or by the start cap): a
+  // process held up past its lease never records its stale answer over the attempt that took over.
+  events.forEach((event, at) => {
+    if (event.type !== 'DeliveryAttemptFinished' || (event.data as { errorExcerpt: string | null }).errorExcerpt?.startsWith('the attempt was started')) return;
+    const lastStart = events.slice(0, at).findLast((e) => e.type === 'DeliveryAttemptStarted');
+    if (lastStart?.metadata.principal?.id !== event.metadata.principal?.id) say(`an outcome recorded by ${event.metadata.principal?.id} after ${lastStart?.metadata.principal?.id ?? 'nobody'} started the attempt`);
+  });
   for (const start of starts) {
     const worker = start.metadata.principal?.id.replace('webhook-dispatcher:', '') ?? '';
     if (context.wrongKeyWorkers.has(worker)) say(`attempt started by ${worker}, whose master key cannot open the secrets`);

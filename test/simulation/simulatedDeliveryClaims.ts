@@ -68,6 +68,8 @@ export function simulatedDeliveryClaims(options: { now: () => number; leaseMs: n
   return {
     forProcess,
     givenBack,
+    /** Whether a sweep at `at` finds anything to claim among `states`. */
+    anyClaimable: (states: Map<string, DeliveryState>, at: number) => [...states].some(([id, state]) => claimable(id, state, at)),
     /** The earliest moment after `at` when a lease runs out: when a sweep may find work again. */
     nextExpiry: (at: number) => Math.min(Infinity, ...[...leases.values()].map((l) => l.expiresAt + 1).filter((t) => t > at)),
   };

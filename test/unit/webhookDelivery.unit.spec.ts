@@ -94,11 +94,11 @@ describe('delivery decider', () => {
     expect(fold(delivery, events).status).toBe('pending');
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
     expect(fold(delivery, events)).toMatchObject({ status: 'in_flight', attempts: 1 });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, secretVersions: [1] } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, start: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, secretVersions: [1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'failed_retry', nextAttemptAt: '2026-01-01T00:01:01.000Z' });
     expect(() => run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:30.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:01:01.000Z') });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 2, result: { kind: 'response', status: 200 }, errorExcerpt: null, endedAt: '2026-01-01T00:01:02.000Z', durationMs: 50, secretVersions: [2, 1] } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 2, start: 1, result: { kind: 'response', status: 200 }, errorExcerpt: null, endedAt: '2026-01-01T00:01:02.000Z', durationMs: 50, secretVersions: [2, 1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'succeeded', attempts: 2 });
     expect(() => run(events, { type: 'StartAttempt', data: at('2026-01-02T00:00:00.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
   });
@@ -109,6 +109,15 @@ describe('delivery decider', () => {
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:05:00.000Z') });
     expect(events.filter((e) => e.type === 'DeliveryAttemptStarted').map((e) => e.data.attempt)).toEqual([1, 1]);
     expect(run(events, { type: 'CreateDelivery', event: created })).toHaveLength(events.length);
+  });
+
+  it('refuses the outcome of a start that another worker made again since (a worker held up past its lease), and records the newer start\'s', () => {
+    let events = run([], { type: 'CreateDelivery', event: created });
+    events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
+    events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:05:00.000Z') });
+    const outcome = (start: number, status: number) => ({ type: 'FinishAttempt' as const, data: { attempt: 1, start, result: { kind: 'response' as const, status }, errorExcerpt: null, endedAt: '2026-01-01T00:05:01.000Z', durationMs: 5, secretVersions: [1] } });
+    expect(() => run(events, outcome(1, 500))).toThrow(expect.objectContaining({ code: 'CONFLICT', message: expect.stringContaining('started again') }));
+    expect(fold(delivery, run(events, outcome(2, 200)))).toMatchObject({ status: 'succeeded', attempts: 1 });
   });
 
   it('counts the re-runs of one attempt: the third start without an outcome is not made but ends as the worker\'s failure, and counts as a retry', () => {
@@ -132,7 +141,7 @@ describe('delivery decider', () => {
     let events = run([], { type: 'CreateDelivery', event: created });
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
     const finish = (errorExcerpt: string, result: AttemptResult = { kind: 'internal_error' }) =>
-      delivery.decide({ type: 'FinishAttempt', data: { attempt: 1, result, errorExcerpt, endedAt: '2026-01-01T00:00:01.000Z', durationMs: 5, secretVersions: [1] } }, fold(delivery, events))[0]!.data as { outcome: string; errorExcerpt: string; result: string };
+      delivery.decide({ type: 'FinishAttempt', data: { attempt: 1, start: 1, result, errorExcerpt, endedAt: '2026-01-01T00:00:01.000Z', durationMs: 5, secretVersions: [1] } }, fold(delivery, events))[0]!.data as { outcome: string; errorExcerpt: string; result: string };
     expect(finish('could not record')).toMatchObject({ outcome: 'failed_retry', result: 'internal_error' });
     expect(finish('a\u0000b', { kind: 'response', status: 500 }).errorExcerpt).toBe('a\ufffdb');
     expect(finish(`${'x'.repeat(ERROR_EXCERPT_MAX - 1)}😀`, { kind: 'response', status: 500 }).errorExcerpt).toBe('x'.repeat(ERROR_EXCERPT_MAX - 1));
@@ -144,7 +153,7 @@ describe('delivery decider', () => {
     let now = Date.parse('2026-01-01T00:00:00.000Z');
     for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
       events = run(events, { type: 'StartAttempt', data: at(new Date(now).toISOString()) });
-      events = run(events, { type: 'FinishAttempt', data: { attempt, result: { kind: 'timeout' }, errorExcerpt: 'timed out', endedAt: new Date(now).toISOString(), durationMs: 20_000, secretVersions: [1] } });
+      events = run(events, { type: 'FinishAttempt', data: { attempt, start: 1, result: { kind: 'timeout' }, errorExcerpt: 'timed out', endedAt: new Date(now).toISOString(), durationMs: 20_000, secretVersions: [1] } });
       now += 13 * 3600 * 1000;
     }
     expect(fold(delivery, events)).toMatchObject({ status: 'dead_letter', attempts: 6 });
@@ -158,7 +167,7 @@ describe('delivery decider', () => {
   it('fails for good on a permanent answer', () => {
     let events = run([], { type: 'CreateDelivery', event: created });
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });
-    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, result: { kind: 'response', status: 302 }, errorExcerpt: null, endedAt: '2026-01-01T00:00:00.100Z', durationMs: 100, secretVersions: [1] } });
+    events = run(events, { type: 'FinishAttempt', data: { attempt: 1, start: 1, result: { kind: 'response', status: 302 }, errorExcerpt: null, endedAt: '2026-01-01T00:00:00.100Z', durationMs: 100, secretVersions: [1] } });
     expect(fold(delivery, events)).toMatchObject({ status: 'failed_permanent' });
     expect(events.at(-1)).toMatchObject({ data: { responseStatus: 302, nextAttemptAt: null, secretVersions: [1] } });
   });

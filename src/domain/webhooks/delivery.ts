@@ -14,6 +14,10 @@ import { type AttemptResult, classifyAttempt, nextStep } from './retryPolicy.ts'
  *   times, the next start is not made but finished as `internal_error`, which counts toward the
  *   retries like a receiver's 500. So a delivery whose outcome can never be recorded still ends
  *   (dead letter), with at most `MAX_STARTS_PER_ATTEMPT` POSTs per retry step.
+ * - An outcome names the start it is of (`start`, the attempt's start count when it was made). A
+ *   worker held up past its lease, whose attempt another worker started again, is refused when it
+ *   comes back with its answer, however often it retries: the attempt in flight is the newer one,
+ *   and its outcome is the one recorded.
  * - Every excerpt goes through the storable-text boundary here, so the outcome can always be stored.
  */
 export const MAX_STARTS_PER_ATTEMPT = 3;
@@ -39,7 +43,7 @@ export type DeliveryState =
 export type DeliveryCommand =
   | { type: 'CreateDelivery'; event: Extract<DeliveryEvent, { type: 'DeliveryCreated' }> }
   | { type: 'StartAttempt'; data: { now: string; retryDelaysMs?: readonly number[] | undefined } }
-  | { type: 'FinishAttempt'; data: { attempt: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; secretVersions: number[]; retryDelaysMs?: readonly number[] } }
+  | { type: 'FinishAttempt'; data: { attempt: number; start: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; secretVersions: number[]; retryDelaysMs?: readonly number[] } }
   | { type: 'Redeliver'; data: { now: string } };
 
 const exists = (state: DeliveryState) => {
@@ -95,8 +99,9 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
 
       case 'FinishAttempt': {
         const current = exists(state);
-        const { attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs } = command.data;
+        const { attempt, start, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs } = command.data;
         if (current.status !== 'in_flight' || attempt !== current.attempts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} is not in flight`);
+        if (start !== current.starts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} was started again since (start ${current.starts}, this outcome is of start ${start})`);
         return [finished(current, attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs)];
       }
 
