@@ -10,7 +10,7 @@ const seeds = Number(values.seeds);
 const from = Number(values.from);
 if (!Number.isInteger(seeds) || seeds < 1 || !Number.isInteger(from)) throw new Error('--seeds N (a positive integer) [--from S]');
 const started = performance.now();
-const engine = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, broken: 0 };
+const engine = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, stalls: 0, broken: 0 };
 const deliveries = { deliveries: 0, posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0, broken: 0 };
 const report = (kind: string, seed: number, violations: string[]) => {
   for (const violation of violations) process.stdout.write(`${kind} seed ${seed}: ${violation}\n  replay: npm run test:simulate -- --from ${seed} --seeds 1\n`);
@@ -21,6 +21,7 @@ for (let seed = from; seed < from + seeds; seed++) {
   engine.runs += run.runs;
   engine.faults += run.faults;
   engine.modelCalls += run.modelCalls;
+  engine.stalls += run.stalls;
   if (run.died) engine.deaths++;
   engine.broken += report('engine', seed, run.violations);
   const sent = await simulateDeliveries(seed);

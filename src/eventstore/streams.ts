@@ -1,6 +1,6 @@
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
-import type { AppendOptions, EventStore, EventToAppend, RecordedEvent } from './eventStore.ts';
+import type { AppendOptions, EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from './eventStore.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
 
 /**
@@ -28,7 +28,7 @@ export async function loadStream<Event extends DomainEvent, State>(
 }
 
 /** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
-export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: number | 'no_stream', options?: AppendOptions) {
+export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions) {
   for (let attempt = 0; ; attempt++) {
     try {
       return await eventStore.append(streamId, events, expected, options);

@@ -3,8 +3,8 @@ import { appendWithRetry } from '../eventstore/streams.ts';
 import { encodeEvent } from '../domain/domainEvent.ts';
 import { type EventMetadata, type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
-import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
-import type { EventStore } from '../eventstore/eventStore.ts';
+import { type ExecutionEvent, executionStream, runLateChargesStream } from '../domain/execution/executionEvents.ts';
+import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 
@@ -21,6 +21,10 @@ import type { RecordedRunObserver } from '../observability/runMetrics.ts';
  * (at most that long, then they go on their own): a run whose blocks answer quickly is one append. A
  * failed append that carried noted events breaks the recorder (the engine went on as if they were
  * written): every later record fails with the same error, so no run's history has a gap.
+ *
+ * An append refused because the stream moved on (another worker took the job over, a cancel) still
+ * charges the model calls it carried: the provider billed them whoever won, so their
+ * `CreditsConsumed` go to the run's late-charges stream before the refusal is answered.
  */
 type Command = Parameters<typeof execution.decide>[0];
 
@@ -84,9 +88,10 @@ export function createExecutionRecorder(
   let cancelLinger: (() => void) | undefined;
   let broken: { error: unknown } | undefined;
 
+  const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
+
   async function appendNow(commands: Stamped[], durability: 'durable' | 'deferred') {
     const { decided, next } = decideInOrder(commands, state);
-    const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
     // A noted event waits for the next append; it keeps the time it was noted (a step's waterfall is drawn from it).
     const toAppend = decided.map(({ event, at }) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { ...metadata, occurredAt: at } }));
     const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });
@@ -98,6 +103,12 @@ export function createExecutionRecorder(
     deps.runMetrics?.recorded(decided.map((d) => d.event), next);
   }
 
+  /** The charges of an append the stream refused, in the late-charges stream (a failure there leaves the refusal to answer for it). */
+  async function chargeRefused(commands: Stamped[]) {
+    const charges = commands.flatMap(({ command, at }) => (command.type === 'Record' && command.event.type === 'CreditsConsumed' ? [{ id: randomUUID(), ...encodeEvent(command.event), metadata: { ...metadata, occurredAt: at } }] : []));
+    if (charges.length > 0) await appendWithRetry(deps.eventStore, runLateChargesStream(executionId), charges, 'any').catch(() => undefined);
+  }
+
   /** Appends what is pending, then what gathered meanwhile, until nothing is left. */
   async function flush() {
     while (pending.commands.length > 0) {
@@ -107,9 +118,11 @@ export function createExecutionRecorder(
         await appendNow(batch.commands, batch.durable ? 'durable' : 'deferred');
         for (const waiter of batch.waiters) waiter.resolve(position);
       } catch (error) {
+        if (error instanceof WrongExpectedRevision) await chargeRefused(batch.commands);
         for (const waiter of batch.waiters) waiter.reject(error);
         if (batch.noted) {
           broken = { error };
+          if (error instanceof WrongExpectedRevision) await chargeRefused(pending.commands);
           for (const waiter of pending.waiters) waiter.reject(error);
           pending = fresh();
         }
@@ -119,9 +132,13 @@ export function createExecutionRecorder(
   }
 
   function enqueue(commands: Command[], how: 'record' | 'note'): Promise<number> {
-    if (broken) return Promise.reject(broken.error);
-    const appended = new Promise<number>((resolve, reject) => pending.waiters.push({ resolve, reject }));
     const at = deps.now().toISOString();
+    if (broken) {
+      const { error } = broken;
+      const charged = error instanceof WrongExpectedRevision ? chargeRefused(commands.map((command) => ({ command, at }))) : Promise.resolve();
+      return charged.then(() => Promise.reject(error));
+    }
+    const appended = new Promise<number>((resolve, reject) => pending.waiters.push({ resolve, reject }));
     pending.commands.push(...commands.map((command) => ({ command, at })));
     if (how === 'record') pending.durable = true;
     else pending.noted = true;

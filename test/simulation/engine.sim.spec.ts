@@ -15,16 +15,20 @@ describe('the engine under seeded faults (deterministic simulation)', () => {
     const broken: string[] = [];
     let faults = 0;
     let deaths = 0;
+    let stalls = 0;
     for (let seed = FROM; seed < FROM + SEEDS; seed++) {
       const result = await simulateSchedule(seed);
       faults += result.faults;
       if (result.died) deaths++;
+      stalls += result.stalls;
       for (const violation of result.violations) broken.push(`seed ${seed}: ${violation}`);
     }
     expect(broken).toEqual([]);
-    // The schedules met what they are for: faults at the log and processes that died.
+    // The schedules met what they are for: faults at the log, processes that died, and workers that
+    // stalled in a model call while another took their job over.
     expect(faults).toBeGreaterThan(SEEDS / 10);
     expect(deaths).toBeGreaterThan(SEEDS / 20);
+    expect(stalls).toBeGreaterThan(SEEDS / 20);
   }, 300_000);
 
   it('replays a schedule from its seed alone: the same runs, faults, model calls and log, stream ids included', async () => {

@@ -1,7 +1,9 @@
 import { verifyLog } from '../../src/audit/logVerification.ts';
 import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
 import { execution } from '../../src/domain/execution/execution.ts';
+import { executionStream, runLateChargesStream } from '../../src/domain/execution/executionEvents.ts';
 import { decodeRecorded } from '../../src/eventstore/decodeRecorded.ts';
+import { WrongExpectedRevision } from '../../src/eventstore/eventStore.ts';
 import { loadStream } from '../../src/eventstore/streams.ts';
 import type { EngineDependencies } from '../../src/execution/engineDependencies.ts';
 import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
@@ -23,6 +25,8 @@ export interface ScheduleResult {
   faults: number;
   died: boolean;
   modelCalls: number;
+  /** Model calls held while their job's worker stalled past its lease and another took the job over. */
+  stalls: number;
   /** What the log holds, in order: each event's stream and type (a replay of the seed holds the same). */
   recorded: string[];
   /** Every invariant the schedule broke, in words (empty: it held). */
@@ -59,12 +63,14 @@ function randomSteps(random: SeededRandom, newId: () => string): StoredStep[] {
 
 /**
  * One schedule of the engine, from its seed alone: a few runs (some pausing for tools, resumed by
- * callers that race themselves) started together on one process whose
- * log fails as the seed draws it (appends before or after commit, reads), whose model answers as the
- * seed draws it, and which may die after any number of its appends; then the interrupted-run sweep of
- * another process; then the invariants: every run that reached the log ended exactly once, nothing
- * follows an end, what callers were told agrees with the log, no run was charged more than the
- * provider billed it (and, in a schedule without faults, exactly that), and every hash chain verifies.
+ * callers that race themselves) started together on one process whose log fails as the seed draws
+ * it (appends before or after commit, reads), whose model answers as the seed draws it, which may
+ * die after any number of its appends, and some of whose jobs stall in a model call until another
+ * process has taken them over (the stalled worker then wakes and goes on); then that other process
+ * takes the jobs over and sweeps the rest; then the invariants: every run that reached the log ended
+ * exactly once, nothing follows an end, what callers were told agrees with the log, no run was
+ * charged more than the provider billed it (and, in a schedule without faults, exactly that, the
+ * stalled workers' calls included), and every hash chain verifies.
  */
 export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const random = seededRandom(seed);
@@ -74,7 +80,18 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const log = createMemoryEventStore({ now });
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
   const process = faultyEventStore(log, random, rates);
-  const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown');
+  // Some jobs' first process stalls in a model call until another process has taken the job over.
+  const stalled = new Set<string>();
+  let takingOver = false;
+  let heldCalls = 0;
+  let letGo!: () => void;
+  const stallEnds = new Promise<void>((resolve) => (letGo = resolve));
+  const hold = (run: string) => {
+    if (takingOver || !stalled.has(run)) return undefined;
+    heldCalls++;
+    return stallEnds;
+  };
+  const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown', { hold });
   const deps = simulatedEngine(process.store, model.fetch, now);
 
   // The process dies after this many of its appends (or never).
@@ -89,6 +106,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const runCount = 1 + random.int(4);
   const jobs = new Map<string, StoredStep[]>();
   const told = new Map<string, { status: string; code?: string; result?: unknown } | 'error'>();
+  const stalledJobs: Promise<void>[] = [];
   await Promise.all(
     Array.from({ length: runCount }, async () => {
       const executionId = newId();
@@ -97,6 +115,12 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
       const asJob = !withTools && random.chance(0.4);
       const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: withTools ? TOOLS : undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
       if (asJob) jobs.set(executionId, steps);
+      if (asJob && random.chance(0.3)) {
+        // Its worker stalls past its lease: nobody waits for it before the takeover; its outcome is the log's.
+        stalled.add(executionId);
+        stalledJobs.push(runJob(deps, request, 'worker-a', 1).then(() => undefined, () => undefined));
+        return;
+      }
       try {
         let outcome = asJob ? await runJob(deps, request, 'worker-a', 1) : await (await prepareExecution(deps, request)).start();
         // A paused run's caller sends its tool results, sometimes several times at once (a retry
@@ -122,6 +146,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const violations: string[] = [];
   const paused = new Set<string>();
   const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
+  takingOver = true;
   for (const stream of streams) {
     const executionId = stream.slice('execution-'.length);
     const steps = jobs.get(executionId);
@@ -141,12 +166,26 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
       try {
         await continueExecution(takeover, { executionId, worker: 'worker-b', claim: 2, principal: { kind: 'system', id: 'job-runner:worker-b' }, loadSteps: async () => steps });
       } catch (error) {
-        violations.push(`${stream}: the takeover failed: ${(error as Error).message}`);
+        // A stalled worker still writing refuses the takeover's claim: the job is claimed again below.
+        if (!(stalled.has(executionId) && error instanceof WrongExpectedRevision)) violations.push(`${stream}: the takeover failed: ${(error as Error).message}`);
       }
       continue;
     }
     if (!ended) {
       await failRun({ eventStore: log, now }, stream.slice('execution-'.length), { code: 'RUN_INTERRUPTED', message: 'swept', principal: { kind: 'system', id: 'sweep' } });
+    }
+  }
+
+  // The stalled workers wake up, their model calls answered, after another took their jobs over; a
+  // job whose takeover met the stalled worker's appends is claimed again, as the job runner would.
+  letGo();
+  await Promise.all(stalledJobs);
+  for (const executionId of stalled) {
+    if ((await loadStream(log, executionStream(executionId), execution)).state.status !== 'running') continue;
+    try {
+      await continueExecution(takeover, { executionId, worker: 'worker-c', claim: 3, principal: { kind: 'system', id: 'job-runner:worker-c' }, loadSteps: async () => jobs.get(executionId)! });
+    } catch (error) {
+      violations.push(`execution-${executionId}: the second takeover failed: ${(error as Error).message}`);
     }
   }
 
@@ -169,7 +208,9 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
       if (event.type === 'ExecutionPausedForToolCalls') open++;
       if (event.type === 'ExecutionResumed' && --open < 0) violations.push(`${stream}: a pause resumed twice`);
     }
-    const charged = events.filter((e) => e.type === 'CreditsConsumed').reduce((sum, e) => sum + (e.data as { tokens: number }).tokens, 0);
+    // What the run's workers charged: with the run, and the calls a stalled worker made after the run moved on.
+    const charges = [...events, ...(await log.readStream(runLateChargesStream(executionId)))].filter((e) => e.type === 'CreditsConsumed');
+    const charged = charges.reduce((sum, e) => sum + (e.data as { tokens: number }).tokens, 0);
     const billed = model.billed.get(executionId) ?? 0;
     if (charged > billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}`);
     if (dieAfter === Infinity && process.faults() === 0 && charged !== billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}, in a schedule without faults`);
@@ -180,5 +221,5 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
   const recorded = log.events.map((e) => `${e.streamId} ${e.type}`);
-  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), recorded, violations };
+  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), stalls: heldCalls, recorded, violations };
 }

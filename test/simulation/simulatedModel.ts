@@ -4,8 +4,9 @@ import type { SeededRandom } from './seededRandom.ts';
  * The model provider's side of the simulation, behind the real llm processor: a fetch that answers
  * chat completions as the seed draws them (a reply, a reply the log cannot store, a 500, an
  * impossible token count) and keeps, per run, the tokens the provider billed for the replies it gave.
+ * `hold` may keep a call waiting (the process that made it stalls) before it is answered.
  */
-export function simulatedModel(random: SeededRandom, runOf: (prompt: string) => string) {
+export function simulatedModel(random: SeededRandom, runOf: (prompt: string) => string, options: { hold?: (run: string) => Promise<void> | undefined } = {}) {
   const billed = new Map<string, number>();
   let calls = 0;
   const fetch = async (_input: string | URL | Request, init?: RequestInit): Promise<Response> => {
@@ -14,6 +15,8 @@ export function simulatedModel(random: SeededRandom, runOf: (prompt: string) => 
     const body = JSON.parse(String(init?.body)) as { model: string; messages: { role: string; content: unknown }[]; tools?: unknown[] };
     const prompt = String(body.messages.find((m) => m.role === 'user')?.content ?? '');
     const run = runOf(prompt);
+    // A call held here (its process stalled on the way) is answered, and billed, only when let go.
+    await options.hold?.(run);
     const roll = random.next();
     if (roll < 0.1) return new Response(JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } }), { status: 500, headers: { 'content-type': 'application/json' } });
     const usage = roll < 0.15 ? { prompt_tokens: -3, completion_tokens: 2, total_tokens: -1 } : { prompt_tokens: 1 + random.int(20), completion_tokens: 1 + random.int(20) };

@@ -264,3 +264,10 @@ export type ExecutionEvent =
   | EventOf<typeof RunDataErased>;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;
+
+/**
+ * Charges for model calls a run's worker made but could not record with the run: the run's stream
+ * moved on while the call was in flight (another worker took the job over, or it was cancelled).
+ * The provider billed those tokens, so they are charged here, `CreditsConsumed` as in any stream.
+ */
+export const runLateChargesStream = (executionId: string) => `charges-${executionId}`;
