@@ -64,8 +64,14 @@ describe("PostgreSQL event log: how often a process's subscribers read it", () =
     const head = await quiet.headPosition();
     for (let n = 0; n < 30; n++) await quiet.append(`counted-${randomUUID()}`, [event(n)], 'no_stream');
     const first: RecordedEvent[] = [];
-    const a = quiet.subscribe({ from: head, batchSize: 500, handler: async (events) => void first.push(...events) });
+    let firstReads = 0;
+    const a = quiet.subscribe({ from: head, batchSize: 500, handler: async (events) => void first.push(...events), onReadStart: () => void firstReads++ });
     await until(first, 30);
+    // The store's LISTEN connection, started with this first subscriber, wakes every subscriber once
+    // when it is up (wakeups.ts): this one's third look (30 events, nothing, then the wake-up's
+    // nothing), not a later subscriber's extra read on a machine where the connection came up late.
+    for (let i = 0; i < 3000 && firstReads < 3; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(firstReads).toBe(3);
     await a.stop();
     // Three more from the same place, one after another, each reading ten at a time: three batches from what the first read, then one look past its end.
     const before = counted.logReads;
