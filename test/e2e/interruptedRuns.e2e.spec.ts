@@ -113,7 +113,12 @@ describe('runs whose process is killed mid-run (kill -9)', () => {
     await exited;
 
     const testRun = () => t.runtime.db.selectFrom('test_runs').selectAll().where('test_case_id', '=', testCase.testCaseId).executeTakeFirst();
-    await until(async () => (await testRun())?.finished_at != null, 'the test run to be recorded finished');
+    await until(async () => (await testRun())?.finished_at != null, 'the test run to be recorded finished').catch(async (error: Error) => {
+      // What the sweep saw, for a failure that says why (it failed once on a loaded CI machine and never since).
+      const run = await t.runtime.db.selectFrom('runs').select(['execution_id', 'status', 'mode', 'runner', 'test_run_id']).where('mode', '=', 'test').execute();
+      const leases = await t.runtime.db.selectFrom('runner_leases').selectAll().execute();
+      throw new Error(`${error.message}; test run ${JSON.stringify(await testRun())}; test-mode runs ${JSON.stringify(run)}; runner leases ${JSON.stringify(leases)}; CLI output: ${output.slice(-2000)}`);
+    });
     expect(await testRun()).toMatchObject({ passed: false });
     const finished = (await t.runtime.eventStore.readStream(`testrun-${(await testRun())!.id}`)).at(-1)!;
     expect(finished).toMatchObject({ type: 'TestRunFinished', data: { runStatus: 'failed', passed: false, error: { code: 'RUN_INTERRUPTED' } } });

@@ -42,10 +42,20 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
     expect(answer.status).toBe(202);
     return { executionId: ((await answer.json()) as { executionId: string }).executionId, position: answer.headers.get('seqflow-position') };
   };
-  const listed = async (key: string, listing: string, headers: Record<string, string> = {}) => {
-    const answer = await fetch(`${flow()}/${listing}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
-    expect(answer.status).toBe(200);
-    return ((await answer.json()) as { items: Array<{ executionId: string }> }).items.map((item) => item.executionId);
+  // The listing's pages, newest first, up to the one that holds `wanted`: the load's lanes start jobs
+  // meanwhile, and on a slow machine more than a page of them may come after the caller's.
+  const listed = async (key: string, listing: string, wanted: string, headers: Record<string, string> = {}) => {
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    for (let page = 0; page < 50 && !ids.includes(wanted); page++) {
+      const answer = await fetch(`${flow()}/${listing}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { headers: { authorization: `Bearer ${key}`, ...headers } });
+      expect(answer.status).toBe(200);
+      const body = (await answer.json()) as { items: Array<{ executionId: string }>; nextCursor: string | null };
+      ids.push(...body.items.map((item) => item.executionId));
+      cursor = body.nextCursor;
+      if (!cursor) break;
+    }
+    return ids;
   };
 
   beforeAll(async () => {
@@ -80,11 +90,11 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
         const job = await startJob(keys.writer, `round ${round}`);
         expect(Number(job.position)).toBeGreaterThan(0);
         // The writer's own key: this process remembers its last write.
-        expect(await listed(keys.writer, 'jobs?limit=100')).toContain(job.executionId);
-        expect(await listed(keys.writer, 'runs?mode=async&limit=100')).toContain(job.executionId);
+        expect(await listed(keys.writer, 'jobs?limit=100', job.executionId)).toContain(job.executionId);
+        expect(await listed(keys.writer, 'runs?mode=async&limit=100', job.executionId)).toContain(job.executionId);
         // Another key, which wrote nothing itself here, sending the position the write answered.
         const other = await startJob(keys.writer, `round ${round}, read by another key`);
-        expect(await listed(keys.reader, 'jobs?limit=100', { 'seqflow-position': other.position! })).toContain(other.executionId);
+        expect(await listed(keys.reader, 'jobs?limit=100', other.executionId, { 'seqflow-position': other.position! })).toContain(other.executionId);
         const poll = await fetch(`${flow()}/jobs/${other.executionId}`, { headers: { authorization: `Bearer ${keys.reader}`, 'seqflow-position': other.position! } });
         expect(poll.status).toBe(200);
       }
@@ -145,7 +155,7 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
     const before = (await health()).reads!.primaryReads;
     for (let round = 0; round < 3; round++) {
       const job = await startJob(keys.writer, `after the standby, ${round}`);
-      expect(await listed(keys.writer, 'jobs?limit=100')).toContain(job.executionId);
+      expect(await listed(keys.writer, 'jobs?limit=100', job.executionId)).toContain(job.executionId);
     }
     const reads = (await health()).reads!;
     expect(reads.replicas[0]!.state).toBe('down');
