@@ -10,7 +10,7 @@ import { revokeOAuthClient } from '../../src/commands/oauthClientCommands.ts';
 import { listOAuthClients } from '../../src/queries/oauthClientQueries.ts';
 import { oauthTablesOf } from '../../src/queries/oauthStoreTables.ts';
 import { startEmbeddedOAuthService, type EmbeddedOAuthService } from '../support/embeddedOAuthService.ts';
-import { streamHugeBody } from '../support/hugeBody.ts';
+import { CAPPED_READ_SENT_BOUND, streamHugeBody } from '../support/hugeBody.ts';
 import { startHttpsReceiver, type HttpsReceiver } from '../support/httpsReceiver.ts';
 import { AssistantAuth, Browser, REDIRECT_URL } from '../support/oauthAssistant.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
@@ -112,7 +112,7 @@ describe('assistants known by their Client ID Metadata Document', () => {
     expect(token.status).toBe(401);
     expect(await token.json()).toMatchObject({ error: 'invalid_client' });
     expect(huge.bytes).toBeGreaterThan(0);
-    expect(huge.bytes).toBeLessThan(4 * (1 << 20));
+    expect(huge.bytes).toBeLessThan(CAPPED_READ_SENT_BOUND);
   });
 
   it('refuses a document that names another client_id, and a URL the address guard refuses, fetching nothing there', async () => {
@@ -125,7 +125,7 @@ describe('assistants known by their Client ID Metadata Document', () => {
     const tooLarge = await authorize(`${documents.url}/huge/client.json`);
     expect(tooLarge.status).toBe(400);
     expect(await tooLarge.text()).toContain('invalid_client');
-    expect(huge.bytes).toBeLessThan(4 * (1 << 20));
+    expect(huge.bytes).toBeLessThan(CAPPED_READ_SENT_BOUND);
 
     const before = documents.received.length;
     const internal = await authorize('https://10.0.0.1/client.json');
