@@ -69,6 +69,9 @@ export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: A
     while (!signal.aborted) {
       const reading = appended || performance.now() - lastRead >= POLL_MS;
       appended = false;
+      // Known before the read starts: a run that dies while a read is out may have written its last
+      // append after the read began, so only a read begun after the death finds everything it wrote.
+      const diedBeforeRead = crashed;
       const events = reading ? await deps.eventStore.readStream(executionStream(run.executionId), { fromRevision: readFrom }) : [];
       if (reading) lastRead = performance.now();
       for (const recorded of events) {
@@ -88,9 +91,9 @@ export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: A
       }
       if (ended) return; // came back after the run's last event: nothing more will come
       yield* tokenEvents();
-      if (crashed && reading && events.length === 0) {
+      if (diedBeforeRead && reading && events.length === 0) {
         // The run died without recording its end (the log itself failed): say so rather than keep the reader waiting.
-        yield { id: null, event: 'failed', data: { executionId: run.executionId, code: crashed.code, message: crashed.message, failureReason: 'error', step_name: null } };
+        yield { id: null, event: 'failed', data: { executionId: run.executionId, code: diedBeforeRead.code, message: diedBeforeRead.message, failureReason: 'error', step_name: null } };
         return;
       }
       await news.sleep(POLL_MS);
