@@ -143,6 +143,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionResumed@1': (data) => ({ ...(data as object), toolResults: null }),
   // v2 added the validation errors of repaired replies: earlier steps had none recorded.
   'ExecutionStepCompleted@1': (data) => ({ ...(data as object), validationErrors: [] }),
+  // v3 may tell the block's start (`started`): a v2 completion reads the same, its start an event of its own.
+  'ExecutionStepCompleted@2': (data) => data,
   // v2: `result` is always an object; v1 kept the last output as it was.
   'ExecutionCompleted@1': (data) => ({ ...(data as object), result: resultObject((data as { result?: unknown }).result) }),
   // v2 only added the reason `cancelled`: a v1 failure reads the same. The bump keeps older code from

@@ -4,6 +4,7 @@ import { encodeEvent } from '../domain/domainEvent.ts';
 import { type EventMetadata, type EventOrigin, originMarks } from '../domain/events/eventMetadata.ts';
 import { type ExecutionState, type ResumeRequest, execution } from '../domain/execution/execution.ts';
 import { type ExecutionEvent, executionStream, runLateChargesStream } from '../domain/execution/executionEvents.ts';
+import { joinStepStarts } from '../domain/execution/joinedStepStarts.ts';
 import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
@@ -91,7 +92,9 @@ export function createExecutionRecorder(
   const metadata = { correlationId: executionId, causationId: null, principal: origin.principal, ...originMarks(origin), ...(deps.runner === undefined ? {} : { runner: deps.runner }) };
 
   async function appendNow(commands: Stamped[], durability: 'durable' | 'deferred') {
-    const { decided, next } = decideInOrder(commands, state);
+    const { decided: apart, next } = decideInOrder(commands, state);
+    // A block's start still waiting here goes in its completion's event (joinedStepStarts.ts).
+    const decided = joinStepStarts(apart);
     // A noted event waits for the next append; it keeps the time it was noted (a step's waterfall is drawn from it).
     const toAppend = decided.map(({ event, at }) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { ...metadata, occurredAt: at } }));
     const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });

@@ -42,7 +42,9 @@ export function createRunMetrics(metrics: Metrics): RecordedRunObserver {
           case 'ExecutionStepCompleted':
           case 'ExecutionStepFailed': {
             const key = blockKey(event.data);
-            metrics.stepDuration.observe({ processor_type: processorTypes.get(key) ?? (event.data.model ? 'llm' : 'unknown') }, event.data.durationMs / 1000);
+            // A completion that tells its start (joinedStepStarts.ts) names its processor itself.
+            const told = event.type === 'ExecutionStepCompleted' ? event.data.started?.processorType : undefined;
+            metrics.stepDuration.observe({ processor_type: told ?? processorTypes.get(key) ?? (event.data.model ? 'llm' : 'unknown') }, event.data.durationMs / 1000);
             processorTypes.delete(key);
             break;
           }

@@ -1,6 +1,7 @@
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import { emptyRunHistory, evolveRunHistory } from '../domain/execution/runHistory.ts';
+import { splitJoinedStart } from '../domain/execution/joinedStepStarts.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ExecutionUpdates } from '../execution/executionUpdates.ts';
@@ -16,7 +17,7 @@ export interface RunFollowing {
 
 export interface FollowedRun {
   executionId: string;
-  /** Events up to this revision were seen already (-1: none). */
+  /** Events up to this revision were seen already (-1: none); at a half (4.5), also the start the next event tells. */
   afterRevision: number;
   flowId: string;
   blockCount: number;
@@ -34,7 +35,9 @@ const stepKey = (blockId: string, iteration: number | null) => `${blockId}\u0000
  * `execution-<id>`, so a reader that comes back after the last id it saw misses nothing. Ends after
  * `completed`, `failed` or `step_paused_for_tool_calls`, or when `signal` aborts; the caller's
  * consumption paces the reads. After the first read, only events newer than the last one are read,
- * when this process appended to the run or every POLL_MS (another process may run it).
+ * when this process appended to the run or every POLL_MS (another process may run it). A completion
+ * that tells its block's start (joinedStepStarts.ts) is two frames: the start's id is half a revision
+ * before the completion's (4.5, then 5), so a reader back after the start gets only the completion.
  *
  * Between them, `token` events (no id: they are not in the log) carry the pieces of an llm block's
  * reply while a run in this process writes it: each after its step's `step_started` and before its
@@ -80,12 +83,18 @@ export async function* followRun(deps: RunFollowing, run: FollowedRun, signal: A
         ended = STEP_TERMINAL.has(event.type);
         history = evolveRunHistory(history, { event, occurredAt: recorded.metadata.occurredAt });
         if (recorded.revision <= after) continue;
-        const pause = event.type === 'ExecutionPausedForToolCalls' ? deps.updates.pause(run.executionId) : undefined;
-        const step = stepEventOf(event, { flowId: run.flowId, blockCount: run.blockCount, extended: options.extended === true }, pause, { ...history.outputs });
-        // A step's reply, as far as it was streamed, before the event that ends the step.
-        if (step && step.event !== 'step_started') yield* tokenEvents();
-        if (step) yield { id: recorded.revision, ...step };
-        if (event.type === 'ExecutionStepStarted') started.add(stepKey(event.data.blockId, event.data.iteration));
+        const parts = splitJoinedStart(event, recorded.metadata.occurredAt);
+        for (const [index, { event: part }] of parts.entries()) {
+          // A start its completion tells is half a revision before it: a reader back after it gets only the completion.
+          const id = index === parts.length - 1 ? recorded.revision : recorded.revision - 0.5;
+          if (part.type === 'ExecutionStepStarted') started.add(stepKey(part.data.blockId, part.data.iteration));
+          if (id <= after) continue;
+          const pause = part.type === 'ExecutionPausedForToolCalls' ? deps.updates.pause(run.executionId) : undefined;
+          const step = stepEventOf(part, { flowId: run.flowId, blockCount: run.blockCount, extended: options.extended === true }, pause, { ...history.outputs });
+          // A step's reply, as far as it was streamed, before the event that ends the step.
+          if (step && step.event !== 'step_started') yield* tokenEvents();
+          if (step) yield { id, ...step };
+        }
         after = recorded.revision;
         if (ended) return;
       }

@@ -46,6 +46,9 @@ export async function findRunToFollow(
   const requested = first ? decodeRecorded(first) : undefined;
   if (requested?.type !== 'ExecutionRequested' || requested.data.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${run.executionId} of flow '${run.flow}'`);
   const afterRevision = run.lastEventId === undefined ? -1 : Number(run.lastEventId);
-  if (!Number.isInteger(afterRevision) || afterRevision < -1) throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
+  // A revision, or half of one for the start a completion tells (followRun.ts).
+  if (!Number.isInteger(afterRevision * 2) || afterRevision < -1 || (typeof run.lastEventId === 'string' && !/^-?\d+(\.5)?$/.test(run.lastEventId))) {
+    throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
+  }
   return { executionId: run.executionId, afterRevision, flowId: flow.flowId, blockCount: requested.data.blockCount };
 }

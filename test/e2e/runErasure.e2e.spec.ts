@@ -77,8 +77,16 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     const after = await t.runtime.eventStore.readStream(executionStream(executionId));
     expect(after[0]).toMatchObject({ data: { message: null, parameters: {} }, erasedFields: ['message', 'parameters', 'attachments', 'tools'] });
     expect(after.at(-1)).toMatchObject({ type: 'RunDataErased', data: { executionId, trigger: 'request', reason: 'GDPR request #7' }, metadata: { principal: { kind: 'apiKey' } } });
-    // What the run did stays: its statuses and steps.
-    expect(after.map((e) => e.type)).toEqual(expect.arrayContaining(['ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionCompleted']));
+    // What the run did stays: its statuses and steps, each step's start with its time (an event of its
+    // own, or told by the step's completion: joinedStepStarts.ts), its input erased.
+    expect(after.map((e) => e.type)).toEqual(expect.arrayContaining(['ExecutionStepCompleted', 'ExecutionCompleted']));
+    const completions = after.filter((e) => e.type === 'ExecutionStepCompleted');
+    const starts = after.filter((e) => e.type === 'ExecutionStepStarted' || (e.type === 'ExecutionStepCompleted' && (e.data as { started?: unknown }).started !== undefined));
+    expect(starts).toHaveLength(completions.length);
+    for (const start of starts) {
+      if (start.type === 'ExecutionStepStarted') expect(start).toMatchObject({ data: { input: null, processorType: expect.any(String) }, erasedFields: ['input'] });
+      else expect(start).toMatchObject({ data: { input: null, started: { at: expect.any(String), processorType: expect.any(String) } }, erasedFields: expect.arrayContaining(['input', 'output']) });
+    }
 
     const verified = await verifyLog(t.runtime.eventStore);
     expect(verified.problem).toBeNull();

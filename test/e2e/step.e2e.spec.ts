@@ -104,9 +104,17 @@ describe('/step: step-through execution over server-sent events', () => {
 
     const rest = eventsOnly(await (await reconnect('three', executionId, received.at(-1)!.id)).rest());
     expect([...received, ...rest].map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', 'step_started', 'step_completed', 'completed']);
-    const ids = [...received, ...rest].map((f) => Number(f.id));
+    const all = [...received, ...rest];
+    const ids = all.map((f) => Number(f.id));
     expect(ids).toEqual([...ids].sort((a, b) => a - b));
     expect(new Set(ids).size).toBe(ids.length);
+    // A half id is a start told by its completion's event (the block finished before its start went
+    // out): right before that step_completed, whose id is the event's revision.
+    for (const [i, frame] of all.entries()) {
+      if (Number.isInteger(Number(frame.id))) continue;
+      expect(frame).toMatchObject({ event: 'step_started', id: expect.stringMatching(/^\d+\.5$/) });
+      expect(all[i + 1]).toMatchObject({ event: 'step_completed', id: String(Number(frame.id) + 0.5), data: { blockId: (frame.data as { blockId: string }).blockId } });
+    }
 
     // Reconnecting after the end replays nothing and closes.
     expect(eventsOnly(await (await reconnect('three', executionId, rest.at(-1)!.id)).rest())).toEqual([]);
@@ -141,6 +149,15 @@ describe('/step: step-through execution over server-sent events', () => {
     const unknown = await reconnect('three', '00000000-0000-4000-8000-000000000000');
     expect(unknown.status).toBe(404);
     expect(unknown.json).toMatchObject({ detail: { code: 'EXECUTION_NOT_FOUND' } });
+    // An id is a revision, or half of one (the start a completion tells); nothing else.
+    const run = await (await step('three', { message: 'q' })).rest();
+    const executionId = (run.find((f) => f.event === 'started')!.data as { executionId: string }).executionId;
+    for (const id of ['0.25', '1e0', '0x1', '-2', 'last']) {
+      const refused = await reconnect('three', executionId, id);
+      expect(refused.status, id).toBe(422);
+      expect(refused.json, id).toMatchObject({ detail: { code: 'REQUEST_INVALID', message: 'Last-Event-ID must be an event id of this stream' } });
+    }
+    expect(eventsOnly(await (await reconnect('three', executionId, '0.5')).rest()).map((f) => f.event).at(-1)).toBe('completed');
   });
 
   it('streams a failed run as a failed event', async () => {
@@ -184,7 +201,9 @@ describe('/step: step-through execution over server-sent events', () => {
         const executionId = (frames[0]!.data as { executionId: string }).executionId;
         const logged = await streamTypes(executionId);
         expect(logged).not.toContain('ExecutionCompleted');
-        const lastStart = logged.filter((type) => type === 'ExecutionStepStarted').length === 3 ? ['step_started'] : [];
+        // Starts the log tells: events of their own, or told by their block's completion (joinedStepStarts.ts).
+        const told = (await t.runtime.eventStore.readStream(`execution-${executionId}`)).filter((e) => e.type === 'ExecutionStepStarted' || (e.data as { started?: unknown }).started !== undefined);
+        const lastStart = told.length === 3 ? ['step_started'] : [];
         expect(logged.filter((type) => type === 'ExecutionStepCompleted')).toHaveLength(2);
         expect(frames.map((f) => f.event)).toEqual(['started', 'step_started', 'step_completed', 'step_started', 'step_completed', ...lastStart, 'failed']);
         expect(frames.at(-1)!.data).toMatchObject({ code: 'INTERNAL', failureReason: 'error' });

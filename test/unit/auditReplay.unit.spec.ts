@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { verifyExport } from '../../src/audit/exportVerification.ts';
 import { replayDelivery } from '../../src/domain/audit/deliveryReplay.ts';
 import { replayRun } from '../../src/domain/audit/runReplay.ts';
+import { joinStepStarts } from '../../src/domain/execution/joinedStepStarts.ts';
 import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import type { ExecutionEvent } from '../../src/domain/execution/executionEvents.ts';
 import type { DeliveryEvent } from '../../src/domain/webhooks/deliveryEvents.ts';
@@ -13,7 +14,8 @@ import type { DeliveryEvent } from '../../src/domain/webhooks/deliveryEvents.ts'
  * SEQFLOW_WRITE_AUDIT_CORPUS). Replaying them in every test run means a change to the engine's
  * rules that would read old histories differently fails here, as Temporal users keep replay tests.
  * Files are added, never rewritten: the older ones hold events of earlier schema versions
- * (ExecutionRequested v3, DeliveryAttemptFinished v2), read through the upcasters.
+ * (ExecutionRequested v3, DeliveryAttemptFinished v2), read through the upcasters; the
+ * `*-joined-starts` ones hold completions that tell their block's start (ExecutionStepCompleted v3).
  */
 const corpus = path.resolve(import.meta.dirname, '../fixtures/audit-corpus');
 const read = (name: string) => readFileSync(path.join(corpus, name), 'utf8');
@@ -47,6 +49,18 @@ describe('audit replay of the recorded corpus', () => {
     expect(replayRun({ ...run, events: unstarted })).toMatchObject({ eventType: 'ExecutionStepCompleted', reason: "block 'grade' completed without having started" });
     const overcharged = run.events.map((e) => (e.event.type === 'CreditsConsumed' ? { ...e, event: { ...e.event, data: { ...e.event.data, tokens: 99 } } } : e));
     expect(replayRun({ ...run, events: overcharged })).toMatchObject({ eventType: 'ExecutionCompleted', reason: "block 'grade' used 15 tokens but was charged 99" });
+  });
+
+  it("reads a completion that tells its block's start as the start and the completion, and finds such a start after the block completed", () => {
+    const run = runOf('pipeline.jsonl');
+    const { events } = run;
+    // Each block's start joined into its completion, as a run records it now.
+    const joined = joinStepStarts(events.map(({ event, occurredAt }) => ({ event, at: occurredAt }))).map(({ event, at }) => ({ event, occurredAt: at }));
+    expect(joined.length).toBeLessThan(events.length);
+    expect(replayRun({ ...run, events: joined })).toBeNull();
+    const completedGrade = joined.findIndex((e) => e.event.type === 'ExecutionStepCompleted' && e.event.data.blockName === 'grade');
+    const again = [...joined.slice(0, completedGrade + 1), joined[completedGrade]!, ...joined.slice(completedGrade + 1)];
+    expect(replayRun({ ...run, events: again })).toMatchObject({ index: completedGrade + 1, reason: "block 'grade' started again after it completed" });
   });
 
   it('finds a resume that does not answer its pause, and anything after the end', () => {

@@ -5,6 +5,7 @@ import { type ExecutionEvent, executionStream } from '../../src/domain/execution
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
 import { followRun } from '../../src/runs/followRun.ts';
+import { joinStepStarts } from '../../src/domain/execution/joinedStepStarts.ts';
 import { createMemoryEventStore } from '../simulation/memoryEventStore.ts';
 
 const executionId = 'e';
@@ -25,6 +26,35 @@ function appendTo(store: EventStore, ...events: ExecutionEvent[]) {
 }
 
 describe('a /step reader following a run in this process', () => {
+  it("given a completion that tells its block's start, streams the start (half a revision before it), the reply's pieces, then the completion under the event's revision; a reader back after the start gets only the completion", async () => {
+    const log = createMemoryEventStore();
+    const [joined] = joinStepStarts([
+      { event: started(0), at: new Date(0).toISOString() },
+      { event: completed(0), at: new Date(1).toISOString() },
+    ]);
+    await appendTo(log, requested, joined!.event, { type: 'ExecutionCompleted', data: { executionId, result: { value: 'x' }, durationMs: 2 } });
+    const updates = createExecutionUpdates();
+    const tokens = updates.tokens.open(executionId);
+    updates.tokens.publish(executionId, { stepId: 'b0', blockName: 'b0', iteration: null, delta: 'x' });
+    const follow = async (afterRevision: number) => {
+      const frames: { event: string; id: number | null }[] = [];
+      for await (const frame of followRun({ eventStore: log, updates }, { executionId, afterRevision, flowId: 'f', blockCount: 1, tokens }, new AbortController().signal)) frames.push({ event: frame.event, id: frame.id });
+      return frames;
+    };
+    expect(await follow(-1)).toEqual([
+      { event: 'started', id: 0 },
+      { event: 'step_started', id: 0.5 },
+      { event: 'token', id: null },
+      { event: 'step_completed', id: 1 },
+      { event: 'completed', id: 2 },
+    ]);
+    expect(await follow(0.5)).toEqual([
+      { event: 'step_completed', id: 1 },
+      { event: 'completed', id: 2 },
+    ]);
+    expect((await follow(0)).map((f) => f.id)).toEqual([0.5, 1, 2]);
+  });
+
   it('given the run dies while a read is out, still gives every event its last append wrote before saying it failed', async () => {
     const log = createMemoryEventStore();
     await appendTo(log, requested, started(0), completed(0));

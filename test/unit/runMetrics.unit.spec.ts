@@ -24,7 +24,9 @@ describe('step metrics by processor type', () => {
     runs.recorded([started('c', 'llm')], state);
     runs.recorded([completed('c')], state);
     runs.recorded([completed('b')], state);
-    expect(await counted(metrics)).toEqual({ passthrough: 1, code: 1, llm: 1 });
+    // A completion that tells its start (joinedStepStarts.ts) names the type itself.
+    runs.recorded([{ ...completed('d'), data: { ...completed('d').data, started: { processorType: 'code' } } } as ExecutionEvent], state);
+    expect(await counted(metrics)).toEqual({ passthrough: 1, code: 2, llm: 1 });
   });
 
   it('keeps at most 10,000 blocks that never ended: the oldest is forgotten first, and counted as unknown if it ends after all', async () => {

@@ -4441,7 +4441,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4804,7 +4804,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -3,7 +3,8 @@ import type { StepEvent } from '../../runs/stepEvents.ts';
 
 /**
  * Sends a run's step events as server-sent events: each SSE `id` is the event's revision in the
- * run's stream, so a client reconnects with Last-Event-ID and misses nothing. A client that goes
+ * run's stream (a half for the start a completion tells: followRun.ts), so a client reconnects with
+ * Last-Event-ID and misses nothing. A client that goes
  * away stops only its stream (`events` is given the signal), never the run. A client that reads
  * slowly holds the reading, not an ever-growing buffer.
  */

@@ -68,11 +68,13 @@ export function replayRun(input: RunReplayInput): Divergence | null {
     if (event.type === 'JobClaimed') claimedSinceStart = true;
     if (event.type === 'ExecutionStepStarted' || event.type === 'ExecutionStepCompleted') {
       const key = `${event.data.stepIndex}/${event.data.blockId}/${event.data.iteration ?? '-'}`;
-      if (event.type === 'ExecutionStepStarted') {
+      // A completion may tell its start (joinedStepStarts.ts): the start is checked first, as if it came just before.
+      if (event.type === 'ExecutionStepStarted' || event.data.started !== undefined) {
         if (done.has(key)) return diverged(`block '${event.data.blockName}' started again after it completed`);
         if (open.has(key) && !claimedSinceStart) return diverged(`block '${event.data.blockName}' started twice without a job takeover between`);
         open.set(key, index);
-      } else {
+      }
+      if (event.type === 'ExecutionStepCompleted') {
         if (!open.has(key)) return diverged(`block '${event.data.blockName}' completed without having started`);
         if (done.has(key)) return diverged(`block '${event.data.blockName}' completed twice`);
         open.delete(key);

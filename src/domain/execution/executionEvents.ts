@@ -97,10 +97,6 @@ export const ExecutionStepSkipped = defineEvent(
 );
 
 /**
- * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
- * were refused by its output schema before a repair succeeded (version 1 events are upcast with none).
- */
-/**
  * One call to a model within a step: what it replied (the first 2,000 characters, and the whole
  * reply's length), its tokens, and why the reply was refused (null when it was taken).
  */
@@ -118,11 +114,29 @@ export type FallenBack = z.infer<typeof fallenBackSchema>;
 export const modelCallSchema = z.object({ startMs: z.number().int().min(0), durationMs: z.number().int().min(0), outcome: z.enum(['answered', 'failed']) });
 export type ModelCall = z.infer<typeof modelCallSchema>;
 
+/**
+ * A block's start, told by its completion (version 3): the start was still waiting to be appended when
+ * the block completed, so both went in one event rather than two (src/domain/execution/joinedStepStarts.ts).
+ * When it was noted, and what the start event would have said but its input (`input` beside it, sealed).
+ */
+export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(['llm', 'passthrough', 'code']), missingPlaceholders: z.array(z.string()) });
+export type JoinedStart = z.infer<typeof joinedStartSchema>;
+
+/**
+ * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
+ * were refused by its output schema before a repair succeeded (version 1 events are upcast with none).
+ * Version 3 may tell the block's start too (`started`, `input`): older code must not read it as a
+ * completion whose block never started.
+ */
 export const ExecutionStepCompleted = defineEvent(
   'ExecutionStepCompleted',
-  2,
+  3,
   z.object({
     ...blockRef,
+    /** Present when the block's start is told here, not by an ExecutionStepStarted of its own. */
+    started: joinedStartSchema.optional(),
+    /** What the block received, with `started` (as ExecutionStepStarted.input). */
+    input: z.unknown().optional(),
     output: z.unknown(),
     model: z.string().nullable(),
     usage: usageSchema.nullable(),

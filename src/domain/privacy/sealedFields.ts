@@ -24,7 +24,8 @@ export const sealedFields: Readonly<Record<string, readonly SealedField[]>> = {
   ExecutionRequested: [field('message', null), field('parameters', {}), field('attachments', []), field('tools', null)],
   // For llm blocks `input` is the prompt as rendered.
   ExecutionStepStarted: [field('input', null)],
-  ExecutionStepCompleted: [field('output', null), field('rejectedReplies', [])],
+  // `input`: a start the completion tells (joinedStepStarts.ts).
+  ExecutionStepCompleted: [field('output', null), field('rejectedReplies', []), field('input', null)],
   ExecutionStepFailed: [field('attempts', [])],
   // The values a condition read come from the run's input and outputs.
   ExecutionStepSkipped: [field('values', {})],
