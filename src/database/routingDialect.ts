@@ -43,11 +43,15 @@ export function routingDialect(pools: { primary: pg.Pool; replicas: readonly pg.
 }
 
 class RoutingDriver implements Driver {
-  constructor(
-    private readonly primary: PostgresDriver,
-    private readonly replicas: readonly PostgresDriver[],
-    private readonly route: Route,
-  ) {}
+  private readonly primary: PostgresDriver;
+  private readonly replicas: readonly PostgresDriver[];
+  private readonly route: Route;
+
+  constructor(primary: PostgresDriver, replicas: readonly PostgresDriver[], route: Route) {
+    this.primary = primary;
+    this.replicas = replicas;
+    this.route = route;
+  }
 
   async init() {
     await Promise.all([this.primary, ...this.replicas].map((driver) => driver.init()));
@@ -120,7 +124,11 @@ class RoutedConnection implements DatabaseConnection {
   bound: Bound | undefined;
   #binding: Promise<Bound> | undefined;
 
-  constructor(private readonly choose: (read: boolean) => Promise<Bound>) {}
+  private readonly choose: (read: boolean) => Promise<Bound>;
+
+  constructor(choose: (read: boolean) => Promise<Bound>) {
+    this.choose = choose;
+  }
 
   /** The connection this one is bound to, bound now (for a read or not) if it is not yet. */
   bind(read: boolean): Promise<Bound> {

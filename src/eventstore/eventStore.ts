@@ -138,13 +138,16 @@ export interface EventStore {
 }
 
 export class WrongExpectedRevision extends Error {
-  constructor(
-    readonly streamId: string,
-    readonly expected: ExpectedRevision,
-    /** Revision of the stream's last event, or -1 when the stream does not exist. */
-    readonly actual: number,
-  ) {
+  readonly streamId: string;
+  readonly expected: ExpectedRevision;
+  /** Revision of the stream's last event, or -1 when the stream does not exist. */
+  readonly actual: number;
+
+  constructor(streamId: string, expected: ExpectedRevision, actual: number) {
     super(`Wrong expected revision on ${streamId}: expected ${String(expected)}, actual ${actual}`);
+    this.streamId = streamId;
+    this.expected = expected;
+    this.actual = actual;
     this.name = 'WrongExpectedRevision';
   }
 }

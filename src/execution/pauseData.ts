@@ -10,7 +10,10 @@ export interface PauseData {
 
 /** Ends the run's steps for now: a tools-enabled block waits for the caller's tool results. */
 export class PausedForTools extends Error {
-  constructor(readonly pause: PauseData) {
+  readonly pause: PauseData;
+
+  constructor(pause: PauseData) {
     super('paused for tool calls');
+    this.pause = pause;
   }
 }

@@ -17,11 +17,13 @@ import { Agent, fetch as undiciFetch } from 'undici';
  * check and to a private one for the connection.
  */
 export class BlockedAddressError extends Error {
-  constructor(
-    readonly host: string,
-    readonly reason: string,
-  ) {
+  readonly host: string;
+  readonly reason: string;
+
+  constructor(host: string, reason: string) {
     super(`${host}: ${reason}`);
+    this.host = host;
+    this.reason = reason;
     this.name = 'BlockedAddressError';
   }
 }

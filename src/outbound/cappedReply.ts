@@ -1,7 +1,10 @@
 /** A reply whose body passed its byte limit: read no further, whatever it was. */
 export class ReplyTooLargeError extends Error {
-  constructor(readonly limitBytes: number) {
+  readonly limitBytes: number;
+
+  constructor(limitBytes: number) {
     super(`the reply is larger than ${limitBytes} bytes`);
+    this.limitBytes = limitBytes;
     this.name = 'ReplyTooLargeError';
   }
 }

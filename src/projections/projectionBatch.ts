@@ -10,8 +10,11 @@ import type { ReadModels } from './readModelSchema.ts';
 
 /** A stored checkpoint is behind where the reader read from: a rebuild reset it, or a stalled projection is due for a retry. */
 export class CheckpointMoved extends Error {
-  constructor(readonly stored: number) {
+  readonly stored: number;
+
+  constructor(stored: number) {
     super(`checkpoint moved to ${stored}`);
+    this.stored = stored;
   }
 }
 

@@ -60,11 +60,11 @@ export async function attemptDelivery(deps: AttemptDependencies, deliveryId: str
 
 /** This worker's master key cannot open the organization's webhook secrets: terminal for this worker, not for the delivery. */
 export class UnreadableSecretsError extends Error {
-  constructor(
-    readonly organizationId: string,
-    cause: unknown,
-  ) {
+  readonly organizationId: string;
+
+  constructor(organizationId: string, cause: unknown) {
     super(`this worker cannot open the webhook secrets of organization ${organizationId}: ${(cause as Error).message}`, { cause });
+    this.organizationId = organizationId;
     this.name = 'UnreadableSecretsError';
   }
 }

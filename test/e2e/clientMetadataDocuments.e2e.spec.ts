@@ -17,8 +17,11 @@ import { testPrincipal } from '../support/testRuntime.ts';
 
 /** An assistant that names itself by the URL of its metadata document instead of registering (the SDK's `clientMetadataUrl`). */
 class MetadataDocumentAssistant extends AssistantAuth {
-  constructor(readonly clientMetadataUrl: string) {
+  readonly clientMetadataUrl: string;
+
+  constructor(clientMetadataUrl: string) {
     super();
+    this.clientMetadataUrl = clientMetadataUrl;
   }
 }
 

@@ -7,16 +7,20 @@ import type { ErrorCode } from './types.ts';
  */
 export class SeqflowError extends Error {
   override readonly name = 'SeqflowError';
-  constructor(
-    readonly status: number,
-    readonly code: ErrorCode,
-    message: string,
-    readonly requestId: string | undefined,
-    readonly detail: Readonly<Record<string, unknown>>,
-    /** Seconds to wait before retrying, from `Retry-After` (429 RATE_LIMITED). */
-    readonly retryAfterSeconds?: number,
-  ) {
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly requestId: string | undefined;
+  readonly detail: Readonly<Record<string, unknown>>;
+  /** Seconds to wait before retrying, from `Retry-After` (429 RATE_LIMITED). */
+  readonly retryAfterSeconds?: number;
+
+  constructor(status: number, code: ErrorCode, message: string, requestId: string | undefined, detail: Readonly<Record<string, unknown>>, retryAfterSeconds?: number) {
     super(message);
+    this.status = status;
+    this.code = code;
+    this.requestId = requestId;
+    this.detail = detail;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 

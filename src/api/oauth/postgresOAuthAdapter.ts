@@ -39,7 +39,11 @@ export function postgresOAuthAdapter(db: Kysely<OAuthTables>, masterKey: Buffer)
   }
 
   return class PostgresOAuthAdapter implements Adapter {
-    constructor(private readonly model: string) {}
+    private readonly model: string;
+
+    constructor(model: string) {
+      this.model = model;
+    }
 
     async upsert(id: string, payload: AdapterPayload, expiresIn: number | undefined): Promise<void> {
       const row = {

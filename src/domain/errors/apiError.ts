@@ -99,13 +99,14 @@ export type ErrorCode =
   | 'INTERNAL';
 
 export class ApiError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    /** Extra fields placed next to code and message in `{detail: {...}}`. */
-    readonly extra: Record<string, unknown> = {},
-  ) {
+  readonly code: ErrorCode;
+  /** Extra fields placed next to code and message in `{detail: {...}}`. */
+  readonly extra: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, extra: Record<string, unknown> = {}) {
     super(message);
+    this.code = code;
+    this.extra = extra;
     this.name = 'ApiError';
   }
 }

@@ -36,12 +36,17 @@ export class Wakeups {
   private othersListen: boolean | undefined;
   private lookedAt = Number.NEGATIVE_INFINITY;
 
-  constructor(
-    private readonly pool: pg.Pool,
-    private readonly connectionString: string | undefined,
-    private readonly clientConfig: pg.ClientConfig,
-    private readonly recheckMs = 1_000,
-  ) {}
+  private readonly pool: pg.Pool;
+  private readonly connectionString: string | undefined;
+  private readonly clientConfig: pg.ClientConfig;
+  private readonly recheckMs: number;
+
+  constructor(pool: pg.Pool, connectionString: string | undefined, clientConfig: pg.ClientConfig, recheckMs = 1_000) {
+    this.pool = pool;
+    this.connectionString = connectionString;
+    this.clientConfig = clientConfig;
+    this.recheckMs = recheckMs;
+  }
 
   /** Registers a wake-up callback; starts the LISTEN connection with the first one. */
   add(listener: () => void): () => void {
