@@ -134,7 +134,8 @@ export function createExecutionRecorder(
     flushing = false;
   }
 
-  function enqueue(commands: Command[], how: 'record' | 'note'): Promise<number> {
+  /** `record`: durable, flushed now; `note`: with the next append, or after the linger; `noteSoon`: a note flushed at the end of this turn whatever the linger. */
+  function enqueue(commands: Command[], how: 'record' | 'note' | 'noteSoon'): Promise<number> {
     const at = deps.now().toISOString();
     if (broken) {
       const { error } = broken;
@@ -147,7 +148,10 @@ export function createExecutionRecorder(
     else pending.noted = true;
     if (flushing) return appended; // the append in flight is followed by one with these
     if (how === 'record') startFlush();
-    else if (!cancelLinger) {
+    else if (how === 'noteSoon' && lingerMs > 0) {
+      cancelLinger?.();
+      cancelLinger = later(setImmediate(startFlush), clearImmediate);
+    } else if (!cancelLinger) {
       cancelLinger = lingerMs > 0 ? later(setTimeout(startFlush, lingerMs), clearTimeout) : later(setImmediate(startFlush), clearImmediate);
     }
     return appended;
@@ -172,8 +176,13 @@ export function createExecutionRecorder(
     record: (...events: ExecutionEvent[]) => enqueue(records(events), 'record'),
     /** Not awaited: a failure surfaces at the next record. */
     note: (...events: ExecutionEvent[]) => void enqueue(records(events), 'note').catch(() => undefined),
-    /** A note whose append is awaited (not durable): the run's first event, before the run is said to have started. */
-    noteAndWait: (...events: ExecutionEvent[]) => enqueue(records(events), 'note'),
+    /**
+     * A note whose append is awaited (not durable), and goes at the end of this turn whatever the
+     * linger: the run's first event, before the run is said to have started. A run is in the log
+     * (where the interrupted-run sweep finds it, and a refused end is recorded in its place) before
+     * its first model call answers, not only with its first record.
+     */
+    noteAndWait: (...events: ExecutionEvent[]) => enqueue(records(events), 'noteSoon'),
     /**
      * Accepts a caller's tool results for the recorded pause (the decider checks them): appended at
      * once (not waiting for the linger: the append decides a race for the pause before any model call

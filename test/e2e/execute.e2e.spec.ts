@@ -11,6 +11,7 @@ import { runTrace } from '../../src/testing/runTrace.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { allEventText, countEventRows } from '../support/testDatabase.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { eventsApart } from '../support/runEventsApart.ts';
 
 const essayFlow = JSON.parse(readFileSync(new URL('../../examples/essay-feedback.flow.json', import.meta.url), 'utf8'));
 const schema = { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'], additionalProperties: false };
@@ -67,7 +68,8 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
     });
     return { status: response.status, body: (await response.json()) as ExecuteAnswer };
   };
-  const events = (executionId: string) => t.runtime.eventStore.readStream(`execution-${executionId}`);
+  // A run's events with each joined start apart (runEventsApart.ts): what a run did, whatever the timing of its appends.
+  const events = async (executionId: string) => eventsApart(await t.runtime.eventStore.readStream(`execution-${executionId}`));
   const types = (list: RecordedEvent[]) => list.map((e) => e.type);
   const logLength = () => countEventRows(t.database.url);
 

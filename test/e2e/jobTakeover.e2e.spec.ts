@@ -9,6 +9,7 @@ import { createJobRunner } from '../../src/workers/jobRunner.ts';
 import { spawnWorker } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { eventsApart } from '../support/runEventsApart.ts';
 
 const steps = [
   { block: { name: 'first', processor_type: 'llm', prompt: 'first: {{message}}' } },
@@ -56,7 +57,7 @@ describe('a job whose worker process is killed mid-run', () => {
     const executionId = randomUUID();
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'go', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: null });
 
-    const stream = () => t.runtime.eventStore.readStream(`execution-${executionId}`);
+    const stream = async () => eventsApart(await t.runtime.eventStore.readStream(`execution-${executionId}`));
     const secondStarted = async () => (await stream()).some((e) => e.type === 'ExecutionStepStarted' && (e.data as { blockName: string }).blockName === 'second');
     for (let i = 0; i < 600 && !(await secondStarted()); i++) await new Promise((r) => setTimeout(r, 50));
     expect(await secondStarted()).toBe(true);

@@ -5,6 +5,7 @@ import { refusalOf } from '../support/openaiRequestRules.ts';
 import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { eventsApart } from '../support/runEventsApart.ts';
 
 const flows = {
   styled: [
@@ -62,7 +63,7 @@ describe('the llm settings users expect: system prompt, sampling, length, seed, 
     expect(sent).toMatchObject({ model: 'gpt-4o-mini', temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7, stop: ['END'] });
     expect(sent).not.toHaveProperty('max_completion_tokens');
 
-    const events = await t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`);
+    const events = eventsApart(await t.runtime.eventStore.readStream(`execution-${String(run.body.executionId)}`));
     const started = events.find((event) => event.type === 'ExecutionStepStarted')!;
     expect((started.data as { input: unknown }).input).toMatchObject({ systemPrompt: 'You speak like a pirate.', settings: { temperature: 0.2, top_p: 0.9, max_tokens: 50, seed: 7, stop: ['END'] } });
     // The step's trace (get_step_trace, the console) shows them.

@@ -3,6 +3,7 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import type { RecordedRequest } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { testPrincipal } from '../support/testRuntime.ts';
+import { eventsApart } from '../support/runEventsApart.ts';
 
 const routeSchema = { type: 'object', properties: { queue: { type: 'string' }, urgent: { type: 'boolean' } }, required: ['queue', 'urgent'], additionalProperties: false };
 const flows: Record<string, unknown[]> = {
@@ -39,7 +40,7 @@ describe('blocks read earlier blocks by name', () => {
   afterAll(async () => s?.close());
 
   const stepStarted = async (executionId: string, blockName: string) =>
-    (await s.t.runtime.eventStore.readStream(`execution-${executionId}`)).find((e) => e.type === 'ExecutionStepStarted' && (e.data as { blockName: string }).blockName === blockName)!.data as { input: unknown; missingPlaceholders: string[] };
+    eventsApart(await s.t.runtime.eventStore.readStream(`execution-${executionId}`)).find((e) => e.type === 'ExecutionStepStarted' && (e.data as { blockName: string }).blockName === blockName)!.data as { input: unknown; missingPlaceholders: string[] };
 
   it('renders steps.<name>.output and input.* in prompts, and hands a code block the outputs it names, a loop as its results in order', async () => {
     const answer = await s.execute('triage', { message: 'I was charged twice', parameters: { customer: { name: 'Ada' }, items: [1, 2, 3] } });

@@ -4,6 +4,7 @@ import { startScriptedGeminiServer } from '../support/scriptedGeminiServer.ts';
 import type { ScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
 import { type SseFrame, openSse } from '../support/sseClient.ts';
+import { eventsApart } from '../support/runEventsApart.ts';
 
 const lookup = { type: 'function', function: { name: 'lookup', description: 'Finds a fact', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } } };
 const flows = {
@@ -66,7 +67,7 @@ describe('/step streams an llm block\'s reply as `token` events while it is writ
     // The request asked for a stream with its usage, and the usage was charged as without one.
     expect(service.model.requests[0]!.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
     const executionId = (frames[0]!.data as { executionId: string }).executionId;
-    const logged = await service.t.runtime.eventStore.readStream(`execution-${executionId}`);
+    const logged = eventsApart(await service.t.runtime.eventStore.readStream(`execution-${executionId}`));
     expect(logged.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'ExecutionStepStarted', 'ExecutionStepCompleted', 'CreditsConsumed', 'ExecutionCompleted']);
   });
 

@@ -5,6 +5,7 @@ import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { createExecutionRecorder } from '../../src/execution/executionRecorder.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 const requested = (executionId: string): ExecutionEvent => ({
   type: 'ExecutionRequested',
@@ -49,18 +50,18 @@ describe("a run's recorder combines its appends", () => {
     expect(recorder.revision()).toBe(2);
   });
 
-  it("with a linger, the run's noted events wait for its next record and go in the same append", async () => {
+  it("with a linger, the run's request goes at the end of its turn (the run is in the log before its first model call answers), and its later noted events wait for its next record and go in one append", async () => {
     const executionId = randomUUID();
     const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal }, undefined, { lingerMs: 600_000 });
-    const started = recorder.noteAndWait(requested(executionId));
+    await recorder.noteAndWait(requested(executionId));
+    expect(appendCalls.get(executionStream(executionId))).toBe(1);
     recorder.note(stepStarted(executionId));
     // Later turns, as a block's own work takes: the notes still wait.
     await new Promise((r) => setImmediate(r));
     recorder.note(stepCompleted(executionId));
     await recorder.record(completed(executionId));
-    await started;
 
-    expect(appendCalls.get(executionStream(executionId))).toBe(1);
+    expect(appendCalls.get(executionStream(executionId))).toBe(2);
     const events = await t.runtime.eventStore.readStream(executionStream(executionId));
     expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepCompleted', 'ExecutionCompleted']);
     // Noted a turn before the completion: the start keeps the time it was noted.
@@ -71,8 +72,9 @@ describe("a run's recorder combines its appends", () => {
     const executionId = randomUUID();
     const recorder = createExecutionRecorder({ eventStore: store, now: () => new Date() }, executionId, { principal: testPrincipal.principal }, undefined, { lingerMs: 20 });
     await recorder.noteAndWait(requested(executionId));
-    expect(appendCalls.get(executionStream(executionId))).toBe(1);
-    expect((await t.runtime.eventStore.readStream(executionStream(executionId))).map((e) => e.type)).toEqual(['ExecutionRequested']);
+    recorder.note(stepStarted(executionId));
+    await until(() => appendCalls.get(executionStream(executionId)) === 2, 'the noted start to go on its own once the linger is over', 10_000);
+    expect((await t.runtime.eventStore.readStream(executionStream(executionId))).map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted']);
   });
 
   it('a note whose append failed breaks the recorder: the next record fails with its error and nothing more is written', async () => {
