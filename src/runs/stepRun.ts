@@ -45,10 +45,9 @@ export async function findRunToFollow(
   const [first] = await deps.eventStore.readStream(executionStream(run.executionId), { maxCount: 1 });
   const requested = first ? decodeRecorded(first) : undefined;
   if (requested?.type !== 'ExecutionRequested' || requested.data.flowId !== flow.flowId) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${run.executionId} of flow '${run.flow}'`);
-  const afterRevision = run.lastEventId === undefined ? -1 : Number(run.lastEventId);
   // A revision, or half of one for the start a completion tells (followRun.ts).
-  if (!Number.isInteger(afterRevision * 2) || afterRevision < -1 || (typeof run.lastEventId === 'string' && !/^-?\d+(\.5)?$/.test(run.lastEventId))) {
-    throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
-  }
+  const valid = run.lastEventId === undefined || (typeof run.lastEventId === 'string' && /^-?\d+(\.5)?$/.test(run.lastEventId) && Number(run.lastEventId) >= -1);
+  if (!valid) throw new ApiError('REQUEST_INVALID', 'Last-Event-ID must be an event id of this stream');
+  const afterRevision = run.lastEventId === undefined ? -1 : Number(run.lastEventId);
   return { executionId: run.executionId, afterRevision, flowId: flow.flowId, blockCount: requested.data.blockCount };
 }

@@ -2,9 +2,9 @@ import { sumUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
-import { splitJoinedStart } from '../domain/execution/joinedStepStarts.ts';
 import type { FallenBack, ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
+import { runEventsApart } from '../execution/runEventsApart.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
 import { testRunStream } from '../domain/testing/testRunEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
@@ -22,15 +22,8 @@ async function loadRun(eventStore: EventStore, scope: AuthoringScope, runId: str
   if (!history.requested || history.status === null || !inScope(scope, history.requested.organizationId)) {
     throw new ApiError('EXECUTION_NOT_FOUND', `No run ${runId}`);
   }
-  // A completion that tells its block's start reads as the two events it stands for, the start with the time it was noted.
-  const apart = events.flatMap((event, i) => splitJoinedStart(event, recorded[i]!.metadata.occurredAt).map((part) => ({ part, recorded: recorded[i]! })));
-  return {
-    recorded: apart.map(({ part, recorded: r }) => (part.occurredAt === r.metadata.occurredAt ? r : { ...r, metadata: { ...r.metadata, occurredAt: part.occurredAt } })),
-    events: apart.map(({ part }) => part.event),
-    history,
-    requested: history.requested,
-    status: history.status,
-  };
+  // A completion that tells its block's start reads as the two events it stands for.
+  return { ...runEventsApart(recorded, events), history, requested: history.requested, status: history.status };
 }
 
 async function executionOfTestRun(eventStore: EventStore, testRunId: string): Promise<string | undefined> {

@@ -120,7 +120,6 @@ export type ModelCall = z.infer<typeof modelCallSchema>;
  * When it was noted, and what the start event would have said but its input (`input` beside it, sealed).
  */
 export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(['llm', 'passthrough', 'code']), missingPlaceholders: z.array(z.string()) });
-export type JoinedStart = z.infer<typeof joinedStartSchema>;
 
 /**
  * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block

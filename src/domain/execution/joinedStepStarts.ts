@@ -44,20 +44,14 @@ export function joinStepStarts(events: readonly TimedEvent[]): TimedEvent[] {
   return joined;
 }
 
-/** The start a completion tells, as the event it would have been, with when it was noted; none for other events. */
-export function joinedStartOf(event: ExecutionEvent): { event: Started; at: string } | undefined {
-  if (event.type !== 'ExecutionStepCompleted' || event.data.started === undefined) return undefined;
-  const { executionId, stepIndex, blockId, blockName, iteration, started, input } = event.data;
-  return { event: { type: 'ExecutionStepStarted', data: { executionId, stepIndex, blockId, blockName, iteration, processorType: started.processorType, input, missingPlaceholders: started.missingPlaceholders } }, at: started.at };
-}
-
-/** A completion that tells its start as the two events it stands for (the start first); any other event as itself. */
+/** A completion that tells its start as the two events it stands for (the start first, at the time it was noted); any other event as itself. */
 export function splitJoinedStart(event: ExecutionEvent, occurredAt: string): { event: ExecutionEvent; occurredAt: string }[] {
-  const start = joinedStartOf(event);
-  if (!start || event.type !== 'ExecutionStepCompleted') return [{ event, occurredAt }];
-  const { started: _started, input: _input, ...completed } = event.data;
+  if (event.type !== 'ExecutionStepCompleted' || event.data.started === undefined) return [{ event, occurredAt }];
+  const { started, input, ...completed } = event.data;
+  const { executionId, stepIndex, blockId, blockName, iteration } = completed;
+  const start: Started = { type: 'ExecutionStepStarted', data: { executionId, stepIndex, blockId, blockName, iteration, processorType: started.processorType, input, missingPlaceholders: started.missingPlaceholders } };
   return [
-    { event: start.event, occurredAt: start.at },
+    { event: start, occurredAt: started.at },
     { event: { type: event.type, data: completed }, occurredAt },
   ];
 }
