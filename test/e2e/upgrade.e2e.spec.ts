@@ -108,7 +108,8 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
     expect(planned.code, planned.stderr).toBe(0);
     const plan = json(planned.stdout) as { upToDate: boolean; pending: { eventLog: { name: string; summary: string }[]; readModels: { name: string; summary: string }[] } };
     expect(plan.upToDate).toBe(false);
-    expect(plan.pending.eventLog).toEqual([]);
+    expect(plan.pending.eventLog.map((m) => m.name)).toEqual(['0005_kept_plans']);
+    expect(plan.pending.eventLog.every((m) => m.summary.length > 20)).toBe(true);
     expect(plan.pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order']);
     expect(plan.pending.readModels.every((m) => m.summary.length > 20)).toBe(true);
     expect(await readModelMigrationsRun()).toEqual(before);
@@ -117,6 +118,7 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
   it('migrates, then its log and read models verify', async () => {
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code, migrated.stderr).toBe(0);
+    expect((json(migrated.stdout) as { ran: { eventLog: { name: string }[] } }).ran.eventLog.map((m) => m.name)).toEqual(['0005_kept_plans']);
     expect((json(migrated.stdout) as { ran: { readModels: { name: string }[] } }).ran.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order']);
     expect(json((await runCli(['migrate', '--plan'], env)).stdout)).toMatchObject({ upToDate: true });
 

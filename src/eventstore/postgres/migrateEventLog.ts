@@ -5,8 +5,12 @@ import * as eventLog0001 from './migrations/0001_event_log.ts';
 import * as eventLog0002 from './migrations/0002_hash_chain.ts';
 import * as eventLog0003 from './migrations/0003_append_batch.ts';
 import * as eventLog0004 from './migrations/0004_own_horizon.ts';
+import * as eventLog0005 from './migrations/0005_kept_plans.ts';
 
-const migrations: Record<string, Migration & { summary: string }> = { '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002, '0003_append_batch': eventLog0003, '0004_own_horizon': eventLog0004 };
+const migrations: Record<string, Migration & { summary: string }> = {
+  '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002, '0003_append_batch': eventLog0003, '0004_own_horizon': eventLog0004,
+  '0005_kept_plans': eventLog0005,
+};
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
