@@ -1,5 +1,5 @@
 import { createPublicKey, verify } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../domain/audit/canonicalJson.ts';
 import { type ChainState, emptyChain, verifyNext } from '../domain/audit/chainVerification.ts';
 import { type ExecutionEvent, executionStream } from '../domain/execution/executionEvents.ts';
 import type { DeliveryEvent } from '../domain/webhooks/deliveryEvents.ts';
@@ -46,7 +46,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
     } catch {
       return fail(i + 1, 'not JSON');
     }
-    if (canonicalize(parsed) !== line) return fail(i + 1, 'not in the canonical form it was written in: a byte was changed');
+    if (canonicalJson(parsed) !== line) return fail(i + 1, 'not in the canonical form it was written in: a byte was changed');
     lines.push(parsed as Line);
   }
   const [manifest, version] = lines;
@@ -55,7 +55,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   if (publicKeyPem !== undefined) {
     const { signature, ...signed } = manifest as Line & { signature?: { alg?: string; value?: string } };
     if (!signature?.value || signature.alg !== 'Ed25519') return fail(1, 'the manifest is not signed, and a public key was given');
-    if (!verify(null, Buffer.from(canonicalize(signed)!, 'utf8'), createPublicKey(publicKeyPem), Buffer.from(signature.value, 'base64'))) return fail(1, 'the manifest signature does not verify with the given public key');
+    if (!verify(null, Buffer.from(canonicalJson(signed)!, 'utf8'), createPublicKey(publicKeyPem), Buffer.from(signature.value, 'base64'))) return fail(1, 'the manifest signature does not verify with the given public key');
   }
   if (version?.kind !== 'version') return fail(2, 'the second line must be the version document');
   const document = version.document as VersionDocument | null;
@@ -93,7 +93,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   if (!requested || requested.executionId !== manifest.executionId || requested.flowId !== manifest.flowId || requested.organizationId !== manifest.organizationId || requested.versionId !== named.versionId) {
     return fail(1, "the manifest does not describe the run's own ExecutionRequested");
   }
-  if (canonicalize({ kind: 'facts', ...runFacts(record, format) }) !== raw[last - 1]) return fail(last, 'the facts are not what the events say');
+  if (canonicalJson({ kind: 'facts', ...runFacts(record, format) }) !== raw[last - 1]) return fail(last, 'the facts are not what the events say');
   const replay = replayRecord(record);
   if (replay.divergence) {
     const at = recorded.findIndex((e) => e.streamId === replay.divergence!.streamId && e.position === replay.divergence!.position);

@@ -1,5 +1,5 @@
 import { createHash, createPrivateKey, sign } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../domain/audit/canonicalJson.ts';
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { runFacts } from './runFacts.ts';
@@ -14,7 +14,7 @@ import { type RunRecord, type VersionDocument, loadRunRecord } from './runRecord
 export const EXPORT_FORMAT = 'seqflow-run-export/3';
 export const EXPORT_FORMATS = { 'seqflow-run-export/1': 1, 'seqflow-run-export/2': 2, 'seqflow-run-export/3': 3 } as const;
 
-export const canonicalLine = (value: unknown) => canonicalize(value)!;
+export const canonicalLine = (value: unknown) => canonicalJson(value)!;
 export const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
 export const versionHash = (document: VersionDocument) => sha256(canonicalLine(document));
 

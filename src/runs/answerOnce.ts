@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from '../domain/audit/canonicalJson.ts';
 import type { Logger } from 'pino';
 import { type CommandDependencies, type CommandMetadata } from '../commands/commandHandler.ts';
 import { type HeldClaim, answerIdempotencyKey, claimIdempotencyKey, releaseIdempotencyKey } from '../commands/idempotencyCommands.ts';
@@ -50,7 +50,7 @@ export async function answerOnce(
     throw new ApiError('IDEMPOTENCY_KEY_INVALID', 'Idempotency-Key: send one key of 1-255 visible ASCII characters (a UUID is a good choice)');
   }
   const metadata = originOf(caller);
-  const requestHash = sha256(canonicalize({ operation: call.operation, params: call.params, body: call.input ?? null })!);
+  const requestHash = sha256(canonicalJson({ operation: call.operation, params: call.params, body: call.input ?? null })!);
   const claim = await claimIdempotencyKey(
     deps.commands,
     { projectId: caller.projectId, keyHash: idempotencyKeyHash(call.key), operation: call.operation, requestHash, leaseMs: deps.leaseMs },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from './canonicalJson.ts';
 
 /** The hash before a stream's first event. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -22,7 +22,7 @@ const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').diges
  * change to a value.
  */
 export function contentHash(event: HashedContent): string {
-  const text = canonicalize({ streamId: event.streamId, id: event.id, type: event.type, schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata });
+  const text = canonicalJson({ streamId: event.streamId, id: event.id, type: event.type, schemaVersion: event.schemaVersion, data: event.data, metadata: event.metadata });
   if (text === undefined) throw new Error(`event ${event.id} cannot be canonicalized`);
   return sha256(text);
 }

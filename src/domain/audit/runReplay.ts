@@ -4,7 +4,7 @@ import { execution, type ExecutionState } from '../execution/execution.ts';
 import type { ExecutionEvent } from '../execution/executionEvents.ts';
 import { resultObject } from '../execution/outputShape.ts';
 import { emptyRunHistory, evolveRunHistory, outputOfStep } from '../execution/runHistory.ts';
-import canonicalize from 'canonicalize';
+import { canonicalJson } from './canonicalJson.ts';
 
 /** Where a replay parted from the record: the event (by index in the run's stream) and why. */
 export interface Divergence {
@@ -20,7 +20,7 @@ export interface RunReplayInput {
   steps: StoredStep[] | null;
 }
 
-const same = (a: unknown, b: unknown) => canonicalize(a) === canonicalize(b);
+const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
 
 /**
  * Audit replay of one run, with no network and no clock: the recorded facts (model replies, tool
