@@ -23,9 +23,9 @@ interface Variant {
 /**
  * What sealing run data costs on the `/execute` benchmarks (issue 39: at most 5% on passthrough and
  * three blocks). Two runtimes in this process, each on a database of its own and served on its own
- * port: one as the service runs (sealed), one opened with `sealRunData: false`. Their c32 loads run
- * in alternating rounds, the order swapped every round (ABBA), so the machine's drift between
- * minutes (the reason single A/B runs of `BENCH_ONLY=execute` disagree by 10%) falls on both alike;
+ * port: one as the service runs (sealed), one opened with `sealRunData: false`. Each figure's two
+ * c32 loads run back to back, the order swapped every round (ABBA), so the machine's drift (the
+ * reason single A/B runs of `BENCH_ONLY=execute` disagree by 10%) falls on both alike;
  * each round gives a ratio sealed/unsealed, and the cost is one minus the median ratio.
  * `BENCH_ERASURE_AA=1` opens both unsealed: the ratios then show the bench's own noise.
  */
@@ -50,17 +50,23 @@ export async function benchErasureCost(createDatabase: (name: string) => Promise
     if (!('msPerRun' in used) || used.msPerRun === undefined) throw new Error("the erasure bench reads the machine's CPU from /proc: Linux only");
     return { perSecond, msPerRun: used.msPerRun };
   };
-  const measure = async (variant: Variant) => ({ passthrough: await load(variant, 'pass', 4000), threeBlocks: await load(variant, 'three', 1000) });
+  type Measured = Awaited<ReturnType<typeof load>>;
+  // A figure's two loads run back to back (the machine's speed drifts within seconds on a shared VM),
+  // the first of them alternating between rounds.
+  const pair = async (slug: 'pass' | 'three', total: number, sealedFirst: boolean) => {
+    if (sealedFirst) {
+      const s = await load(sealed, slug, total);
+      return { sealed: s, unsealed: await load(unsealed, slug, total) };
+    }
+    const u = await load(unsealed, slug, total);
+    return { sealed: await load(sealed, slug, total), unsealed: u };
+  };
   try {
-    const perRound: { sealed: Awaited<ReturnType<typeof measure>>; unsealed: Awaited<ReturnType<typeof measure>> }[] = [];
+    const perRound: { sealed: Record<'passthrough' | 'threeBlocks', Measured>; unsealed: Record<'passthrough' | 'threeBlocks', Measured> }[] = [];
     for (let i = 0; i < rounds; i++) {
-      if (i % 2 === 0) {
-        const s = await measure(sealed);
-        perRound.push({ sealed: s, unsealed: await measure(unsealed) });
-      } else {
-        const u = await measure(unsealed);
-        perRound.push({ sealed: await measure(sealed), unsealed: u });
-      }
+      const passthrough = await pair('pass', 4000, i % 2 === 0);
+      const threeBlocks = await pair('three', 1000, i % 2 === 1);
+      perRound.push({ sealed: { passthrough: passthrough.sealed, threeBlocks: threeBlocks.sealed }, unsealed: { passthrough: passthrough.unsealed, threeBlocks: threeBlocks.unsealed } });
     }
     const summary = (figure: 'passthrough' | 'threeBlocks') => {
       const ratios = perRound.map((r) => r.sealed[figure].perSecond / r.unsealed[figure].perSecond);
