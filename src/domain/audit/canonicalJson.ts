@@ -8,9 +8,11 @@ import { configure } from 'safe-stable-stringify';
  * safe-stable-stringify in its deterministic mode writes exactly that text, at about 40% of the
  * CPU of `canonicalize` (6 against 15.5 µs for a block's completion event), which the log paid for
  * every event it appended. `test/unit/canonicalJson.unit.spec.ts` holds it to `canonicalize`, the
- * reference implementation, over generated values. The one difference is input no stored event can
- * hold (storableJson.ts and storableText.ts refuse it before): a lone surrogate is escaped as
- * `JSON.stringify` escapes it instead of refused. A cycle still throws.
+ * reference implementation, over generated values. The differences are in input no stored event
+ * can hold (storableJson.ts and storableText.ts refuse it before any handler runs): a lone surrogate
+ * is escaped as `JSON.stringify` escapes it instead of refused, and it recurses, so nesting some
+ * thousands of levels deep overflows the stack (as `JSON.stringify` does; input is refused past 64). A
+ * cycle still throws.
  */
 const stringify = configure({ deterministic: true, circularValue: Error, bigint: false, strict: false });
 
