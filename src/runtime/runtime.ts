@@ -217,7 +217,8 @@ async function openEventStore(config: Config, pool: pg.Pool, directUrl: string, 
     const { createKurrentDbEventStore } = await import('../eventstore/kurrentdb/kurrentDbEventStore.ts');
     return createKurrentDbEventStore(config.kurrentDbConnectionString);
   }
-  const store = createPostgresEventStore({ pool, connectionString: directUrl });
+  // Behind PgBouncer (DATABASE_DIRECT_URL set, docs/running.md) the pool's statements stay unnamed.
+  const store = createPostgresEventStore({ pool, connectionString: directUrl, namedStatements: config.databaseDirectUrl === undefined });
   if (migrate) await store.migrate();
   return store;
 }

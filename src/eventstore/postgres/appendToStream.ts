@@ -12,14 +12,27 @@ export const EXPECTED_CODES: Record<Exclude<ExpectedRevision, number>, number> =
 export const storingKeys = (n: number) =>
   `WITH stored_keys AS (INSERT INTO run_data_keys (execution_id, wrapped_key) SELECT * FROM unnest($${n}::text[], $${n + 1}::text[]) ON CONFLICT (execution_id) DO NOTHING)`;
 
+/**
+ * Sends an append's statement: named (`name`), so each connection parses and plans it once and then
+ * only binds and runs it, where the pool's connections are the server's own sessions; unnamed behind
+ * a transaction pooler (PgBouncer before 1.21 keeps no prepared statement between transactions).
+ * The name is one per statement text: each caller names the variant its text was built from.
+ */
+export type AppendStatements = <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
+
+export function appendStatements(pool: pg.Pool, named: boolean): AppendStatements {
+  return named ? (name, text, values) => pool.query({ name, text, values }) : (_name, text, values) => pool.query(text, values);
+}
+
 /** One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`. */
 export async function appendToStream(
-  pool: pg.Pool,
+  pool: pg.Pool | AppendStatements,
   streamId: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
   options: AppendOptions = {},
 ): Promise<AppendResult & { appended: boolean }> {
+  const send = typeof pool === 'function' ? pool : appendStatements(pool, false);
   if (events.length === 0) throw new Error('append needs at least one event');
   const expectedCode = typeof expected === 'number' ? expected : EXPECTED_CODES[expected];
   const params = [
@@ -42,7 +55,8 @@ export async function appendToStream(
         `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${call} a`
       : `SELECT * FROM ${call}`;
   const statement = keys.length > 0 ? `${storingKeys(9)} ${select}` : select;
-  const run = () => pool.query<{ outcome: string; next_revision: string; last_position: string | null }>(statement, params);
+  const name = `seqflow_append_${options.durability === 'deferred' ? 'deferred' : 'durable'}${keys.length > 0 ? '_keys' : ''}`;
+  const run = () => send<{ outcome: string; next_revision: string; last_position: string | null }>(name, statement, params);
   let result;
   try {
     result = await run();
