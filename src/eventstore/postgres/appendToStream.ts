@@ -24,15 +24,18 @@ export function appendStatements(pool: pg.Pool, named: boolean): AppendStatement
   return named ? (name, text, values) => pool.query({ name, text, values }) : (_name, text, values) => pool.query(text, values);
 }
 
-/** One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`. */
+/**
+ * One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`.
+ * `db`: a pool (its statements unnamed), or how the caller sends them (appendStatements).
+ */
 export async function appendToStream(
-  pool: pg.Pool | AppendStatements,
+  db: pg.Pool | AppendStatements,
   streamId: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
   options: AppendOptions = {},
 ): Promise<AppendResult & { appended: boolean }> {
-  const send = typeof pool === 'function' ? pool : appendStatements(pool, false);
+  const send = typeof db === 'function' ? db : appendStatements(db, false);
   if (events.length === 0) throw new Error('append needs at least one event');
   const expectedCode = typeof expected === 'number' ? expected : EXPECTED_CODES[expected];
   const params = [

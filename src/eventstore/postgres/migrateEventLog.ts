@@ -8,7 +8,10 @@ import * as eventLog0004 from './migrations/0004_own_horizon.ts';
 import * as eventLog0005 from './migrations/0005_kept_plans.ts';
 
 const migrations: Record<string, Migration & { summary: string }> = {
-  '0001_event_log': eventLog0001, '0002_hash_chain': eventLog0002, '0003_append_batch': eventLog0003, '0004_own_horizon': eventLog0004,
+  '0001_event_log': eventLog0001,
+  '0002_hash_chain': eventLog0002,
+  '0003_append_batch': eventLog0003,
+  '0004_own_horizon': eventLog0004,
   '0005_kept_plans': eventLog0005,
 };
 
