@@ -1,6 +1,6 @@
 import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/privacy/sealedFields.ts';
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
-import { type DataKey, newDataKey, openValue, sealValue } from '../security/runDataCipher.ts';
+import { type DataKey, type RunDataCipher, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
 import { type AppendOptions, type EventStore, type EventToAppend, type RecordedEvent, WrongExpectedRevision } from './eventStore.ts';
 
@@ -12,6 +12,7 @@ import { type AppendOptions, type EventStore, type EventToAppend, type RecordedE
  * `sealedData`, the data as stored.
  */
 export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventStore {
+  const cipher = createRunDataCipher();
   async function seal(events: EventToAppend[], options: AppendOptions | undefined): Promise<{ events: EventToAppend[]; options: AppendOptions | undefined }> {
     const runs = new Set<string>();
     const newRuns = new Set<string>();
@@ -38,7 +39,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
       const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
         const key = keyOf.get(runId)!;
         // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
-        return sealValue(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
+        return cipher.seal(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
       });
       return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
     });
@@ -57,7 +58,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).
     for (const r of recorded) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
     const chosen = new Set(toOpen);
-    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, states) : unopened(r)));
+    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, states, cipher) : unopened(r)));
   }
 
   return {
@@ -89,11 +90,11 @@ function unopened(recorded: RecordedEvent): RecordedEvent {
   return { ...recorded, data: openData(recorded.type, recorded.data, () => ERASED).data, sealedData: recorded.data };
 }
 
-function opened(recorded: RecordedEvent, states: Map<string, KeyState>): RecordedEvent {
+function opened(recorded: RecordedEvent, states: Map<string, KeyState>, cipher: RunDataCipher): RecordedEvent {
   const { data, erasedFields } = openData(recorded.type, recorded.data, (runId, text) => {
     const key = states.get(runId);
     // No key row for a sealed event: nothing can open it, exactly as after an erasure.
-    return typeof key === 'object' ? openValue(key, runId, text) : ERASED;
+    return typeof key === 'object' ? cipher.open(key, runId, text) : ERASED;
   });
   return { ...recorded, data, sealedData: recorded.data, ...(erasedFields.length > 0 ? { erasedFields } : {}) };
 }

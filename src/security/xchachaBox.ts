@@ -6,7 +6,7 @@ import sodium from 'sodium-native';
  * the box to what it belongs to (a run's id): opened with another, it does not open.
  */
 export const NONCE_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_NPUBBYTES;
-const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;
+export const TAG_BYTES = sodium.crypto_aead_xchacha20poly1305_ietf_ABYTES;
 
 /** `message` sealed under `key` with `nonce` (NONCE_BYTES), filled in by `fillNonce` into the box itself. */
 export function sealBox(key: Buffer, message: Buffer, ad: string, fillNonce: (nonce: Buffer) => void): Buffer {
