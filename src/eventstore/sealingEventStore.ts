@@ -13,7 +13,8 @@ import { type AppendOptions, type EventStore, type EventToAppend, type RecordedE
  */
 export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventStore {
   const cipher = createRunDataCipher();
-  async function seal(events: EventToAppend[], options: AppendOptions | undefined): Promise<{ events: EventToAppend[]; options: AppendOptions | undefined }> {
+  /** The events sealed, and the new runs' keys in the options; at once where every key is at hand (no turn of the event loop lost). */
+  function seal(events: EventToAppend[], options: AppendOptions | undefined): Sealed | Promise<Sealed> {
     const runs = new Set<string>();
     const newRuns = new Set<string>();
     for (const event of events) {
@@ -32,18 +33,24 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
         const made = keys.forNewRun(run);
         dataKeys.push({ executionId: run, wrappedKey: made.wrappedKey });
         keyOf.set(run, made.key);
-      } else stored.push(keys.forSealing(run).then((key) => void keyOf.set(run, key)));
+        continue;
+      }
+      const known = keys.madeHere(run);
+      if (known) keyOf.set(run, known);
+      else stored.push(keys.forSealing(run).then((key) => void keyOf.set(run, key)));
     }
-    if (stored.length > 0) await Promise.all(stored);
-    const sealedEvents = events.map((event) => {
-      const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
-        const key = keyOf.get(runId)!;
-        // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
-        return cipher.seal(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
+    const sealAll = (): Sealed => {
+      const sealedEvents = events.map((event) => {
+        const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
+          const key = keyOf.get(runId)!;
+          // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
+          return cipher.seal(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
+        });
+        return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
       });
-      return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
-    });
-    return { events: sealedEvents, options: dataKeys.length > 0 ? { ...options, dataKeys } : options };
+      return { events: sealedEvents, options: dataKeys.length > 0 ? { ...options, dataKeys } : options };
+    };
+    return stored.length > 0 ? Promise.all(stored).then(sealAll) : sealAll();
   }
 
   /**
@@ -65,7 +72,8 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     kind: inner.kind,
     storesDataKeys: false,
     async append(streamId, events, expected, options) {
-      const sealed = await seal(events, options);
+      const prepared = seal(events, options);
+      const sealed = prepared instanceof Promise ? await prepared : prepared;
       try {
         return await inner.append(streamId, sealed.events, expected, sealed.options);
       } catch (error) {
@@ -84,6 +92,8 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     close: () => inner.close(),
   };
 }
+
+type Sealed = { events: EventToAppend[]; options: AppendOptions | undefined };
 
 /** A sealed event its reader does not open: its fields at their erased values (it still decodes), with no cipher call. */
 function unopened(recorded: RecordedEvent): RecordedEvent {

@@ -36,6 +36,8 @@ export interface RunDataKeys {
    * so a retried append seals to the same bytes.
    */
   forNewRun(executionId: string): { key: DataKey; wrappedKey: string };
+  /** The key this process made for a run, while it keeps it: a run's later events are sealed with it at once. */
+  madeHere(executionId: string): DataKey | undefined;
   /** The key that seals a run's events: made and stored now if the run has none; `erased` once erased. */
   forSealing(executionId: string): Promise<DataKey | 'erased'>;
   /**
@@ -119,6 +121,8 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
       // Its own projections open the run's events with `made` (forOpening's madeHere): nothing to unwrap.
       return { key, wrappedKey: wrapDataKey(key, executionId, masterKey, random) };
     },
+
+    madeHere: (executionId) => made.get(executionId),
 
     forSealing(executionId) {
       const known = made.get(executionId);
