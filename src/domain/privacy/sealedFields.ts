@@ -72,7 +72,10 @@ export function sealData(type: string, data: unknown, seal: (runId: string, fiel
   const names = sealedNames.get(type)!;
   const rest: Record<string, unknown> = {};
   const fields: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+  const source = data as Record<string, unknown>;
+  // Object.keys, not Object.entries: no pair array per property.
+  for (const name of Object.keys(source)) {
+    const value = source[name];
     if (!names.has(name)) rest[name] = value;
     else if (value !== undefined) fields[name] = value;
   }
