@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect } from 'kysely';
+import { preparingClient } from '../database/preparedStatements.ts';
 import pg from 'pg';
 import { type ReadRouting, createReadRouting } from '../database/readRouting.ts';
 import { trackAppendedPositions } from '../eventstore/appendedPositions.ts';
@@ -106,7 +107,8 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
   // Behind PgBouncer in transaction mode, a connection that must keep its session goes to the server itself.
   const directUrl = config.databaseDirectUrl ?? databaseUrl;
 
-  const pool = createDatabasePool({ connectionString: databaseUrl, max: 20 }, logger);
+  // Hot statements prepared once per session, where the sessions are the server's own (not PgBouncer's).
+  const pool = createDatabasePool({ connectionString: databaseUrl, max: 20, ...(config.databaseDirectUrl === undefined ? { Client: preparingClient() } : {}) }, logger);
   const db = new Kysely<ReadModels>({ dialect: new PostgresDialect({ pool }) });
   try {
     // Planned first, to say what will run before it runs; a schema that is up to date is left alone.
