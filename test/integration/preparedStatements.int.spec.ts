@@ -1,9 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PREPARED, preparingClient } from '../../src/database/preparedStatements.ts';
 import type { RecordedEvent } from '../../src/eventstore/eventStore.ts';
+import { appendToStream } from '../../src/eventstore/postgres/appendToStream.ts';
+import { START_CURSOR, readAfter } from '../../src/eventstore/postgres/readEvents.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { applyBatch } from '../../src/projections/projectionBatch.ts';
 import type { ReadModels } from '../../src/projections/readModelSchema.ts';
@@ -52,6 +55,21 @@ describe('statements prepared once per session', () => {
     try {
       for (const n of [1, 2, 3, 1]) expect((await pool.query(`SELECT ${n} AS n ${PREPARED}`)).rows).toEqual([{ n }]);
       expect(await preparedTexts(pool)).toEqual([`SELECT 1 AS n ${PREPARED}`, `SELECT 2 AS n ${PREPARED}`]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("prepares a subscriber's read of the log past its cursor, a call of the log's own function", async () => {
+    const pool = onePool(t.database.url, preparingClient());
+    try {
+      const metadata = { correlationId: 'c', causationId: null, principal: { kind: 'system' as const, id: 'test' }, occurredAt: new Date().toISOString() };
+      await appendToStream(pool, 'prepared-reads', [1, 2].map((n) => ({ id: randomUUID(), type: 'Noted', schemaVersion: 1, data: { n }, metadata })), 'no_stream');
+      const first = await readAfter(pool, START_CURSOR, 5);
+      expect(first.events.length).toBeGreaterThan(0);
+      const again = await readAfter(pool, START_CURSOR, 5);
+      expect(again.events.map((e) => e.id)).toEqual(first.events.map((e) => e.id));
+      expect((await preparedTexts(pool)).filter((text) => text.includes('FROM seqflow_read_after('))).toHaveLength(1);
     } finally {
       await pool.end();
     }

@@ -1,3 +1,4 @@
+import { PREPARED } from '../../database/preparedStatements.ts';
 import type { EventMetadata } from '../../domain/events/eventMetadata.ts';
 import type { ReadStreamOptions, RecordedEvent } from '../eventStore.ts';
 import type { Reads } from './retryingReads.ts';
@@ -81,8 +82,9 @@ export async function streamHeads(pool: Reads, streamIds: string[]) {
  * `cursors[i]` is the cursor just after `events[i]`.
  */
 export async function readAfter(pool: Reads, cursor: LogCursor, limit: number): Promise<{ events: RecordedEvent[]; cursors: LogCursor[] }> {
+  // Prepared where the pool's sessions are the server's (a call of the function: its plan is the function's own, whatever the log's size).
   const { rows } = await pool.query<EventRow>(
-    `SELECT ${COLUMNS} FROM seqflow_read_after($1::xid8, $2::bigint, $3)`,
+    `SELECT ${COLUMNS} FROM seqflow_read_after($1::xid8, $2::bigint, $3) ${PREPARED}`,
     [cursor.transactionId, cursor.position, limit],
   );
   return { events: rows.map(toRecorded), cursors: rows.map((row) => ({ transactionId: row.transaction_id_text, position: Number(row.global_position) })) };
