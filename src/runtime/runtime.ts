@@ -220,7 +220,7 @@ async function openEventStore(config: Config, pool: pg.Pool, directUrl: string, 
     return createKurrentDbEventStore(config.kurrentDbConnectionString);
   }
   // Behind PgBouncer (DATABASE_DIRECT_URL set, docs/running.md) the pool's statements stay unnamed.
-  const store = createPostgresEventStore({ pool, connectionString: directUrl, namedStatements: config.databaseDirectUrl === undefined });
+  const store = createPostgresEventStore({ pool, connectionString: directUrl });
   if (migrate) await store.migrate();
   return store;
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { PREPARED } from '../../database/preparedStatements.ts';
 import { contentHash } from '../../domain/audit/eventHash.ts';
 import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
 
@@ -13,29 +14,17 @@ export const storingKeys = (n: number) =>
   `WITH stored_keys AS (INSERT INTO run_data_keys (execution_id, wrapped_key) SELECT * FROM unnest($${n}::text[], $${n + 1}::text[]) ON CONFLICT (execution_id) DO NOTHING)`;
 
 /**
- * Sends an append's statement: named (`name`), so each connection parses and plans it once and then
- * only binds and runs it, where the pool's connections are the server's own sessions; unnamed behind
- * a transaction pooler (PgBouncer before 1.21 keeps no prepared statement between transactions).
- * The name is one per statement text: each caller names the variant its text was built from.
- */
-export type AppendStatements = <R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]) => Promise<pg.QueryResult<R>>;
-
-export function appendStatements(pool: pg.Pool, named: boolean): AppendStatements {
-  return named ? (name, text, values) => pool.query({ name, text, values }) : (_name, text, values) => pool.query(text, values);
-}
-
-/**
  * One round trip: the whole append (concurrency check, positions, hash chain, rows) is `seqflow_append`.
- * `db`: a pool (its statements unnamed), or how the caller sends them (appendStatements).
+ * Its statement is PREPARED: each session of a pool whose connections are the server's own
+ * (preparingClient) parses and plans each of its four variants once.
  */
 export async function appendToStream(
-  db: pg.Pool | AppendStatements,
+  pool: pg.Pool,
   streamId: string,
   events: EventToAppend[],
   expected: ExpectedRevision,
   options: AppendOptions = {},
 ): Promise<AppendResult & { appended: boolean }> {
-  const send = typeof db === 'function' ? db : appendStatements(db, false);
   if (events.length === 0) throw new Error('append needs at least one event');
   const expectedCode = typeof expected === 'number' ? expected : EXPECTED_CODES[expected];
   const params = [
@@ -57,9 +46,8 @@ export async function appendToStream(
       ? // set_config(..., true) applies to this statement's own transaction, so the commit does not wait for the disk.
         `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${call} a`
       : `SELECT * FROM ${call}`;
-  const statement = keys.length > 0 ? `${storingKeys(9)} ${select}` : select;
-  const name = `seqflow_append_${options.durability === 'deferred' ? 'deferred' : 'durable'}${keys.length > 0 ? '_keys' : ''}`;
-  const run = () => send<{ outcome: string; next_revision: string; last_position: string | null }>(name, statement, params);
+  const statement = `${keys.length > 0 ? `${storingKeys(9)} ${select}` : select} ${PREPARED}`;
+  const run = () => pool.query<{ outcome: string; next_revision: string; last_position: string | null }>(statement, params);
   let result;
   try {
     result = await run();

@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { contentHash } from '../../domain/audit/eventHash.ts';
 import { type AppendOptions, type AppendResult, type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
-import { EXPECTED_CODES, appendStatements, appendToStream, storingKeys } from './appendToStream.ts';
+import { PREPARED } from '../../database/preparedStatements.ts';
+import { EXPECTED_CODES, appendToStream, storingKeys } from './appendToStream.ts';
 
 export interface GroupCommitOptions {
   /** Appends sent in one call at most (default 500). */
@@ -10,8 +11,6 @@ export interface GroupCommitOptions {
   maxEventsPerBatch?: number;
   /** Calls in flight at once (default 2: the best of 1-16 on the 2-core bench machine; PostgreSQL works on several transactions at a time). */
   maxInFlight?: number;
-  /** The statements prepared once per connection (appendStatements): only where the pool's connections are the server's own sessions. */
-  namedStatements?: boolean;
 }
 
 type Appended = AppendResult & { appended: boolean };
@@ -40,7 +39,6 @@ export function createGroupCommitter(pool: pg.Pool, options: GroupCommitOptions 
   const maxAppends = options.maxAppendsPerBatch ?? 500;
   const maxEvents = options.maxEventsPerBatch ?? 5000;
   const maxInFlight = options.maxInFlight ?? 2;
-  const send = appendStatements(pool, options.namedStatements === true);
   const queue: Pending[] = [];
   let inFlight = 0;
 
@@ -70,7 +68,7 @@ export function createGroupCommitter(pool: pg.Pool, options: GroupCommitOptions 
 
   async function alone(p: Pending) {
     try {
-      p.resolve(await appendToStream(send, p.streamId, p.events, p.expected, p.options));
+      p.resolve(await appendToStream(pool, p.streamId, p.events, p.expected, p.options));
     } catch (error) {
       p.reject(error);
     }
@@ -82,8 +80,7 @@ export function createGroupCommitter(pool: pg.Pool, options: GroupCommitOptions 
     const batch = [...unordered].sort((a, b) => (a.streamId < b.streamId ? -1 : a.streamId > b.streamId ? 1 : 0));
     let rows: { append_index: number; outcome: string; next_revision: string; last_position: string | null }[];
     try {
-      const statement = batchStatement(batch);
-      rows = (await send<(typeof rows)[number]>(statement.name, statement.text, batchParams(batch))).rows;
+      rows = (await pool.query(batchStatement(batch), batchParams(batch))).rows;
     } catch {
       // Rolled back as a whole: each append again on its own, answering for itself.
       for (const p of batch) await alone(p);
@@ -114,10 +111,9 @@ const BATCH_CALL = 'seqflow_append_batch($1::text[], $2::bigint[], $3::integer[]
  * statement's transaction). The batch's data keys go in the same statement (storingKeys).
  */
 function batchStatement(batch: Pending[]) {
-  const deferred = batch.every((p) => p.options.durability === 'deferred');
-  const keys = batch.some((p) => (p.options.dataKeys?.length ?? 0) > 0);
-  const select = deferred ? `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${BATCH_CALL} a` : `SELECT * FROM ${BATCH_CALL}`;
-  return { name: `seqflow_append_batch_${deferred ? 'deferred' : 'durable'}${keys ? '_keys' : ''}`, text: keys ? `${storingKeys(10)} ${select}` : select };
+  const select = batch.every((p) => p.options.durability === 'deferred') ? `SELECT a.* FROM set_config('synchronous_commit', 'off', true) s, ${BATCH_CALL} a` : `SELECT * FROM ${BATCH_CALL}`;
+  // PREPARED, as appendToStream's: four variants, each planned once per session.
+  return `${batch.some((p) => (p.options.dataKeys?.length ?? 0) > 0) ? `${storingKeys(10)} ${select}` : select} ${PREPARED}`;
 }
 
 function batchParams(batch: Pending[]) {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { EventStore } from '../eventStore.ts';
-import { appendStatements, appendToStream } from './appendToStream.ts';
+import { appendToStream } from './appendToStream.ts';
 import { type GroupCommitOptions, createGroupCommitter } from './groupCommit.ts';
 import { type CatchUpTiming, catchUpSubscription } from './catchUpSubscription.ts';
 import { migrateEventLog } from './migrateEventLog.ts';
@@ -17,20 +17,13 @@ export interface PostgresEventStoreOptions {
   timing?: Partial<CatchUpTiming>;
   /** false: every append is its own round trip and commit (the bench's baseline). */
   groupCommit?: boolean | GroupCommitOptions;
-  /**
-   * The appends' statements prepared once per connection (appendToStream.ts): true only where the
-   * pool's connections are the server's own sessions, not a transaction pooler's.
-   */
-  namedStatements?: boolean;
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
   const { pool } = options;
   const reads = retryingReads(pool);
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
-  const namedStatements = options.namedStatements === true;
-  const committer = options.groupCommit === false ? null : createGroupCommitter(pool, { ...(typeof options.groupCommit === 'object' ? options.groupCommit : {}), namedStatements });
-  const send = appendStatements(pool, namedStatements);
+  const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
   const subscribersRead = joinedReads((cursor, limit) => readAfter(reads, cursor, limit));
   // Whole streams asked for in one turn (a command loads its stream; a dispatcher with 32 deliveries in flight loads 32) go in one query.
   const wholeStreams = turnBatchedLookup((streamIds: string[]) => readStreams(reads, streamIds), 200);
@@ -41,7 +34,7 @@ export function createPostgresEventStore(options: PostgresEventStoreOptions): Ev
     storesDataKeys: true,
     migrate: () => migrateEventLog(pool),
     async append(streamId, events, expected, options) {
-      const { appended, ...result } = committer ? await committer.append(streamId, events, expected, options) : await appendToStream(send, streamId, events, expected, options);
+      const { appended, ...result } = committer ? await committer.append(streamId, events, expected, options) : await appendToStream(pool, streamId, events, expected, options);
       if (appended) void wakeups.committed();
       return result;
     },
