@@ -48,8 +48,13 @@ export interface SubscriptionOptions {
    * before may come too): what a cache that is invalidated from the log needs to miss nothing.
    */
   from: number | 'now';
-  /** Called with consecutive batches in log order; the next batch waits for it to resolve. */
-  handler: (events: RecordedEvent[]) => Promise<void>;
+  /**
+   * Called with consecutive batches in log order; the next batch waits for it to resolve. `open`,
+   * from a store that seals personal data: opens events of this batch handed over unopened (see
+   * `openSealed`) as they would have been opened, for a reader that needs a sealed field only in some
+   * of them (the jobs projection: only in runs that are jobs).
+   */
+  handler: (events: RecordedEvent[], open?: OpenInBatch) => Promise<void>;
   batchSize?: number;
   /** Called once when the handler throws or the store fails; the subscription then stops. */
   onError?: (error: unknown) => void;
@@ -82,6 +87,9 @@ export interface SubscriptionOptions {
    */
   appliesErasures?: boolean;
 }
+
+/** Events of the batch being handled, opened (sealingEventStore.ts); the same events when none is sealed. */
+export type OpenInBatch = (events: readonly RecordedEvent[]) => Promise<RecordedEvent[]>;
 
 export interface Subscription {
   stop(): Promise<void>;

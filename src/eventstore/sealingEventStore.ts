@@ -2,7 +2,7 @@ import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/priv
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
 import { type DataKey, type RunDataCipher, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
-import { type AppendOptions, type EventStore, type EventToAppend, type RecordedEvent, WrongExpectedRevision } from './eventStore.ts';
+import { type AppendOptions, type EventStore, type EventToAppend, type OpenInBatch, type RecordedEvent, type SubscriptionOptions, WrongExpectedRevision } from './eventStore.ts';
 
 /**
  * The event log with personal data sealed (src/domain/privacy/sealedFields.ts): every append seals
@@ -55,17 +55,25 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
 
   /**
    * The events with their sealed fields opened (in the types `only` names, when given; in the others
-   * they read as their erased values); `madeHere`: with the keys this process made, unasked.
+   * they read as their erased values); `madeHere`: with the keys this process made, unasked. The
+   * erasures in `read` (what was read with them) count.
    */
-  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false): Promise<RecordedEvent[]> {
+  async function open(recorded: readonly RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
-    if (sealed.length === 0) return recorded;
+    if (sealed.length === 0) return [...recorded];
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
     const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere });
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).
-    for (const r of recorded) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
+    for (const r of read) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
     const chosen = new Set(toOpen);
     return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, states, cipher) : unopened(r)));
+  }
+
+  /** A subscriber's batch as `openSealed` asks, and the way to open the rest of it later (OpenInBatch). */
+  async function handOver(options: SubscriptionOptions, events: RecordedEvent[]) {
+    const madeHere = options.appliesErasures === true;
+    const openLater: OpenInBatch = (some) => open(some.map(asStored), undefined, madeHere, events);
+    return options.handler(await open(events, options.openSealed, madeHere), openLater);
   }
 
   return {
@@ -86,7 +94,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     streamExists: (streamId) => inner.streamExists(streamId),
     streamHeads: (streamIds) => inner.streamHeads(streamIds),
     readAll: async (from, limit) => open(await inner.readAll(from, limit)),
-    subscribe: (options) => inner.subscribe({ ...options, handler: async (events) => options.handler(await open(events, options.openSealed, options.appliesErasures === true)) }),
+    subscribe: (options) => inner.subscribe({ ...options, handler: (events) => handOver(options, events) }),
     headPosition: () => inner.headPosition(),
     ping: () => inner.ping(),
     close: () => inner.close(),
@@ -94,6 +102,13 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
 }
 
 type Sealed = { events: EventToAppend[]; options: AppendOptions | undefined };
+
+/** An event as the log stores it, whether it was opened for its reader or not. */
+function asStored(recorded: RecordedEvent): RecordedEvent {
+  if (recorded.sealedData === undefined) return recorded;
+  const { sealedData, erasedFields: _erased, ...rest } = recorded;
+  return { ...rest, data: sealedData };
+}
 
 /** A sealed event its reader does not open: its fields at their erased values (it still decodes), with no cipher call. */
 function unopened(recorded: RecordedEvent): RecordedEvent {

@@ -7,6 +7,12 @@ export interface ProjectionContext {
   recorded: RecordedEvent;
   /** When the command that caused the event happened: timestamps in rows come from here, so a rebuild reproduces them. */
   occurredAt: string;
+  /**
+   * The event with its sealed personal data opened, for a type the projection `opens`; the event it
+   * was handed holds the sealed fields at their erased values. Called in one turn for several events,
+   * their keys are looked up together.
+   */
+  open(): Promise<DomainEvent>;
 }
 
 /**
@@ -17,8 +23,9 @@ export interface Projection {
   name: string;
   handles: readonly DomainEventType[];
   /**
-   * The handled events whose sealed personal data it reads (src/domain/privacy/sealedFields.ts): only
-   * those are opened; in the others the sealed fields hold their erased values (null, {}, []).
+   * The handled events whose sealed personal data it reads (src/domain/privacy/sealedFields.ts),
+   * through `context.open`, only where it keeps them (the jobs projection: only in runs that are
+   * jobs). Every event is handed over with its sealed fields at their erased values (null, {}, []).
    */
   opens?: readonly DomainEventType[];
   tables: readonly (keyof ReadModels)[];

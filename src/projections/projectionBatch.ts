@@ -5,9 +5,18 @@ import type { Logger } from 'pino';
 import type { DomainEvent } from '../domain/domainEvent.ts';
 import { PREPARED } from '../database/preparedStatements.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
-import type { RecordedEvent } from '../eventstore/eventStore.ts';
-import type { Projection } from './projection.ts';
+import type { OpenInBatch, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { Projection, ProjectionContext } from './projection.ts';
 import type { ReadModels } from './readModelSchema.ts';
+
+/**
+ * The event opened for a projection that declared it opens its type; without `open` (a rebuild reads
+ * the log opened already) it is decoded as it came.
+ */
+async function openFor(projection: Projection, recorded: RecordedEvent, open: OpenInBatch | undefined): Promise<DomainEvent> {
+  if (!(projection.opens as readonly string[] | undefined)?.includes(recorded.type)) throw new Error(`projection ${projection.name} opens ${recorded.type} without saying so in its opens`);
+  return decodeRecorded(open ? (await open([recorded]))[0]! : recorded);
+}
 
 /** A stored checkpoint is behind where the reader read from: a rebuild reset it, or a stalled projection is due for a retry. */
 export class CheckpointMoved extends Error {
@@ -43,7 +52,7 @@ class UnguardedFailed extends Error {}
  * behind it would miss events, so the reader must go back (CheckpointMoved). Returns the batch's
  * last position.
  */
-type BatchArguments = [db: Kysely<ReadModels>, projections: readonly Projection[], stalls: Map<string, Stall>, logger: Logger, from: number, events: RecordedEvent[], now: number];
+type BatchArguments = [db: Kysely<ReadModels>, projections: readonly Projection[], stalls: Map<string, Stall>, logger: Logger, from: number, events: RecordedEvent[], now: number, open?: OpenInBatch];
 
 export async function applyBatch(...args: BatchArguments): Promise<number> {
   try {
@@ -54,7 +63,7 @@ export async function applyBatch(...args: BatchArguments): Promise<number> {
   }
 }
 
-async function applyBatchOnce([db, projections, stalls, logger, from, events, now]: BatchArguments, guarded: boolean): Promise<number> {
+async function applyBatchOnce([db, projections, stalls, logger, from, events, now, open]: BatchArguments, guarded: boolean): Promise<number> {
   const last = events.at(-1)!.position;
   const held = (name: string) => (stalls.get(name)?.retryAt ?? 0) > now;
   const active = projections.filter((p) => !held(p.name));
@@ -88,11 +97,12 @@ async function applyBatchOnce([db, projections, stalls, logger, from, events, no
         if (!event) decoded.set(recorded.id, (event = decodeRecorded(recorded)));
         return event;
       };
-      const applyAll = (all: NonNullable<Projection['applyAll']>) => all(trx, mine.map((recorded) => ({ event: decode(recorded), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
+      const context = (recorded: RecordedEvent): ProjectionContext => ({ recorded, occurredAt: recorded.metadata.occurredAt, open: () => openFor(projection, recorded, open) });
+      const applyAll = (all: NonNullable<Projection['applyAll']>) => all(trx, mine.map((recorded) => ({ event: decode(recorded), context: context(recorded) })));
       const applyEach = async () => {
         for (const recorded of mine) {
           current = recorded;
-          await projection.apply(trx, decode(recorded), { recorded, occurredAt: recorded.metadata.occurredAt });
+          await projection.apply(trx, decode(recorded), context(recorded));
         }
       };
       if (!guarded) {

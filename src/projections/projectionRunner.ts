@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { EventStore, OpenInBatch, RecordedEvent } from '../eventstore/eventStore.ts';
 import { readUpToHead } from '../eventstore/readUpToHead.ts';
 import type { SupervisedTask, Supervisor } from '../supervision/supervisor.ts';
 import { nextEventOrTimeout } from '../supervision/wakeableSleep.ts';
@@ -87,8 +87,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
     const theirs = createCheckpoints(db, over);
     return {
       minimumPosition: () => theirs.minimum(),
-      async batch(from: number, events: RecordedEvent[]) {
-        const last = await applyBatch(db, over, stalls, logger, from, events, Date.now());
+      async batch(from: number, events: RecordedEvent[], open?: OpenInBatch) {
+        const last = await applyBatch(db, over, stalls, logger, from, events, Date.now(), open);
         advanced.emit('advanced');
         return last;
       },
@@ -111,10 +111,9 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       const over = [...active].flatMap((name) => groups.get(name)!.projections);
       if (over.length === 0) return;
       const { minimumPosition, batch } = readerOver(over);
-      const opens = [...new Set(over.flatMap((p) => p.opens ?? []))];
       const names = new Set(over.map((p) => p.name));
       const retryDue = () => Math.min(...[...stalls].filter(([name]) => names.has(name)).map(([, stall]) => stall.retryAt));
-      reader = supervisor.supervise('projections', () => subscribeProjections({ eventStore, batchSize, opens, retryDue, ensureCheckpoints: checkpoints.ensure, minimumPosition, batch }));
+      reader = supervisor.supervise('projections', () => subscribeProjections({ eventStore, batchSize, retryDue, ensureCheckpoints: checkpoints.ensure, minimumPosition, batch }));
     }).catch((error: unknown) => {
       // Not left rejected: every later change would be skipped, and the groups this process holds never read.
       logger.error({ err: error, groups: [...active] }, 'could not restart the projections reader');

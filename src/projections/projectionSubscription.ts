@@ -1,4 +1,4 @@
-import type { EventStore, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
+import type { EventStore, OpenInBatch, RecordedEvent, Subscription } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import { CheckpointMoved } from './projectionBatch.ts';
 
@@ -6,19 +6,17 @@ import { CheckpointMoved } from './projectionBatch.ts';
 export interface ProjectionReading {
   eventStore: EventStore;
   batchSize: number;
-  /** The event types whose sealed data some projection reads: only those are opened. */
-  opens: readonly string[];
   /** When the earliest stalled projection is due for a retry (ms since the epoch), or Infinity. */
   retryDue: () => number;
   ensureCheckpoints: () => Promise<void>;
   minimumPosition: () => Promise<number>;
-  /** Applies a batch read after `from`; answers the position read up to. */
-  batch: (from: number, events: RecordedEvent[]) => Promise<number>;
+  /** Applies a batch read after `from` (`open`: opens its sealed events a projection asks for); answers the position read up to. */
+  batch: (from: number, events: RecordedEvent[], open?: OpenInBatch) => Promise<number>;
 }
 
 /** The subscription as a supervised task: reading on from the lowest checkpoint until stopped. */
 export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
-  const { eventStore, batchSize, opens, retryDue, ensureCheckpoints, minimumPosition, batch } = deps;
+  const { eventStore, batchSize, retryDue, ensureCheckpoints, minimumPosition, batch } = deps;
   let current: Subscription | undefined;
   let stopped = false;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -32,11 +30,12 @@ export function subscribeProjections(deps: ProjectionReading): SupervisedTask {
       current = eventStore.subscribe({
         from: cursor,
         batchSize,
-        openSealed: opens,
+        // None opened as read: a projection opens what it keeps (Projection.opens, context.open).
+        openSealed: [],
         // Every projection that opens sealed data handles RunDataErased (projectionRunner checks).
         appliesErasures: true,
-        handler: async (events) => {
-          cursor = await batch(cursor, events);
+        handler: async (events, open) => {
+          cursor = await batch(cursor, events, open);
           // A stalled projection's retry comes due: go back to its checkpoint then, even if the log is quiet.
           const due = retryDue();
           clearTimeout(retryTimer);

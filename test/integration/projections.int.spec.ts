@@ -200,7 +200,8 @@ describe('projections', () => {
         const event = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data);
         for (const projection of allProjections) {
           if (!(projection.handles as readonly string[]).includes(recorded.type)) continue;
-          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt });
+          // Read with readAll: opened already.
+          await projection.apply(trx, event, { recorded, occurredAt: recorded.metadata.occurredAt, open: async () => event });
         }
       }
     });
@@ -209,7 +210,13 @@ describe('projections', () => {
     await t.runtime.db.transaction().execute(async (trx) => {
       for (const projection of allProjections.filter((p) => p.applyAll)) {
         const mine = events.filter((recorded) => (projection.handles as readonly string[]).includes(recorded.type));
-        await projection.applyAll!(trx, mine.map((recorded) => ({ event: decodeEvent(recorded.type, recorded.schemaVersion, recorded.data), context: { recorded, occurredAt: recorded.metadata.occurredAt } })));
+        await projection.applyAll!(
+          trx,
+          mine.map((recorded) => {
+            const event = decodeEvent(recorded.type, recorded.schemaVersion, recorded.data);
+            return { event, context: { recorded, occurredAt: recorded.metadata.occurredAt, open: async () => event } };
+          }),
+        );
       }
     });
     expect(await snapshot(t)).toEqual(before);

@@ -11,7 +11,6 @@ describe("the projections' subscription", () => {
     const task = subscribeProjections({
       eventStore,
       batchSize: 10,
-      opens: [],
       retryDue: () => Infinity,
       ensureCheckpoints: async () => undefined,
       minimumPosition: () => ((asked = true), new Promise<number>((resolve) => (answerMinimum = resolve))),

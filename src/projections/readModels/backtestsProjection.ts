@@ -12,7 +12,9 @@ export const backtestsProjection: Projection = {
   handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestFinished', 'RunDataErased'],
   opens: ['BacktestRunCompared'],
   tables: ['backtests', 'backtest_pairs'],
-  async apply(trx, event, { occurredAt }) {
+  async apply(trx, handed, { occurredAt, open }) {
+    // The comparison's changes are sealed: opened, as this projection keeps them.
+    const event = handed.type === 'BacktestRunCompared' ? await open() : handed;
     switch (event.type) {
       case 'BacktestStarted': {
         const d = event.data;

@@ -56,10 +56,11 @@ export const jobsProjection: Projection = {
   applyAll,
 };
 
-async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
-  const known = new Set(events.filter(({ event }) => event.type !== 'ExecutionRequested').map(({ event }) => executionIdOf(event)));
+async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+  const known = new Set(handed.filter(({ event }) => event.type !== 'ExecutionRequested').map(({ event }) => executionIdOf(event)));
   const stored = known.size === 0 ? [] : await trx.selectFrom('jobs').selectAll().where('execution_id', 'in', [...known]).execute();
   const views = new Map<string, { before: JobView | null; after: JobView | null; owner?: Owner }>(stored.map((row) => [row.execution_id, { before: jobViewOfRow(row), after: jobViewOfRow(row) }]));
+  const events = await withJobResultsOpened(handed, new Set(stored.map((row) => row.execution_id)));
   for (const { event, context } of events) {
     const executionId = executionIdOf(event);
     const entry = views.get(executionId) ?? { before: null, after: null };
@@ -69,6 +70,16 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
     views.set(executionId, { ...entry, after });
   }
   await write(trx, [...views.values()].flatMap(({ before, after, owner }) => (after && after !== before ? [{ before, after, owner }] : [])));
+}
+
+/**
+ * The batch with the results of jobs opened: a job's row keeps its result, other runs' results are
+ * read by no one here, so they are not opened (a cipher call and a key look-up each saved on every
+ * /execute run). Jobs are the runs with a row, and those whose request (mode `async`) is in the batch.
+ */
+async function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
+  for (const { event } of handed) if (event.type === 'ExecutionRequested' && event.data.mode === 'async') jobs.add(event.data.executionId);
+  return Promise.all(handed.map(async (entry) => (entry.event.type === 'ExecutionCompleted' && jobs.has(entry.event.data.executionId) ? { ...entry, event: await entry.context.open() } : entry)));
 }
 
 /** A jobs row as the job view it stores. */
