@@ -18,6 +18,7 @@ import { deliveryStream } from '../src/domain/webhooks/deliveryEvents.ts';
 import { webhookPayload } from '../src/domain/webhooks/webhookPayload.ts';
 import { startWorkers } from '../src/runtime/workerRole.ts';
 import { percentile } from './percentile.ts';
+import { statementsDuring } from './queryCounter.ts';
 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const CONNECTIONS = 32;
@@ -105,7 +106,8 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
     await runtime.projections.catchUp();
     const drainStart = Date.now();
     let workers = await startWorkers(runtime);
-    const drained = await arrivalsOf(jobs, ask);
+    // The statements per delivery: the dispatcher's, the subscribers' and the projections' while it drains.
+    const { result: drained, perUnit: statementsPerDelivery } = await statementsDuring(jobs, () => arrivalsOf(jobs, ask));
     const last = Math.max(...Object.values(drained.arrivals));
     await workers.stop();
     await ask('reset');
@@ -134,6 +136,7 @@ async function seqflowDeliveries(databaseUrl: string, hook: string, certFile: st
       figures: {
         backlogDrained: Object.keys(drained.arrivals).length,
         deliveriesPerSecond: round(jobs / Math.max(0.001, (last - drainStart) / 1000)),
+        statementsPerDelivery,
         steadyJobsPerSecond: 50,
         terminalEventToFirstAttempt: { deliveries: lags.length, p50Ms: round(percentile(lags, 50)), p99Ms: round(percentile(lags, 99)) },
       },

@@ -3,6 +3,7 @@ import { SLOW_MODEL, SLOW_MODEL_DELAY_MS } from './benchModel.ts';
 import { openBenchRuntime, seedBenchProject } from './benchRuntime.ts';
 import { startInsertRoute } from './insertRoute.ts';
 import { startLoadProcess } from './loadClient.ts';
+import { statementsDuring } from './queryCounter.ts';
 import { memoryOverRuns } from './memoryBench.ts';
 
 const round = (n: number, digits = 2) => Number(n.toFixed(digits));
@@ -37,8 +38,13 @@ export async function benchExecute(databaseUrl: string) {
 
   try {
     const insert = await loader.load({ url: insertRoute.url, key, concurrency: 32, total: 4000, status: 200 });
-    const passthrough = { c1: await execute('pass', 1, 500), c32: await execute('pass', 32, 3000) };
-    const threeBlocks = { c1: await execute('three', 1, 300), c32: await execute('three', 32, 1500) };
+    // At c32, with the statements sent per run (the service and its projections, this process).
+    const c32 = async (slug: 'pass' | 'three', total: number) => {
+      const { result, perUnit } = await statementsDuring(total, () => execute(slug, 32, total));
+      return { ...result, statementsPerRun: perUnit };
+    };
+    const passthrough = { c1: await execute('pass', 1, 500), c32: await c32('pass', 3000) };
+    const threeBlocks = { c1: await execute('three', 1, 300), c32: await c32('three', 1500) };
     // Resume calls that each end in the next pause (the model always asks for one more tool call),
     // one at a time, 5 per run as a tool loop goes: compared with passthrough /execute at concurrency 1.
     const toolLoop = await loader.toolLoop(flowUrl('agent'), key, 61, 5);

@@ -12,6 +12,7 @@ import { loadConfig } from '../src/config/config.ts';
 import { openRuntime } from '../src/runtime/runtime.ts';
 import { startWorkers } from '../src/runtime/workerRole.ts';
 import { startLoadProcess } from './loadClient.ts';
+import { statementsDuring } from './queryCounter.ts';
 
 const JOBS = 1500;
 const CALLERS = 32;
@@ -72,10 +73,13 @@ async function seqflowJobs(databaseUrl: string) {
   const service = await startJobsService(databaseUrl);
   try {
     const started = performance.now();
-    const accepted = await loader.load({ url: service.url, key: service.key, concurrency: CALLERS, total: JOBS, status: 202, warmUp: 0 });
-    await service.allCompleted(JOBS, 'the accepted jobs to complete');
+    const { result: accepted, perUnit } = await statementsDuring(JOBS, async () => {
+      const load = await loader.load({ url: service.url, key: service.key, concurrency: CALLERS, total: JOBS, status: 202, warmUp: 0 });
+      await service.allCompleted(JOBS, 'the accepted jobs to complete');
+      return load;
+    });
     const seconds = (performance.now() - started) / 1000;
-    return { jobsPerSecond: round(JOBS / seconds), acceptP50Ms: accepted.p50Ms, acceptP99Ms: accepted.p99Ms };
+    return { jobsPerSecond: round(JOBS / seconds), acceptP50Ms: accepted.p50Ms, acceptP99Ms: accepted.p99Ms, statementsPerJob: perUnit };
   } finally {
     await loader.stop();
     await service.stop();

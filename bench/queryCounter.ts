@@ -24,3 +24,18 @@ export function countQueries() {
     },
   };
 }
+
+/**
+ * `run`'s result and the statements this process's `pg` clients sent while it ran, per unit of its
+ * work (a run, a job, a delivery): issue 41 asks the bench for them beside each figure.
+ */
+export async function statementsDuring<T>(units: number, run: () => Promise<T>): Promise<{ result: T; perUnit: number }> {
+  const counter = countQueries();
+  try {
+    const result = await run();
+    return { result, perUnit: counter.stop(units).perRun };
+  } catch (error) {
+    counter.stop(units);
+    throw error;
+  }
+}
