@@ -58,9 +58,9 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
    * they read as their erased values); `madeHere`: with the keys this process made, unasked. The
    * erasures in `read` (what was read with them) count.
    */
-  async function open(recorded: readonly RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded): Promise<RecordedEvent[]> {
+  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
-    if (sealed.length === 0) return [...recorded];
+    if (sealed.length === 0) return recorded;
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
     const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere });
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).

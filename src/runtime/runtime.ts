@@ -219,7 +219,6 @@ async function openEventStore(config: Config, pool: pg.Pool, directUrl: string, 
     const { createKurrentDbEventStore } = await import('../eventstore/kurrentdb/kurrentDbEventStore.ts');
     return createKurrentDbEventStore(config.kurrentDbConnectionString);
   }
-  // Behind PgBouncer (DATABASE_DIRECT_URL set, docs/running.md) the pool's statements stay unnamed.
   const store = createPostgresEventStore({ pool, connectionString: directUrl });
   if (migrate) await store.migrate();
   return store;

@@ -79,7 +79,14 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
  */
 async function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
   for (const { event } of handed) if (event.type === 'ExecutionRequested' && event.data.mode === 'async') jobs.add(event.data.executionId);
-  return Promise.all(handed.map(async (entry) => (entry.event.type === 'ExecutionCompleted' && jobs.has(entry.event.data.executionId) ? { ...entry, event: await entry.context.open() } : entry)));
+  const toOpen = handed.filter(({ event }) => event.type === 'ExecutionCompleted' && jobs.has(event.data.executionId));
+  // Most batches end no job: no promise per event then.
+  if (toOpen.length === 0) return handed;
+  const opened = new Map(await Promise.all(toOpen.map(async (entry) => [entry, await entry.context.open()] as const)));
+  return handed.map((entry) => {
+    const event = opened.get(entry);
+    return event ? { ...entry, event } : entry;
+  });
 }
 
 /** A jobs row as the job view it stores. */
