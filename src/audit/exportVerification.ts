@@ -6,8 +6,9 @@ import type { DeliveryEvent } from '../domain/webhooks/deliveryEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import { replayRecord } from './runAudit.ts';
-import { ERASED, openData } from '../domain/privacy/sealedFields.ts';
-import { type DataKey, openValue } from '../security/runDataCipher.ts';
+import { openData } from '../domain/privacy/sealedFields.ts';
+import { type DataKey, createRunDataCipher } from '../security/runDataCipher.ts';
+import { createSealedTextOpener, revisionKey } from '../eventstore/sealedTextOpener.ts';
 import { runFacts } from './runFacts.ts';
 import { EXPORT_FORMAT, EXPORT_FORMATS, versionHash } from './runExport.ts';
 import type { RunRecord, VersionDocument } from './runRecord.ts';
@@ -88,7 +89,7 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
 
   // Files written before sealing hold no sealed event, so the key (format 3) only ever opens what it sealed.
   const dataKey = typeof manifest.dataKey === 'string' ? Buffer.from(manifest.dataKey, 'base64') : null;
-  const record = recordOf(manifest.executionId as string, recorded.map((e) => openedWith(e, manifest.executionId as string, dataKey)), document);
+  const record = recordOf(manifest.executionId as string, openedWith(recorded, manifest.executionId as string, dataKey), document);
   const requested = record.events[0]?.type === 'ExecutionRequested' ? record.events[0].data : null;
   if (!requested || requested.executionId !== manifest.executionId || requested.flowId !== manifest.flowId || requested.organizationId !== manifest.organizationId || requested.versionId !== named.versionId) {
     return fail(1, "the manifest does not describe the run's own ExecutionRequested");
@@ -102,11 +103,23 @@ function checkExport(text: string, publicKeyPem: string | undefined): ExportVeri
   return { ok: true, lines: raw.length, failure: null };
 }
 
-/** An event as the reader of the file sees it: sealed fields of this run opened with the file's key, any other sealed field read as erased. */
-function openedWith(event: RecordedEvent, executionId: string, key: DataKey | null): RecordedEvent {
-  if (event.metadata.sealed !== true) return event;
-  const { data } = openData(event.type, event.data, (runId, text) => (key && runId === executionId ? openValue(key, runId, text) : ERASED));
-  return { ...event, data, sealedData: event.data };
+/**
+ * The events as the reader of the file sees them: sealed fields of this run opened with the file's
+ * key (a part held by an earlier event from that event in the file), any other sealed field read as
+ * erased.
+ */
+function openedWith(events: RecordedEvent[], executionId: string, key: DataKey | null): RecordedEvent[] {
+  const byRevision = new Map(events.map((e) => [revisionKey(e.streamId, e.revision), e]));
+  const openText = createSealedTextOpener(
+    createRunDataCipher(),
+    (runId) => (key && runId === executionId ? key : 'erased'),
+    (event, back) => byRevision.get(revisionKey(event.streamId, event.revision - back)),
+  );
+  return events.map((event) => {
+    if (event.metadata.sealed !== true) return event;
+    const { data } = openData(event.type, event.data, openText(event));
+    return { ...event, data, sealedData: event.data };
+  });
 }
 
 const isRunStream = (streamId: string, executionId: string) => streamId === executionStream(executionId) || streamId.startsWith('testrun-') || streamId.startsWith('backtest-') || streamId.startsWith('delivery-');

@@ -1,7 +1,8 @@
-import { ERASED, openData, runToOpen, runToSeal, sealData } from '../domain/privacy/sealedFields.ts';
+import { ERASED, openData, runToOpen, runToSeal, sealEvents } from '../domain/privacy/sealedFields.ts';
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
-import { type DataKey, type RunDataCipher, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
-import type { KeyState, RunDataKeys } from '../security/runDataKeys.ts';
+import { type DataKey, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
+import { createSealedTextOpener, holderRevision, revisionKey } from './sealedTextOpener.ts';
 import { type AppendOptions, type EventStore, type EventToAppend, type OpenInBatch, type RecordedEvent, type SubscriptionOptions, WrongExpectedRevision } from './eventStore.ts';
 
 /**
@@ -40,14 +41,12 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
       else stored.push(keys.forSealing(run).then((key) => void keyOf.set(run, key)));
     }
     const sealAll = (): Sealed => {
-      const sealedEvents = events.map((event) => {
-        const { data, sealed } = sealData(event.type, event.data, (runId, fields) => {
-          const key = keyOf.get(runId)!;
-          // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
-          return cipher.seal(key === 'erased' ? newDataKey() : key, runId, event.id, fields);
-        });
-        return sealed ? { ...event, data, metadata: { ...event.metadata, sealed: true as const } } : event;
+      const sealed = sealEvents(events, (runId, holderEventId, parts) => {
+        const key = keyOf.get(runId)!;
+        // An erased run's later events (a late delivery) are sealed under a key nobody keeps: they read as erased.
+        return cipher.seal(key === 'erased' ? newDataKey() : key, runId, holderEventId, parts);
       });
+      const sealedEvents = events.map((event, i) => (sealed[i]!.sealed ? { ...event, data: sealed[i]!.data, metadata: { ...event.metadata, sealed: true as const } } : event));
       return { events: sealedEvents, options: dataKeys.length > 0 ? { ...options, dataKeys } : options };
     };
     return stored.length > 0 ? Promise.all(stored).then(sealAll) : sealAll();
@@ -62,11 +61,44 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
     if (sealed.length === 0) return recorded;
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
-    const states = await keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere });
+    if (toOpen.length === 0) return recorded.map((r) => (r.metadata.sealed !== true ? r : unopened(r)));
+    const [holders, states] = await Promise.all([
+      holdersOf(toOpen, read === recorded ? [recorded] : [read, recorded]),
+      keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere }),
+    ]);
     // An erasure recorded in what is read counts even before its key is removed (it is removed just after).
     for (const r of read) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
+    const openText = createSealedTextOpener(cipher, (run) => states.get(run) ?? 'none', (event, back) => holders.get(revisionKey(event.streamId, event.revision - back)));
     const chosen = new Set(toOpen);
-    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, states, cipher) : unopened(r)));
+    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, openText(r)) : unopened(r)));
+  }
+
+  /**
+   * The events, as stored, holding the boxes of the parts `toOpen` refers to: from what was read with
+   * them, or, where a read began or a batch was cut inside an append, from the log.
+   */
+  async function holdersOf(toOpen: readonly RecordedEvent[], inHand: readonly (readonly RecordedEvent[])[]): Promise<Map<string, RecordedEvent>> {
+    const wanted = new Map<string, { streamId: string; revision: number }>();
+    for (const r of toOpen) {
+      const at = holderRevision(r);
+      if (at !== null) wanted.set(revisionKey(at.streamId, at.revision), at);
+    }
+    const found = new Map<string, RecordedEvent>();
+    if (wanted.size === 0) return found;
+    for (const list of inHand) {
+      for (const r of list) {
+        const key = revisionKey(r.streamId, r.revision);
+        if (wanted.has(key)) found.set(key, asStored(r));
+      }
+    }
+    const missing = [...wanted].filter(([key]) => !found.has(key));
+    await Promise.all(
+      missing.map(async ([key, at]) => {
+        const [holder] = await inner.readStream(at.streamId, { fromRevision: at.revision, maxCount: 1 });
+        if (holder?.revision === at.revision) found.set(key, holder);
+      }),
+    );
+    return found;
   }
 
   /** A subscriber's batch as `openSealed` asks, and the way to open the rest of it later (OpenInBatch). */
@@ -115,11 +147,7 @@ function unopened(recorded: RecordedEvent): RecordedEvent {
   return { ...recorded, data: openData(recorded.type, recorded.data, () => ERASED).data, sealedData: recorded.data };
 }
 
-function opened(recorded: RecordedEvent, states: Map<string, KeyState>, cipher: RunDataCipher): RecordedEvent {
-  const { data, erasedFields } = openData(recorded.type, recorded.data, (runId, text) => {
-    const key = states.get(runId);
-    // No key row for a sealed event: nothing can open it, exactly as after an erasure.
-    return typeof key === 'object' ? cipher.open(key, runId, text) : ERASED;
-  });
+function opened(recorded: RecordedEvent, openText: (runId: string, text: string) => Record<string, unknown> | typeof ERASED): RecordedEvent {
+  const { data, erasedFields } = openData(recorded.type, recorded.data, openText);
   return { ...recorded, data, sealedData: recorded.data, ...(erasedFields.length > 0 ? { erasedFields } : {}) };
 }

@@ -1,17 +1,20 @@
 import { randomBytes } from 'node:crypto';
 import sodium from 'sodium-native';
-import { SEALED_PREFIX } from '../domain/privacy/sealedFields.ts';
+import { SEALED_PARTS_PREFIX, SEALED_PREFIX } from '../domain/privacy/sealedFields.ts';
 import { NONCE_BYTES, TAG_BYTES, openBox, sealBox } from './xchachaBox.ts';
 
 /**
  * A run's payloads sealed under its own data key with XChaCha20-Poly1305 (libsodium, through
  * sodium-native). Node's own ciphers cost some 10 µs a call, most of it making the cipher object,
  * and a run seals one text per event: a three-block run paid more for that than for its appends.
- * libsodium's one-shot call takes under 3 µs.
+ * libsodium's one-shot call takes under 3 µs. Texts are written as `sealed:v3:` (what is sealed is
+ * the JSON of a run's parts in one append: sealedFields.ts); `sealed:v2:` texts, sealed the same way,
+ * are opened too.
  *
- * The nonce is the BLAKE2b-192 of the event's id, so a retried append of the same event seals to
- * the same bytes and the log deduplicates it; one key never seals two texts under one nonce, because
- * an event id names one event (the log refuses a second event under an id it holds). The run's id is
+ * The nonce is the BLAKE2b-192 of the id of the event that holds the text, so a retried append of
+ * the same events seals to the same bytes and the log deduplicates it; one key never seals two texts
+ * under one nonce, because an event id names one event (the log refuses a second event under an id
+ * it holds) and an event holds one text. The run's id is
  * the associated data: a sealed text moved into another run's event does not open. The text carries
  * its nonce, so it opens without its event.
  */
@@ -33,7 +36,12 @@ export function newDataKey(random: (size: number) => Buffer = randomBytes): Data
 
 export function sealValue(key: DataKey, runId: string, eventId: string, value: unknown): string {
   const box = sealBox(key, Buffer.from(JSON.stringify(value ?? null), 'utf8'), runId, (nonce) => fillNonce(nonce, eventId));
-  return SEALED_PREFIX + box.toString('base64');
+  return SEALED_PARTS_PREFIX + box.toString('base64');
+}
+
+/** The sealed part of a text of either form (its box's base64), or null when it is not a sealed text. */
+function boxOf(text: string): string | null {
+  return text.startsWith(SEALED_PARTS_PREFIX) || text.startsWith(SEALED_PREFIX) ? text.substring(SEALED_PARTS_PREFIX.length) : null;
 }
 
 /** An event's nonce: the BLAKE2b-192 of its id (module header). */
@@ -53,7 +61,7 @@ const KEPT_BYTES = 8192;
  */
 export interface RunDataCipher {
   seal(key: DataKey, runId: string, eventId: string, value: unknown): string;
-  open(key: DataKey, runId: string, text: string): Record<string, unknown>;
+  open(key: DataKey, runId: string, text: string): unknown;
 }
 
 export function createRunDataCipher(): RunDataCipher {
@@ -70,17 +78,18 @@ export function createRunDataCipher(): RunDataCipher {
       fillNonce(nonce, eventId);
       const boxLength = NONCE_BYTES + length + TAG_BYTES;
       sodium.crypto_aead_xchacha20poly1305_ietf_encrypt(kept.subarray(NONCE_BYTES, boxLength), message(length), Buffer.from(runId, 'utf8'), null, nonce, key);
-      return SEALED_PREFIX + kept.toString('base64', 0, boxLength);
+      return SEALED_PARTS_PREFIX + kept.toString('base64', 0, boxLength);
     },
     open(key, runId, text) {
       // Base64 of the kept half at most (4 characters per 3 bytes), and a sealed text: else the allocating way, which also says what is wrong.
-      if (!text.startsWith(SEALED_PREFIX) || (text.length - SEALED_PREFIX.length) * 0.75 > KEPT_BYTES) return openValue(key, runId, text);
-      const boxLength = kept.write(text.substring(SEALED_PREFIX.length), 0, 'base64');
+      const box = boxOf(text);
+      if (box === null || box.length * 0.75 > KEPT_BYTES) return openValue(key, runId, text);
+      const boxLength = kept.write(box, 0, 'base64');
       if (boxLength < NONCE_BYTES + TAG_BYTES) return openValue(key, runId, text);
       const length = boxLength - NONCE_BYTES - TAG_BYTES;
       try {
         sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(message(length), null, kept.subarray(NONCE_BYTES, boxLength), Buffer.from(runId, 'utf8'), nonce, key);
-        return JSON.parse(kept.toString('utf8', KEPT_BYTES, KEPT_BYTES + length)) as Record<string, unknown>;
+        return JSON.parse(kept.toString('utf8', KEPT_BYTES, KEPT_BYTES + length)) as unknown;
       } catch (error) {
         throw new SealedValueUnreadableError(error);
       }
@@ -96,10 +105,11 @@ export class SealedValueUnreadableError extends Error {
   }
 }
 
-export function openValue(key: DataKey, runId: string, text: string): Record<string, unknown> {
+export function openValue(key: DataKey, runId: string, text: string): unknown {
   try {
-    if (!text.startsWith(SEALED_PREFIX)) throw new Error('not a sealed text');
-    return JSON.parse(openBox(key, Buffer.from(text.slice(SEALED_PREFIX.length), 'base64'), runId).toString('utf8')) as Record<string, unknown>;
+    const box = boxOf(text);
+    if (box === null) throw new Error('not a sealed text');
+    return JSON.parse(openBox(key, Buffer.from(box, 'base64'), runId).toString('utf8')) as unknown;
   } catch (error) {
     throw new SealedValueUnreadableError(error);
   }

@@ -184,7 +184,7 @@ describe('audits of runs: replay from the log, a verifiable export', () => {
     // The question is sealed in the file (the manifest carries the run's key): one changed character of its ciphertext shows.
     const exportedLines = readFileSync(file, 'utf8').split('\n');
     expect(exportedLines[2]).not.toContain('look it up');
-    writeFileSync(file, exportedLines.map((line, i) => (i === 2 ? line.replace(/"sealed:v2:(.)/, (_all, c: string) => `"sealed:v2:${c === 'A' ? 'B' : 'A'}`) : line)).join('\n'));
+    writeFileSync(file, exportedLines.map((line, i) => (i === 2 ? line.replace(/"sealed:v3:(.)/, (_all, c: string) => `"sealed:v3:${c === 'A' ? 'B' : 'A'}`) : line)).join('\n'));
     const tampered = await runCli(['audit', 'verify', '--file', file], {});
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toMatch(/line 3: changed: /);
