@@ -57,11 +57,11 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
    * they read as their erased values); `madeHere`: with the keys this process made, unasked. The
    * erasures in `read` (what was read with them) count.
    */
-  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded): Promise<RecordedEvent[]> {
+  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded, erasedCopy = unopened): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
     if (sealed.length === 0) return recorded;
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
-    if (toOpen.length === 0) return recorded.map((r) => (r.metadata.sealed !== true ? r : unopened(r)));
+    if (toOpen.length === 0) return recorded.map((r) => (r.metadata.sealed !== true ? r : erasedCopy(r)));
     const [holders, states] = await Promise.all([
       holdersOf(toOpen, read === recorded ? [recorded] : [read, recorded]),
       keys.forOpening([...new Set(toOpen.map((r) => runToOpen(r.data)).filter((run) => run !== null))], { madeHere }),
@@ -70,7 +70,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     for (const r of read) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
     const openText = createSealedTextOpener(cipher, (run) => states.get(run) ?? 'none', (event, back) => holders.get(revisionKey(event.streamId, event.revision - back)));
     const chosen = new Set(toOpen);
-    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, openText(r)) : unopened(r)));
+    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, openText(r)) : erasedCopy(r)));
   }
 
   /**
@@ -101,11 +101,25 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     return found;
   }
 
+  // One process's subscribers are handed the same events, shared and frozen (joinedReads.ts): the
+  // copy of a sealed event that a subscriber does not open is made once for all of them, and frozen
+  // as the event is. Held only while the event is.
+  const sharedCopies = new WeakMap<RecordedEvent, RecordedEvent>();
+  const sharedUnopened = (recorded: RecordedEvent) => {
+    let copy = sharedCopies.get(recorded);
+    if (copy === undefined) {
+      copy = unopened(recorded);
+      Object.freeze(Object.freeze(copy).data);
+      sharedCopies.set(recorded, copy);
+    }
+    return copy;
+  };
+
   /** A subscriber's batch as `openSealed` asks, and the way to open the rest of it later (OpenInBatch). */
   async function handOver(options: SubscriptionOptions, events: RecordedEvent[]) {
     const madeHere = options.appliesErasures === true;
     const openLater: OpenInBatch = (some) => open(some.map(asStored), undefined, madeHere, events);
-    return options.handler(await open(events, options.openSealed, madeHere), openLater);
+    return options.handler(await open(events, options.openSealed, madeHere, events, sharedUnopened), openLater);
   }
 
   return {
