@@ -5,7 +5,7 @@ import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
 import { createProject } from '../../src/commands/projectCommands.ts';
 import { acceptJob } from '../../src/execution/flowEngine.ts';
-import { spawnWorker } from '../support/runProcess.ts';
+import { spawnWorker, workerOutput } from '../support/runProcess.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { type ReceiverMode, type SwitchableReceiver, startSwitchableReceiver } from '../support/switchableReceiver.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
@@ -114,6 +114,13 @@ describe('kill -9 of a worker at each durable step of a job and of its delivery'
     const survivor = spawnWorker({ ...workerEnv, SEQFLOW_WORKER_ID: `survivor-${randomUUID().slice(0, 8)}` });
     try {
       await until(async () => (await deliveryRows(executionId, 'DeliveryAttemptFinished')).some((e) => e.data.outcome === 'succeeded'), 'the delivery to succeed');
+    } catch (error) {
+      // What the workers said, and what the log holds of the run and its delivery: the evidence a timeout alone does not give.
+      const log = await logRows(t.database.url, `data->>'executionId' = $1 OR stream_id IN (SELECT stream_id FROM seqflow_events WHERE event_type = 'DeliveryCreated' AND data->>'executionId' = $1)`, [executionId]);
+      throw new Error(
+        `${(error as Error).message}\nthe log: ${JSON.stringify(log.map((e) => [e.event_type, e.stream_id, e.data.outcome ?? null]))}\nthe killed worker said:\n${workerOutput(doomed)}\nthe survivor said:\n${workerOutput(survivor)}`,
+        { cause: error },
+      );
     } finally {
       process.kill(-survivor.pid!, 'SIGKILL');
       await exited(survivor);

@@ -35,20 +35,37 @@ export function runInspectorCli(args: string[], catalogDir: string): Promise<Pro
   return completion(spawn(path.join(ROOT, 'node_modules/.bin/mcp-inspector'), ['--cli', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] }));
 }
 
+const workerOutputs = new WeakMap<ChildProcess, () => string>();
+const KEPT_OUTPUT = 16_384;
+
 /**
  * `seqflow serve --role worker` as its own process group (so a test can kill it outright). Its health
  * listener takes any free port unless told one: on the default port, a second worker (of this test,
  * or of another test file running beside it) failed to start and exited, and the test ran on one.
+ * The last 16 KiB of what it writes (warnings and errors) are kept for `workerOutput`: a test that
+ * waits in vain for a worker can say what the worker said.
  */
 export function spawnWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'worker'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', 'worker'], {
     cwd: ROOT,
     detached: true,
-    stdio: 'ignore',
+    stdio: ['ignore', 'pipe', 'pipe'],
     // A short projection lease: tests kill workers, and the others take a dead one's projection runners over after a lease.
     env: { ...process.env, SEQFLOW_DEMO: 'false', LOG_LEVEL: 'warn', SEQFLOW_METRICS_PORT: '0', SEQFLOW_HEALTH_PORT: '0', SEQFLOW_PROJECTION_LEASE_MS: '2000', ...env },
   });
+  let kept = '';
+  const keep = (chunk: Buffer) => void (kept = (kept + chunk.toString('utf8')).slice(-KEPT_OUTPUT));
+  for (const stream of [child.stdout!, child.stderr!]) {
+    stream.on('data', keep);
+    // Read, so the worker never blocks on a full pipe; unreferenced, so it keeps no test process alive.
+    (stream as unknown as { unref?: () => void }).unref?.();
+  }
+  workerOutputs.set(child, () => kept);
+  return child;
 }
+
+/** The last of what a worker started by spawnWorker wrote. */
+export const workerOutput = (child: ChildProcess) => workerOutputs.get(child)?.() ?? '';
 
 /**
  * `seqflow serve` (API and workers) as its own process group, its output collected. `node` runs the
