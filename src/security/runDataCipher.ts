@@ -41,7 +41,9 @@ export function sealValue(key: DataKey, runId: string, eventId: string, value: u
 
 /** The sealed part of a text of either form (its box's base64), or null when it is not a sealed text. */
 function boxOf(text: string): string | null {
-  return text.startsWith(SEALED_PARTS_PREFIX) || text.startsWith(SEALED_PREFIX) ? text.substring(SEALED_PARTS_PREFIX.length) : null;
+  // Each prefix by its own length: the two need not stay the same length.
+  if (text.startsWith(SEALED_PARTS_PREFIX)) return text.substring(SEALED_PARTS_PREFIX.length);
+  return text.startsWith(SEALED_PREFIX) ? text.substring(SEALED_PREFIX.length) : null;
 }
 
 /** An event's nonce: the BLAKE2b-192 of its id (module header). */
