@@ -36,6 +36,7 @@ import { watchStorage } from '../observability/storageWatch.ts';
 import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
+import { closeInOrder } from './closeInOrder.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
 import { flowSlugsByIds } from '../queries/flowQueries.ts';
@@ -192,17 +193,22 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       databaseUrl: directUrl,
       migrations,
       async close() {
-        // The projection runners this process holds are given back at once, not left to expire.
-        await projections.stop().catch((error: unknown) => logger.warn({ err: error }, 'could not give back the projection runners; their leases expire by themselves'));
-        await runnerLease.close().catch((error: unknown) => logger.warn({ err: error }, 'could not finish the runner lease; it expires by itself'));
-        await supervisor.stop();
-        await tracing.close(); // exports the spans of the work that just drained
-        await sandbox.close();
-        await guard.close();
-        await eventStore.close();
-        await reads.close();
-        await db.destroy();
-        await embedded?.stop();
+        await closeInOrder(
+          [
+            // The projection runners this process holds are given back at once, not left to expire.
+            { name: 'the projection runners (their leases expire by themselves)', close: () => projections.stop() },
+            { name: 'the runner lease (it expires by itself)', close: () => runnerLease.close() },
+            { name: 'the supervised tasks', close: () => supervisor.stop() },
+            { name: 'tracing', close: () => tracing.close() }, // exports the spans of the work that just drained
+            { name: 'the code sandbox', close: () => sandbox.close() },
+            { name: 'the address guard', close: () => guard.close() },
+            { name: 'the event log', close: () => eventStore.close() },
+            { name: 'the read replicas', close: () => reads.close() },
+            { name: 'the database pool', close: () => db.destroy() },
+            { name: 'the embedded PostgreSQL', close: async () => embedded?.stop() },
+          ],
+          logger,
+        );
       },
     };
   } catch (error) {
