@@ -198,23 +198,40 @@ function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, worke
     }
     stopping = true;
     logger.info({ signal, graceMs }, 'shutting down: no new connections; requests and runs in flight may finish');
-    const closing = app?.close() ?? Promise.resolve();
-    // A keep-alive connection whose request has been answered would hold the close until its timeout: close each as it goes idle.
-    const idleSweep = app ? setInterval(() => app.server.closeIdleConnections(), 100) : undefined;
-    const stoppingWorkers = workers?.stop() ?? Promise.resolve();
-    const closingConsole = consoleApp?.close() ?? Promise.resolve();
-    if (!(await withinGrace(closing, graceMs))) await interruptRuns(runtime, app!, closing);
-    clearInterval(idleSweep);
-    await stoppingWorkers;
-    await withinGrace(closingConsole, 1000);
-    await runtime.close(); // the embedded PostgreSQL last
+    let drained = true;
+    try {
+      await drain(runtime, app, workers, consoleApp);
+    } catch (error) {
+      // The runtime is closed all the same: an embedded PostgreSQL left running would outlive this process.
+      drained = false;
+      logger.error({ err: error }, 'the shutdown could not drain everything; closing the rest');
+    }
+    await runtime.close(); // the embedded PostgreSQL last, whatever failed before it
     release();
     logger.info('stopped');
-    process.exit(0);
+    process.exit(drained ? 0 : 1);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   if (receivedDuringStart) void shutdown(receivedDuringStart);
+}
+
+/** No new connections; requests, runs, jobs and deliveries in flight get the grace period, then are interrupted. */
+async function drain(runtime: Runtime, app: FastifyInstance | undefined, workers: { stop(): Promise<void> } | undefined, consoleApp: FastifyInstance | undefined) {
+  const closing = app?.close() ?? Promise.resolve();
+  // A keep-alive connection whose request has been answered would hold the close until its timeout: close each as it goes idle.
+  const idleSweep = app ? setInterval(() => app.server.closeIdleConnections(), 100) : undefined;
+  const serving = (async () => {
+    try {
+      if (!(await withinGrace(closing, runtime.config.shutdownGraceMs))) await interruptRuns(runtime, app!, closing);
+    } finally {
+      clearInterval(idleSweep);
+    }
+  })();
+  // Each awaited to its end, so that none fails unheard while another is still draining.
+  const ends = await Promise.allSettled([serving, workers?.stop(), withinGrace(consoleApp?.close() ?? Promise.resolve(), 1000)]);
+  const failure = ends.find((end) => end.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 /** The grace period is over: end the runs still going in the log, answer their callers, and close what is left. */
