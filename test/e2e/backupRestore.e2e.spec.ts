@@ -9,6 +9,7 @@ import { runCli, spawnServe } from '../support/runProcess.ts';
 import { type TestDatabase, createTestDatabase } from '../support/testDatabase.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * docs/operations.md's backup and restore, as an operator runs them: pg_dump of a populated
@@ -53,7 +54,7 @@ async function serving(env: Record<string, string>) {
   return {
     base: `http://127.0.0.1:${port}/api/v1/seq/demo/demo/hello`,
     async stop() {
-      process.kill(-served.child.pid!, 'SIGTERM');
+      signalGroup(served.child, 'SIGTERM');
       await served.exited;
     },
   };

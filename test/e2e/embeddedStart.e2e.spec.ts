@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAssistant } from '../support/oauthAssistant.ts';
 import { ROOT, runCli, runInspectorCli } from '../support/runProcess.ts';
 import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -22,17 +23,11 @@ async function npmStart(env: NodeJS.ProcessEnv) {
   const server = spawn('npm', ['start'], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   server.stderr.on('data', (chunk) => (stderr += chunk));
-  server.stdout.on('data', () => undefined);
+  let stdout = ''; // its log: kept (the last 16 KiB) to say what happened when a stop goes wrong
+  server.stdout.on('data', (chunk) => (stdout = (stdout + chunk).slice(-16_384)));
   const exited = new Promise<string>((resolve) => server.on('close', () => resolve('closed')));
   for (let i = 0; i < 240 && !stderr.includes('Health:'); i++) await new Promise((r) => setTimeout(r, 250));
-  return { stderr: () => stderr, exited, stop: () => {
-      try {
-        process.kill(-server.pid!, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    },
-  };
+  return { stderr: () => stderr, log: () => stdout, exited, stop: () => void signalGroup(server, 'SIGTERM') };
 }
 
 /**
@@ -57,7 +52,8 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
   }, 120_000);
   afterAll(async () => {
     server?.stop();
-    if (dataDir) await removeScratchDataFolder(dataDir);
+    // What the last server said is the evidence when its PostgreSQL outlives it.
+    if (dataDir) await removeScratchDataFolder(dataDir).catch((error: unknown) => Promise.reject(new Error(`${String(error)}; the last npm start wrote:\n${server?.stderr().slice(-8_192)}\nand logged:\n${server?.log()}`)));
   });
 
   it('seeds the demo; its output piped (a log), prints no credential but the commands that print them, and a curl that works with the key made so', async () => {

@@ -9,6 +9,7 @@ import { spawnServe } from '../support/runProcess.ts';
 import { until } from '../support/until.ts';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, type TestRuntime } from '../support/testRuntime.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -92,8 +93,8 @@ describe('graceful shutdown of a real `seqflow serve` process (SIGTERM)', () => 
       expect(proc.output()).toContain('seqflow started');
       expect(proc.output()).toContain('"signal":"SIGTERM"');
     } finally {
-      // A child ended by a signal has no exit code either: only a live group is killed, so this never hides the failure above.
-      if (proc?.child.exitCode === null && proc.child.signalCode === null) process.kill(-proc.child.pid!, 'SIGKILL');
+      // Only a live group is killed, so this never hides the failure above.
+      if (proc) signalGroup(proc.child, 'SIGKILL');
       await holder.end();
     }
   });

@@ -13,6 +13,7 @@ import { spawnWorker } from '../support/runProcess.ts';
 import { type TestDatabase, createTestDatabase } from '../support/testDatabase.ts';
 import { seedProject, serveApi } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * Seqflow behind a real PgBouncer in transaction mode (docs/running.md): DATABASE_URL is PgBouncer,
@@ -54,7 +55,7 @@ describe('behind PgBouncer in transaction mode', () => {
     for (const id of ['bounced-a', 'bounced-b']) workers.push(spawnWorker({ ...env, SEQFLOW_WORKER_ID: id, LOG_LEVEL: 'warn' }));
   });
   afterAll(async () => {
-    for (const worker of workers) if (worker.exitCode === null && worker.signalCode === null) process.kill(-worker.pid!, 'SIGKILL');
+    for (const worker of workers) signalGroup(worker, 'SIGKILL');
     await app?.close();
     await runtime?.close();
     await bouncer?.close();

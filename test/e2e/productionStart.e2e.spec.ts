@@ -6,6 +6,7 @@ import { type TestDatabase, allEventText, createTestDatabase } from '../support/
 import { ROOT } from '../support/runProcess.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * `seqflow serve` started as a deployment starts it (its own database), with its output collected:
@@ -26,11 +27,7 @@ async function serveAndRead(env: Record<string, string>, options: { terminal: bo
   return {
     output: () => output.replace(/\r\n/g, '\n'),
     async stop() {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        // already gone
-      }
+      signalGroup(child, 'SIGTERM');
       await exited;
     },
   };

@@ -7,6 +7,7 @@ import { verifyReadModels } from '../../src/projections/readModelVerification.ts
 import { spawnWorker } from '../support/runProcess.ts';
 import { type TestRuntime, createTestRuntime, seedProject, serveApi } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const GROUPS = projectionGroups.map((g) => g.name).sort();
 
@@ -37,7 +38,7 @@ describe('projection runners shared by worker processes', () => {
     for (const id of ['runner-a', 'runner-b']) workers.set(id, spawnWorker({ ...env, SEQFLOW_WORKER_ID: id }));
   });
   afterAll(async () => {
-    for (const worker of workers.values()) if (worker.exitCode === null && worker.signalCode === null) process.kill(-worker.pid!, 'SIGKILL');
+    for (const worker of workers.values()) signalGroup(worker, 'SIGKILL');
     await app?.close();
     await t?.close();
   });

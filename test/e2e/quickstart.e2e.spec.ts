@@ -24,6 +24,8 @@ function start(command: string, args: string[], env: NodeJS.ProcessEnv) {
   child.stdout!.on('data', (chunk) => (output.stdout += chunk));
   child.stderr!.on('data', (chunk) => (output.stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // The whole group, even after its leader has exited: the session leaves the README's receiver
+  // running in the background, and while it runs it keeps the group's id (so no other group has it).
   const stop = () => {
     try {
       process.kill(-child.pid!, 'SIGTERM');

@@ -6,6 +6,7 @@ import { type PrimaryWithStandby, postgresBinaries, startPrimaryWithStandby } fr
 import { freePort } from '../support/freePort.ts';
 import { runCli, spawnServe } from '../support/runProcess.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * DATABASE_READ_URLS (docs/running.md): polls and listings are read on a real hot standby of the
@@ -71,8 +72,8 @@ describe.skipIf(!bin)('read replicas: a hot standby serves polls and listings, a
   }, 240_000);
 
   afterAll(async () => {
-    if (served?.child.pid) {
-      process.kill(-served.child.pid, 'SIGTERM');
+    if (served) {
+      signalGroup(served.child, 'SIGTERM');
       await served.exited;
     }
     await cluster?.close();

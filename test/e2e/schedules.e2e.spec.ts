@@ -8,6 +8,7 @@ import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver
 import { runCli, spawnWorker } from '../support/runProcess.ts';
 import { createTestRuntime, seedProject, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * Schedules fired by real worker processes (`seqflow serve --role worker`) on one database: every
@@ -25,7 +26,7 @@ describe('scheduled runs across worker processes', () => {
     return worker;
   };
   const killAll = () => {
-    for (const worker of workers.splice(0)) if (worker.exitCode === null && worker.signalCode === null) process.kill(-worker.pid!, 'SIGKILL');
+    for (const worker of workers.splice(0)) signalGroup(worker, 'SIGKILL');
   };
   const cli = async (args: string[], input?: string) => {
     const result = await runCli(args, env, input);

@@ -9,6 +9,7 @@ import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { type TestDatabase, createTestDatabase } from '../support/testDatabase.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /**
  * An upgrade from the earlier release: a data folder and a database it wrote
@@ -72,7 +73,7 @@ async function servesWhatTheEarlierReleaseRecorded(recorded: Recorded, env: Reco
     expect(erasedOld.status).toBe(409);
     expect(await erasedOld.json()).toMatchObject({ detail: { code: 'CONFLICT', message: expect.stringContaining('before run data was sealed') } });
   } finally {
-    process.kill(-served.child.pid!, 'SIGTERM');
+    signalGroup(served.child, 'SIGTERM');
     await served.exited;
   }
 }

@@ -11,6 +11,7 @@ import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
 import { ROOT, spawnWorker } from '../support/runProcess.ts';
 import { createTestRuntime, freePort, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /** The image's HEALTHCHECK command, as the Dockerfile states it (the exec form's JSON array). */
 function imageHealthCheck(): string[] {
@@ -41,13 +42,7 @@ describe('a --role worker process serves its own health (it has no public port),
     worker = spawnWorker({ DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), SEQFLOW_HEALTH_PORT: String(healthPort), SEQFLOW_WORKER_ID: 'worker-h', SEQFLOW_RUNNER_LEASE_MS: '3000' });
   });
   afterAll(async () => {
-    if (worker?.pid) {
-      try {
-        process.kill(-worker.pid, 'SIGTERM');
-      } catch {
-        // already gone
-      }
-    }
+    if (worker) signalGroup(worker, 'SIGTERM');
     await consoleApp?.close();
     await t?.close();
     await issuer?.close();

@@ -7,6 +7,7 @@ import { type ScriptedModelServer, startScriptedModelServer } from '../support/s
 import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { logRows, reportFigures } from './faultFigures.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const steps = [{ block: { name: 'ask', processor_type: 'llm', prompt: '{{message}}' } }];
 
@@ -19,11 +20,7 @@ describe('kill -9 of the process running a backtest', () => {
 
   const exited = (child: ChildProcess) => new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.on('exit', resolve)));
   const kill = async (child: ChildProcess) => {
-    try {
-      process.kill(-child.pid!, 'SIGKILL');
-    } catch {
-      // already gone
-    }
+    signalGroup(child, 'SIGKILL');
     await exited(child);
   };
 

@@ -6,6 +6,7 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 import { createTestRuntime, freePort, seedProject, type TestRuntime } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { reportFigures } from './faultFigures.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const HELD_MS = 60_000;
 const ROUND_EVERY_MS = 10_000;
@@ -42,7 +43,7 @@ describe('foreign write transactions held open for a minute', () => {
   afterAll(async () => {
     for (const stranger of strangers) await stranger.end().catch(() => undefined);
     if (server) {
-      process.kill(-server.child.pid!, 'SIGKILL');
+      signalGroup(server.child, 'SIGKILL');
       await server.exited;
     }
     await other?.drop();

@@ -11,6 +11,7 @@ import { type ReceiverMode, type SwitchableReceiver, startSwitchableReceiver } f
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { logRows, reportFigures } from './faultFigures.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 /** code → llm → passthrough: a durable event after each block, and a model call a test can hold. */
 const steps = [
@@ -122,7 +123,7 @@ describe('kill -9 of a worker at each durable step of a job and of its delivery'
         { cause: error },
       );
     } finally {
-      process.kill(-survivor.pid!, 'SIGKILL');
+      signalGroup(survivor, 'SIGKILL');
       await exited(survivor);
     }
 

@@ -11,6 +11,7 @@ import { type SwitchableReceiver, startSwitchableReceiver } from '../support/swi
 import { freePort, seedProject } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 import { logRows, reportFigures } from './faultFigures.ts';
+import { signalGroup } from '../support/signalGroup.ts';
 
 const JOBS = 60;
 /** The log watch trusts memory only while it was current within 5 s: a cache agrees with the log within this. */
@@ -57,7 +58,7 @@ describe('PostgreSQL restarted under a burst of jobs with callbacks', () => {
   });
   afterAll(async () => {
     if (server) {
-      process.kill(-server.child.pid!, 'SIGKILL');
+      signalGroup(server.child, 'SIGKILL');
       await server.exited;
     }
     await receiver?.close();
