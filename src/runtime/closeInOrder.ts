@@ -9,18 +9,14 @@ export interface ClosingStep {
 /**
  * Closes each step in order, each one whatever the steps before it did: a step that fails is logged
  * and the rest still close. What comes last (the embedded PostgreSQL, in a process group of its own)
- * would otherwise outlive the process whenever anything before it failed. Resolves with the names
- * of the steps that failed.
+ * would otherwise outlive the process whenever anything before it failed.
  */
-export async function closeInOrder(steps: readonly ClosingStep[], logger: Pick<Logger, 'warn'>): Promise<string[]> {
-  const failed: string[] = [];
+export async function closeInOrder(steps: readonly ClosingStep[], logger: Pick<Logger, 'warn'>): Promise<void> {
   for (const step of steps) {
     try {
       await step.close();
     } catch (error) {
-      failed.push(step.name);
       logger.warn({ err: error, step: step.name }, `could not close ${step.name}; closing the rest`);
     }
   }
-  return failed;
 }
