@@ -1,13 +1,11 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signInAssistant } from '../support/oauthAssistant.ts';
 import { ROOT, runCli, runInspectorCli } from '../support/runProcess.ts';
-import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { createScratchDataFolder, removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { signalGroup } from '../support/signalGroup.ts';
 
 const freePort = () =>
@@ -43,8 +41,7 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
   const inDataDir = () => ({ DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir });
 
   beforeAll(async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-start-'));
-    await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+    dataDir = await createScratchDataFolder('start');
     port = await freePort();
     env = { ...process.env, ...inDataDir(), PORT: String(port), SEQFLOW_CONSOLE_PORT: '0', LOG_LEVEL: 'warn' };
     server = await npmStart(env);

@@ -1,11 +1,9 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../support/runProcess.ts';
-import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { createScratchDataFolder, removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 
@@ -21,8 +19,7 @@ describe('a Ctrl-C on a service with its embedded PostgreSQL', () => {
   }, 120_000);
 
   it('stops the service, then PostgreSQL, with nothing logged above info', async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-stop-'));
-    await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+    dataDir = await createScratchDataFolder('stop');
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve'], {
       cwd: ROOT,

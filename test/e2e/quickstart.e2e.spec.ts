@@ -1,13 +1,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { chmod, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { ROOT } from '../support/runProcess.ts';
-import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { createScratchDataFolder, removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { until } from '../support/until.ts';
 
 /** The README's quickstart: its shell blocks, in order. */
@@ -51,8 +49,7 @@ describe('the README quickstart, run as written', () => {
   beforeAll(async () => {
     model = await startScriptedModelServer();
     model.respond = () => ({ content: { score: 8, why: 'A clear claim, well supported.' } });
-    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-quickstart-'));
-    await chmod(dataDir, 0o755);
+    dataDir = await createScratchDataFolder('quickstart');
     port = await freePort();
   });
   afterAll(async () => {

@@ -1,11 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, spawnServe } from '../support/runProcess.ts';
-import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { createScratchDataFolder, removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 import { type TestDatabase, createTestDatabase } from '../support/testDatabase.ts';
 import { freePort } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
@@ -143,8 +142,7 @@ describe('an upgrade of a data folder the earlier release wrote (the embedded Po
 
   beforeAll(async () => {
     recorded = (await manifest()).embedded;
-    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-upgrade-'));
-    await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+    dataDir = await createScratchDataFolder('upgrade');
     execFileSync('tar', ['-xJf', path.join(FIXTURE, 'data-folder.tar.xz'), '-C', dataDir]);
     // The port it chose on the machine that wrote it may be taken here.
     const settingsFile = path.join(dataDir, 'embedded-postgres.json');

@@ -1,12 +1,10 @@
 import { existsSync } from 'node:fs';
-import { chmod, mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/config.ts';
 import { openRuntime } from '../../src/runtime/runtime.ts';
-import { removeScratchDataFolder } from '../support/scratchDataFolder.ts';
+import { createScratchDataFolder, removeScratchDataFolder } from '../support/scratchDataFolder.ts';
 
 /**
  * The embedded PostgreSQL runs in a process group of its own (src/database/postgresProcess.ts), so
@@ -20,8 +18,7 @@ describe('closing a runtime on its embedded PostgreSQL', () => {
   }, 120_000);
 
   it('stops the embedded PostgreSQL even when a step before it fails to close, and logs that step', async () => {
-    dataDir = await mkdtemp(path.join(tmpdir(), 'seqflow-close-'));
-    await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+    dataDir = await createScratchDataFolder('close');
     const lines: { msg: string; step?: string }[] = [];
     const logger = pino({ level: 'warn' }, { write: (line: string) => void lines.push(JSON.parse(line) as { msg: string; step?: string }) });
     const runtime = await openRuntime(loadConfig({ ...process.env, DATABASE_URL: '', SEQFLOW_MASTER_KEY: '', SEQFLOW_DATA_DIR: dataDir, SEQFLOW_DEMO: 'false' }), logger);

@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { until } from './until.ts';
+
+/** A fresh data folder under the system's temporary folder, named `seqflow-<name>-…`. */
+export async function createScratchDataFolder(name: string): Promise<string> {
+  const dataDir = await mkdtemp(path.join(tmpdir(), `seqflow-${name}-`));
+  await chmod(dataDir, 0o755); // the embedded server runs as the postgres user when we are root
+  return dataDir;
+}
 
 /**
  * Removes a scratch data folder after its `npm start` was told to stop. The embedded PostgreSQL
