@@ -9,7 +9,7 @@ import { acquireServeLock } from '../database/serveLock.ts';
 import { failRun } from '../execution/failRun.ts';
 import { BlockedAddressError } from '../outbound/addressGuard.ts';
 import { printDemo } from '../runtime/demoBanner.ts';
-import { createLogger, logFormatFor } from '../runtime/logger.ts';
+import { createLogger, logFormatFor, logsWritten } from '../runtime/logger.ts';
 import { type Runtime, openRuntime } from '../runtime/runtime.ts';
 import { startWorkers } from '../runtime/workerRole.ts';
 import { withinGrace } from '../supervision/withinGrace.ts';
@@ -209,6 +209,7 @@ function handleSignals(runtime: Runtime, app: FastifyInstance | undefined, worke
     await runtime.close(); // the embedded PostgreSQL last, whatever failed before it
     release();
     logger.info('stopped');
+    await logsWritten(logger, 2000);
     process.exit(drained ? 0 : 1);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));

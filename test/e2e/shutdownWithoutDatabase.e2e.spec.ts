@@ -34,6 +34,6 @@ describe('a shutdown while the database is gone', () => {
     const entries = served.output().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message: string } });
     const after = entries.slice(entries.findIndex((entry) => entry.msg.startsWith('shutting down')));
     expect(after).toContainEqual(expect.objectContaining({ level: 50, msg: 'the shutdown could not drain everything; closing the rest', err: expect.objectContaining({ message: expect.stringContaining('ECONNREFUSED') }) }));
-    expect(after.at(-1)).toMatchObject({ level: 30, msg: 'stopped' });
+    expect(after.at(-1), served.output()).toMatchObject({ level: 30, msg: 'stopped' });
   }, 180_000);
 });

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { logFormatFor } from '../../src/runtime/logger.ts';
+import { createLogger, logFormatFor, logsWritten } from '../../src/runtime/logger.ts';
 import { ROOT, TSX } from '../support/runProcess.ts';
 
 // What `seqflow serve` does with its logger, in a process of its own.
@@ -33,5 +33,14 @@ describe('log format: pretty at a terminal, JSON lines otherwise', () => {
     expect(output).toContain('[redacted]');
     expect(output).not.toContain('sf_live_not_for_logs');
     expect(() => JSON.parse(output.trim())).toThrow();
+  });
+});
+
+describe('the last lines before an exit', () => {
+  // The JSON log's wait (an asynchronous destination) is checked by shutdownWithoutDatabase.e2e: its log ends with `stopped`.
+  it('has nothing to wait for on a stream that writes synchronously (stderr)', async () => {
+    const logger = createLogger('silent', 2);
+    // Resolved at once: a wait for a 'drain' that never comes would outlast the test's timeout.
+    await logsWritten(logger, 600_000);
   });
 });
