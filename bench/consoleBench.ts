@@ -84,7 +84,7 @@ async function seedRuns(runtime: Runtime) {
         };
         const ending: ExecutionEvent =
           i % 50 === 0
-            ? { type: 'ExecutionFailed', data: { executionId, reason: 'error', code: 'CODE_BLOCK_FAILED', message: 'bench', stepIndex: 0, blockName: 'echo', durationMs: 12 } }
+            ? { type: 'ExecutionFailed', data: { executionId, reason: 'error', code: 'CODE_BLOCK_FAILED', message: 'bench', detail: null, stepIndex: 0, blockName: 'echo', durationMs: 12 } }
             : { type: 'ExecutionCompleted', data: { executionId, result: { text: `run ${i}` }, durationMs: 9 } };
         const metadata = { correlationId: executionId, causationId: null, principal: principal.principal, occurredAt: new Date().toISOString() };
         await runtime.eventStore.append(`execution-${executionId}`, [requested, ending].map((event) => ({ id: randomUUID(), ...encodeEvent(event), metadata })), 'no_stream');

@@ -13,6 +13,7 @@ import { type ResolvedTarget, resolveTarget } from '../testing/testTarget.ts';
 import { type BacktestPair, pairReport } from './backtestReport.ts';
 import { readRecordedRun } from './recordedRun.ts';
 import { judgePair } from './pairJudge.ts';
+import { splitJudge } from '../domain/backtests/judgeWords.ts';
 import { replayRun } from './replayRun.ts';
 import { loadBacktest } from './backtestStreams.ts';
 import { selectRuns } from './runSelection.ts';
@@ -151,7 +152,7 @@ async function replayAll(
       }
       const { result: _o, ...original } = recorded.side;
       const { result: _c, ...candidateSide } = candidate;
-      await record({ type: 'Compare', data: { backtestId, executionId, backtestExecutionId, ...compared, original, candidate: candidateSide, judge: verdict } });
+      await record({ type: 'Compare', data: { backtestId, executionId, backtestExecutionId, ...compared, original, candidate: candidateSide, ...splitJudge(verdict) } });
       reports[index] = pairReport({ executionId, backtestExecutionId, ...compared, judge: verdict }, recorded.side, candidate);
       onCompared?.(reports[index]);
     }

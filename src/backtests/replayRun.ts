@@ -62,16 +62,16 @@ export async function replayRun(
   });
   if (unanswered.length > 0) {
     const why = recorded.calls === null ? 'the original run was recorded before tool results were kept' : `the original run never called ${unanswered.join(', ')}`;
-    return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay asked for a tool result the log does not hold: ${why}`);
+    return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', 'the replay asked for a tool result the log does not hold', why);
   }
   if (outcome.status === 'paused') return cancelReplay(engine, executionId, principal, 'TOOL_RESULT_NOT_RECORDED', `the replay was still asking for tools after ${MAX_ANSWERED_ROUNDS} rounds`);
   return sideOf((await readRunHistory(engine.eventStore, executionId)).history);
 }
 
 /** Ends a replay left paused (a cancelled run, nobody waits on it), and says why as the candidate's side. */
-async function cancelReplay(engine: TestEngine, executionId: string, principal: Principal, code: string, message: string): Promise<ObservedSide> {
+async function cancelReplay(engine: TestEngine, executionId: string, principal: Principal, code: string, message: string, detail: string | null = null): Promise<ObservedSide> {
   const { history } = await readRunHistory(engine.eventStore, executionId);
   const durationMs = history.requestedAt ? Math.max(0, engine.now().getTime() - Date.parse(history.requestedAt)) : 0;
-  await handleCommand(commandsOf(engine), executionStream(executionId), execution, { type: 'Cancel', data: { reason: message, durationMs } }, { principal, correlationId: executionId });
+  await handleCommand(commandsOf(engine), executionStream(executionId), execution, { type: 'Cancel', data: { message, detail, durationMs } }, { principal, correlationId: executionId });
   return { ...sideOf((await readRunHistory(engine.eventStore, executionId)).history), error: { code, message } };
 }

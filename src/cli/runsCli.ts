@@ -5,6 +5,7 @@ import { runStatuses } from '../domain/execution/runStatus.ts';
 import { runModes } from '../domain/execution/executionEvents.ts';
 import type { Runtime } from '../runtime/runtime.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
+import { erasureMatchOf } from '../security/erasureMatch.ts';
 
 /** `seqflow runs trace|step`: what a run did, read from the log. */
 export function registerRunCommands(program: Command) {
@@ -101,11 +102,13 @@ async function eraseRuns(rt: Runtime, o: EraseOptions) {
   const organization = await organizationOf(rt, { org: o.org! });
   const matched = await findRunsToErase(rt, organization.id, selector);
   if (o.dryRun) return { dryRun: true, where: selector.text, matched };
+  // The log records which field matched and a salted hash of the value, never the value: the reason is the operator's words alone.
+  const match = erasureMatchOf(selector);
   const erased = [];
   const notErased = [];
   for (const run of matched) {
     try {
-      erased.push(await rt.runs.eraseData({ executionId: run.executionId, reason: `${o.reason} (${selector.text})` }, cliPrincipal));
+      erased.push(await rt.runs.eraseData({ executionId: run.executionId, reason: o.reason, match }, cliPrincipal));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       notErased.push({ executionId: run.executionId, code: error.code, message: error.message });

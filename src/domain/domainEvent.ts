@@ -44,7 +44,7 @@ import { RetentionPeriodSet } from './retention/retentionEvents.ts';
 import { ScheduleAdded, ScheduleFired, ScheduleFiringsSkipped, SchedulePaused, ScheduleRemoved, ScheduleResumed } from './schedules/scheduleEvents.ts';
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
-import { BacktestFinished, BacktestRunCompared, BacktestStarted } from './backtests/backtestEvents.ts';
+import { BacktestFinished, BacktestRunCompared, BacktestStarted, upcastComparedJudge } from './backtests/backtestEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
 import { resultObject } from './execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './events/eventDefinition.ts';
@@ -150,6 +150,12 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 only added the reason `cancelled`: a v1 failure reads the same. The bump keeps older code from
   // reading a cancellation it does not know.
   'ExecutionFailed@1': (data) => data,
+  // v3 added the sealed detail: an earlier failure's message is kept as it was written, with none.
+  'ExecutionFailed@2': (data) => ({ ...(data as object), detail: null }),
+  // v2 added the sealed detail, as ExecutionFailed v3 did.
+  // v2 records how an erasure by content matched the run: earlier erasures say nothing of it.
+  'RunDataErased@1': (data) => ({ ...(data as object), match: null }),
+  'ExecutionStepFailed@1': (data) => ({ ...(data as object), detail: null }),
   // v2 added the backtest rule of the gate: earlier promotions were forced past the test cases only.
   'FlowPromotionForced@1': (data) => ({ ...(data as object), backtest: null }),
   // v2 added the run a test case was made from: earlier cases were written by hand.
@@ -160,6 +166,10 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ProviderKeySet@1': (data) => ({ ...(data as object), provider: 'openai' }),
   // v2 records the signing secrets' versions: earlier attempts did not say.
   'DeliveryAttemptFinished@1': (data) => ({ ...(data as object), secretVersions: [] }),
+  // v3 names the run, so its excerpt is sealed under the run's key: a v2 attempt's excerpt was stored as it was.
+  // v2 keeps the judge's verdict apart from its sealed words.
+  'BacktestRunCompared@1': (data) => ({ ...(data as object), ...upcastComparedJudge(data as { judge?: null }) }),
+  'DeliveryAttemptFinished@2': (data) => ({ ...(data as object), executionId: null }),
 };
 
 const byType = new Map<string, EventDefinition<string, z.ZodType>>(eventDefinitions.map((d) => [d.type, d]));

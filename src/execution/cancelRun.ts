@@ -4,6 +4,7 @@ import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { loadStream } from '../eventstore/streams.ts';
+import { capFailureDetail, failureText } from '../domain/execution/failureMessage.ts';
 
 const canceller = (principal: Principal) => (principal.kind === 'apiKey' ? `API key ${principal.id}` : `operator ${principal.id}`);
 
@@ -25,8 +26,10 @@ export async function cancelRun(
     throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
   }
   const who = canceller(metadata.principal);
-  const reason = input.reason ? `cancelled by ${who}: ${input.reason}` : `cancelled by ${who}`;
+  // Who cancelled is the service's to say; why is the canceller's own words: the sealed detail.
+  const message = `cancelled by ${who}`;
+  const detail = input.reason ? capFailureDetail(input.reason) : null;
   const durationMs = Math.max(0, deps.now().getTime() - Date.parse(recorded[0]!.metadata.occurredAt));
-  const result = await handleCommand(deps, stream, execution, { type: 'Cancel', data: { reason, durationMs } }, metadata);
-  return { executionId: input.executionId, status: 'failed' as const, failureReason: 'cancelled' as const, message: reason, position: result.position };
+  const result = await handleCommand(deps, stream, execution, { type: 'Cancel', data: { message, detail, durationMs } }, metadata);
+  return { executionId: input.executionId, status: 'failed' as const, failureReason: 'cancelled' as const, message: failureText({ message, detail }), position: result.position };
 }

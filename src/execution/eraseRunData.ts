@@ -1,7 +1,7 @@
 import { type CommandDependencies, type CommandMetadata, handleCommand } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { execution } from '../domain/execution/execution.ts';
-import { executionStream } from '../domain/execution/executionEvents.ts';
+import { type ErasureMatch, executionStream } from '../domain/execution/executionEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 
@@ -21,7 +21,7 @@ export interface RunErasure {
  */
 export async function eraseRunData(
   deps: CommandDependencies & { runDataKeys: RunDataKeys },
-  input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; projectOf?: string; flowOf?: string },
+  input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; match?: ErasureMatch; projectOf?: string; flowOf?: string },
   metadata: CommandMetadata,
 ): Promise<RunErasure> {
   const stream = executionStream(input.executionId);
@@ -36,7 +36,7 @@ export async function eraseRunData(
     throw new ApiError('CONFLICT', `Run ${input.executionId} was recorded before run data was sealed (an earlier release): its data cannot be erased from the log`);
   }
   const erasedAt = deps.now().toISOString();
-  const result = await handleCommand(deps, stream, execution, { type: 'Erase', data: { trigger: input.trigger ?? 'request', reason: input.reason, erasedAt } }, metadata, loaded);
+  const result = await handleCommand(deps, stream, execution, { type: 'Erase', data: { trigger: input.trigger ?? 'request', reason: input.reason, erasedAt, match: input.match ?? null } }, metadata, loaded);
   const state = result.state;
   const recordedAt = state.status === 'none' || state.erasedAt === null ? erasedAt : state.erasedAt;
   await deps.runDataKeys.erase(input.executionId, new Date(recordedAt));

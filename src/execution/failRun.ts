@@ -25,7 +25,7 @@ export async function failRun(
   try {
     await recorder.record({
       type: 'ExecutionFailed',
-      data: { executionId, reason: 'error', code: failure.code, message: capFailureMessage(failure.message), stepIndex: null, blockName: null, durationMs: Math.max(0, deps.now().getTime() - requestedAt) },
+      data: { executionId, reason: 'error', code: failure.code, message: capFailureMessage(failure.message), detail: null, stepIndex: null, blockName: null, durationMs: Math.max(0, deps.now().getTime() - requestedAt) },
     });
     return true;
   } catch {

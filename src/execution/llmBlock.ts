@@ -7,7 +7,7 @@ import { type TemplateContext, renderTemplate } from '../domain/templating/templ
 import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
 import { PROVIDER_SETTINGS, routeModel } from '../domain/models/modelRoute.ts';
 import { costUsd } from '../domain/models/modelCatalog.ts';
-import { capFailureMessage } from '../domain/execution/failureMessage.ts';
+import { capFailureDetail, capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { conversationDigest } from '../domain/tools/conversationDigest.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
@@ -40,7 +40,7 @@ export async function runLlmBlock(
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;
   const balance = (await deps.creditBalance(organizationId)) - session.spent;
-  if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, 'credits_exhausted');
+  if (balance <= 0) throw new BlockFailure('CREDITS_EXHAUSTED', `organization has no credits left (balance ${balance} tokens): an operator grants more with \`seqflow org credits --org <slug> --grant <tokens>\``, { reason: 'credits_exhausted' });
   const config = block.processor_config ?? {};
   const models = [model, ...(config.fallback_models ?? [])] as const;
   // A block without a model runs on the service's default, known only now: checked here (publish checked the rest).
@@ -90,7 +90,7 @@ export async function runLlmBlock(
       // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
       const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
       const calls = (error as { calls?: TimedModelCall[] }).calls;
-      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage, attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
+      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage, attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
       await recorder.record(failed, ...(usage ? charge(usage, failedOn) : []));
     } else if (usage) await recorder.record(...charge(usage, failedOn));
     throw error;

@@ -3,7 +3,7 @@ import type { TemplateContext } from '../domain/templating/template.ts';
 import type { RunSession } from './runContext.ts';
 import type { BlockReferences } from '../domain/flows/stepReferences.ts';
 import { setOwn } from '../domain/ownProperty.ts';
-import { capFailureMessage } from '../domain/execution/failureMessage.ts';
+import { capFailureDetail, capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 
 /**
@@ -25,7 +25,7 @@ export async function runLocalBlock(session: RunSession, block: StoredBlock, con
   } catch (error) {
     // Noted with the run's failure, which appends it: the step shows as failed, with why.
     if (error instanceof BlockFailure) {
-      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: error.code, message: capFailureMessage(error.message), durationMs: Math.round(performance.now() - blockStarted), model: null, usage: null, attempts: [] } });
+      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: null, usage: null, attempts: [] } });
     }
     throw error;
   }

@@ -1,4 +1,4 @@
-import { capFailureMessage } from '../domain/execution/failureMessage.ts';
+import { capFailureDetail, capFailureMessage } from '../domain/execution/failureMessage.ts';
 import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -90,7 +90,7 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
     const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
     const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
-    const data = { executionId, reason: failure.reason, code: failure.code, message: capFailureMessage(failure.message), stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
+    const data = { executionId, reason: failure.reason, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
     let position;
     try {
       position = await recorder.record({ type: 'ExecutionFailed', data });
@@ -140,7 +140,7 @@ async function skippedByCondition(session: RunSession, condition: string | undef
     steps: Object.fromEntries(Object.entries(context.steps).map(([name, output]) => [name, { output }])),
     previous_output: context.previous_output ?? null,
   });
-  if (!outcome.ok) throw Object.assign(new BlockFailure('RUN_IF_FAILED', outcome.message), { stepIndex, blockName: blocks[0]!.name });
+  if (!outcome.ok) throw Object.assign(new BlockFailure('RUN_IF_FAILED', outcome.message, { detail: outcome.detail ?? null }), { stepIndex, blockName: blocks[0]!.name });
   if (outcome.run) return false;
   for (const block of blocks) {
     setOwn(run.accumulated, block.name, null);

@@ -111,6 +111,8 @@ export interface JobsTable {
   failure_reason: string | null;
   error_code: string | null;
   error_message: string | null;
+  /** What came from outside the service (ExecutionFailed's sealed `detail`); null once the run's data is erased. */
+  error_detail: ColumnType<string | null, string | null | undefined, string | null>;
   claims: Generated<number>;
   created_at: Timestamp;
   started_at: Timestamp | null;

@@ -1,3 +1,4 @@
+import { failureText } from '../domain/execution/failureMessage.ts';
 import type { Kysely } from 'kysely';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { JobView } from '../domain/execution/jobView.ts';
@@ -33,7 +34,7 @@ export function presentJob(view: JobView) {
     completedAt,
     durationMs,
     ...(status === 'completed' ? { result: view.result } : {}),
-    ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: view.errorMessage } : {}),
+    ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: failureText({ message: view.errorMessage ?? '', detail: view.errorDetail }) } : {}),
     ...(view.dataErasedAt === null ? {} : { dataErasedAt: view.dataErasedAt }),
   };
 }

@@ -1,3 +1,4 @@
+import type { ErasureMatch } from '../domain/execution/executionEvents.ts';
 import type { Logger } from 'pino';
 import type { ApiError } from '../domain/errors/apiError.ts';
 import type { StoredResponse } from '../domain/idempotency/idempotencyKey.ts';
@@ -53,7 +54,7 @@ export function createRunService(deps: RunServiceDependencies) {
     /** An operator's cancel of any run that has not ended (a caller's is `cancelJob`). */
     cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
     /** Erases a run's personal data (an operator, or a caller's API key for a run of its flow: `flowOf`). */
-    eraseData: (input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; projectOf?: string; flowOf?: string }, metadata: CommandMetadata) =>
+    eraseData: (input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; match?: ErasureMatch; projectOf?: string; flowOf?: string }, metadata: CommandMetadata) =>
       eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, input, metadata),
     /** A caller's erasure of a run of one of its project's flows. */
     eraseCallerRun: async (caller: RunCaller, run: FlowSlugs & { executionId: string; reason: string | undefined }) => {

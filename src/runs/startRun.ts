@@ -1,3 +1,4 @@
+import { failureText } from '../domain/execution/failureMessage.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError, type ErrorCode } from '../domain/errors/apiError.ts';
 import { isStorageFull } from '../database/storageFull.ts';
@@ -106,7 +107,7 @@ export function syncAnswer(flow: ExecutableFlow, outcome: ExecutionOutcome): Sto
       return { status: 200, body: { status: 'tool_calls_required', ...pause } };
     }
     case 'failed':
-      throw new ApiError(outcome.code as ErrorCode, outcome.message, {
+      throw new ApiError(outcome.code as ErrorCode, failureText(outcome), {
         executionId: outcome.executionId,
         failureReason: outcome.reason,
         ...(outcome.blockName ? { step_name: outcome.blockName } : {}),

@@ -1,3 +1,4 @@
+import { failureText } from '../domain/execution/failureMessage.ts';
 import type { ExecutionEvent } from '../domain/execution/executionEvents.ts';
 import type { PauseData } from '../execution/pauseData.ts';
 
@@ -51,7 +52,7 @@ export function stepEventOf(event: ExecutionEvent, context: { flowId: string; bl
       return { event: 'completed', data: { status: 'completed', executionId: event.data.executionId, result: event.data.result, flowId: context.flowId, blockCount: context.blockCount } };
     case 'ExecutionFailed': {
       const d = event.data;
-      return { event: 'failed', data: { executionId: d.executionId, code: d.code, message: d.message, failureReason: d.reason, step_name: d.blockName } };
+      return { event: 'failed', data: { executionId: d.executionId, code: d.code, message: failureText(d), failureReason: d.reason, step_name: d.blockName } };
     }
     default:
       return undefined; // CreditsConsumed, JobClaimed: accounting facts, not progress

@@ -2,7 +2,7 @@ import { sumUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { durationOf } from '../domain/execution/runHistory.ts';
-import type { FallenBack, ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
+import type { ExecutionEvent, FallenBack, ModelAttempt, ModelCall } from '../domain/execution/executionEvents.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 import { runEventsApart } from '../execution/runEventsApart.ts';
 import { truncateStrings } from '../domain/execution/truncate.ts';
@@ -70,6 +70,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     offsetMs: Math.max(0, Date.parse(at(recorded, i)) - data.durationMs - requestedMs),
     modelCalls: data.modelCalls ?? [],
   });
+  const detailOf = failureDetailShown(events);
   events.forEach((event, i) => {
     if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
     if (event.type === 'ExecutionStepCompleted') {
@@ -78,7 +79,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     }
     if (event.type === 'ExecutionStepFailed') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
-      Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts.length), error: { code: event.data.code, message: cut(event.data.message) }, ...timing(i, event.data) });
+      Object.assign(step ?? {}, { status: 'failed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts.length), error: { code: event.data.code, message: cut(event.data.message), detail: cut(detailOf(event.data)) }, ...timing(i, event.data) });
     }
     // A skipped block shows in its place with why: the condition and what it read (its data, sealed like an input).
     if (event.type === 'ExecutionStepSkipped') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, startedAt: at(recorded, i), status: 'skipped', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), durationMs: 0, condition: event.data.condition, conditionValues: cut(event.data.values), modelCalls: [] });
@@ -108,7 +109,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     steps,
     toolRounds,
     result: ending?.status === 'completed' ? cut(ending.result) : null,
-    failure: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message, reason: ending.failure.reason, step: ending.failure.blockName } : null,
+    failure: ending?.status === 'failed' ? { code: ending.failure.code, message: ending.failure.message, detail: cut(detailOf(ending.failure)), reason: ending.failure.reason, step: ending.failure.blockName } : null,
     assertions: testRun?.results ?? null,
     /** Its personal data was erased (input, prompts, outputs, replies, tool calls and results read as erased): when, how, by whom and why. */
     dataErased: erasure?.type === 'RunDataErased' ? { at: erasure.data.erasedAt, trigger: erasure.data.trigger, reason: erasure.data.reason, by: erasedBy ?? null } : null,
@@ -123,6 +124,7 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
   if (started.length === 0) throw new ApiError('BLOCK_NOT_FOUND', `Block ${stepId} did not run in ${executionId}`);
   const name = started[0]!.event.data.blockName;
   const failure = history.ending?.status === 'failed' && history.ending.failure.blockName === name ? history.ending.failure : null;
+  const detailOf = failureDetailShown(events);
   return {
     executionId: requested.executionId,
     stepId,
@@ -154,10 +156,19 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
         /** Each reply the model gave that was refused (all of a failed step's replies), cut to 2,000 characters with its full length. */
         replies: cut(failed?.attempts ?? done?.rejectedReplies ?? []) as ModelAttempt[],
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
-        error: failed ? { code: failed.code, message: cut(failed.message) } : !done && failure ? { code: failure.code, message: cut(failure.message) } : null,
+        error: failed ? { code: failed.code, message: cut(failed.message), detail: cut(detailOf(failed)) } : !done && failure ? { code: failure.code, message: cut(failure.message), detail: cut(detailOf(failure)) } : null,
       };
     }),
   };
+}
+
+/**
+ * A failure's detail as a trace shows it: what came from outside (failureMessage.ts), or `erased`
+ * once the run's data is (the sealed detail then reads as null, as if there had been none).
+ */
+function failureDetailShown(events: readonly ExecutionEvent[]) {
+  const erased = events.some((e) => e.type === 'RunDataErased');
+  return (failure: { detail: string | null }) => (erased ? 'erased' : failure.detail);
 }
 
 async function testRunOf(eventStore: EventStore, testRunId: string) {

@@ -9,7 +9,7 @@ import { type RunEnding, webhookPayload } from '../domain/webhooks/webhookPayloa
 import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
 import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import type { ResultObject } from '../domain/execution/outputShape.ts';
+import { failureText } from '../domain/execution/failureMessage.ts';
 import { createJobPaths } from '../caches/jobPaths.ts';
 import { type RequestedCallback, callbackOf, createRequestedCallbacks } from './requestedCallbacks.ts';
 
@@ -47,14 +47,14 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
   }
 
   /**
-   * A completed run's result, opened: the subscription opens nothing (most runs have no callback, and
+   * A run's end with its result (or its failure's detail) opened: the subscription opens nothing (most runs have no callback, and
    * each opening is a cipher call), so a delivery reads its run's end again, opened.
    */
-  async function resultOf(recorded: RecordedEvent, asHanded: ResultObject): Promise<ResultObject> {
+  async function opened(recorded: RecordedEvent, asHanded: RunEnd): Promise<RunEnd> {
     if (recorded.metadata.sealed !== true) return asHanded;
-    const [opened] = await eventStore.readStream(recorded.streamId, { fromRevision: recorded.revision, maxCount: 1 });
-    const event = opened ? decodeRecorded(opened) : undefined;
-    return event?.type === 'ExecutionCompleted' ? event.data.result : asHanded;
+    const [read] = await eventStore.readStream(recorded.streamId, { fromRevision: recorded.revision, maxCount: 1 });
+    const event = read ? decodeRecorded(read) : undefined;
+    return event?.type === asHanded.type ? (event as RunEnd) : asHanded;
   }
 
   async function createDelivery(recorded: RecordedEvent, ending: RunEnd, callback: Exclude<RequestedCallback, 'none'>) {
@@ -62,10 +62,8 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
     if (!callback.callbackEvents.includes(event)) return;
 
     const deliveryId = deliveryIdFor(ending.data.executionId, event);
-    const run: RunEnding =
-      ending.type === 'ExecutionCompleted'
-        ? { event: 'flow.completed', result: await resultOf(recorded, ending.data.result) }
-        : { event: 'flow.failed', errorMessage: ending.data.message, failureReason: ending.data.reason };
+    const end = await opened(recorded, ending);
+    const run: RunEnding = end.type === 'ExecutionCompleted' ? { event: 'flow.completed', result: end.data.result } : { event: 'flow.failed', errorMessage: failureText(end.data), failureReason: end.data.reason };
     const { payload, body } = webhookPayload(
       {
         deliveryId,

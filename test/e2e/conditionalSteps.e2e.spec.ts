@@ -87,6 +87,6 @@ describe('conditional steps (run_if)', () => {
   it('fails the run with RUN_IF_FAILED when a condition gives something other than true or false', async () => {
     const answer = await s.execute('mistaken', { message: 'z' });
     expect(answer.status).toBe(422);
-    expect(answer.body.detail).toMatchObject({ code: 'RUN_IF_FAILED', message: 'run_if gave "billing", not true or false' });
+    expect(answer.body.detail).toMatchObject({ code: 'RUN_IF_FAILED', message: 'run_if gave a value that is not true or false: "billing"' });
   });
 });

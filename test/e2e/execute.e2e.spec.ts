@@ -444,7 +444,9 @@ describe('POST /execute (real API, real keys, real PostgreSQL, scripted model se
       expect(body.detail.message.length).toBeLessThan(4100);
       expect(body.detail.message).toMatch(/… \[truncated: \d{7} characters\]$/);
       const failed = (await events(body.detail.executionId)).at(-1)!;
-      expect(failed.data).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: body.detail.message });
+      // The service's words, and what the code threw (capped) as the sealed detail: together, the answer.
+      expect(failed.data).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: 'code block threw', detail: expect.stringMatching(/… \[truncated: \d{7} characters\]$/) });
+      expect(`${(failed.data as { message: string }).message}: ${(failed.data as { detail: string }).detail}`).toBe(body.detail.message);
     });
 
     it('fails a loop over something that is not an array, and a loop over too many items', async () => {

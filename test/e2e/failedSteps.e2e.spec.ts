@@ -93,8 +93,8 @@ describe('failed steps you can debug', () => {
     expect(run.status).toBe(422);
     const events = await eventsOf(run.executionId);
     expect(events.map((e) => e.type)).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepFailed', 'ExecutionFailed']);
-    expect(events[2]!.data).toMatchObject({ blockName: 'boom', code: 'CODE_BLOCK_FAILED', message: expect.stringContaining('no such field'), model: null, attempts: [] });
+    expect(events[2]!.data).toMatchObject({ blockName: 'boom', code: 'CODE_BLOCK_FAILED', message: 'code block threw', detail: expect.stringContaining('no such field'), model: null, attempts: [] });
     const trace = await runTrace(t.runtime.eventStore, {}, run.executionId);
-    expect(trace.steps).toEqual([expect.objectContaining({ name: 'boom', status: 'failed', error: expect.objectContaining({ code: 'CODE_BLOCK_FAILED' }) })]);
+    expect(trace.steps).toEqual([expect.objectContaining({ name: 'boom', status: 'failed', error: expect.objectContaining({ code: 'CODE_BLOCK_FAILED', message: 'code block threw', detail: expect.stringContaining('no such field') }) })]);
   });
 });

@@ -11,6 +11,7 @@ import { runCli } from '../support/runProcess.ts';
 import { tablesHolding as scanTables } from '../support/plaintextScan.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { selectRuns } from '../../src/backtests/runSelection.ts';
+import { matchedValueHash } from '../../src/security/erasureMatch.ts';
 
 interface Answer {
   status: number;
@@ -135,7 +136,19 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     const report = JSON.parse(done.stdout) as { erased: { executionId: string; erasedNow: boolean }[]; notErased: unknown[] };
     expect(report.erased.map((r) => r.executionId).sort()).toEqual([...mine].sort());
     expect(report.notErased).toEqual([]);
-    for (const id of mine) expect((await t.runtime.eventStore.readStream(executionStream(id))).at(-1)).toMatchObject({ type: 'RunDataErased', data: { reason: `ticket 12 (input.parameters.customer_id=${customer})` }, metadata: { principal: { kind: 'cli' } } });
+    // The log keeps the operator's reason and which field matched, with a salted hash of the value: never the value (issue 60 point 3).
+    const erasures = await Promise.all(mine.map(async (id) => (await t.runtime.eventStore.readStream(executionStream(id))).at(-1)!));
+    for (const erasure of erasures) {
+      expect(erasure).toMatchObject({ type: 'RunDataErased', data: { reason: 'ticket 12', match: { field: 'input.parameters.customer_id', salt: expect.any(String), valueHash: expect.stringMatching(/^[a-f0-9]{64}$/) } }, metadata: { principal: { kind: 'cli' } } });
+      const { salt, valueHash } = (erasure.data as { match: { salt: string; valueHash: string } }).match;
+      expect(valueHash).toBe(matchedValueHash(salt, customer));
+      expect(valueHash).not.toBe(matchedValueHash(salt, `${customer}-not`));
+    }
+    // One command, one salt: its erasures read as one request.
+    expect(new Set(erasures.map((e) => (e.data as { match: { salt: string } }).match.salt)).size).toBe(1);
+    expect(await tablesHolding(customer)).toEqual([]);
+    const stored = await sql<{ data: string }>`SELECT data::text AS data FROM seqflow_events WHERE event_type = 'RunDataErased'`.execute(t.runtime.db);
+    expect(stored.rows.map((r) => r.data).join('\n')).not.toContain(customer);
     expect((await t.runtime.eventStore.readStream(executionStream(other)))[0]!.data).toMatchObject({ parameters: { customer_id: `${customer}-not` } });
     // `seqflow runs list` shows them, newest first, marked erased; a filter it cannot read is refused.
     const listed = await runCli(['runs', 'list', '--org', 'acme', '--flow', 'pipeline', '--status', 'completed', '--limit', '3'], env);

@@ -25,7 +25,7 @@ const completedStep = (executionId: string): ExecutionEvent => ({
   data: { executionId, stepIndex: 0, blockId: 'b', blockName: 'b', iteration: null, output: 'x', model: null, usage: null, durationMs: 1, attempts: 1, validationErrors: [] },
 });
 const completed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionCompleted', data: { executionId, result: { value: 'x' }, durationMs: 5 } });
-const failed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionFailed', data: { executionId, reason: 'cancelled', code: 'CANCELLED', message: 'cancelled by test', stepIndex: null, blockName: null, durationMs: 5 } });
+const failed = (executionId: string): ExecutionEvent => ({ type: 'ExecutionFailed', data: { executionId, reason: 'cancelled', code: 'CANCELLED', message: 'cancelled by test', detail: null, stepIndex: null, blockName: null, durationMs: 5 } });
 const rerunLinked = (executionId: string): ExecutionEvent => ({ type: 'ExecutionRerunStarted', data: { executionId, rerunExecutionId: 'r' } });
 
 export const runStatusCases: RunStatusCase[] = [

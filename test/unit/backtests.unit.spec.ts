@@ -118,7 +118,7 @@ describe('a backtest (decider)', () => {
   const side = { status: 'completed' as const, durationMs: 1, tokens: 0, error: null };
   const compared = (executionId: string, backtestExecutionId: string): BacktestEvent => ({
     type: 'BacktestRunCompared',
-    data: { backtestId: 'b', executionId, backtestExecutionId, outcome: 'same', changes: [], more: 0, original: side, candidate: side, judge: null },
+    data: { backtestId: 'b', executionId, backtestExecutionId, outcome: 'same', changes: [], more: 0, original: side, candidate: side, judge: null, judgeWords: null },
   });
 
   it('compares each run it chose once; a run it did not choose is refused', () => {

@@ -2,12 +2,14 @@ import { Worker } from 'node:worker_threads';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BlockFailure } from '../../src/execution/processors/blockFailure.ts';
 import { createCodeSandbox } from '../../src/execution/processors/codeSandboxPool.ts';
+import { failureText } from '../../src/domain/execution/failureMessage.ts';
 
 const limits = { timeoutMs: 1000, memoryMb: 64 };
 const sandbox = createCodeSandbox(limits);
 afterAll(() => sandbox.close());
 const runCode = (code: string, input: unknown, l = limits, owner = 'org-a') => sandbox.run(code, input, owner, l);
-const failure = (code: string, input: unknown = {}, l = limits) => runCode(code, input, l).then(() => 'no failure', (error: Error) => error.message);
+/** A block's failure as people read it: the service's words, then what came from the code. */
+const failure = (code: string, input: unknown = {}, l = limits) => runCode(code, input, l).then(() => 'no failure', (error: BlockFailure) => failureText(error));
 
 describe('a sandbox worker that starts', () => {
   it('is given blocks once it is ready: a slow start does not count against a block\'s time limit', async () => {
@@ -30,7 +32,7 @@ describe('a sandbox worker that starts', () => {
     try {
       expect(await nth(1)).toEqual({ ready: true });
       worker.postMessage({ id: 1, code: 'throw new Error("nope");', input: {}, limits });
-      expect(await nth(2)).toEqual({ id: 1, ok: false, message: 'code block threw Error: nope', reloading: true });
+      expect(await nth(2)).toEqual({ id: 1, ok: false, message: 'code block threw', detail: 'Error: nope', reloading: true });
       expect(await nth(3)).toEqual({ ready: true });
       worker.postMessage({ id: 2, code: 'return 7;', input: {}, limits });
       expect(await nth(4)).toEqual({ id: 2, ok: true, value: '7' });
@@ -43,7 +45,7 @@ describe('a sandbox worker that starts', () => {
     const broken = createCodeSandbox({ timeoutMs: 200, memoryMb: 64 }, { size: 1, workerFile: new URL('../support/brokenSandboxWorker.mjs', import.meta.url) });
     try {
       const runs = await Promise.allSettled([broken.run('return 1;', {}, 'org-a'), broken.run('return 2;', {}, 'org-b')]);
-      expect(runs.map((r) => r.status === 'rejected' && (r.reason as BlockFailure).message)).toEqual([expect.stringMatching(/^the code sandbox could not start: .*no sandbox here/), expect.stringMatching(/^the code sandbox could not start/)]);
+      expect(runs.map((r) => r.status === 'rejected' && failureText(r.reason as BlockFailure))).toEqual([expect.stringMatching(/^the code sandbox could not start: .*no sandbox here/), expect.stringMatching(/^the code sandbox could not start/)]);
       expect(broken.queued()).toBe(0);
     } finally {
       await broken.close();
@@ -64,9 +66,19 @@ describe('code sandbox', () => {
   });
 
   it('fails a thrown error with its message', async () => {
-    expect(await failure('throw new TypeError("bad input");')).toBe('code block threw TypeError: bad input');
-    expect(await failure('return input.a.b.c;')).toMatch(/^code block threw TypeError: /);
-    expect(await failure('this is not javascript')).toMatch(/^code block threw SyntaxError: /);
+    expect(await failure('throw new TypeError("bad input");')).toBe('code block threw: TypeError: bad input');
+    expect(await failure('return input.a.b.c;')).toMatch(/^code block threw: TypeError: /);
+    expect(await failure('this is not javascript')).toMatch(/^code block threw: SyntaxError: /);
+  });
+
+  it("keeps what the code threw out of the service's words: the message is the same for every throw, the thrown text is the detail", async () => {
+    const thrown = await runCode('throw new Error("invalid customer " + input.email);', { email: 'carol@example.com' }).then(() => undefined, (e: unknown) => e);
+    expect(thrown).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: 'code block threw', detail: 'Error: invalid customer carol@example.com' });
+    const thrownString = await runCode('throw input.email;', { email: 'carol@example.com' }).then(() => undefined, (e: unknown) => e);
+    expect(thrownString).toMatchObject({ message: 'code block threw', detail: 'carol@example.com' });
+    const badKey = await runCode('return { [input.email]: () => 1 };', { email: 'carol@example.com' }).then(() => undefined, (e: unknown) => e);
+    expect((badKey as BlockFailure).message).toBe('code block output is not plain JSON');
+    expect((badKey as BlockFailure).detail).toContain('carol@example.com');
   });
 
   it('stops an endless loop at the time limit, and the process lives on', async () => {
@@ -98,7 +110,7 @@ describe('code sandbox', () => {
     ['setTimeout', 'return typeof setTimeout;'],
     ['globalThis.Deno/Buffer', 'return [typeof Buffer, typeof Deno].join();'],
   ])('exposes no host access (%s)', async (_label, code) => {
-    const result = await runCode(code, {}, limits).catch((error: Error) => error.message);
+    const result = await runCode(code, {}, limits).catch((error: BlockFailure) => failureText(error));
     expect(String(result)).toMatch(/undefined|SyntaxError/);
   });
 
@@ -122,8 +134,9 @@ describe('code sandbox', () => {
   ])('fails an output that is not plain JSON (%s) with CODE_BLOCK_FAILED saying why', async (_label, code, why) => {
     const error = await runCode(code, {}).then(() => undefined, (e: unknown) => e);
     expect(error).toBeInstanceOf(BlockFailure);
-    expect(error).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: expect.stringMatching(why) });
-    expect((error as Error).message).not.toContain('secret()');
+    expect(error).toMatchObject({ code: 'CODE_BLOCK_FAILED', message: expect.stringMatching(/^code block output (is not plain JSON|cannot be stored)$/) });
+    expect(failureText(error as BlockFailure)).toMatch(why);
+    expect(failureText(error as BlockFailure)).not.toContain('secret()');
   });
 
   it('returns plain JSON as it is: undefined properties are left out, a top-level undefined is null', async () => {

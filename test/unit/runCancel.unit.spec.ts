@@ -12,10 +12,10 @@ const paused: ExecutionEvent = {
   type: 'ExecutionPausedForToolCalls',
   data: { executionId: 'e', stepIndex: 1, blockId: 'b', blockName: 'agent', iterationsUsed: 1, toolCalls: [], messagesDigest: 'd', messageCount: 1 },
 };
-const cancel = { type: 'Cancel' as const, data: { reason: 'cancelled by operator olga', durationMs: 1200 } };
+const cancel = { type: 'Cancel' as const, data: { message: 'cancelled by operator olga', detail: 'stuck on a slow provider', durationMs: 1200 } };
 const cancelled = (stepIndex: number | null, blockName: string | null): ExecutionEvent => ({
   type: 'ExecutionFailed',
-  data: { executionId: 'e', reason: 'cancelled', code: 'CANCELLED', message: 'cancelled by operator olga', stepIndex, blockName, durationMs: 1200 },
+  data: { executionId: 'e', reason: 'cancelled', code: 'CANCELLED', message: 'cancelled by operator olga', detail: 'stuck on a slow provider', stepIndex, blockName, durationMs: 1200 },
 });
 const spec = deciderSpec(execution);
 

@@ -15,14 +15,14 @@ const requested: ExecutionEvent = {
   data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'my email is a@b.c', parameters: { customer_id: 42 }, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
 };
 const completed: ExecutionEvent = { type: 'ExecutionCompleted', data: { executionId: 'e', result: { answer: 'x' }, durationMs: 5 } };
-const erase = { type: 'Erase' as const, data: { trigger: 'request' as const, reason: 'GDPR #7', erasedAt: '2026-11-26T10:00:00.000Z' } };
-const erased: ExecutionEvent = { type: 'RunDataErased', data: { executionId: 'e', trigger: 'request', reason: 'GDPR #7', erasedAt: '2026-11-26T10:00:00.000Z' } };
+const erase = { type: 'Erase' as const, data: { trigger: 'request' as const, reason: 'GDPR #7', erasedAt: '2026-11-26T10:00:00.000Z', match: null } };
+const erased: ExecutionEvent = { type: 'RunDataErased', data: { executionId: 'e', trigger: 'request', reason: 'GDPR #7', erasedAt: '2026-11-26T10:00:00.000Z', match: null } };
 const spec = deciderSpec(execution);
 
 describe('erasing a run (decider)', () => {
   it('Given a run that ended, When its data is erased, Then RunDataErased; erasing again records nothing', () => {
     spec.given([requested, completed]).when(erase).then([erased]);
-    spec.given([requested, { type: 'ExecutionFailed', data: { executionId: 'e', reason: 'error', code: 'X', message: 'm', stepIndex: null, blockName: null, durationMs: 1 } }]).when(erase).then([erased]);
+    spec.given([requested, { type: 'ExecutionFailed', data: { executionId: 'e', reason: 'error', code: 'X', message: 'm', detail: null, stepIndex: null, blockName: null, durationMs: 1 } }]).when(erase).then([erased]);
     spec.given([requested, completed, erased]).when(erase).then([]);
   });
 

@@ -36,7 +36,7 @@ describe('a run history, folded from the run\'s events', () => {
     expect(history).toMatchObject({ requestedAt: at(0), claims: 2, claimedAt: at(1), status: 'completed', outputs: { a: 'x', b: [1, 2], c: 2 } });
     expect(history.ending).toEqual({ status: 'completed', result: { value: ['first', 'second'] }, durationMs: 42, at: at(8) });
     // The job view the poll answers and the jobs projection writes: started at the request, running from the first claim.
-    expect(history.job).toEqual({ executionId: 'e', flowId: 'f', status: 'completed', claims: 2, createdAt: at(0), startedAt: at(1), completedAt: at(8), durationMs: 42, result: { value: ['first', 'second'] }, failureReason: null, errorCode: null, errorMessage: null, dataErasedAt: null });
+    expect(history.job).toEqual({ executionId: 'e', flowId: 'f', status: 'completed', claims: 2, createdAt: at(0), startedAt: at(1), completedAt: at(8), durationMs: 42, result: { value: ['first', 'second'] }, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null });
     expect(outputOfStep(history, steps[0]!, 0)).toBe('x');
     expect(outputOfStep(history, steps[1]!, 1)).toEqual({ b: [1, 2], c: 2 });
     expect(outputOfStep(history, steps[2]!, 2)).toEqual(['first', 'second']);
@@ -51,7 +51,7 @@ describe('a run history, folded from the run\'s events', () => {
     );
     expect(history.status).toBe('paused');
     expect(Object.keys(history.outputs)).toEqual(['__proto__']);
-    const failed = foldRunHistory([{ event: requested, occurredAt: at(0) }, { event: { type: 'ExecutionFailed', data: { executionId: 'e', reason: 'error', code: 'JOB_ABANDONED', message: 'm', stepIndex: null, blockName: null, durationMs: 5 } }, occurredAt: at(1) }]);
+    const failed = foldRunHistory([{ event: requested, occurredAt: at(0) }, { event: { type: 'ExecutionFailed', data: { executionId: 'e', reason: 'error', code: 'JOB_ABANDONED', message: 'm', detail: null, stepIndex: null, blockName: null, durationMs: 5 } }, occurredAt: at(1) }]);
     expect(failed.ending).toMatchObject({ status: 'failed', failure: { code: 'JOB_ABANDONED' }, at: at(1) });
   });
 });

@@ -150,6 +150,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
               <dt>Failure</dt>
               <dd>
                 {r.failure.message}
+                {r.failure.detail ? <span className="failure-detail">: {r.failure.detail === 'erased' ? <em>detail erased with the run's data</em> : String(r.failure.detail)}</span> : null}
                 {r.failure.step ? <small> (in {r.failure.step})</small> : null}
               </dd>
             </>

@@ -61,6 +61,7 @@ export function StepDetail({ executionId, stepId, iteration }: { executionId: st
       {execution.error ? (
         <p className="problem">
           {execution.error.code}: {String(execution.error.message)}
+          {execution.error.detail ? <span className="failure-detail">: {execution.error.detail === 'erased' ? <em>detail erased with the run's data</em> : String(execution.error.detail)}</span> : null}
         </p>
       ) : null}
     </div>

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { operational } from '../privacy/dataClass.ts';
+import { aHash, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { apiKeyEnvironments } from './apiKeyFormat.ts';
 
@@ -7,15 +9,15 @@ export const ApiKeyCreated = defineEvent(
   'ApiKeyCreated',
   1,
   z.object({
-    keyId: z.string(),
-    projectId: z.string(),
-    organizationId: z.string(),
+    keyId: anId(),
+    projectId: anId(),
+    organizationId: anId(),
     environment: z.enum(apiKeyEnvironments),
-    keyPrefix: z.string(),
-    secretHash: z.string().regex(/^[a-f0-9]{64}$/),
+    keyPrefix: operational(z.string(), "the key's public prefix (the spec's key_prefix): names the key, cannot use it"),
+    secretHash: aHash(z.string().regex(/^[a-f0-9]{64}$/)),
   }),
 );
-export const ApiKeyRevoked = defineEvent('ApiKeyRevoked', 1, z.object({ keyId: z.string(), projectId: z.string() }));
+export const ApiKeyRevoked = defineEvent('ApiKeyRevoked', 1, z.object({ keyId: anId(), projectId: anId() }));
 
 export type ApiKeyEvent = EventOf<typeof ApiKeyCreated> | EventOf<typeof ApiKeyRevoked>;
 

@@ -1,6 +1,11 @@
 import { z } from 'zod';
+import { operational, personal } from '../privacy/dataClass.ts';
+import { aCode, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
-import { assertionResultSchema, testTargetSchema } from '../testing/testRunEvents.ts';
+import { testTargetSchema } from '../testing/testRunEvents.ts';
+import { judgeVerdictSchema, judgeWordsSchema, splitJudge } from './judgeWords.ts';
+import type { RecordedAssertionResult } from '../testing/testRunEvents.ts';
+import { workerName } from '../execution/executionEvents.ts';
 
 /** A backtest replays at most this many recorded runs. */
 export const MAX_BACKTEST_RUNS = 1000;
@@ -13,14 +18,14 @@ export const MAX_BACKTEST_RUNS = 1000;
 export const backtestSelectionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('last'), count: z.number().int().min(1).max(MAX_BACKTEST_RUNS) }),
   z.object({ kind: z.literal('window'), since: z.iso.datetime({ offset: true }), until: z.iso.datetime({ offset: true }) }),
-  z.object({ kind: z.literal('executions'), executionIds: z.array(z.string().min(1)).min(1).max(MAX_BACKTEST_RUNS) }),
+  z.object({ kind: z.literal('executions'), executionIds: z.array(operational(z.string().min(1), 'ids of runs, made by the service')).min(1).max(MAX_BACKTEST_RUNS) }),
 ]);
 export type BacktestSelection = z.infer<typeof backtestSelectionSchema>;
 
 /** An optional llm_judge: does a pair's difference matter? Recorded like a test assertion's result. */
 export const backtestJudgeSchema = z.strictObject({
-  rubric: z.string().min(1).max(10_000),
-  model: z.string().min(1).optional(),
+  rubric: operational(z.string().min(1).max(10_000), "the judge's rubric, written by the flow's team: configuration"),
+  model: operational(z.string().min(1), "the judging model's name: configuration").optional(),
   threshold: z.number().min(0).max(1).optional(),
 });
 export type BacktestJudge = z.infer<typeof backtestJudgeSchema>;
@@ -30,7 +35,7 @@ export const pairSideSchema = z.object({
   status: z.enum(['completed', 'failed', 'paused']),
   durationMs: z.number().int().min(0),
   tokens: z.number().int().min(0),
-  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  error: z.object({ code: aCode(), message: operational(z.string(), "the service's words for how the run failed (a failure's message, never its detail)") }).nullable(),
 });
 export type PairSide = z.infer<typeof pairSideSchema>;
 
@@ -54,35 +59,41 @@ export const BacktestStarted = defineEvent(
   'BacktestStarted',
   1,
   z.object({
-    backtestId: z.string(),
-    flowId: z.string(),
-    organizationId: z.string(),
-    projectId: z.string(),
+    backtestId: anId(),
+    flowId: anId(),
+    organizationId: anId(),
+    projectId: anId(),
     target: testTargetSchema,
     selection: backtestSelectionSchema,
     onlyCompleted: z.boolean(),
     judge: backtestJudgeSchema.nullable(),
-    runs: z.array(z.object({ executionId: z.string(), backtestExecutionId: z.string() })).max(MAX_BACKTEST_RUNS),
+    runs: z.array(z.object({ executionId: anId(), backtestExecutionId: anId() })).max(MAX_BACKTEST_RUNS),
     /** The backtest this one repeats (same runs), or null. */
-    repeatOf: z.string().nullable(),
-    runner: z.string().nullable(),
+    repeatOf: anId().nullable(),
+    runner: workerName().nullable(),
   }),
 );
 
+/**
+ * A pair compared. Version 2 keeps the judge's verdict (`judge`) apart from its words (`judgeWords`,
+ * sealed under the original run's key): judgeWords.ts. Version 1 events kept both in `judge`, unsealed.
+ */
 export const BacktestRunCompared = defineEvent(
   'BacktestRunCompared',
-  1,
+  2,
   z.object({
-    backtestId: z.string(),
-    executionId: z.string(),
-    backtestExecutionId: z.string(),
+    backtestId: anId(),
+    executionId: anId(),
+    backtestExecutionId: anId(),
     outcome: z.enum(pairOutcomes),
-    /** The result's changed paths (at most MAX_CHANGES of them; `more` counts the rest). */
-    changes: z.array(resultChangeSchema),
+    /** The result's changed paths (at most MAX_CHANGES of them; `more` counts the rest): excerpts of the original run's result. */
+    changes: personal(z.array(resultChangeSchema), []),
     more: z.number().int().min(0),
     original: pairSideSchema,
     candidate: pairSideSchema,
-    judge: assertionResultSchema.nullable(),
+    judge: judgeVerdictSchema.nullable(),
+    /** The judge's reason and rationale are about the original run's result: sealed under its key. */
+    judgeWords: personal(judgeWordsSchema.nullable(), null),
   }),
 );
 
@@ -90,14 +101,17 @@ export const BacktestFinished = defineEvent(
   'BacktestFinished',
   1,
   z.object({
-    backtestId: z.string(),
+    backtestId: anId(),
     /** `interrupted`: its process stopped first; the runs not compared count as notRun. */
     status: z.enum(['finished', 'interrupted']),
     summary: backtestSummarySchema,
-    runs: z.array(z.object({ executionId: z.string(), backtestExecutionId: z.string(), outcome: z.enum([...pairOutcomes, 'not_run']) })),
+    runs: z.array(z.object({ executionId: anId(), backtestExecutionId: anId(), outcome: z.enum([...pairOutcomes, 'not_run']) })),
   }),
 );
 
 export type BacktestEvent = EventOf<typeof BacktestStarted> | EventOf<typeof BacktestRunCompared> | EventOf<typeof BacktestFinished>;
 
 export const backtestStream = (backtestId: string) => `backtest-${backtestId}`;
+
+/** A version 1 comparison's judge, split as version 2 keeps it (its words were stored unsealed then). */
+export const upcastComparedJudge = (data: { judge?: RecordedAssertionResult | null }) => splitJudge(data.judge ?? null);

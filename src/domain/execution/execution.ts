@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { conversationDigest } from '../tools/conversationDigest.ts';
-import type { ExecutionEvent, ExecutionRequested, RequestedToolCall } from './executionEvents.ts';
+import type { ErasureMatch, ExecutionEvent, ExecutionRequested, RequestedToolCall } from './executionEvents.ts';
 import type { EventOf } from '../events/eventDefinition.ts';
 
 type ExecutionMode = EventOf<typeof ExecutionRequested>['data']['mode'];
@@ -53,7 +53,7 @@ export type ExecutionCommand =
    * running /jobs run: its runner's next append meets this event's revision and stops. A running
    * sync, step or test run is refused: its caller is waiting on it and would get a broken answer.
    */
-  | { type: 'Cancel'; data: { reason: string; durationMs: number } }
+  | { type: 'Cancel'; data: { message: string; detail: string | null; durationMs: number } }
   /**
    * The run's end could not be recorded (the log refused it, or its append failed): a run the log
    * shows running ends failed with RUN_RECORD_FAILED instead. Refused for any other state: an ended
@@ -66,7 +66,7 @@ export type ExecutionCommand =
    * paused one would go on writing what was just erased (cancel it first). Erasing again changes
    * nothing: the first erasure stands.
    */
-  | { type: 'Erase'; data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string } };
+  | { type: 'Erase'; data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string; match: ErasureMatch | null } };
 
 const isToolMessage = (m: unknown): m is { role: 'tool'; tool_call_id: string; content: unknown } =>
   typeof m === 'object' && m !== null && (m as { role?: unknown }).role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id === 'string';
@@ -107,7 +107,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
     if (command.type === 'RecordUnrecordedEnd') {
       if (state.status === 'none') throw new ApiError('EXECUTION_ID_INVALID', 'No such execution');
       if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);
-      const data = { executionId: state.executionId, reason: 'error' as const, code: 'RUN_RECORD_FAILED', message: command.data.message, stepIndex: null, blockName: null, durationMs: command.data.durationMs };
+      const data = { executionId: state.executionId, reason: 'error' as const, code: 'RUN_RECORD_FAILED', message: command.data.message, detail: null, stepIndex: null, blockName: null, durationMs: command.data.durationMs };
       return [{ type: 'ExecutionFailed', data }];
     }
     const { event } = command;
@@ -121,7 +121,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   },
 };
 
-function decideCancel(data: { reason: string; durationMs: number }, state: ExecutionState): ExecutionEvent[] {
+function decideCancel(data: { message: string; detail: string | null; durationMs: number }, state: ExecutionState): ExecutionEvent[] {
   if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
   if (state.status === 'completed' || state.status === 'failed') throw new ApiError('CONFLICT', `execution ${state.executionId} has already ${state.status}; only a run that has not ended can be cancelled`);
   if (state.status === 'running' && state.mode !== 'async') {
@@ -131,12 +131,12 @@ function decideCancel(data: { reason: string; durationMs: number }, state: Execu
   return [
     {
       type: 'ExecutionFailed',
-      data: { executionId: state.executionId, reason: 'cancelled', code: 'CANCELLED', message: data.reason, stepIndex: pausedAt?.stepIndex ?? null, blockName: pausedAt?.blockName ?? null, durationMs: data.durationMs },
+      data: { executionId: state.executionId, reason: 'cancelled', code: 'CANCELLED', message: data.message, detail: data.detail, stepIndex: pausedAt?.stepIndex ?? null, blockName: pausedAt?.blockName ?? null, durationMs: data.durationMs },
     },
   ];
 }
 
-function decideErase(data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string }, state: ExecutionState): ExecutionEvent[] {
+function decideErase(data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string; match: ErasureMatch | null }, state: ExecutionState): ExecutionEvent[] {
   if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
   if (state.erasedAt !== null) return [];
   if (state.status === 'running' || state.status === 'paused') {

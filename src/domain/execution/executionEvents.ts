@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
+import { operational, personal } from '../privacy/dataClass.ts';
+import { aCode, aHash, aModel, aName, aTime, anId } from '../privacy/operationalText.ts';
 
 /** Why a run failed. `cancelled` (ExecutionFailed v2): an operator cancelled a run that had not ended. */
 export const failureReasons = ['error', 'credits_exhausted', 'byok_rejected', 'cancelled'] as const;
@@ -10,6 +12,19 @@ const usageSchema = z.object({ promptTokens: z.number().int(), completionTokens:
 export type TokenUsage = z.infer<typeof usageSchema>;
 
 export const webhookEvents = ['flow.completed', 'flow.failed'] as const;
+
+/** Where a run's webhooks go: the caller's system, named by the caller. */
+export const callbackUrl = () => operational(z.string(), "the receiver's address the caller gave for a run's webhooks: the caller's system, needed by every attempt (its secrets are redacted wherever it is shown)");
+
+/** The service's own words about a failure (failureMessage.ts): what came from outside is the sealed `detail`. */
+const serviceWords = () => operational(z.string(), "the service's own words for the failure, the same for every run that fails the same way: what came from outside is the sealed detail");
+/** What came from outside about a failure: a thrown text, a provider's error body, a canceller's reason. */
+const outsideWords = () => personal(z.string().nullable(), null);
+/** A worker process's name (its host and process id, or the name it was given). */
+export const workerName = () => operational(z.string(), "a worker process's name: which of the service's processes did it");
+
+/** Placeholders of a block's prompt: names from the flow's configuration. */
+const placeholderNames = () => z.array(operational(z.string(), "a placeholder's name from the block's prompt: configuration"));
 export type WebhookEventName = (typeof webhookEvents)[number];
 
 /**
@@ -29,40 +44,40 @@ export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
   6,
   z.object({
-    executionId: z.string(),
-    flowId: z.string(),
-    versionId: z.string(),
+    executionId: anId(),
+    flowId: anId(),
+    versionId: anId(),
     versionNumber: z.number().int(),
-    organizationId: z.string(),
-    projectId: z.string(),
+    organizationId: anId(),
+    projectId: anId(),
     mode: z.enum(runModes),
-    message: z.string().nullable(),
-    parameters: z.record(z.string(), z.unknown()),
-    attachments: z.array(attachmentSchema),
-    apiKeyId: z.string().nullable(),
+    message: personal(z.string().nullable(), null),
+    parameters: personal(z.record(z.string(), z.unknown()), {}),
+    attachments: personal(z.array(attachmentSchema), []),
+    apiKeyId: anId().nullable(),
     blockCount: z.number().int(),
-    callbackUrl: z.string().nullable(),
+    callbackUrl: callbackUrl().nullable(),
     callbackEvents: z.array(z.enum(webhookEvents)),
-    testRunId: z.string().nullable(),
+    testRunId: anId().nullable(),
     /** v4: the run this one reruns (same input, same version), or null. */
-    rerunOf: z.string().nullable(),
+    rerunOf: anId().nullable(),
     /** v5: the backtest this run belongs to (mode `backtest`), or null. */
-    backtestId: z.string().nullable(),
+    backtestId: anId().nullable(),
     /** v5: the tools the caller declared with the run, or null (none, or recorded before v5). */
-    tools: z.object({ tools: z.array(toolSchema), toolChoice: toolChoiceSchema }).nullable(),
+    tools: personal(z.object({ tools: z.array(toolSchema), toolChoice: toolChoiceSchema }).nullable(), null),
     /** v6: the schedule firing that started this job, or null. */
-    schedule: z.object({ scheduleId: z.string(), scheduledFor: z.string() }).nullable(),
+    schedule: z.object({ scheduleId: anId(), scheduledFor: aTime() }).nullable(),
   }),
 );
 
 /** A job runner took an accepted /jobs run (or took it over after the previous claim's lease ran out). */
-export const JobClaimed = defineEvent('JobClaimed', 1, z.object({ executionId: z.string(), worker: z.string(), claim: z.number().int().min(1) }));
+export const JobClaimed = defineEvent('JobClaimed', 1, z.object({ executionId: anId(), worker: workerName(), claim: z.number().int().min(1) }));
 
 const blockRef = {
-  executionId: z.string(),
+  executionId: anId(),
   stepIndex: z.number().int(),
-  blockId: z.string(),
-  blockName: z.string(),
+  blockId: anId(),
+  blockName: aName(),
   /** Index of the loop item, for blocks of a loop step. */
   iteration: z.number().int().nullable(),
 };
@@ -74,9 +89,9 @@ export const ExecutionStepStarted = defineEvent(
     ...blockRef,
     processorType: z.enum(['llm', 'passthrough', 'code']),
     /** What the block received: the rendered prompt for llm blocks, the input object otherwise. */
-    input: z.unknown(),
+    input: personal(z.unknown(), null),
     /** Placeholders that rendered empty because their value was absent. */
-    missingPlaceholders: z.array(z.string()),
+    missingPlaceholders: placeholderNames(),
   }),
 );
 
@@ -90,9 +105,9 @@ export const ExecutionStepSkipped = defineEvent(
   1,
   z.object({
     ...blockRef,
-    condition: z.string(),
+    condition: operational(z.string(), "the block's run_if condition: configuration"),
     /** Each path the condition read, as written, with its value then (null: absent). */
-    values: z.record(z.string(), z.unknown()),
+    values: personal(z.record(z.string(), z.unknown()), {}),
   }),
 );
 
@@ -108,7 +123,7 @@ export type ModelAttempt = z.infer<typeof modelAttemptSchema>;
  * took, and whether it was answered or failed (a provider error, a timeout): a step's waterfall.
  */
 /** A model a block gave up on before another answered: it could not be reached (see modelFallbacks.ts). */
-export const fallenBackSchema = z.object({ model: z.string(), code: z.string(), message: z.string() });
+export const fallenBackSchema = z.object({ model: aModel(), code: aCode(), message: serviceWords() });
 export type FallenBack = z.infer<typeof fallenBackSchema>;
 
 export const modelCallSchema = z.object({ startMs: z.number().int().min(0), durationMs: z.number().int().min(0), outcome: z.enum(['answered', 'failed']) });
@@ -119,7 +134,7 @@ export type ModelCall = z.infer<typeof modelCallSchema>;
  * the block completed, so both went in one event rather than two (src/domain/execution/joinedStepStarts.ts).
  * When it was noted, and what the start event would have said but its input (`input` beside it, sealed).
  */
-export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(['llm', 'passthrough', 'code']), missingPlaceholders: z.array(z.string()) });
+export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(['llm', 'passthrough', 'code']), missingPlaceholders: placeholderNames() });
 
 /**
  * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block
@@ -135,15 +150,16 @@ export const ExecutionStepCompleted = defineEvent(
     /** Present when the block's start is told here, not by an ExecutionStepStarted of its own. */
     started: joinedStartSchema.optional(),
     /** What the block received, with `started` (as ExecutionStepStarted.input). */
-    input: z.unknown().optional(),
-    output: z.unknown(),
-    model: z.string().nullable(),
+    input: personal(z.unknown().optional(), null),
+    output: personal(z.unknown(), null),
+    model: aModel().nullable(),
     usage: usageSchema.nullable(),
     durationMs: z.number().int(),
     attempts: z.number().int(),
-    validationErrors: z.array(z.string()),
+    /** Why replies were refused: a parser's or validator's words can quote the reply. */
+    validationErrors: personal(z.array(z.string()), []),
     /** The model's replies refused before the one taken (their tokens are in `usage`); absent when none was. */
-    rejectedReplies: z.array(modelAttemptSchema).optional(),
+    rejectedReplies: personal(z.array(modelAttemptSchema).optional(), []),
     /** Each request to the model, in order; absent for other blocks and in events recorded before it was kept. */
     modelCalls: z.array(modelCallSchema).optional(),
     /** What the step's tokens cost in US dollars at the catalog's prices when it ran (null: no price known); absent for other blocks and before costs were kept. */
@@ -154,21 +170,25 @@ export const ExecutionStepCompleted = defineEvent(
 );
 
 /**
- * A block that started did not finish: why (the same code and message the run fails with), and,
- * for llm blocks, every model call it made with its reply, tokens and why it was refused. Its
- * tokens are charged (CreditsConsumed) in the same append.
+ * A block that started did not finish: why (the same code, message and detail the run fails with),
+ * and, for llm blocks, every model call it made with its reply, tokens and why it was refused. Its
+ * tokens are charged (CreditsConsumed) in the same append. Version 2 added `detail`: `message` is
+ * the service's own words since, and what came from outside (a thrown text, a provider's error body)
+ * is the detail, sealed with the run's data (version 1 messages are kept as they were written, with
+ * no detail).
  */
 export const ExecutionStepFailed = defineEvent(
   'ExecutionStepFailed',
-  1,
+  2,
   z.object({
     ...blockRef,
-    code: z.string(),
-    message: z.string(),
+    code: aCode(),
+    message: serviceWords(),
+    detail: outsideWords(),
     durationMs: z.number().int(),
-    model: z.string().nullable(),
+    model: aModel().nullable(),
     usage: usageSchema.nullable(),
-    attempts: z.array(modelAttemptSchema),
+    attempts: personal(z.array(modelAttemptSchema), []),
     /** Each request to the model, in order (absent in events recorded before it was kept). */
     modelCalls: z.array(modelCallSchema).optional(),
     /** As on ExecutionStepCompleted: the cost of the tokens the failed step used. */
@@ -186,20 +206,25 @@ export const ExecutionStepFailed = defineEvent(
 export const CreditsConsumed = defineEvent(
   'CreditsConsumed',
   1,
-  z.object({ executionId: z.string(), organizationId: z.string(), blockName: z.string(), model: z.string(), tokens: z.number().int().min(0), costUsd: z.number().nonnegative().nullable().optional() }),
+  z.object({ executionId: anId(), organizationId: anId(), blockName: aName(), model: aModel(), tokens: z.number().int().min(0), costUsd: z.number().nonnegative().nullable().optional() }),
 );
 
-/** The run ended badly. Version 2 added the reason `cancelled`; version 1 data is valid as it is. */
+/**
+ * The run ended badly. Version 2 added the reason `cancelled`; version 1 data is valid as it is.
+ * Version 3 added `detail`, as ExecutionStepFailed version 2 did: the service's words in `message`,
+ * what came from outside (an operator's reason for a cancellation included) in the sealed `detail`.
+ */
 export const ExecutionFailed = defineEvent(
   'ExecutionFailed',
-  2,
+  3,
   z.object({
-    executionId: z.string(),
+    executionId: anId(),
     reason: z.enum(failureReasons),
-    code: z.string(),
-    message: z.string(),
+    code: aCode(),
+    message: serviceWords(),
+    detail: outsideWords(),
     stepIndex: z.number().int().nullable(),
-    blockName: z.string().nullable(),
+    blockName: aName().nullable(),
     durationMs: z.number().int(),
   }),
 );
@@ -215,14 +240,14 @@ export const ExecutionPausedForToolCalls = defineEvent(
   'ExecutionPausedForToolCalls',
   1,
   z.object({
-    executionId: z.string(),
+    executionId: anId(),
     stepIndex: z.number().int(),
-    blockId: z.string(),
-    blockName: z.string(),
+    blockId: anId(),
+    blockName: aName(),
     /** Model turns of this block that asked for tools so far, this one included. */
     iterationsUsed: z.number().int().min(1),
-    toolCalls: z.array(toolCallSchema),
-    messagesDigest: z.string(),
+    toolCalls: personal(z.array(toolCallSchema), []),
+    messagesDigest: aHash(),
     messageCount: z.number().int(),
   }),
 );
@@ -237,28 +262,55 @@ export type RecordedToolResult = z.infer<typeof toolResultSchema>;
 export const ExecutionResumed = defineEvent(
   'ExecutionResumed',
   2,
-  z.object({ executionId: z.string(), stepIndex: z.number().int(), blockName: z.string(), iterationsUsed: z.number().int(), toolCallIds: z.array(z.string()), toolResults: z.array(toolResultSchema).nullable() }),
+  z.object({
+    executionId: anId(),
+    stepIndex: z.number().int(),
+    blockName: aName(),
+    iterationsUsed: z.number().int(),
+    toolCallIds: z.array(operational(z.string(), "the ids a model gave its tool calls: opaque tokens that pair calls with results")),
+    toolResults: personal(z.array(toolResultSchema).nullable(), null),
+  }),
 );
 
 /**
  * The run ended well. Version 2: `result` is always an object (see outputShape.ts); version 1 stored
  * the last output as it was and is upcast by wrapping it.
  */
-export const ExecutionCompleted = defineEvent('ExecutionCompleted', 2, z.object({ executionId: z.string(), result: z.record(z.string(), z.unknown()), durationMs: z.number().int() }));
+export const ExecutionCompleted = defineEvent('ExecutionCompleted', 2, z.object({ executionId: anId(), result: personal(z.record(z.string(), z.unknown()), {}), durationMs: z.number().int() }));
 
 /** An operator reran this run: the new run's id, recorded in the original's stream (whatever its state) so each links to the other. */
-export const ExecutionRerunStarted = defineEvent('ExecutionRerunStarted', 1, z.object({ executionId: z.string(), rerunExecutionId: z.string() }));
+export const ExecutionRerunStarted = defineEvent('ExecutionRerunStarted', 1, z.object({ executionId: anId(), rerunExecutionId: anId() }));
+
+/**
+ * How an erasure by content found the run (`seqflow runs erase --where`): the input field it matched,
+ * and an HMAC-SHA256 of the value under a random salt of the command's, so an auditor who is given the
+ * value can check it was this one, while the log never holds the value itself.
+ */
+export const erasureMatchSchema = z.object({
+  field: operational(z.string(), 'the path of the input field an erasure by content matched (input.message, input.parameters.<key>): never its value'),
+  salt: operational(z.string(), "a random salt of the erasure command's, for the value's hash"),
+  valueHash: aHash(),
+});
+export type ErasureMatch = z.infer<typeof erasureMatchSchema>;
 
 /**
  * The run's personal data was erased: its data key is removed, so every sealed field of its events
  * (src/domain/privacy/sealedFields.ts) reads as erased from now on; what the run did stays. `trigger`:
  * someone asked (`request`, the principal in the metadata and their reason), or the retention period
- * of its organization or project ran out (`retention`).
+ * of its organization or project ran out (`retention`). Version 2 added `match`: how an erasure by
+ * content found the run (null for one asked for by id, by retention, and in version 1 events, whose
+ * reason the CLI wrote with the matched value in it).
  */
 export const RunDataErased = defineEvent(
   'RunDataErased',
-  1,
-  z.object({ executionId: z.string(), trigger: z.enum(['request', 'retention']), reason: z.string().max(1000), erasedAt: z.iso.datetime() }),
+  2,
+  z.object({
+    executionId: anId(),
+    trigger: z.enum(['request', 'retention']),
+    reason: operational(z.string().max(1000), "the operator's own reason for the erasure (a ticket, a request's number), kept as its audit trail; an erasure by content records the field it matched and a salted hash of the value, never the value"),
+    erasedAt: z.iso.datetime(),
+    match: erasureMatchSchema.nullable(),
+  }),
 );
 
 export type ExecutionEvent =

@@ -22,6 +22,8 @@ export interface JobView {
   failureReason: FailureReason | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** What came from outside the service about the failure (failureMessage.ts); null once the data is erased. */
+  errorDetail: string | null;
   /** When the run's data was erased: its result then reads null. */
   dataErasedAt: string | null;
 }
@@ -30,9 +32,9 @@ export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobVie
   const { event, occurredAt } = entry;
   if (event.type === 'ExecutionRequested') {
     if (view || event.data.mode !== 'async') return view;
-    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, dataErasedAt: null };
+    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null };
   }
-  if (event.type === 'RunDataErased') return view ? { ...view, result: null, dataErasedAt: view.dataErasedAt ?? event.data.erasedAt } : view;
+  if (event.type === 'RunDataErased') return view ? { ...view, result: null, errorDetail: null, dataErasedAt: view.dataErasedAt ?? event.data.erasedAt } : view;
   // Only an open job moves on.
   if (!view || view.status === 'completed' || view.status === 'failed') return view;
   const moved = () => ({ ...view, status: jobStatusOf(evolveRunStatus(runStatusOfJob(view.status, view.claims), event)!) });
@@ -43,7 +45,7 @@ export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobVie
     case 'ExecutionCompleted':
       return { ...moved(), result: event.data.result, completedAt: occurredAt, durationMs: event.data.durationMs };
     case 'ExecutionFailed':
-      return { ...moved(), failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, completedAt: occurredAt, durationMs: event.data.durationMs };
+      return { ...moved(), failureReason: event.data.reason, errorCode: event.data.code, errorMessage: event.data.message, errorDetail: event.data.detail, completedAt: occurredAt, durationMs: event.data.durationMs };
     default:
       return view;
   }

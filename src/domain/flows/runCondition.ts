@@ -116,7 +116,8 @@ export interface ConditionContext {
 }
 
 /** A condition's outcome: run or skip, with the value of each path it read (for the step's record); or why it could not be decided. */
-export type ConditionOutcome = { ok: true; run: boolean; values: Record<string, unknown> } | { ok: false; message: string };
+/** A condition that could not decide: the service's words (`message`), and the run's values it quotes (`detail`, sealed with the run's data). */
+export type ConditionOutcome = { ok: true; run: boolean; values: Record<string, unknown> } | { ok: false; message: string; detail?: string };
 
 /** A checked condition, ready to decide runs: compiled once, evaluated as often as needed. */
 export type CompiledCondition = (context: ConditionContext) => Promise<ConditionOutcome>;
@@ -130,7 +131,7 @@ export function compileRunCondition(text: string): CompiledCondition {
   return async (context) => {
     try {
       const result = (await condition.evaluate(context)) as unknown;
-      if (result !== undefined && typeof result !== 'boolean') return { ok: false, message: `run_if gave ${String(JSON.stringify(result)).slice(0, 200)}, not true or false` };
+      if (result !== undefined && typeof result !== 'boolean') return { ok: false, message: 'run_if gave a value that is not true or false', detail: String(JSON.stringify(result)).slice(0, 200) };
       const values: Record<string, unknown> = {};
       for (const path of paths) {
         const value = (await path.expression.evaluate(context)) as unknown;
@@ -138,7 +139,7 @@ export function compileRunCondition(text: string): CompiledCondition {
       }
       return { ok: true, run: result === true, values };
     } catch (error) {
-      return { ok: false, message: `run_if could not be evaluated: ${(error as Error).message}` };
+      return { ok: false, message: 'run_if could not be evaluated', detail: (error as Error).message };
     }
   };
 }

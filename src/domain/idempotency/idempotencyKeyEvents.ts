@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { personal } from '../privacy/dataClass.ts';
+import { aHash, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
-const sha256Hex = z.string().regex(/^[a-f0-9]{64}$/);
+const sha256Hex = aHash(z.string().regex(/^[a-f0-9]{64}$/));
 
 /** The calls an `Idempotency-Key` may guard. */
 export const idempotentOperations = ['execute', 'jobs'] as const;
@@ -17,7 +19,7 @@ export const IdempotencyKeyClaimed = defineEvent(
   'IdempotencyKeyClaimed',
   1,
   z.object({
-    projectId: z.string(),
+    projectId: anId(),
     keyHash: sha256Hex,
     claimId: z.uuid(),
     operation: z.enum(idempotentOperations),
@@ -31,11 +33,11 @@ export const IdempotencyKeyClaimed = defineEvent(
 export const IdempotentResponseRecorded = defineEvent(
   'IdempotentResponseRecorded',
   1,
-  z.object({ projectId: z.string(), keyHash: sha256Hex, claimId: z.uuid(), executionId: z.string().nullable(), status: z.number().int().min(200).max(599), body: z.unknown() }),
+  z.object({ projectId: anId(), keyHash: sha256Hex, claimId: z.uuid(), executionId: anId().nullable(), status: z.number().int().min(200).max(599), body: personal(z.unknown(), null) }),
 );
 
 /** The request was refused before any run began (a caller's mistake, a flow not found): nothing to repeat, the key is free again. */
-export const IdempotencyKeyReleased = defineEvent('IdempotencyKeyReleased', 1, z.object({ projectId: z.string(), keyHash: sha256Hex, claimId: z.uuid() }));
+export const IdempotencyKeyReleased = defineEvent('IdempotencyKeyReleased', 1, z.object({ projectId: anId(), keyHash: sha256Hex, claimId: z.uuid() }));
 
 export type IdempotencyKeyEvent = EventOf<typeof IdempotencyKeyClaimed> | EventOf<typeof IdempotentResponseRecorded> | EventOf<typeof IdempotencyKeyReleased>;
 

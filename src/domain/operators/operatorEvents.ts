@@ -1,9 +1,10 @@
 import { z } from 'zod';
+import { aSubject } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
 /** A user subject may use the operator console (every organization, every action there an event). */
-export const OperatorGranted = defineEvent('OperatorGranted', 1, z.object({ subject: z.string().min(1) }));
-export const OperatorRevoked = defineEvent('OperatorRevoked', 1, z.object({ subject: z.string().min(1) }));
+export const OperatorGranted = defineEvent('OperatorGranted', 1, z.object({ subject: aSubject() }));
+export const OperatorRevoked = defineEvent('OperatorRevoked', 1, z.object({ subject: aSubject() }));
 
 /** Every console session opened with a one-time link before `before` ends (`seqflow console revoke`). */
 export const ConsoleLinkSessionsEnded = defineEvent('ConsoleLinkSessionsEnded', 1, z.object({ before: z.iso.datetime() }));

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { operational } from '../privacy/dataClass.ts';
+import { aName, aSubject, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { memberRoleSchema } from './memberRole.ts';
 import { PROVIDERS } from '../models/modelRoute.ts';
@@ -6,28 +8,28 @@ import { PROVIDERS } from '../models/modelRoute.ts';
 export const OrganizationCreated = defineEvent(
   'OrganizationCreated',
   1,
-  z.object({ organizationId: z.string(), slug: z.string(), name: z.string() }),
+  z.object({ organizationId: anId(), slug: aName(), name: aName() }),
 );
 export const MemberAdded = defineEvent(
   'MemberAdded',
   1,
-  z.object({ organizationId: z.string(), userSubject: z.string(), role: memberRoleSchema }),
+  z.object({ organizationId: anId(), userSubject: aSubject(), role: memberRoleSchema }),
 );
 export const MemberRoleChanged = defineEvent(
   'MemberRoleChanged',
   1,
-  z.object({ organizationId: z.string(), userSubject: z.string(), role: memberRoleSchema, previousRole: memberRoleSchema }),
+  z.object({ organizationId: anId(), userSubject: aSubject(), role: memberRoleSchema, previousRole: memberRoleSchema }),
 );
 
 /** Credits are counted in tokens as reported by the model provider. */
 export const CreditsGranted = defineEvent(
   'CreditsGranted',
   1,
-  z.object({ organizationId: z.string(), tokens: z.number().int().min(1), note: z.string().nullable() }),
+  z.object({ organizationId: anId(), tokens: z.number().int().min(1), note: operational(z.string().nullable(), "the operator's note on a grant of credits: about the account, not a run") }),
 );
 
 /** AES-256-GCM ciphertext of a secret under the master key; never the plaintext. */
-export const encryptedSecretSchema = z.object({ iv: z.string(), tag: z.string(), ciphertext: z.string() });
+export const encryptedSecretSchema = operational(z.object({ iv: z.string(), tag: z.string(), ciphertext: z.string() }), 'ciphertext under the master key: nothing readable without it, and no run data');
 export type EncryptedSecret = z.infer<typeof encryptedSecretSchema>;
 
 /**
@@ -37,7 +39,13 @@ export type EncryptedSecret = z.infer<typeof encryptedSecretSchema>;
 export const ProviderKeySet = defineEvent(
   'ProviderKeySet',
   2,
-  z.object({ organizationId: z.string(), provider: z.enum(PROVIDERS), encryptedKey: encryptedSecretSchema, keyHint: z.string(), baseUrl: z.string().nullable() }),
+  z.object({
+    organizationId: anId(),
+    provider: z.enum(PROVIDERS),
+    encryptedKey: encryptedSecretSchema,
+    keyHint: operational(z.string(), "the key's last characters, to tell keys apart: not enough to use it"),
+    baseUrl: operational(z.string().nullable(), "the provider's address the organization configured"),
+  }),
 );
 
 /**
@@ -48,10 +56,10 @@ export const WebhookSecretIssued = defineEvent(
   'WebhookSecretIssued',
   1,
   z.object({
-    organizationId: z.string(),
+    organizationId: anId(),
     version: z.number().int().min(1),
     encryptedSecret: encryptedSecretSchema,
-    secretPreview: z.string(),
+    secretPreview: operational(z.string(), "the secret's masked preview the spec shows any member: not enough to sign"),
     issuedAt: z.iso.datetime(),
     graceUntil: z.iso.datetime().nullable(),
   }),

@@ -1,8 +1,13 @@
+import { eventDefinitions } from '../domainEvent.ts';
+import { eventPrivacy } from './eventPrivacy.ts';
+
 /**
  * Which parts of which events can hold personal data (crypto-shredding: erasing the run's data key
- * removes the content, while the hash chain, which covers the sealed text, still verifies).
- * Everything else an event says (ids, statuses, timings, tokens, costs, codes, the service's own
- * error messages) stays readable: it is what a run did, kept for audits.
+ * removes the content, while the hash chain, which covers the sealed text, still verifies). The
+ * table is made from the event schemas' own marks (dataClass.ts): a field is sealed because its
+ * schema says `personal`, and nothing else decides it. Everything else an event says (ids,
+ * statuses, timings, tokens, costs, codes, the service's own error messages) stays readable: it is
+ * what a run did, kept for audits.
  *
  * An event's personal fields are taken out of its data and sealed under its run's key, in the
  * property `$sealed`; the event's metadata says `sealed: true`, so a caller's data that happens to
@@ -22,26 +27,13 @@ export interface SealedField {
   erased: unknown;
 }
 
-const field = (name: string, erased: unknown): SealedField => ({ field: name, erased });
-
-/** Every rule's fields are sealed under the key of the run the event names (`executionId`). */
-export const sealedFields: Readonly<Record<string, readonly SealedField[]>> = {
-  ExecutionRequested: [field('message', null), field('parameters', {}), field('attachments', []), field('tools', null)],
-  // For llm blocks `input` is the prompt as rendered.
-  ExecutionStepStarted: [field('input', null)],
-  // `input`: a start the completion tells (joinedStepStarts.ts).
-  ExecutionStepCompleted: [field('output', null), field('rejectedReplies', []), field('input', null)],
-  ExecutionStepFailed: [field('attempts', [])],
-  // The values a condition read come from the run's input and outputs.
-  ExecutionStepSkipped: [field('values', {})],
-  ExecutionPausedForToolCalls: [field('toolCalls', [])],
-  ExecutionResumed: [field('toolResults', null)],
-  ExecutionCompleted: [field('result', {})],
-  DeliveryCreated: [field('body', '')],
-  IdempotentResponseRecorded: [field('body', null)],
-  // The excerpts of the original run's result that a replay changed.
-  BacktestRunCompared: [field('changes', [])],
-};
+/** Every event type with personal fields, and those fields in its schema's order: sealed under the key of the run the event names (`executionId`). */
+export const sealedFields: Readonly<Record<string, readonly SealedField[]>> = Object.freeze(
+  Object.fromEntries(eventDefinitions.flatMap((definition) => {
+    const fields = eventPrivacy(definition.schema).personal;
+    return fields.length > 0 ? [[definition.type, Object.freeze(fields)] as const] : [];
+  })),
+);
 
 export const SEALED_PROPERTY = '$sealed';
 /** One event's fields alone: the form written before runs' events were sealed together (read only). */
@@ -74,12 +66,16 @@ const asRecord = (data: unknown) => (typeof data === 'object' && data !== null ?
 /** Each type's sealed field names, for the per-event checks (a Set look-up instead of a scan of the rules). */
 const sealedNames: ReadonlyMap<string, ReadonlySet<string>> = new Map(Object.entries(sealedFields).map(([type, rules]) => [type, new Set(rules.map((r) => r.field))]));
 
-/** The run whose key seals an event's personal fields, or null when the event has none to seal. */
+/**
+ * The run whose key seals an event's personal fields, or null when the event has none to seal: a
+ * personal field that is absent or null holds nothing (a failure with no detail, an attempt with no
+ * excerpt), and an event with nothing else personal is stored as it is, at no cipher call.
+ */
 export function runToSeal(type: string, data: unknown): string | null {
   const rules = sealedFields[type];
   const record = asRecord(data);
   if (!rules || !record || typeof record.executionId !== 'string') return null;
-  return rules.some((r) => record[r.field] !== undefined) ? record.executionId : null;
+  return rules.some((r) => record[r.field] !== undefined && record[r.field] !== null) ? record.executionId : null;
 }
 
 /** The run whose key opens a stored event's sealed text, or null when it holds none. */

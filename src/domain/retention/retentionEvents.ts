@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
 /** The longest period a retention may be set to: a hundred years. */
@@ -12,7 +13,7 @@ export const MAX_RETENTION_DAYS = 36_500;
 export const RetentionPeriodSet = defineEvent(
   'RetentionPeriodSet',
   1,
-  z.object({ organizationId: z.string(), projectId: z.string().nullable(), runDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable() }),
+  z.object({ organizationId: anId(), projectId: anId().nullable(), runDays: z.number().int().min(1).max(MAX_RETENTION_DAYS).nullable() }),
 );
 
 export type RetentionEvent = EventOf<typeof RetentionPeriodSet>;

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { operational } from '../privacy/dataClass.ts';
+import { aCode, aTime, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { nameBasedId } from '../nameBasedId.ts';
 import { attachmentSchema } from '../execution/attachment.ts';
-import { webhookEvents } from '../execution/executionEvents.ts';
+import { callbackUrl, webhookEvents } from '../execution/executionEvents.ts';
 
 /** What a schedule does with the firings it missed while no worker ran: run them (oldest first), or record them skipped. */
 export const missedFiringPolicies = ['run', 'skip'] as const;
@@ -25,28 +27,28 @@ export const ScheduleAdded = defineEvent(
   'ScheduleAdded',
   1,
   z.object({
-    scheduleId: z.string(),
-    organizationId: z.string(),
-    projectId: z.string(),
-    flowId: z.string(),
-    cron: z.string(),
-    timezone: z.string(),
-    input: scheduleInputSchema,
-    callbackUrl: z.string().nullable(),
+    scheduleId: anId(),
+    organizationId: anId(),
+    projectId: anId(),
+    flowId: anId(),
+    cron: operational(z.string(), "the schedule's cron expression: configuration"),
+    timezone: operational(z.string(), "the schedule's time zone: configuration"),
+    input: operational(scheduleInputSchema, "the input the schedule's owner configured for its jobs: configuration, removed with the schedule; each job seals its own copy under its own key"),
+    callbackUrl: callbackUrl().nullable(),
     callbackEvents: z.array(z.enum(webhookEvents)),
     missed: z.enum(missedFiringPolicies),
-    firstAfter: z.string(),
+    firstAfter: aTime(),
   }),
 );
 
 /** Firings stop until a resume; none of those in between is due, missed or recorded. */
-export const SchedulePaused = defineEvent('SchedulePaused', 1, z.object({ scheduleId: z.string() }));
+export const SchedulePaused = defineEvent('SchedulePaused', 1, z.object({ scheduleId: anId() }));
 
 /** Firings start again strictly after `resumedAt` (the database's clock at the resume). */
-export const ScheduleResumed = defineEvent('ScheduleResumed', 1, z.object({ scheduleId: z.string(), resumedAt: z.string() }));
+export const ScheduleResumed = defineEvent('ScheduleResumed', 1, z.object({ scheduleId: anId(), resumedAt: aTime() }));
 
 /** The schedule fires no more; its firings and their runs stay in the log. */
-export const ScheduleRemoved = defineEvent('ScheduleRemoved', 1, z.object({ scheduleId: z.string() }));
+export const ScheduleRemoved = defineEvent('ScheduleRemoved', 1, z.object({ scheduleId: anId() }));
 
 /**
  * One firing, identified by its scheduled time: recorded once, whatever the number of worker
@@ -58,10 +60,10 @@ export const ScheduleFired = defineEvent(
   'ScheduleFired',
   1,
   z.object({
-    scheduleId: z.string(),
-    scheduledFor: z.string(),
-    executionId: z.string().nullable(),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    scheduleId: anId(),
+    scheduledFor: aTime(),
+    executionId: anId().nullable(),
+    error: z.object({ code: aCode(), message: operational(z.string(), "the service's words for why a firing started no job (a refusal of the schedule's own configuration)") }).nullable(),
     late: z.boolean(),
   }),
 );
@@ -74,7 +76,7 @@ export const ScheduleFired = defineEvent(
 export const ScheduleFiringsSkipped = defineEvent(
   'ScheduleFiringsSkipped',
   1,
-  z.object({ scheduleId: z.string(), first: z.string(), last: z.string(), count: z.number().int().min(1).nullable(), reason: z.enum(['missed', 'too_many']) }),
+  z.object({ scheduleId: anId(), first: aTime(), last: aTime(), count: z.number().int().min(1).nullable(), reason: z.enum(['missed', 'too_many']) }),
 );
 
 export type ScheduleEvent =

@@ -1,12 +1,13 @@
 import { z } from 'zod';
+import { aHash, aSubject } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
-const sha256Hex = z.string().regex(/^[a-f0-9]{64}$/);
+const sha256Hex = aHash(z.string().regex(/^[a-f0-9]{64}$/));
 
 /** A one-time sign-in code for the embedded OAuth server. Carries only the code's SHA-256: the code itself never reaches the log. */
-export const LoginCodeIssued = defineEvent('LoginCodeIssued', 1, z.object({ codeHash: sha256Hex, subject: z.string().min(1), expiresAt: z.iso.datetime() }));
+export const LoginCodeIssued = defineEvent('LoginCodeIssued', 1, z.object({ codeHash: sha256Hex, subject: aSubject(), expiresAt: z.iso.datetime() }));
 /** The code was used to sign in (once: a second use is refused). */
-export const LoginCodeRedeemed = defineEvent('LoginCodeRedeemed', 1, z.object({ codeHash: sha256Hex, subject: z.string().min(1) }));
+export const LoginCodeRedeemed = defineEvent('LoginCodeRedeemed', 1, z.object({ codeHash: sha256Hex, subject: aSubject() }));
 
 export type LoginCodeEvent = EventOf<typeof LoginCodeIssued> | EventOf<typeof LoginCodeRedeemed>;
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
+import { aName, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 
 /**
@@ -14,7 +15,7 @@ export type SlugScope = (typeof slugScopes)[number];
 export const SlugReserved = defineEvent(
   'SlugReserved',
   1,
-  z.object({ scope: z.enum(slugScopes), parentId: z.string().nullable(), slug: z.string(), ownerId: z.string() }),
+  z.object({ scope: z.enum(slugScopes), parentId: anId().nullable(), slug: aName(), ownerId: anId() }),
 );
 export type SlugReservationEvent = EventOf<typeof SlugReserved>;
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { operational, personal } from '../privacy/dataClass.ts';
+import { aCode, aName, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { storedStepSchema } from '../flows/flowDefinition.ts';
 
@@ -7,15 +9,15 @@ import { storedStepSchema } from '../flows/flowDefinition.ts';
  * of the draft, so the run can be reproduced), then finished with every assertion's result.
  */
 export const testTargetSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('version'), versionId: z.string(), number: z.number().int().min(1) }),
-  z.object({ kind: z.literal('draft'), steps: z.array(storedStepSchema) }),
+  z.object({ kind: z.literal('version'), versionId: anId(), number: z.number().int().min(1) }),
+  z.object({ kind: z.literal('draft'), steps: operational(z.array(storedStepSchema), "a snapshot of the flow's draft, written by its authors: configuration") }),
 ]);
 export type TestTarget = z.infer<typeof testTargetSchema>;
 
 export const assertionResultSchema = z.object({
-  type: z.string(),
+  type: operational(z.string(), "the assertion's type, from the service's vocabulary"),
   /** The block the assertion checked, when it named one (absent: the run's result, and in results recorded before). */
-  step: z.string().optional(),
+  step: aName().optional(),
   passed: z.boolean(),
   score: z.number().min(0).max(1),
   reason: z.string(),
@@ -27,22 +29,23 @@ export type RecordedAssertionResult = z.infer<typeof assertionResultSchema>;
 export const TestRunStarted = defineEvent(
   'TestRunStarted',
   1,
-  z.object({ testRunId: z.string(), testCaseId: z.string(), flowId: z.string(), organizationId: z.string(), executionId: z.string(), target: testTargetSchema }),
+  z.object({ testRunId: anId(), testCaseId: anId(), flowId: anId(), organizationId: anId(), executionId: anId(), target: testTargetSchema }),
 );
 /** Version 2 added `error`: why the run itself failed to run (the engine threw), null when it ran. */
 export const TestRunFinished = defineEvent(
   'TestRunFinished',
   2,
   z.object({
-    testRunId: z.string(),
-    testCaseId: z.string(),
-    executionId: z.string(),
+    testRunId: anId(),
+    testCaseId: anId(),
+    executionId: anId(),
     runStatus: z.enum(['completed', 'failed', 'paused']),
     passed: z.boolean(),
-    results: z.array(assertionResultSchema),
+    /** Each assertion's reason and a judge's rationale can quote the run's output: sealed under the test run's key. */
+    results: personal(z.array(assertionResultSchema), []),
     latencyMs: z.number().int(),
     tokens: z.number().int(),
-    error: z.object({ code: z.string(), message: z.string() }).nullable(),
+    error: z.object({ code: aCode(), message: operational(z.string(), "the service's words for why the test run failed (a failure's message, never its detail)") }).nullable(),
   }),
 );
 

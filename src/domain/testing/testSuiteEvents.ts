@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { aName, anId } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { testTargetSchema } from './testRunEvents.ts';
 
@@ -7,10 +8,10 @@ export const TestSuiteRunFinished = defineEvent(
   'TestSuiteRunFinished',
   1,
   z.object({
-    suiteRunId: z.string(),
-    flowId: z.string(),
+    suiteRunId: anId(),
+    flowId: anId(),
     target: testTargetSchema,
-    results: z.array(z.object({ testCaseId: z.string(), name: z.string(), testRunId: z.string(), passed: z.boolean(), latencyMs: z.number().int() })),
+    results: z.array(z.object({ testCaseId: anId(), name: aName(), testRunId: anId(), passed: z.boolean(), latencyMs: z.number().int() })),
     totals: z.object({ total: z.number().int(), passed: z.number().int(), failed: z.number().int() }),
   }),
 );

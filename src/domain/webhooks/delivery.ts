@@ -30,6 +30,7 @@ export type DeliveryState =
       status: DeliveryStatus;
       deliveryId: string;
       organizationId: string;
+      executionId: string;
       url: string;
       body: string;
       event: string;
@@ -56,8 +57,8 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
 
   evolve: (state, event) => {
     if (event.type === 'DeliveryCreated') {
-      const { deliveryId, organizationId, url, body } = event.data;
-      return { status: 'pending', deliveryId, organizationId, url, body, event: event.data.event, attempts: 0, starts: 0, nextAttemptAt: null };
+      const { deliveryId, organizationId, executionId, url, body } = event.data;
+      return { status: 'pending', deliveryId, organizationId, executionId, url, body, event: event.data.event, attempts: 0, starts: 0, nextAttemptAt: null };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
@@ -132,6 +133,7 @@ function finished(
     type: 'DeliveryAttemptFinished',
     data: {
       deliveryId: current.deliveryId,
+      executionId: current.executionId,
       attempt,
       secretVersions,
       outcome: next.status,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
-import { webhookEvents } from '../execution/executionEvents.ts';
+import { callbackUrl, webhookEvents } from '../execution/executionEvents.ts';
+import { personal } from '../privacy/dataClass.ts';
+import { anId } from '../privacy/operationalText.ts';
 
 export const deliveryStatuses = ['pending', 'in_flight', 'succeeded', 'failed_retry', 'failed_permanent', 'dead_letter'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
@@ -10,36 +12,40 @@ export const DeliveryCreated = defineEvent(
   'DeliveryCreated',
   1,
   z.object({
-    deliveryId: z.string(),
-    organizationId: z.string(),
-    executionId: z.string(),
-    flowId: z.string(),
+    deliveryId: anId(),
+    organizationId: anId(),
+    executionId: anId(),
+    flowId: anId(),
     event: z.enum(webhookEvents),
-    url: z.string(),
+    url: callbackUrl(),
     /** The exact body (JSON text) every attempt sends; only the signature changes per attempt. */
-    body: z.string(),
+    body: personal(z.string(), ''),
     truncated: z.boolean(),
   }),
 );
 
-export const DeliveryAttemptStarted = defineEvent('DeliveryAttemptStarted', 1, z.object({ deliveryId: z.string(), attempt: z.number().int().min(1), startedAt: z.iso.datetime() }));
+export const DeliveryAttemptStarted = defineEvent('DeliveryAttemptStarted', 1, z.object({ deliveryId: anId(), attempt: z.number().int().min(1), startedAt: z.iso.datetime() }));
 
 /**
  * v2 records which versions of the organization's secret signed the attempt (v1 and, in a grace
  * window, v2): versions, never secrets. `result`, added later (absent in earlier events), says what
  * the attempt met: the receiver's answer, a network error, a timeout, the guard's refusal, or a
- * failure on the worker's side (`internal_error`).
+ * failure on the worker's side (`internal_error`). Version 3 names the delivery's run (`executionId`),
+ * so the excerpt, which can quote what the receiver made of the run's data, is sealed under the run's
+ * key and erased with it; version 2 attempts name none (null: their excerpts were stored as they were).
  */
 export const DeliveryAttemptFinished = defineEvent(
   'DeliveryAttemptFinished',
-  2,
+  3,
   z.object({
-    deliveryId: z.string(),
+    deliveryId: anId(),
+    executionId: anId().nullable(),
     attempt: z.number().int().min(1),
     secretVersions: z.array(z.number().int().min(1)),
     outcome: z.enum(['succeeded', 'failed_retry', 'failed_permanent', 'dead_letter']),
     responseStatus: z.number().int().nullable(),
-    errorExcerpt: z.string().nullable(),
+    /** The receiver's answer (its first bytes, URL secrets redacted), or the service's words for a network error, a timeout or a refusal. */
+    errorExcerpt: personal(z.string().nullable(), null),
     nextAttemptAt: z.iso.datetime().nullable(),
     durationMs: z.number().int(),
     result: z.enum(['response', 'network_error', 'timeout', 'blocked_address', 'internal_error']).optional(),
@@ -47,7 +53,7 @@ export const DeliveryAttemptFinished = defineEvent(
 );
 
 /** An operator asked for one more attempt of a dead-lettered or permanently failed delivery. */
-export const DeliveryRedeliveryRequested = defineEvent('DeliveryRedeliveryRequested', 1, z.object({ deliveryId: z.string(), requestedAt: z.iso.datetime() }));
+export const DeliveryRedeliveryRequested = defineEvent('DeliveryRedeliveryRequested', 1, z.object({ deliveryId: anId(), requestedAt: z.iso.datetime() }));
 
 export type DeliveryEvent = EventOf<typeof DeliveryCreated> | EventOf<typeof DeliveryAttemptStarted> | EventOf<typeof DeliveryAttemptFinished> | EventOf<typeof DeliveryRedeliveryRequested>;
 

@@ -57,7 +57,7 @@ export async function runCode(code: string, input: unknown, limits: CodeSandboxL
     // Not disposed on purpose: after a failure the runtime may be corrupt; the module goes with it.
     discardModule();
     if (error instanceof BlockFailure) throw error;
-    throw new BlockFailure('CODE_BLOCK_FAILED', `code block failed: ${(error as Error).message}`);
+    throw new BlockFailure('CODE_BLOCK_FAILED', 'code block failed', { detail: (error as Error).message });
   }
 }
 
@@ -102,7 +102,7 @@ const SERIALIZER = `const __seqflowSerialize = (() => {
 function describe(error: { name?: string; message?: string } | string | null | undefined): BlockFailure {
   // Out of memory, QuickJS may be unable to allocate an error object and throws null instead.
   if (error === null || error === undefined) return new BlockFailure('CODE_BLOCK_FAILED', 'code block exceeded its memory limit');
-  if (typeof error === 'string') return new BlockFailure('CODE_BLOCK_FAILED', `code block threw: ${error}`);
+  if (typeof error === 'string') return new BlockFailure('CODE_BLOCK_FAILED', 'code block threw', { detail: error });
   const message = error.message ?? String(error);
   if (error.name === 'InternalError' && /interrupted/i.test(message)) {
     return new BlockFailure('CODE_BLOCK_FAILED', 'code block exceeded its time limit');
@@ -111,6 +111,8 @@ function describe(error: { name?: string; message?: string } | string | null | u
     return new BlockFailure('CODE_BLOCK_FAILED', 'code block exceeded its memory limit');
   }
   if (error.name === 'RangeError' && /stack/i.test(message)) return new BlockFailure('CODE_BLOCK_FAILED', 'code block exceeded its stack limit');
-  if (error.name === 'CodeOutputError') return new BlockFailure('CODE_BLOCK_FAILED', `code block output is not plain JSON: ${message}`);
-  return new BlockFailure('CODE_BLOCK_FAILED', `code block threw ${error.name ?? 'Error'}: ${message}`);
+  // The path named can hold the caller's data (an object's keys): outside words, the detail.
+  if (error.name === 'CodeOutputError') return new BlockFailure('CODE_BLOCK_FAILED', 'code block output is not plain JSON', { detail: message });
+  // The error's name is the code's too (a class it made): both are outside words.
+  return new BlockFailure('CODE_BLOCK_FAILED', 'code block threw', { detail: `${error.name ?? 'Error'}: ${message}` });
 }

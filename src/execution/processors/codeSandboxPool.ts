@@ -1,6 +1,7 @@
 import { Worker } from 'node:worker_threads';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
 import { BlockFailure } from './blockFailure.ts';
+import { failureText } from '../../domain/execution/failureMessage.ts';
 import type { CodeSandboxLimits } from './codeSandbox.ts';
 import { createFairQueue } from './fairQueue.ts';
 
@@ -74,7 +75,7 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
       finish(slot);
       settle(job, reply, maxOutputBytes);
     });
-    worker.on('error', (error) => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', `code block failed: ${error.message}`)));
+    worker.on('error', (error) => replace(slot, new BlockFailure('CODE_BLOCK_FAILED', 'code block failed', { detail: error.message })));
     worker.on('exit', () => {
       if (!closed) replace(slot, new BlockFailure('CODE_BLOCK_FAILED', 'code block sandbox exited'));
     });
@@ -95,7 +96,7 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
    * One that never started fails the oldest waiting block in its place: a sandbox that cannot start
    * fails blocks one by one rather than being started again forever.
    */
-  function replace(slot: Slot, failure: Error) {
+  function replace(slot: Slot, failure: BlockFailure) {
     const index = slots.indexOf(slot);
     if (index < 0) return;
     slots.splice(index, 1);
@@ -109,7 +110,7 @@ export function createCodeSandbox(defaults: CodeSandboxLimits, options: CodeSand
     const waiting = queue.take();
     if (!waiting) return;
     queue.done(waiting.owner);
-    waiting.reject(new BlockFailure('CODE_BLOCK_FAILED', `the code sandbox could not start: ${failure.message}`));
+    waiting.reject(new BlockFailure('CODE_BLOCK_FAILED', 'the code sandbox could not start', { detail: failureText(failure) }));
   }
 
   function dispatch() {
@@ -164,13 +165,15 @@ interface SandboxReply {
   ok: boolean;
   value?: string;
   message?: string;
+  /** What came from the block's code (its thrown text), apart from the service's words. */
+  detail?: string | null;
   /** The run failed and the worker is loading a fresh QuickJS: it says `ready` again when it has. */
   reloading?: boolean;
 }
 
 /** A job's outcome from its worker's reply. */
 function settle(job: Job, reply: SandboxReply, maxOutputBytes: number) {
-  if (!reply.ok) return job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed'));
+  if (!reply.ok) return job.reject(new BlockFailure('CODE_BLOCK_FAILED', reply.message ?? 'code block failed', { detail: reply.detail ?? null }));
   try {
     job.resolve(decodeOutput(reply.value ?? 'null', maxOutputBytes));
   } catch (error) {
@@ -189,6 +192,6 @@ function decodeOutput(json: string, maxBytes: number): unknown {
     throw new BlockFailure('CODE_BLOCK_FAILED', 'code block output is not plain JSON');
   }
   const problem = unstorableJson(value, 'output');
-  if (problem) throw new BlockFailure('CODE_BLOCK_FAILED', `code block output cannot be stored: ${problem.message}`);
+  if (problem) throw new BlockFailure('CODE_BLOCK_FAILED', 'code block output cannot be stored', { detail: problem.message });
   return value;
 }

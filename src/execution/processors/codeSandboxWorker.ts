@@ -12,7 +12,8 @@ parentPort!.on('message', async (job: { id: number; code: string; input: unknown
     parentPort!.postMessage({ id: job.id, ok: true, value });
   } catch (error) {
     const reloading = !sandboxLoaded();
-    parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error).message, reloading });
+    const detail = (error as { detail?: unknown }).detail;
+    parentPort!.postMessage({ id: job.id, ok: false, message: (error as Error).message, detail: typeof detail === 'string' ? detail : null, reloading });
     if (reloading) {
       await prepareSandbox();
       parentPort!.postMessage({ ready: true });

@@ -95,7 +95,7 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
           const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}), mediaTypes }, account, call.onDelta);
           // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
           const checked = tokenUsageOf(completion.usage);
-          if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', checked.problem);
+          if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', 'the model provider reported token counts that are not counts', { detail: checked.problem });
           if (checked.usage) completion.usage = { prompt_tokens: checked.usage.promptTokens, completion_tokens: checked.usage.completionTokens, total_tokens: checked.usage.totalTokens };
           const usage = checked.usage ? { input: checked.usage.promptTokens, output: checked.usage.completionTokens } : undefined;
           options.observeCall?.(call.model, 'ok', seconds(), usage);

@@ -67,7 +67,7 @@ export async function converse(
         tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.function.name, arguments: c.function.arguments }, ...('extra_content' in c ? { extra_content: c.extra_content } : {}) })),
       };
       const unstorable = unstorableJson(toolCalls, 'toolCalls');
-      if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored: ${unstorable.message}`);
+      if (unstorable) throw new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for tool calls that cannot be stored`, { detail: unstorable.message });
       return { kind: 'tool_calls', toolCalls, conversation: [...messages, request], usage };
     }
     const refusal = refusalOf(completion.choices[0]);
@@ -82,7 +82,7 @@ export async function converse(
       const unstorable = unstorableJson(output, 'reply');
       if (unstorable) {
         spent.attempts.push(attemptOf(reply, completion.usage, unstorable.message));
-        throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored: ${unstorable.message}`);
+        throw new BlockFailure('MODEL_OUTPUT_INVALID', `the reply of model ${call.model} cannot be stored`, { detail: unstorable.message });
       }
       return { kind: 'output', output, usage, attempts: attempt, validationErrors, rejected: [...spent.attempts] };
     }
@@ -90,7 +90,7 @@ export async function converse(
     if (parsed.ok) return { kind: 'output', output: parsed.value, usage, attempts: attempt, validationErrors, rejected: [...spent.attempts] };
     spent.attempts.push(attemptOf(reply, completion.usage, parsed.problem));
     if (attempt === 2) {
-      throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt: ${parsed.problem}`), { usage });
+      throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} ignored the output schema after a repair attempt`, { detail: parsed.problem }), { usage });
     }
     validationErrors.push(parsed.problem);
     messages.push(

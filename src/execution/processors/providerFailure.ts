@@ -48,12 +48,12 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
   const tooLarge = causeOf(error, ReplyTooLargeError);
   if (tooLarge) return new BlockFailure('PROVIDER_ERROR', `the model provider's reply is larger than ${tooLarge.limitBytes} bytes (SEQFLOW_LLM_MAX_REPLY_BYTES): it was not read`);
   if (sentTools && is(error, 'APIError') && [400, 404, 422, 501].includes(error.status ?? 0) && TOOLS_REFUSED.test(error.message)) {
-    return new BlockFailure('TOOLS_UNSUPPORTED', `the model or gateway does not support function calling: ${error.message}`);
+    return new BlockFailure('TOOLS_UNSUPPORTED', 'the model or gateway does not support function calling', { detail: error.message });
   }
   if (is(error, 'APIConnectionTimeoutError')) return down(new BlockFailure('PROVIDER_TIMEOUT', `the model provider did not answer within ${timeoutMs} ms`));
   if (is(error, 'AuthenticationError') || is(error, 'PermissionDeniedError')) {
     return account.organizationKey
-      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, 'byok_rejected')
+      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${error.status})`, { reason: 'byok_rejected' })
       : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${error.status})`);
   }
   if (is(error, 'APIConnectionError')) return unreachable(error);
@@ -61,17 +61,17 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
     // OpenAI's body is {error: {message}}; Anthropic's {type: 'error', error: {type, message}}: the SDKs keep `error` of each.
     const body = error.error as { message?: string; error?: { message?: string } } | undefined;
     const detail = body?.message ?? body?.error?.message ?? error.message;
-    const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}: ${detail}`);
+    const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}`, { detail });
     return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure, retryAfterMs(error.headers, undefined, Date.now())) : failure;
   }
-  return new BlockFailure('PROVIDER_ERROR', `model call failed: ${(error as Error).message}`);
+  return new BlockFailure('PROVIDER_ERROR', 'model call failed', { detail: (error as Error).message });
 }
 
 function unreachable(error: Error): BlockFailure {
   const blocked = causeOf(error, BlockedAddressError);
-  if (blocked) return new BlockFailure('PROVIDER_ERROR', `the model provider's address is not allowed: ${blocked.message} (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)`);
+  if (blocked) return new BlockFailure('PROVIDER_ERROR', "the model provider's address is not allowed (for a model server on this machine or your network, allow its range with SEQFLOW_OUTBOUND_ALLOW_CIDRS)", { detail: blocked.message });
   const cause = (error as { cause?: unknown }).cause;
-  return down(new BlockFailure('PROVIDER_ERROR', `cannot reach the model provider: ${error.message}${cause instanceof Error && !(cause instanceof ReplyTooLargeError) ? ` (${cause.message})` : ''}`));
+  return down(new BlockFailure('PROVIDER_ERROR', 'cannot reach the model provider', { detail: `${error.message}${cause instanceof Error && !(cause instanceof ReplyTooLargeError) ? ` (${cause.message})` : ''}` }));
 }
 
 /** Google's HTTP errors: `{error: {code, message, status}}` as the error's message. */
@@ -85,14 +85,14 @@ function googleFailure(error: SdkError, account: Pick<ProviderAccount, 'organiza
     // Not JSON: the message as it is.
   }
   const status = error.status ?? 0;
-  if (sentTools && [400, 404, 501].includes(status) && TOOLS_REFUSED.test(detail)) return new BlockFailure('TOOLS_UNSUPPORTED', `the model does not support function calling: ${detail}`);
+  if (sentTools && [400, 404, 501].includes(status) && TOOLS_REFUSED.test(detail)) return new BlockFailure('TOOLS_UNSUPPORTED', 'the model does not support function calling', { detail });
   // An invalid key is a 400 (API_KEY_INVALID) at Google, a missing or unauthorised one 401 or 403.
   if (status === 401 || status === 403 || /API_KEY_INVALID|API key not valid/.test(error.message)) {
     return account.organizationKey
-      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${status})`, 'byok_rejected')
+      ? new BlockFailure('BYOK_REJECTED', `the model provider rejected the organization's own key (HTTP ${status})`, { reason: 'byok_rejected' })
       : new BlockFailure('PROVIDER_ERROR', `the model provider rejected the service's key (HTTP ${status})`);
   }
-  const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${status}: ${detail}`);
+  const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${status}`, { detail });
   return status >= 500 || status === 429 ? down(failure, retryAfterMs(undefined, body, Date.now())) : failure;
 }
 

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Projection } from '../projection.ts';
+import { joinJudge } from '../../domain/backtests/judgeWords.ts';
 
 /**
  * Backtests and their pairs: a row per backtest with its counts so far (a console watching it fill
@@ -52,7 +53,7 @@ export const backtestsProjection: Projection = {
         const d = event.data;
         const updated = await trx
           .updateTable('backtest_pairs')
-          .set({ outcome: d.outcome, changes: JSON.stringify(d.changes), more: d.more, original: JSON.stringify(d.original), candidate: JSON.stringify(d.candidate), judge: d.judge === null ? null : JSON.stringify(d.judge), compared_at: occurredAt })
+          .set({ outcome: d.outcome, changes: JSON.stringify(d.changes), more: d.more, original: JSON.stringify(d.original), candidate: JSON.stringify(d.candidate), judge: d.judge === null ? null : JSON.stringify(joinJudge(d.judge, d.judgeWords)), compared_at: occurredAt })
           .where('backtest_id', '=', d.backtestId)
           .where('execution_id', '=', d.executionId)
           .where('outcome', 'is', null)
@@ -74,8 +75,13 @@ export const backtestsProjection: Projection = {
         return;
       }
       case 'RunDataErased': {
-        // The changed paths quote the erased run's result; the outcome and counts stay.
-        await trx.updateTable('backtest_pairs').set({ changes: '[]' }).where('execution_id', '=', event.data.executionId).execute();
+        // The changed paths and the judge's words quote the erased run's result; the outcome, the
+        // verdict and the counts stay (as joinJudge reads a comparison whose words are erased).
+        await trx
+          .updateTable('backtest_pairs')
+          .set({ changes: '[]', judge: sql`CASE WHEN judge IS NULL THEN NULL WHEN judge ? 'judge' THEN jsonb_set(jsonb_set(judge, '{reason}', '""'), '{judge,rationale}', '""') ELSE jsonb_set(judge, '{reason}', '""') END` })
+          .where('execution_id', '=', event.data.executionId)
+          .execute();
         return;
       }
     }

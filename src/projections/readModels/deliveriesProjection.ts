@@ -39,12 +39,18 @@ function changesOf(event: DomainEvent, occurredAt: string): { deliveryId: string
  * the events applied one by one leave them. One by one, a delivery cost two UPDATEs (its attempt
  * started and finished), most of a drain's statements.
  */
-async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: DomainEvent; context: ProjectionContext }[]) {
   const created: DeliveryRow[] = [];
   const changed = new Map<string, Changes>();
+  const erasedRuns: string[] = [];
+  const events = await withExcerptsOpened(handed);
   for (const { event, context } of events) {
     if (event.type === 'DeliveryCreated') {
       created.push(createdRow(event, context.occurredAt));
+      continue;
+    }
+    if (event.type === 'RunDataErased') {
+      erasedRuns.push(event.data.executionId);
       continue;
     }
     const change = changesOf(event, context.occurredAt);
@@ -52,11 +58,26 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
   }
   if (created.length > 0) await trx.insertInto('webhook_deliveries').values(created).onConflict((oc) => oc.column('id').doNothing()).execute();
   await updateRows(trx, 'webhook_deliveries', 'id', changeTypes, changed);
+  // An excerpt can quote what the receiver made of the run's data: erased with the run (after the
+  // batch's own changes, so an attempt of the batch reads as a rebuild after the erasure would).
+  if (erasedRuns.length > 0) await trx.updateTable('webhook_deliveries').set({ error_excerpt: null }).where('execution_id', 'in', erasedRuns).execute();
+}
+
+/** The batch with the sealed excerpts of attempts opened (an attempt with none was stored unsealed: nothing to open). */
+async function withExcerptsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[]) {
+  const toOpen = handed.filter(({ event, context }) => event.type === 'DeliveryAttemptFinished' && context.recorded.metadata.sealed === true);
+  if (toOpen.length === 0) return handed;
+  const opened = new Map(await Promise.all(toOpen.map(async (entry) => [entry, await entry.context.open()] as const)));
+  return handed.map((entry) => {
+    const event = opened.get(entry);
+    return event ? { ...entry, event } : entry;
+  });
 }
 
 export const deliveriesProjection: Projection = {
   name: 'webhook_deliveries',
-  handles: ['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished', 'DeliveryRedeliveryRequested'],
+  handles: ['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished', 'DeliveryRedeliveryRequested', 'RunDataErased'],
+  opens: ['DeliveryAttemptFinished'],
   tables: ['webhook_deliveries'],
   async apply(trx, event, context) {
     await applyAll(trx, [{ event, context }]);

@@ -13,6 +13,7 @@ const rowOf = (view: JobView) => ({
   failure_reason: view.failureReason,
   error_code: view.errorCode,
   error_message: view.errorMessage,
+  error_detail: view.errorDetail,
   started_at: view.startedAt,
   completed_at: view.completedAt,
   duration_ms: view.durationMs,
@@ -20,7 +21,7 @@ const rowOf = (view: JobView) => ({
 });
 
 /** The columns rowOf sets, as updateRows casts them. */
-const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer', data_erased_at: 'timestamptz' };
+const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', error_detail: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer', data_erased_at: 'timestamptz' };
 
 type Owner = { projectId: string; organizationId: string };
 
@@ -48,7 +49,7 @@ const executionIdOf = (event: DomainEvent) => (event.data as { executionId: stri
 export const jobsProjection: Projection = {
   name: 'jobs',
   handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
-  opens: ['ExecutionCompleted'],
+  opens: ['ExecutionCompleted', 'ExecutionFailed'],
   tables: ['jobs'],
   async apply(trx, event, context) {
     await applyAll(trx, [{ event, context }]);
@@ -73,13 +74,13 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
 }
 
 /**
- * The batch with the results of jobs opened: a job's row keeps its result, other runs' results are
+ * The batch with the results (and failures' details) of jobs opened: a job's row keeps them, other runs' are
  * read by no one here, so they are not opened (a cipher call and a key look-up each saved on every
  * /execute run). Jobs are the runs with a row, and those whose request (mode `async`) is in the batch.
  */
 async function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
   for (const { event } of handed) if (event.type === 'ExecutionRequested' && event.data.mode === 'async') jobs.add(event.data.executionId);
-  const toOpen = handed.filter(({ event }) => event.type === 'ExecutionCompleted' && jobs.has(event.data.executionId));
+  const toOpen = handed.filter(({ event }) => (event.type === 'ExecutionCompleted' || event.type === 'ExecutionFailed') && jobs.has(event.data.executionId));
   // Most batches end no job: no promise per event then.
   if (toOpen.length === 0) return handed;
   const opened = new Map(await Promise.all(toOpen.map(async (entry) => [entry, await entry.context.open()] as const)));
@@ -105,6 +106,7 @@ export function jobViewOfRow(row: Selectable<JobsTable>): JobView {
     failureReason: row.failure_reason as JobView['failureReason'],
     errorCode: row.error_code,
     errorMessage: row.error_message,
+    errorDetail: row.error_detail,
     dataErasedAt: iso(row.data_erased_at),
   };
 }

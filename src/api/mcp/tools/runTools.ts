@@ -1,3 +1,4 @@
+import { failureText } from '../../../domain/execution/failureMessage.ts';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { attachmentSchema } from '../../../domain/execution/attachment.ts';
@@ -153,6 +154,6 @@ async function runFlow(
 
 function answerOf(outcome: ExecutionOutcome, executionId: string) {
   if (outcome.status === 'completed') return { flow_run_id: executionId, status: 'completed' as const, result: truncateStrings(outcome.result, RESULT_STRINGS) };
-  if (outcome.status === 'failed') return { flow_run_id: executionId, status: 'failed' as const, error: { code: outcome.code, message: outcome.message, block_name: outcome.blockName } };
+  if (outcome.status === 'failed') return { flow_run_id: executionId, status: 'failed' as const, error: { code: outcome.code, message: failureText(outcome), block_name: outcome.blockName } };
   return { flow_run_id: executionId, status: 'paused' as const };
 }
