@@ -20,6 +20,10 @@ export interface ErasedRun {
   executionId: string;
   erasedAt: string;
   trigger: string;
+  /** The operator's reason (for a retention erasure, the service's). */
+  reason: string;
+  /** For an erasure by content, the input field it matched (never the value); else null. */
+  field: string | null;
 }
 
 const LISTED_ERASURES = 1000;
@@ -31,8 +35,9 @@ function erasures() {
     see(event: RecordedEvent) {
       if (event.type !== 'RunDataErased') return;
       found.count++;
-      const data = event.data as { executionId: string; erasedAt: string; trigger: string };
-      if (found.runs.length < LISTED_ERASURES) found.runs.push({ executionId: data.executionId, erasedAt: data.erasedAt, trigger: data.trigger });
+      // As stored: the erasure itself holds nothing sealed (its reason and field are operational).
+      const data = event.data as { executionId: string; erasedAt: string; trigger: string; reason?: string; match?: { field?: string } | null };
+      if (found.runs.length < LISTED_ERASURES) found.runs.push({ executionId: data.executionId, erasedAt: data.erasedAt, trigger: data.trigger, reason: data.reason ?? '', field: data.match?.field ?? null });
     },
     found,
   };

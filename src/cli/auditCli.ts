@@ -20,7 +20,8 @@ export function registerAuditCommands(program: Command) {
             process.stderr.write(`seqflow: the log was tampered with: event ${kind} in ${streamId} at revision ${revision}${position === null ? '' : ` (position ${position})`}: ${detail}\n`);
             process.exitCode = 1;
           }
-          return { ok: result.problem === null, streams: result.streams, events: result.events, problem: result.problem };
+          // What it found erased is part of the finding: an auditor is told which runs no longer hold their data, when and why.
+          return { ok: result.problem === null, streams: result.streams, events: result.events, problem: result.problem, erasedRuns: result.erasedRuns };
         },
         { catchUp: false },
       ),

@@ -91,7 +91,7 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
 
     const verified = await verifyLog(t.runtime.eventStore);
     expect(verified.problem).toBeNull();
-    expect(verified.erasedRuns.runs).toContainEqual({ executionId, erasedAt: erased.body.erasedAt, trigger: 'request' });
+    expect(verified.erasedRuns.runs).toContainEqual({ executionId, erasedAt: erased.body.erasedAt, trigger: 'request', reason: 'GDPR request #7', field: null });
     expect(await verifyLog(t.runtime.eventStore, { streamId: executionStream(executionId) })).toMatchObject({ problem: null, erasedRuns: { count: 1 } });
     const lines = await exportRun(t.runtime, executionId);
     expect(verifyExport(`${lines.join('\n')}\n`)).toEqual({ ok: true, lines: lines.length, failure: null });
@@ -149,6 +149,14 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     expect(await tablesHolding(customer)).toEqual([]);
     const stored = await sql<{ data: string }>`SELECT data::text AS data FROM seqflow_events WHERE event_type = 'RunDataErased'`.execute(t.runtime.db);
     expect(stored.rows.map((r) => r.data).join('\n')).not.toContain(customer);
+    // `audit verify-log` tells the auditor what it found erased: how many runs, and each with when, how and why (issue 60 point 5).
+    const audit = await runCli(['audit', 'verify-log'], env);
+    expect(audit.code, audit.stderr).toBe(0);
+    const found = JSON.parse(audit.stdout) as { ok: boolean; erasedRuns: { count: number; runs: { executionId: string; trigger: string; reason: string; field: string | null }[] } };
+    expect(found.ok).toBe(true);
+    expect(found.erasedRuns.count).toBeGreaterThanOrEqual(mine.length);
+    for (const id of mine) expect(found.erasedRuns.runs).toContainEqual({ executionId: id, erasedAt: expect.any(String), trigger: 'request', reason: 'ticket 12', field: 'input.parameters.customer_id' });
+    expect(audit.stdout).not.toContain(customer);
     expect((await t.runtime.eventStore.readStream(executionStream(other)))[0]!.data).toMatchObject({ parameters: { customer_id: `${customer}-not` } });
     // `seqflow runs list` shows them, newest first, marked erased; a filter it cannot read is refused.
     const listed = await runCli(['runs', 'list', '--org', 'acme', '--flow', 'pipeline', '--status', 'completed', '--limit', '3'], env);
