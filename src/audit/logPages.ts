@@ -10,8 +10,8 @@ const HORIZON_WAIT_MS = 30_000;
  * back), so an audit waits for the events committed before it began rather than
  * silently leaving them out; it gives up after 30 s of no progress.
  */
-export async function readWholeLog(eventStore: EventStore, onPage: (events: RecordedEvent[]) => void | Promise<void> | 'stop' | Promise<'stop' | void>): Promise<void> {
+export async function readWholeLog(eventStore: EventStore, onPage: (events: RecordedEvent[]) => void | Promise<void> | 'stop' | Promise<'stop' | void>, options: { unreadable?: 'throw' | 'mark' } = {}): Promise<void> {
   const head = await eventStore.headPosition();
   const stuck = (position: number) => new Error(`the log stayed at position ${position} below its head ${head} for ${HORIZON_WAIT_MS / 1000} s: an append transaction stays open and holds the log's visibility horizon back, or an event's position was changed (\`seqflow audit verify-log\` names one moved)`);
-  await readUpToHead(eventStore, { from: 0, head, pageSize: PAGE }, { stuckMs: HORIZON_WAIT_MS, pauseMs: 20, stuck }, async (page) => ((await onPage(page)) === 'stop' ? 'stop' : page.at(-1)!.position));
+  await readUpToHead(eventStore, { from: 0, head, pageSize: PAGE, ...options }, { stuckMs: HORIZON_WAIT_MS, pauseMs: 20, stuck }, async (page) => ((await onPage(page)) === 'stop' ? 'stop' : page.at(-1)!.position));
 }

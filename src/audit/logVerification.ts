@@ -14,6 +14,21 @@ export interface LogVerification {
    * and why. Their events still verify: the chain covers the sealed text, not the erased content.
    */
   erasedRuns: { count: number; runs: ErasedRun[] };
+  /**
+   * Events holding a sealed value that does not open under its run's stored key (sealed under
+   * another, or changed): a finding, not an abort. How many, and the first 1,000 with where they are.
+   * Their chains still verify (the hash covers the sealed text as stored).
+   */
+  unreadable: { count: number; events: UnreadableEvent[] };
+}
+
+export interface UnreadableEvent {
+  streamId: string;
+  revision: number;
+  position: number;
+  type: string;
+  executionId: string | null;
+  fields: string[];
 }
 
 export interface ErasedRun {
@@ -28,16 +43,21 @@ export interface ErasedRun {
 
 const LISTED_ERASURES = 1000;
 
-/** Collects the erasures among the events read. */
-function erasures() {
-  const found = { count: 0, runs: [] as ErasedRun[] };
+/** Collects what verification found besides a break: the erasures and the unreadable events among the events read. */
+function findings() {
+  const found = { erasedRuns: { count: 0, runs: [] as ErasedRun[] }, unreadable: { count: 0, events: [] as UnreadableEvent[] } };
   return {
     see(event: RecordedEvent) {
+      if (event.unreadableFields !== undefined) {
+        found.unreadable.count++;
+        const executionId = (event.data as { executionId?: unknown }).executionId;
+        if (found.unreadable.events.length < LISTED_ERASURES) found.unreadable.events.push({ streamId: event.streamId, revision: event.revision, position: event.position, type: event.type, executionId: typeof executionId === 'string' ? executionId : null, fields: event.unreadableFields });
+      }
       if (event.type !== 'RunDataErased') return;
-      found.count++;
+      found.erasedRuns.count++;
       // As stored: the erasure itself holds nothing sealed (its reason and field are operational).
       const data = event.data as { executionId: string; erasedAt: string; trigger: string; reason?: string; match?: { field?: string } | null };
-      if (found.runs.length < LISTED_ERASURES) found.runs.push({ executionId: data.executionId, erasedAt: data.erasedAt, trigger: data.trigger, reason: data.reason ?? '', field: data.match?.field ?? null });
+      if (found.erasedRuns.runs.length < LISTED_ERASURES) found.erasedRuns.runs.push({ executionId: data.executionId, erasedAt: data.erasedAt, trigger: data.trigger, reason: data.reason ?? '', field: data.match?.field ?? null });
     },
     found,
   };
@@ -57,20 +77,20 @@ export async function verifyLog(eventStore: EventStore, options: { streamId?: st
 async function verifyStream(eventStore: EventStore, streamId: string): Promise<LogVerification> {
   let state = emptyChain();
   let events = 0;
-  const erased = erasures();
+  const seen = findings();
   for (let from = 0; ; from += PAGE) {
-    const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE });
+    const page = await eventStore.readStream(streamId, { fromRevision: from, maxCount: PAGE, unreadable: 'mark' });
     for (const event of page) {
       const step = verifyNext(state, event);
       events++;
-      erased.see(event);
-      if ('problem' in step) return { streams: 1, events, problem: step.problem, erasedRuns: erased.found };
+      seen.see(event);
+      if ('problem' in step) return { streams: 1, events, problem: step.problem, ...seen.found };
       state = step.state;
     }
     if (page.length < PAGE) break;
   }
   const heads = await eventStore.streamHeads([streamId]);
-  return { streams: events > 0 || heads.has(streamId) ? 1 : 0, events, problem: verifyHead(streamId, state, heads.get(streamId) ?? null), erasedRuns: erased.found };
+  return { streams: events > 0 || heads.has(streamId) ? 1 : 0, events, problem: verifyHead(streamId, state, heads.get(streamId) ?? null), ...seen.found };
 }
 
 async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> {
@@ -79,7 +99,7 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
   // Writers racing on one stream can leave a later revision earlier in the log: it waits here for its predecessor.
   const waiting = new Map<string, Map<number, RecordedEvent>>();
   let events = 0;
-  const erased = erasures();
+  const seen = findings();
   const advance = (event: RecordedEvent): ChainProblem | null => {
     const step = verifyNext(chains.get(event.streamId) ?? emptyChain(), event);
     if ('problem' in step) return step.problem;
@@ -95,7 +115,7 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
   await readWholeLog(eventStore, (page) => {
     for (const event of page) {
       events++;
-      erased.see(event);
+      seen.see(event);
       if (event.position <= lastPosition) {
         found = movedInLog(event, lastPosition);
         return 'stop';
@@ -110,24 +130,25 @@ async function verifyWholeLog(eventStore: EventStore): Promise<LogVerification> 
       if (found) return 'stop';
     }
     return undefined;
-  });
-  if (found) return { streams: chains.size, events, problem: found, erasedRuns: erased.found };
+    // A sealed value that does not open is a finding (above), not an abort of the whole verification.
+  }, { unreadable: 'mark' });
+  if (found) return { streams: chains.size, events, problem: found, ...seen.found };
   // A revision still waiting at the end lost its predecessor.
   for (const held of waiting.values()) {
     const first = [...held.values()].sort((a, b) => a.revision - b.revision)[0];
     if (!first) continue;
     const step = verifyNext(chains.get(first.streamId) ?? emptyChain(), first);
-    if ('problem' in step) return { streams: chains.size, events, problem: step.problem, erasedRuns: erased.found };
+    if ('problem' in step) return { streams: chains.size, events, problem: step.problem, ...seen.found };
   }
   const ids = [...chains.keys()];
   for (let i = 0; i < ids.length; i += PAGE) {
     const heads = await eventStore.streamHeads(ids.slice(i, i + PAGE));
     for (const streamId of ids.slice(i, i + PAGE)) {
       const problem = verifyHead(streamId, chains.get(streamId)!, heads.get(streamId) ?? null);
-      if (problem) return { streams: chains.size, events, problem, erasedRuns: erased.found };
+      if (problem) return { streams: chains.size, events, problem, ...seen.found };
     }
   }
-  return { streams: chains.size, events, problem: null, erasedRuns: erased.found };
+  return { streams: chains.size, events, problem: null, ...seen.found };
 }
 
 

@@ -21,7 +21,11 @@ export function registerAuditCommands(program: Command) {
             process.exitCode = 1;
           }
           // What it found erased is part of the finding: an auditor is told which runs no longer hold their data, when and why.
-          return { ok: result.problem === null, streams: result.streams, events: result.events, problem: result.problem, erasedRuns: result.erasedRuns };
+          if (result.unreadable.count > 0) {
+            const first = result.unreadable.events[0]!;
+            process.stderr.write(`seqflow: ${result.unreadable.count} event(s) hold sealed data that does not open under their run's stored key (first: ${first.type} in ${first.streamId} at revision ${first.revision}, run ${first.executionId ?? '?'}); their chains verify, their data reads as erased\n`);
+          }
+          return { ok: result.problem === null, streams: result.streams, events: result.events, problem: result.problem, erasedRuns: result.erasedRuns, unreadable: result.unreadable };
         },
         { catchUp: false },
       ),

@@ -68,8 +68,9 @@ export function registerLogCommands(program: Command) {
           for (const t of result.tables.filter((table) => table.liveHash !== table.shadowHash)) {
             process.stderr.write(`seqflow: read model ${t.table} differs from its rebuild at log position ${result.at}: ${t.liveRows} live rows, ${t.shadowRows} rebuilt; only live: ${JSON.stringify(t.onlyLive)}; only rebuilt: ${JSON.stringify(t.onlyShadow)}\n`);
           }
+          if (result.unreadable.count > 0) process.stderr.write(`seqflow: ${result.unreadable.count} event(s) hold sealed data that does not open (rebuilt as erased): ${JSON.stringify(result.unreadable.events.slice(0, 5))}\n`);
           if (!result.ok) process.exitCode = 1;
-          return { ok: result.ok, at: result.at, tables: result.tables.map(({ table, liveRows, shadowRows, liveHash, shadowHash }) => ({ table, liveRows, shadowRows, same: liveHash === shadowHash })) };
+          return { ok: result.ok, at: result.at, tables: result.tables.map(({ table, liveRows, shadowRows, liveHash, shadowHash }) => ({ table, liveRows, shadowRows, same: liveHash === shadowHash })), unreadable: result.unreadable };
         },
         { catchUp: false },
       ),

@@ -45,7 +45,7 @@ import { ScheduleAdded, ScheduleFired, ScheduleFiringsSkipped, SchedulePaused, S
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
 import { BacktestFinished, BacktestRunCompared, BacktestStarted, upcastComparedJudge } from './backtests/backtestEvents.ts';
-import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
+import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryEnded, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
 import { resultObject } from './execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './events/eventDefinition.ts';
 
@@ -89,6 +89,7 @@ export const eventDefinitions = [
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
+  DeliveryEnded,
   DeliveryRedeliveryRequested,
   TestCaseCreated,
   TestCaseUpdated,

@@ -32,6 +32,11 @@ export interface RecordedEvent {
   sealedData?: unknown;
   /** Sealed fields that read as their erased value: the run's data was erased. */
   erasedFields?: string[];
+  /**
+   * Sealed fields that could not be opened (read with `unreadable: 'mark'`), read as their erased
+   * values: their text does not open under the run's stored key (it was sealed under another, or changed).
+   */
+  unreadableFields?: string[];
 }
 
 export interface AppendResult {
@@ -119,6 +124,12 @@ export interface ReadStreamOptions {
   fromRevision?: number;
   /** At most this many events. */
   maxCount?: number;
+  /**
+   * What a sealed value that cannot be opened does: `throw` (unset) fails the read with
+   * SealedValueUnreadableError; `mark` reads the event's sealed fields as their erased values and
+   * names them in `unreadableFields`, for a reader that ends what holds it rather than fail for ever.
+   */
+  unreadable?: 'throw' | 'mark';
 }
 
 export interface EventStore {
@@ -133,8 +144,8 @@ export interface EventStore {
   streamExists(streamId: string): Promise<boolean>;
   /** Each named stream's last revision and chain hash as the log records them apart from the events (absent: no such stream). */
   streamHeads(streamIds: string[]): Promise<Map<string, { revision: number; hash: string | null }>>;
-  /** Events after `from`, in log order, at most `limit`. */
-  readAll(from: number, limit: number): Promise<RecordedEvent[]>;
+  /** Events after `from`, in log order, at most `limit`; `unreadable` as for readStream. */
+  readAll(from: number, limit: number, options?: Pick<ReadStreamOptions, 'unreadable'>): Promise<RecordedEvent[]>;
   subscribe(options: SubscriptionOptions): Subscription;
   /**
    * Position of the newest committed event (0 when empty). A subscriber may see it a moment later:

@@ -18,14 +18,14 @@ export interface HorizonWait {
  */
 export async function readUpToHead(
   eventStore: Pick<EventStore, 'readAll'>,
-  range: { from: number; head: number; pageSize: number },
+  range: { from: number; head: number; pageSize: number; unreadable?: 'throw' | 'mark' },
   wait: HorizonWait,
   onPage: (events: RecordedEvent[]) => Promise<number | 'stop'>,
 ): Promise<void> {
   let position = range.from;
   let stuckSince = Date.now();
   while (position < range.head) {
-    const page = await eventStore.readAll(position, range.pageSize);
+    const page = await eventStore.readAll(position, range.pageSize, range.unreadable === undefined ? undefined : { unreadable: range.unreadable });
     if (page.length === 0) {
       if (Date.now() - stuckSince > wait.stuckMs) throw wait.stuck(position);
       await new Promise((resolve) => setTimeout(resolve, wait.pauseMs));

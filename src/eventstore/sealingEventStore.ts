@@ -1,8 +1,8 @@
 import { ERASED, openData, runToOpen, runToSeal, sealEvents } from '../domain/privacy/sealedFields.ts';
 import { ExecutionRequested, RunDataErased } from '../domain/execution/executionEvents.ts';
-import { type DataKey, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
+import { type DataKey, SealedValueUnreadableError, createRunDataCipher, newDataKey } from '../security/runDataCipher.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
-import { createSealedTextOpener, holderRevision, revisionKey } from './sealedTextOpener.ts';
+import { SealedPartMissingError, createSealedTextOpener, holderRevision, revisionKey } from './sealedTextOpener.ts';
 import { type AppendOptions, type EventStore, type EventToAppend, type OpenInBatch, type RecordedEvent, type SubscriptionOptions, WrongExpectedRevision } from './eventStore.ts';
 
 /**
@@ -57,7 +57,7 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
    * they read as their erased values); `madeHere`: with the keys this process made, unasked. The
    * erasures in `read` (what was read with them) count.
    */
-  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded, erasedCopy = unopened): Promise<RecordedEvent[]> {
+  async function open(recorded: RecordedEvent[], only?: readonly string[], madeHere = false, read: readonly RecordedEvent[] = recorded, erasedCopy = unopened, markUnreadable = false): Promise<RecordedEvent[]> {
     const sealed = recorded.filter((r) => r.metadata.sealed === true);
     if (sealed.length === 0) return recorded;
     const toOpen = only === undefined ? sealed : sealed.filter((r) => only.includes(r.type));
@@ -70,7 +70,8 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     for (const r of read) if (r.type === RunDataErased.type) states.set((r.data as { executionId: string }).executionId, 'erased');
     const openText = createSealedTextOpener(cipher, (run) => states.get(run) ?? 'none', (event, back) => holders.get(revisionKey(event.streamId, event.revision - back)));
     const chosen = new Set(toOpen);
-    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? opened(r, openText(r)) : erasedCopy(r)));
+    const openOne = markUnreadable ? (r: RecordedEvent) => openedOrMarked(r, openText(r)) : (r: RecordedEvent) => opened(r, openText(r));
+    return recorded.map((r) => (r.metadata.sealed !== true ? r : chosen.has(r) ? openOne(r) : erasedCopy(r)));
   }
 
   /**
@@ -115,11 +116,16 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
     return copy;
   };
 
-  /** A subscriber's batch as `openSealed` asks, and the way to open the rest of it later (OpenInBatch). */
+  /**
+   * A subscriber's batch as `openSealed` asks, and the way to open the rest of it later (OpenInBatch).
+   * A sealed value that does not open is handed over marked (`unreadableFields`, read as erased): a
+   * subscriber that stopped on it would stop for good, every projection or reactor behind it with it;
+   * verify-log and projections verify name it.
+   */
   async function handOver(options: SubscriptionOptions, events: RecordedEvent[]) {
     const madeHere = options.appliesErasures === true;
-    const openLater: OpenInBatch = (some) => open(some.map(asStored), undefined, madeHere, events);
-    return options.handler(await open(events, options.openSealed, madeHere, events, sharedUnopened), openLater);
+    const openLater: OpenInBatch = (some) => open(some.map(asStored), undefined, madeHere, events, unopened, true);
+    return options.handler(await open(events, options.openSealed, madeHere, events, sharedUnopened, true), openLater);
   }
 
   return {
@@ -129,17 +135,26 @@ export function sealingEventStore(inner: EventStore, keys: RunDataKeys): EventSt
       const prepared = seal(events, options);
       const sealed = prepared instanceof Promise ? await prepared : prepared;
       try {
-        return await inner.append(streamId, sealed.events, expected, sealed.options);
+        const result = await inner.append(streamId, sealed.events, expected, sealed.options);
+        // Stored with the events: from now on the keys are the runs' (runDataKeys.ts).
+        for (const made of sealed.options?.dataKeys ?? []) keys.appended(made.executionId);
+        return result;
       } catch (error) {
         // A run's first append that lost to another process's: that one's key is the run's.
         if (error instanceof WrongExpectedRevision) for (const made of sealed.options?.dataKeys ?? []) keys.forget(made.executionId);
         throw error;
       }
     },
-    readStream: async (streamId, options) => open(await inner.readStream(streamId, options)),
+    readStream: async (streamId, options) => {
+      const recorded = await inner.readStream(streamId, options);
+      return open(recorded, undefined, false, recorded, unopened, options?.unreadable === 'mark');
+    },
     streamExists: (streamId) => inner.streamExists(streamId),
     streamHeads: (streamIds) => inner.streamHeads(streamIds),
-    readAll: async (from, limit) => open(await inner.readAll(from, limit)),
+    readAll: async (from, limit, options) => {
+      const recorded = await inner.readAll(from, limit);
+      return open(recorded, undefined, false, recorded, unopened, options?.unreadable === 'mark');
+    },
     subscribe: (options) => inner.subscribe({ ...options, handler: (events) => handOver(options, events) }),
     headPosition: () => inner.headPosition(),
     ping: () => inner.ping(),
@@ -159,6 +174,17 @@ function asStored(recorded: RecordedEvent): RecordedEvent {
 /** A sealed event its reader does not open: its fields at their erased values (it still decodes), with no cipher call. */
 function unopened(recorded: RecordedEvent): RecordedEvent {
   return { ...recorded, data: openData(recorded.type, recorded.data, () => ERASED).data, sealedData: recorded.data };
+}
+
+/** As `opened`, but a sealed text that does not open reads as erased, its fields named in `unreadableFields`. */
+function openedOrMarked(recorded: RecordedEvent, openText: (runId: string, text: string) => Record<string, unknown> | typeof ERASED): RecordedEvent {
+  try {
+    return opened(recorded, openText);
+  } catch (error) {
+    if (!(error instanceof SealedValueUnreadableError) && !(error instanceof SealedPartMissingError)) throw error;
+    const { data, erasedFields } = openData(recorded.type, recorded.data, () => ERASED);
+    return { ...recorded, data, sealedData: recorded.data, unreadableFields: erasedFields };
+  }
 }
 
 function opened(recorded: RecordedEvent, openText: (runId: string, text: string) => Record<string, unknown> | typeof ERASED): RecordedEvent {

@@ -1,6 +1,6 @@
 import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
-import type { AppendOptions, EventStore, EventToAppend, ExpectedRevision, RecordedEvent } from './eventStore.ts';
+import type { AppendOptions, EventStore, EventToAppend, ExpectedRevision, ReadStreamOptions, RecordedEvent } from './eventStore.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
 
 /**
@@ -14,8 +14,9 @@ export async function loadStream<Event extends DomainEvent, State>(
   eventStore: EventStore,
   streamId: string,
   decider: Pick<Decider<unknown, Event, State>, 'evolve' | 'initialState'>,
+  options?: Pick<ReadStreamOptions, 'unreadable'>,
 ) {
-  const recorded = await eventStore.readStream(streamId);
+  const recorded = await eventStore.readStream(streamId, options);
   const events = recorded.map((r) => decodeEvent(r.type, r.schemaVersion, r.data) as Event);
   return {
     state: events.reduce(decider.evolve, decider.initialState()),

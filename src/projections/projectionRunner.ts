@@ -164,7 +164,8 @@ export function createProjectionRunner(options: ProjectionRunnerOptions) {
       const { minimumPosition, batch } = readerOver(projections);
       const stuck = (position: number) => new ApiError('PROJECTION_TIMEOUT', `Read models stayed at log position ${position} for ${timeoutMs} ms: an append transaction stays open and holds the log's visibility horizon back`);
       let cursor = await minimumPosition();
-      await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
+      // As the subscription hands them over: a sealed value that does not open reads as erased, marked, and stalls nothing.
+      await readUpToHead(eventStore, { from: cursor, head, pageSize: batchSize, unreadable: 'mark' }, { stuckMs: timeoutMs, pauseMs: 10, stuck }, async (events) => {
         try {
           cursor = await batch(cursor, events);
         } catch (error) {

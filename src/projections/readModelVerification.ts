@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import type { UnreadableEvent } from '../audit/logVerification.ts';
 import type { Projection } from './projection.ts';
 import { type TableComparison, compareWithShadow } from './readModelComparison.ts';
 import { type ReadModels, readModelTables } from './readModelSchema.ts';
@@ -23,14 +24,14 @@ const MAX_ROUNDS = 50;
  * rows found in one and not the other). Live read models that move meanwhile are followed: the
  * shadow catches up to where they stand and the comparison is made again in one snapshot.
  */
-export async function verifyReadModels(deps: ReadModelDeps): Promise<{ ok: boolean; at: number; tables: TableComparison[] }> {
+export async function verifyReadModels(deps: ReadModelDeps): Promise<{ ok: boolean; at: number; tables: TableComparison[]; unreadable: { count: number; events: UnreadableEvent[] } }> {
   const shadow = await createShadowReadModels({ connectionString: deps.databaseUrl, eventStore: deps.eventStore, projections: deps.projections, logger: deps.logger });
   try {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       const checkpoints = await deps.db.selectFrom('projection_checkpoints').select('position').execute();
       await shadow.catchUpTo(Math.min(...checkpoints.map((c) => Number(c.position))));
       const result = await compareWithShadow(deps.db, shadow.schema, readModelTables, async (at) => at === shadow.position());
-      if (result.ready) return { ok: result.tables.every((t) => t.liveHash === t.shadowHash), at: result.at, tables: result.tables };
+      if (result.ready) return { ok: result.tables.every((t) => t.liveHash === t.shadowHash), at: result.at, tables: result.tables, unreadable: shadow.unreadable() };
     }
     throw new Error(`the live read models did not hold still long enough to compare (${MAX_ROUNDS} rounds): a projection may be stalled (see /health)`);
   } finally {

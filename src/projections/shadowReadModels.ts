@@ -1,3 +1,4 @@
+import type { UnreadableEvent } from '../audit/logVerification.ts';
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
@@ -17,6 +18,11 @@ export interface ShadowReadModels {
   position(): number;
   /** Applies the log's events after the shadow's position, up to `target` and not one beyond. */
   catchUpTo(target: number): Promise<void>;
+  /**
+   * The events applied so far that hold a sealed value that does not open (applied with it read as
+   * erased): a finding of `projections verify`, not an abort of the rebuild. The first 1,000.
+   */
+  unreadable(): { count: number; events: UnreadableEvent[] };
   drop(): Promise<void>;
 }
 
@@ -41,14 +47,22 @@ export async function createShadowReadModels(input: { connectionString: string; 
   const names = input.projections.map((p) => p.name);
   await db.insertInto('projection_checkpoints').values(names.map((name) => ({ name, position: 0 }))).execute();
   let position = 0;
+  const unreadable = { count: 0, events: [] as UnreadableEvent[] };
   return {
     schema,
     db,
     position: () => position,
+    unreadable: () => unreadable,
     async catchUpTo(target) {
       while (position < target) {
-        const page = (await input.eventStore.readAll(position, BATCH)).filter((e) => e.position <= target);
+        const page = (await input.eventStore.readAll(position, BATCH, { unreadable: 'mark' })).filter((e) => e.position <= target);
         if (page.length === 0) break;
+        for (const event of page) {
+          if (event.unreadableFields === undefined) continue;
+          unreadable.count++;
+          const executionId = (event.data as { executionId?: unknown }).executionId;
+          if (unreadable.events.length < 1000) unreadable.events.push({ streamId: event.streamId, revision: event.revision, position: event.position, type: event.type, executionId: typeof executionId === 'string' ? executionId : null, fields: event.unreadableFields });
+        }
         // Stalls start empty: an event a projection cannot apply stalls it here as it would live.
         position = await applyBatch(db, input.projections, new Map(), input.logger, position, page, Date.now());
       }

@@ -21,9 +21,12 @@ export interface Queryable {
  * (`flushedWithLog`), the key's commit does not wait for the disk: PostgreSQL flushes its WAL in
  * order, so the first durable append sealed under the key makes the key durable too, and a crash
  * before it loses both (the cost of a second fsync per run, measured: half the /execute throughput).
- * With KurrentDB the key's commit waits for the disk. Keys a process made are kept in a bounded cache for
- * sealing its own runs' later events; a stale entry there is harmless (what it seals after another
- * process erased the run opens with no stored key). Opening uses that cache only for readers that
+ * With KurrentDB the key's commit waits for the disk. A new run's key is used for nothing else until
+ * the append that stores it has committed (`appended`): two processes starting the same run id (a
+ * schedule's firing) each make a key, and only the winner's is stored, so the loser's must never
+ * seal anything, not even while its own append is in flight. Keys a process stored are kept in a
+ * bounded cache for sealing its own runs' later events; a stale entry there is harmless (what it
+ * seals after another process erased the run opens with no stored key). Opening uses that cache only for readers that
  * apply the erasure event themselves (the projections); for every other reader an erasure counts in
  * every process at once.
  */
@@ -33,9 +36,12 @@ export interface RunDataKeys {
   /**
    * A new run's key, for its first events, with its sealed form for the log adapter to store in the
    * same transaction (AppendOptions.dataKeys). The same key again while this process remembers it,
-   * so a retried append seals to the same bytes.
+   * so a retried append seals to the same bytes. Pending until `appended`: `madeHere` and
+   * `forSealing` do not give it out before.
    */
   forNewRun(executionId: string): { key: DataKey; wrappedKey: string };
+  /** The append holding a new run's key (forNewRun) committed: the key is the run's, for its later events. */
+  appended(executionId: string): void;
   /** The key this process made for a run, while it keeps it: a run's later events are sealed with it at once. */
   madeHere(executionId: string): DataKey | undefined;
   /** The key that seals a run's events: made and stored now if the run has none; `erased` once erased. */
@@ -61,6 +67,8 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
   // The keys this process made, oldest out first: a run's later events come soon after its first.
   const made = createBoundedMap<string, DataKey>(options.cacheSize ?? 10_000);
+  // New runs' keys whose first append has not committed yet: only that append (or its retry) uses them.
+  const pending = createBoundedMap<string, DataKey>(options.cacheSize ?? 10_000);
   // Opened keys by their sealed text: a read still asks the table (an erased key is NULL there), but
   // does not pay a cipher call for a key it opened before.
   const opened = new LRUCache<string, DataKey>({ max: options.cacheSize ?? 10_000 });
@@ -116,10 +124,17 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
 
   return {
     forNewRun(executionId) {
-      const key = made.get(executionId) ?? newDataKey(random);
-      made.set(executionId, key);
+      const key = made.get(executionId) ?? pending.get(executionId) ?? newDataKey(random);
+      if (made.get(executionId) === undefined) pending.set(executionId, key);
       // Its own projections open the run's events with `made` (forOpening's madeHere): nothing to unwrap.
       return { key, wrappedKey: wrapDataKey(key, executionId, masterKey, random) };
+    },
+
+    appended(executionId) {
+      const key = pending.get(executionId);
+      if (key === undefined) return;
+      pending.delete(executionId);
+      made.set(executionId, key);
     },
 
     madeHere: (executionId) => made.get(executionId),
@@ -153,10 +168,12 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
     },
 
     forget(executionId) {
+      pending.delete(executionId);
       made.delete(executionId);
     },
 
     async erase(executionId, at) {
+      pending.delete(executionId);
       made.delete(executionId);
       // A row even for a run that never had a key: whatever is sealed for it later reads as erased.
       await db.query(

@@ -4,7 +4,8 @@ import { type CommandDependencies, handleCommand } from '../commands/commandHand
 import { signingSecrets } from '../commands/webhookSecretCommands.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type DeliveryState, delivery } from '../domain/webhooks/delivery.ts';
-import { type DeliveryEvent, deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import { type DeliveryEndReason, type DeliveryEvent, deliveryStream } from '../domain/webhooks/deliveryEvents.ts';
+import type { RecordedEvent } from '../eventstore/eventStore.ts';
 import { signatureHeader } from '../domain/webhooks/webhookSignature.ts';
 import { SecretUndecryptableError } from '../security/secretBox.ts';
 import { loadStream } from '../eventstore/streams.ts';
@@ -46,8 +47,11 @@ export interface AttemptDependencies {
  * `admit`, the caller has admitted it already (a sweep counts what it claims).
  */
 export async function attemptDelivery(deps: AttemptDependencies, deliveryId: string): Promise<number | undefined> {
-  // Read here rather than in the command, for the trace its first event carries (no second read).
-  const loaded = await loadStream(deps.commands.eventStore, deliveryStream(deliveryId), delivery);
+  // Read here rather than in the command, for the trace its first event carries (no second read). A
+  // body that cannot be opened is marked, not thrown: the delivery then ends, once (below).
+  const loaded = await loadStream(deps.commands.eventStore, deliveryStream(deliveryId), delivery, { unreadable: 'mark' });
+  const ending = endingOf(loaded.recorded[0]);
+  if (ending !== null && loaded.state.status !== 'none') return endDelivery(deps, deliveryId, ending, loaded);
   // A delivery not in the log is not admitted anywhere: the decider refuses it below.
   const admitted = loaded.state.status === 'none' || !deps.admit ? () => undefined : deps.admit(loaded.state.url);
   if (!admitted) return undefined;
@@ -56,6 +60,24 @@ export async function attemptDelivery(deps: AttemptDependencies, deliveryId: str
   } finally {
     admitted();
   }
+}
+
+/**
+ * Whether a delivery is to end rather than be attempted: its body (DeliveryCreated's one sealed
+ * field) reads as erased, or could not be opened. Nothing of it can be sent: a POST of the erased
+ * body would be a signed, empty delivery recorded as delivered.
+ */
+function endingOf(created: RecordedEvent | undefined): DeliveryEndReason | null {
+  if (created?.type !== 'DeliveryCreated') return null;
+  if (created.unreadableFields?.includes('body')) return 'data_unreadable';
+  return created.erasedFields?.includes('body') ? 'data_erased' : null;
+}
+
+/** Records the delivery's end (once: the decider ends only a delivery still to be made). Answers undefined: no attempt was made. */
+async function endDelivery(deps: AttemptDependencies, deliveryId: string, reason: DeliveryEndReason, loaded: Awaited<ReturnType<typeof loadStream<DeliveryEvent, DeliveryState>>>): Promise<undefined> {
+  await handleCommand(deps.commands, deliveryStream(deliveryId), delivery, { type: 'End', data: { reason, now: deps.commands.now().toISOString() } }, { principal: deps.principal }, loaded);
+  deps.observeAttempt?.(reason, 0);
+  return undefined;
 }
 
 /** This worker's master key cannot open the organization's webhook secrets: terminal for this worker, not for the delivery. */

@@ -15,6 +15,12 @@ import { rotateWebhookSecret, signingSecrets } from '../../src/commands/webhookS
 import { acceptJob } from '../../src/execution/flowEngine.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, type ReceivedRequest, startHttpsReceiver } from '../support/httpsReceiver.ts';
+import { tablesHolding } from '../support/plaintextScan.ts';
+import { encodeEvent } from '../../src/domain/domainEvent.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import { sealingEventStore } from '../../src/eventstore/sealingEventStore.ts';
+import { newDataKey } from '../../src/security/runDataCipher.ts';
+import type { RunDataKeys } from '../../src/security/runDataKeys.ts';
 import { createTestRuntime, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 
 const flows: Record<string, unknown[]> = {
@@ -69,6 +75,11 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
       if (req.path === '/slow-headers') return void setTimeout(() => res.writeHead(200).end(), 1500); // past the attempt timeout
       const fixed = /^\/status\/(\d{3})$/.exec(req.path);
       if (fixed) return res.writeHead(Number(fixed[1]), Number(fixed[1]) === 301 ? { location: '/ok' } : {}).end(`status ${fixed[1]}`);
+      // Erases the run it is told of while its first attempt is in flight, then answers 503 quoting the run.
+      if (req.path === '/erase-then-503') {
+        const { executionId, result } = JSON.parse(req.body) as { executionId: string; result: { answer: string } };
+        return void fetch(`${base}/seq/acme/web/ok/runs/${executionId}/data?reason=ticket`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } }).then(() => res.writeHead(503).end(`busy with ${result.answer}`));
+      }
       if (req.path === '/flaky') {
         const seen = (flaky.get(id) ?? 0) + 1;
         flaky.set(id, seen);
@@ -143,6 +154,38 @@ describe('webhook deliveries to a real HTTPS receiver', () => {
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.headers['x-service-delivery']))).toEqual(new Set([done.id]));
     expect(new Set(attempts.map((a) => a.body)).size).toBe(1);
+  });
+
+  it('ends a delivery whose run was erased before its retry as data_erased, POSTing nothing more, its excerpt erased too (issue 60 point 4)', async () => {
+    const marker = `pii-${randomUUID()}`;
+    const { executionId } = await submit('ok', { message: marker, callbackUrl: `${hook}/erase-then-503` });
+    const ended = await deliveryOf(executionId, 'data_erased');
+    expect(ended).toMatchObject({ attempts: 1, responseStatus: 503, errorExcerpt: null });
+    // One POST, the one made before the erasure: no retry with an empty body under a valid signature.
+    expect(received.filter((r) => r.headers['x-service-delivery'] === ended.id)).toHaveLength(1);
+    const events = await t.runtime.eventStore.readStream(deliveryStream(ended.id));
+    expect(events.map((e) => e.type)).toEqual(['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished', 'DeliveryEnded']);
+    expect(events.at(-1)).toMatchObject({ data: { deliveryId: ended.id, executionId, reason: 'data_erased' } });
+    // The receiver's answer quoted the run: sealed with it, erased with it.
+    await t.runtime.projections.catchUp();
+    expect(await tablesHolding(t.runtime.db, marker)).toEqual([]);
+    await expect(redeliver(t.runtime.commands, ended.id, testPrincipal)).rejects.toMatchObject({ code: 'CONFLICT' });
+  });
+
+  it('ends a delivery whose body cannot be opened as data_unreadable, once, instead of failing its task for ever (issue 60 point 6)', async () => {
+    const { executionId } = await submit('ok', { message: 'x' });
+    await until(async () => ((await fetch(`${base}/seq/acme/web/ok/jobs/${executionId}`, { headers: { authorization: `Bearer ${key}` } }).then((r) => r.json())) as { status: string }).status === 'completed' || undefined);
+    // What the red team found: a delivery sealed under a key the log never stored (a writer's stray key).
+    const inner = createPostgresEventStore({ pool: t.runtime.pool, connectionString: t.database.url });
+    const stray: RunDataKeys = { ...t.runtime.runDataKeys, madeHere: () => newDataKey(), forSealing: () => Promise.resolve(newDataKey()) };
+    const deliveryId = randomUUID();
+    const created = { type: 'DeliveryCreated' as const, data: { deliveryId, organizationId: orgId, executionId, flowId: 'f', event: 'flow.completed' as const, url: `${hook}/ok`, body: '{"x":1}', truncated: false } };
+    await sealingEventStore(inner, stray).append(deliveryStream(deliveryId), [{ id: randomUUID(), ...encodeEvent(created), metadata: { correlationId: executionId, causationId: null, principal: testPrincipal.principal, occurredAt: new Date().toISOString() } }], 'no_stream');
+    await inner.close();
+    const ended = await until(async () => (await deliveries('?limit=200')).items.find((d) => d.id === deliveryId && d.status === 'data_unreadable'));
+    expect(ended).toMatchObject({ attempts: 0 });
+    expect(received.filter((r) => r.headers['x-service-delivery'] === deliveryId)).toEqual([]);
+    expect((await t.runtime.eventStore.readStream(deliveryStream(deliveryId), { unreadable: 'mark' })).map((e) => e.type)).toEqual(['DeliveryCreated', 'DeliveryEnded']);
   });
 
   it('never echoes the callback URL\'s query secrets in the error excerpt', async () => {

@@ -58,7 +58,7 @@ describe('the tamper-evident event log (hash chains per stream)', () => {
     const whole = await verifyLog(t.runtime.eventStore);
     expect(whole.problem).toBeNull();
     expect(whole.events).toBeGreaterThan(8);
-    expect(await verifyLog(t.runtime.eventStore, { streamId: orgStream })).toEqual({ streams: 1, events: 3, problem: null, erasedRuns: { count: 0, runs: [] } });
+    expect(await verifyLog(t.runtime.eventStore, { streamId: orgStream })).toEqual({ streams: 1, events: 3, problem: null, erasedRuns: { count: 0, runs: [] }, unreadable: { count: 0, events: [] } });
   });
 
   it('catches a value changed by SQL, naming the event', async () => {
@@ -171,9 +171,9 @@ describe('the hash-chain migration', () => {
     }
     const store = createPostgresEventStore({ pool, connectionString: database.url });
     await store.migrate();
-    expect(await verifyLog(store)).toEqual({ streams: 2, events: 7, problem: null, erasedRuns: { count: 0, runs: [] } });
+    expect(await verifyLog(store)).toEqual({ streams: 2, events: 7, problem: null, erasedRuns: { count: 0, runs: [] }, unreadable: { count: 0, events: [] } });
     await store.append('alpha', [{ id: randomUUID(), type: 'New', schemaVersion: 1, data: { after: true }, metadata: metadata() as never }], 4);
-    expect(await verifyLog(store)).toEqual({ streams: 2, events: 8, problem: null, erasedRuns: { count: 0, runs: [] } });
+    expect(await verifyLog(store)).toEqual({ streams: 2, events: 8, problem: null, erasedRuns: { count: 0, runs: [] }, unreadable: { count: 0, events: [] } });
     await store.close();
     await db.destroy();
   });

@@ -69,9 +69,10 @@ describe('ExecutionResumed version 1 and TestCaseCreated version 1 in the log', 
   });
 });
 
-describe('DeliveryAttemptFinished version 1 in the log', () => {
-  it('is read as version 2, an attempt whose signing secret versions were not recorded', () => {
+describe('DeliveryAttemptFinished versions 1 and 2 in the log', () => {
+  it('is read as version 3, an attempt whose signing secret versions were not recorded, naming no run (its excerpt was stored unsealed)', () => {
     const v1 = { deliveryId: 'd', attempt: 1, outcome: 'succeeded', responseStatus: 200, errorExcerpt: null, nextAttemptAt: null, durationMs: 5 };
-    expect(decodeEvent('DeliveryAttemptFinished', 1, v1).data).toEqual({ ...v1, secretVersions: [] });
+    expect(decodeEvent('DeliveryAttemptFinished', 1, v1).data).toEqual({ ...v1, secretVersions: [], executionId: null });
+    expect(decodeEvent('DeliveryAttemptFinished', 2, { ...v1, secretVersions: [1] }).data).toEqual({ ...v1, secretVersions: [1], executionId: null });
   });
 });

@@ -103,6 +103,22 @@ describe('delivery decider', () => {
     expect(() => run(events, { type: 'StartAttempt', data: at('2026-01-02T00:00:00.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
   });
 
+  it("ends a delivery still to be made when its run's data is erased or unreadable, once, and leaves an ended one as it ended", () => {
+    const end = (reason: 'data_erased' | 'data_unreadable') => ({ type: 'End' as const, data: { reason, now: '2026-01-01T00:02:00.000Z' } });
+    const retrying = run(run(run([], { type: 'CreateDelivery', event: created }), { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') }), { type: 'FinishAttempt', data: { attempt: 1, start: 1, result: { kind: 'response', status: 503 }, errorExcerpt: 'busy', endedAt: '2026-01-01T00:00:01.000Z', durationMs: 1000, secretVersions: [1] } });
+    for (const before of [[created], retrying]) {
+      const ended = run(before, end('data_erased'));
+      expect(ended.at(-1)).toEqual({ type: 'DeliveryEnded', data: { deliveryId: 'd1', executionId: 'e1', reason: 'data_erased', endedAt: '2026-01-01T00:02:00.000Z' } });
+      expect(fold(delivery, ended)).toMatchObject({ status: 'data_erased', nextAttemptAt: null });
+      expect(run(ended, end('data_erased'))).toHaveLength(ended.length);
+      expect(() => run(ended, { type: 'StartAttempt', data: at('2026-01-01T00:03:00.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
+      expect(() => run(ended, { type: 'Redeliver', data: at('2026-01-01T00:03:00.000Z') })).toThrow(expect.objectContaining({ code: 'CONFLICT' }));
+    }
+    expect(fold(delivery, run([created], end('data_unreadable'))).status).toBe('data_unreadable');
+    const delivered = run(run([created], { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') }), { type: 'FinishAttempt', data: { attempt: 1, start: 1, result: { kind: 'response', status: 200 }, errorExcerpt: null, endedAt: '2026-01-01T00:00:01.000Z', durationMs: 5, secretVersions: [1] } });
+    expect(run(delivered, end('data_erased'))).toHaveLength(delivered.length);
+  });
+
   it('re-attempts an attempt whose worker died under the same number, and ignores a replayed creation', () => {
     let events = run([], { type: 'CreateDelivery', event: created });
     events = run(events, { type: 'StartAttempt', data: at('2026-01-01T00:00:00.000Z') });

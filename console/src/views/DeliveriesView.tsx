@@ -8,7 +8,7 @@ import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
 
 type Status = NonNullable<Inputs['deliveries']['list']['status']>[number];
-const STATUSES: Status[] = ['dead_letter', 'failed_permanent', 'failed_retry', 'in_flight', 'pending', 'succeeded'];
+const STATUSES: Status[] = ['dead_letter', 'failed_permanent', 'failed_retry', 'in_flight', 'pending', 'succeeded', 'data_erased', 'data_unreadable'];
 const REDELIVERABLE = new Set<string>(['dead_letter', 'failed_permanent']);
 
 /** Deliveries, dead letters first; redeliver one, or every selected one, and watch their status change. */

@@ -46,5 +46,7 @@ function check(event: DeliveryEvent, state: DeliveryState): string | null {
     case 'DeliveryRedeliveryRequested':
       delivery.decide({ type: 'Redeliver', data: { now: event.data.requestedAt } }, state);
       return null;
+    case 'DeliveryEnded':
+      return delivery.decide({ type: 'End', data: { reason: event.data.reason, now: event.data.endedAt } }, state).length === 1 ? null : `the delivery ended (${event.data.reason}) after it had ended`;
   }
 }

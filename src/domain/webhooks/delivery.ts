@@ -1,7 +1,7 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
 import { storableExcerpt } from '../text/storableText.ts';
-import type { DeliveryEvent, DeliveryStatus } from './deliveryEvents.ts';
+import type { DeliveryEndReason, DeliveryEvent, DeliveryStatus } from './deliveryEvents.ts';
 import { type AttemptResult, classifyAttempt, nextStep } from './retryPolicy.ts';
 
 /**
@@ -19,6 +19,10 @@ import { type AttemptResult, classifyAttempt, nextStep } from './retryPolicy.ts'
  *   comes back with its answer, however often it retries: the attempt in flight is the newer one,
  *   and its outcome is the one recorded.
  * - Every excerpt goes through the storable-text boundary here, so the outcome can always be stored.
+ * - A delivery whose run's data was erased, or whose body cannot be opened, ends (`End`) instead of
+ *   being attempted: nothing is POSTed, and the end is recorded once (DeliveryEnded). The shell says
+ *   which, from what its read of the delivery's events found; a worker that dies before recording
+ *   it leaves the delivery as it was, and the next one decides the same.
  */
 export const MAX_STARTS_PER_ATTEMPT = 3;
 /** The longest error excerpt recorded (the worker reads 512 bytes; its redaction may add some). */
@@ -45,7 +49,8 @@ export type DeliveryCommand =
   | { type: 'CreateDelivery'; event: Extract<DeliveryEvent, { type: 'DeliveryCreated' }> }
   | { type: 'StartAttempt'; data: { now: string; retryDelaysMs?: readonly number[] | undefined } }
   | { type: 'FinishAttempt'; data: { attempt: number; start: number; result: AttemptResult; errorExcerpt: string | null; endedAt: string; durationMs: number; secretVersions: number[]; retryDelaysMs?: readonly number[] } }
-  | { type: 'Redeliver'; data: { now: string } };
+  | { type: 'Redeliver'; data: { now: string } }
+  | { type: 'End'; data: { reason: DeliveryEndReason; now: string } };
 
 const exists = (state: DeliveryState) => {
   if (state.status === 'none') throw new ApiError('NOT_FOUND', 'No such delivery');
@@ -68,6 +73,8 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
         return { ...state, status: event.data.outcome, nextAttemptAt: event.data.nextAttemptAt };
       case 'DeliveryRedeliveryRequested':
         return { ...state, status: 'pending', nextAttemptAt: null };
+      case 'DeliveryEnded':
+        return { ...state, status: event.data.reason, nextAttemptAt: null };
     }
   },
 
@@ -104,6 +111,13 @@ export const delivery: Decider<DeliveryCommand, DeliveryEvent, DeliveryState> = 
         if (current.status !== 'in_flight' || attempt !== current.attempts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} is not in flight`);
         if (start !== current.starts) throw new ApiError('CONFLICT', `attempt ${attempt} of ${current.deliveryId} was started again since (start ${current.starts}, this outcome is of start ${start})`);
         return [finished(current, attempt, result, errorExcerpt, endedAt, durationMs, secretVersions, retryDelaysMs)];
+      }
+
+      case 'End': {
+        const current = exists(state);
+        // Only a delivery still to be made ends so; one that ended (delivered, failed, ended) stays as it ended.
+        if (current.status !== 'pending' && current.status !== 'failed_retry' && current.status !== 'in_flight') return [];
+        return [{ type: 'DeliveryEnded', data: { deliveryId: current.deliveryId, executionId: current.executionId, reason: command.data.reason, endedAt: command.data.now } }];
       }
 
       case 'Redeliver': {

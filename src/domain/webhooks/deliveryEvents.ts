@@ -4,7 +4,12 @@ import { callbackUrl, webhookEvents } from '../execution/executionEvents.ts';
 import { personal } from '../privacy/dataClass.ts';
 import { anId } from '../privacy/operationalText.ts';
 
-export const deliveryStatuses = ['pending', 'in_flight', 'succeeded', 'failed_retry', 'failed_permanent', 'dead_letter'] as const;
+/**
+ * `data_erased`: the run's data was erased before the delivery was made, so there was nothing to
+ * send; `data_unreadable`: its body cannot be opened (sealed under a key that is not the run's
+ * stored one). Both end the delivery without a POST (DeliveryEnded).
+ */
+export const deliveryStatuses = ['pending', 'in_flight', 'succeeded', 'failed_retry', 'failed_permanent', 'dead_letter', 'data_erased', 'data_unreadable'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
 /** One delivery of one terminal event of one /jobs run; its id is the idempotency key sent as X-Service-Delivery. */
@@ -52,9 +57,24 @@ export const DeliveryAttemptFinished = defineEvent(
   }),
 );
 
+export const deliveryEndReasons = ['data_erased', 'data_unreadable'] as const;
+export type DeliveryEndReason = (typeof deliveryEndReasons)[number];
+
+/**
+ * The delivery ended without another POST: its run's data was erased (its body reads as erased), or
+ * its body cannot be opened. Whatever still uses an erased value decides explicitly, and a delivery
+ * no worker can read ends once instead of failing its task for ever.
+ */
+export const DeliveryEnded = defineEvent('DeliveryEnded', 1, z.object({ deliveryId: anId(), executionId: anId(), reason: z.enum(deliveryEndReasons), endedAt: z.iso.datetime() }));
+
 /** An operator asked for one more attempt of a dead-lettered or permanently failed delivery. */
 export const DeliveryRedeliveryRequested = defineEvent('DeliveryRedeliveryRequested', 1, z.object({ deliveryId: anId(), requestedAt: z.iso.datetime() }));
 
-export type DeliveryEvent = EventOf<typeof DeliveryCreated> | EventOf<typeof DeliveryAttemptStarted> | EventOf<typeof DeliveryAttemptFinished> | EventOf<typeof DeliveryRedeliveryRequested>;
+export type DeliveryEvent =
+  | EventOf<typeof DeliveryCreated>
+  | EventOf<typeof DeliveryAttemptStarted>
+  | EventOf<typeof DeliveryAttemptFinished>
+  | EventOf<typeof DeliveryEnded>
+  | EventOf<typeof DeliveryRedeliveryRequested>;
 
 export const deliveryStream = (deliveryId: string) => `delivery-${deliveryId}`;

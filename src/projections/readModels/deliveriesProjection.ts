@@ -28,6 +28,8 @@ function changesOf(event: DomainEvent, occurredAt: string): { deliveryId: string
     }
     case 'DeliveryRedeliveryRequested':
       return { deliveryId: event.data.deliveryId, changes: { status: 'pending', next_attempt_at: null, updated_at: occurredAt } };
+    case 'DeliveryEnded':
+      return { deliveryId: event.data.deliveryId, changes: { status: event.data.reason, next_attempt_at: null, updated_at: occurredAt } };
     default:
       return null;
   }
@@ -76,7 +78,7 @@ async function withExcerptsOpened(handed: readonly { event: DomainEvent; context
 
 export const deliveriesProjection: Projection = {
   name: 'webhook_deliveries',
-  handles: ['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished', 'DeliveryRedeliveryRequested', 'RunDataErased'],
+  handles: ['DeliveryCreated', 'DeliveryAttemptStarted', 'DeliveryAttemptFinished', 'DeliveryEnded', 'DeliveryRedeliveryRequested', 'RunDataErased'],
   opens: ['DeliveryAttemptFinished'],
   tables: ['webhook_deliveries'],
   async apply(trx, event, context) {
