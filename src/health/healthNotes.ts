@@ -10,6 +10,8 @@ export interface HealthNote {
   subject: string;
   message: string;
   since: string;
+  /** When it was last raised (again): a condition seen recently is still current. */
+  lastSeen: string;
 }
 
 export function createHealthNotes(options: { max?: number; now?: () => Date } = {}) {
@@ -20,12 +22,21 @@ export function createHealthNotes(options: { max?: number; now?: () => Date } = 
   return {
     raise(code: string, subject: string, message: string) {
       const key = keyOf(code, subject);
-      if (notes.has(key)) return;
+      const at = now().toISOString();
+      const known = notes.get(key);
+      if (known) {
+        known.lastSeen = at;
+        return;
+      }
       if (notes.size >= max) return;
-      notes.set(key, { code, subject, message, since: now().toISOString() });
+      notes.set(key, { code, subject, message, since: at, lastSeen: at });
     },
     clear(code: string, subject: string) {
       notes.delete(keyOf(code, subject));
+    },
+    /** When a note of this code and subject was last raised, or null when there is none. */
+    lastSeen(code: string, subject: string): string | null {
+      return notes.get(keyOf(code, subject))?.lastSeen ?? null;
     },
     /** Counts by code, with one note's message each: what /health shows. */
     summary(): { code: string; count: number; message: string }[] {

@@ -156,6 +156,21 @@ describe('the operator console router (tRPC at /internal/trpc on its own listene
     expect((await refusal(client({ cookie: 'seqflow_console=forged' }).system.status.query())).data?.code).toBe('UNAUTHORIZED');
   });
 
+  it("refuses a mutation from another site's page with the operator's cookie (403), and takes the console page's own (issue 60 point 6)", async () => {
+    const { token } = await issueConsoleLink(t.runtime.commands, { operator: 'approver' }, testPrincipal);
+    const cookie = (await signInWith(token)).headers.get('set-cookie')!.split(';')[0]!;
+    const mutate = (headers: Record<string, string>) =>
+      fetch(`${consoleBase}/internal/trpc/audit.verifyLog`, { method: 'POST', headers: { cookie, 'content-type': 'application/json', ...headers }, body: JSON.stringify({}) });
+    for (const foreign of [{ origin: 'http://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }] as Record<string, string>[]) {
+      const refused = await mutate(foreign);
+      expect(refused.status, JSON.stringify(foreign)).toBe(403);
+      expect(await refused.json()).toMatchObject({ detail: { code: 'FORBIDDEN', message: expect.stringContaining('its own page') } });
+    }
+    expect((await mutate({ origin: consoleBase })).status).toBe(200);
+    // A query reads nothing it could change: no Origin needed (a link opened from elsewhere still shows its page).
+    expect((await fetch(`${consoleBase}/internal/trpc/system.status`, { headers: { cookie, origin: 'http://evil.example' } })).status).toBe(200);
+  });
+
   it('ends every link session at once on `console revoke`; a link opened after it works', async () => {
     const before = client({ cookie: (await signInWith((await issueConsoleLink(t.runtime.commands, { operator: 'laptop' }, testPrincipal)).token)).headers.get('set-cookie')!.split(';')[0]! });
     expect((await before.system.status.query()).tasks).toEqual(expect.any(Array));

@@ -143,6 +143,17 @@ describe('hostile input: 4xx in the spec shape, never a 500, nothing written', (
     expect((await execute('schema-b', '{"message":"m"}')).body).toMatchObject({ status: 'completed', result: { b: 3 } });
   });
 
+  it('fails a provider that answers 200 with a page that is not its API\'s (text/html) as PROVIDER_ERROR, saying so, with no internal error text (issue 60 point 6)', async () => {
+    for (const flow of ['plain', 'schema-a']) {
+      server.script({ page: '<html><body>Sign in to the guest network</body></html>' }, { page: '<html>again</html>' }, { page: '<html>and again</html>' });
+      const answer = await execute(flow, '{"message": "hi"}');
+      expect(answer.status, JSON.stringify(answer.body)).toBe(502);
+      expect(answer.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringMatching(/^the model provider's answer is not a chat completion/) });
+      expect(answer.body.detail.message).not.toMatch(/Cannot read|undefined|TypeError|\(reading/);
+    }
+    server.reset();
+  });
+
   it('fails a model reply that cannot be stored as MODEL_OUTPUT_INVALID, and charges its tokens', async () => {
     server.script({ content: 'before\u0000after' });
     const answer = await execute('agent', '{"message":"m"}');

@@ -134,6 +134,19 @@ describe('models routed per block to OpenAI, Anthropic (its own SDK, API version
     expect(charges).toEqual([expect.objectContaining({ model: 'gpt-4.1-mini', tokens: 15 })]);
   });
 
+  it('fails a block whose provider (Anthropic, Azure) answers 200 with a page that is not its API\'s: PROVIDER_ERROR, saying so, no internal error text (issue 60 point 6)', async () => {
+    claude.script({ page: '<html>captive portal</html>' });
+    const run = await service.execute('three', { message: 'an essay' });
+    expect(run.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringMatching(/^the model provider's answer (is not a chat completion|could not be read)/) });
+    expect(JSON.stringify(run.body)).not.toMatch(/Cannot read|undefined|TypeError|\(reading/);
+    claude.script({ content: 'Polished.' });
+    azure.script({ page: '<html>captive portal</html>' });
+    const second = await service.execute('three', { message: 'an essay' });
+    expect(second.body.detail).toMatchObject({ code: 'PROVIDER_ERROR', message: expect.stringMatching(/^the model provider's answer (is not a chat completion|could not be read)/) });
+    claude.reset();
+    azure.reset();
+  });
+
   it('does not fall back from a request the provider refused: that is the block\'s failure', async () => {
     claude.script({ status: 400, errorBody: { type: 'error', error: { type: 'invalid_request_error', message: 'prompt is too long' } } });
     const before = service.model.requests.length;

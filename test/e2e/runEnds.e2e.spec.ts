@@ -107,7 +107,10 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
   });
 
   it('answers 503 DATABASE_STORAGE_FULL while the database has no room to write, says so in /health, and clears it once a write succeeds', async () => {
-    const health = async () => (await (await fetch(`${base}/health`)).json()) as { status: string; database: { ok: boolean }; problems: { code: string }[] };
+    const health = async () => {
+      const answer = await fetch(`${base}/health`);
+      return { httpStatus: answer.status, ...((await answer.json()) as { status: string; database: { ok: boolean; error?: string }; problems: { code: string }[] }) };
+    };
     await sql`CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'could not extend file: No space left on device' USING ERRCODE = '53100'; END $$`.execute(t.runtime.db);
     await sql`CREATE TRIGGER disk_full BEFORE INSERT ON seqflow_events FOR EACH ROW EXECUTE FUNCTION disk_full()`.execute(t.runtime.db);
     try {
@@ -115,12 +118,13 @@ describe('runs end whatever their end holds, and when the log refuses it', () =>
       expect(refused.status).toBe(503);
       expect(refused.body.detail).toMatchObject({ code: 'DATABASE_STORAGE_FULL' });
       expect(refused.body.detail!.message).not.toContain('No space left');
-      expect(await health()).toMatchObject({ status: 'degraded', database: { ok: true }, problems: [{ code: 'DATABASE_STORAGE_FULL' }] });
+      // Reachable, not usable: /health says the database cannot write (issue 60 point 6; it said ok before).
+      expect(await health()).toMatchObject({ httpStatus: 503, status: 'unavailable', database: { ok: false, error: 'storage_full' }, problems: [{ code: 'DATABASE_STORAGE_FULL' }] });
     } finally {
       await sql`DROP TRIGGER disk_full ON seqflow_events`.execute(t.runtime.db);
     }
     expect((await post('ok', 'execute')).status).toBe(200);
-    expect((await health()).problems).toEqual([]);
+    expect(await health()).toMatchObject({ httpStatus: 200, database: { ok: true }, problems: [] });
   });
 
   it('ends a run whose end and its RUN_RECORD_FAILED both failed (a full disk), once the database takes writes again', async () => {

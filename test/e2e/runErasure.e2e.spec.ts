@@ -108,6 +108,9 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
   it('erases only runs that ended, of the caller’s own flow, and answers a run it does not know 404', async () => {
     expect(await call('DELETE', `pipeline/runs/${randomUUID()}/data`)).toMatchObject({ status: 404, body: { detail: { code: 'EXECUTION_NOT_FOUND' } } });
     expect(await call('DELETE', `pipeline/runs/x/data?surprise=1`)).toMatchObject({ status: 422, body: { detail: { code: 'VALIDATION_FAILED' } } });
+    // An id that cannot name a run is a path that does not exist, never a 500 (issue 60 point 6).
+    expect(await call('DELETE', 'pipeline/runs//data')).toMatchObject({ status: 404, body: { detail: { code: 'ROUTE_NOT_FOUND', message: expect.stringContaining('executionId') } } });
+    expect(await call('GET', 'pipeline/jobs/')).toMatchObject({ status: 404 });
     // A run that has not ended (a job no runner took) would go on writing: refused.
     const queued = await call('POST', 'pipeline/jobs', { message: 'later' });
     expect(queued.status).toBe(202);

@@ -25,6 +25,8 @@ export interface ScriptedReply {
   heldUntil?: Promise<unknown>;
   /** How the content's text is cut when the request asks for a stream (default: after each space); may cut inside a character. */
   chunks?: string[];
+  /** Not the API's answer at all: this page as `200 text/html` (a proxy's, a captive portal's, a misrouted gateway's). */
+  page?: string;
 }
 
 export interface RecordedRequest {
@@ -152,6 +154,10 @@ export async function startScriptedServer(dialect: ProviderDialect, basePath: st
       const reply = queue.shift() ?? state.respond(recorded);
       const send = () => {
         if (res.destroyed) return;
+        if (reply.page !== undefined) {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...reply.headers }).end(reply.page);
+          return;
+        }
         if (reply.status && reply.status >= 400) {
           res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
           res.end(JSON.stringify(reply.errorBody ?? dialect.errorBody(reply.status)));

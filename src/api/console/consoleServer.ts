@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import formbody from '@fastify/formbody';
 import fastifyStatic from '@fastify/static';
 import { requestLogger } from '../http/requestLogger.ts';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { redeemConsoleLink } from '../../commands/consoleLinkCommands.ts';
 import { ApiError } from '../../domain/errors/apiError.ts';
@@ -52,8 +52,7 @@ export async function buildConsoleServer(
     await login.register(formbody);
     login.post('/login', async (request, reply) => {
       // Only this console's own page signs in: a form on another site cannot plant its session here.
-      const origin = request.headers.origin;
-      if (origin !== undefined && origin !== `${request.protocol}://${request.host}`) throw new ApiError('FORBIDDEN', 'Sign in from the console\'s own page');
+      if (!fromOwnOrigin(request)) throw new ApiError('FORBIDDEN', 'Sign in from the console\'s own page');
       const body = z.object({ token: z.string().min(1).max(200) }).safeParse(request.body);
       if (!body.success) throw new ApiError('VALIDATION_FAILED', 'Send the `token` of the link `seqflow console link` printed');
       const operator = await redeemConsoleLink(runtime.commands, body.data.token, { principal: { kind: 'system', id: 'console-login' } });
@@ -66,6 +65,14 @@ export async function buildConsoleServer(
   });
 
   await servePage(app);
+
+  // A mutation (tRPC sends them as POST) is the console page's own, or a client's that sends no
+  // Origin (a script with a bearer token): a page on another site that a signed-in operator opens
+  // cannot act with the operator's cookie, whatever the browser's SameSite rules let through.
+  app.addHook('onRequest', async (request) => {
+    if (request.method === 'GET' || request.method === 'HEAD' || !request.url.startsWith('/internal/trpc')) return;
+    if (!fromOwnOrigin(request)) throw new ApiError('FORBIDDEN', `The console takes changes only from its own page (${request.protocol}://${request.host}), not from ${String(request.headers.origin)}`);
+  });
 
   await app.register(fastifyTRPCPlugin, {
     prefix: '/internal/trpc',
@@ -121,3 +128,14 @@ const consoleServices = (runtime: Runtime): ConsoleServices => ({
   logger: runtime.logger,
   signIns: runtime.config.embeddedOAuth ? createConsoleSignIns({ commands: runtime.commands, db: runtime.db, masterKey: runtime.masterKey, mcpReadOnly: runtime.config.mcp.readOnly.resource }) : null,
 });
+
+/**
+ * Whether a request comes from the console's own page: its Origin is the console's, or it sends
+ * none (no browser leaves Origin out of a cross-site POST; a script does, and a script brings its
+ * own credentials). `Sec-Fetch-Site: cross-site` counts as foreign too.
+ */
+function fromOwnOrigin(request: FastifyRequest): boolean {
+  if (request.headers['sec-fetch-site'] === 'cross-site') return false;
+  const origin = request.headers.origin;
+  return origin === undefined || origin === `${request.protocol}://${request.host}`;
+}

@@ -93,6 +93,8 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
         const span = options.tracer.startSpan(`chat ${route.model}`, { kind: SpanKind.CLIENT, attributes: chatAttributes(account.provider, route.model, provider.baseUrl(account)) }, parent);
         try {
           const completion = await provider.complete({ model: route.model, messages, parameters: call.settings.parameters, ...(tools ? { tools } : {}), ...(output ? { output } : {}), mediaTypes }, account, call.onDelta);
+          // A gateway or proxy can answer 200 with a page of its own: the SDK hands its text over as the completion.
+          if (!isChatCompletion(completion)) throw new BlockFailure('PROVIDER_ERROR', NOT_A_COMPLETION);
           // Checked before anything counts them: a negative or infinite count is the provider's bug, never a bill.
           const checked = tokenUsageOf(completion.usage);
           if ('problem' in checked) throw new BlockFailure('PROVIDER_ERROR', 'the model provider reported token counts that are not counts', { detail: checked.problem });
@@ -131,3 +133,10 @@ export function createLlmProcessor(options: LlmProcessorOptions) {
 }
 
 export type LlmProcessor = ReturnType<typeof createLlmProcessor>;
+
+const NOT_A_COMPLETION = "the model provider's answer is not a chat completion (it answered 200 with something else: a proxy's or gateway's page?)";
+
+/** Whether what a provider answered has the shape every reader of a completion relies on. */
+function isChatCompletion(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && Array.isArray((value as { choices?: unknown }).choices);
+}

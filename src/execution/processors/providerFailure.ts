@@ -64,6 +64,9 @@ export function failureOf(error: unknown, account: Pick<ProviderAccount, 'organi
     const failure = new BlockFailure('PROVIDER_ERROR', `the model provider answered HTTP ${error.status ?? '?'}`, { detail });
     return error.status !== undefined && (error.status >= 500 || error.status === 429) ? down(failure, retryAfterMs(error.headers, undefined, Date.now())) : failure;
   }
+  // A JavaScript error thrown while reading the answer (a field missing, a body that is not JSON) is
+  // the service's own text about its code: the caller is told what happened, not that text.
+  if (error instanceof TypeError || error instanceof SyntaxError || error instanceof RangeError || error instanceof ReferenceError) return new BlockFailure('PROVIDER_ERROR', "the model provider's answer could not be read (not the shape its API documents)");
   return new BlockFailure('PROVIDER_ERROR', 'model call failed', { detail: (error as Error).message });
 }
 

@@ -1,3 +1,4 @@
+import { parsePath } from '../queryParameters.ts';
 import type { FastifyInstance } from 'fastify';
 import type { Kysely } from 'kysely';
 import { z } from 'zod';
@@ -37,7 +38,7 @@ export function assistantRoutes(deps: { commands: CommandDependencies; db: Kysel
     const tags = ['Assistants'];
     const list = documented({ operationId: 'listOrganizationAssistants', summary: "The assistants the organization's members signed in with (owners and admins)", tags, params: orgPath, response: { 200: organizationAssistantsSchema }, errors: ORGANIZATION_LOOKUP }, ['operatorToken']);
     app.get('/organizations/:org_id/assistants', { schema: list }, async (request) => {
-      const { org_id } = orgPath.parse(request.params);
+      const { org_id } = parsePath(orgPath, request.params);
       await authorize(request.headers.authorization, org_id, 'admin');
       const items = (await assistantsOf(org_id)).map(({ clientId, clientName, redirectUris, registeredAt, subjects }) => ({ clientId, clientName, redirectUris, registeredAt, subjects }));
       return { items };
@@ -45,7 +46,7 @@ export function assistantRoutes(deps: { commands: CommandDependencies; db: Kysel
 
     const end = documented({ operationId: 'endOrganizationAssistant', summary: 'End an assistant a member signed in with: its sign-ins and tokens end at once (owners and admins)', tags, params: clientPath, response: { 200: assistantEndedSchema }, errors: [...ORGANIZATION_LOOKUP, 'NOT_FOUND'] }, ['operatorToken']);
     app.delete('/organizations/:org_id/assistants/:client_id', { schema: end }, async (request) => {
-      const { org_id, client_id } = clientPath.parse(request.params);
+      const { org_id, client_id } = parsePath(clientPath, request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
       if ((await assistantsOf(org_id, { clientId: client_id })).length === 0) throw new ApiError('NOT_FOUND', `No assistant ${client_id} signed in by a member of this organization`);
       const ended = await revokeOAuthClient({ ...deps.commands, oauth, masterKey: deps.masterKey }, client_id, { principal: caller.principal, ...requestOrigin(request) });

@@ -1,3 +1,4 @@
+import { parsePath } from '../queryParameters.ts';
 import type { FastifyInstance } from 'fastify';
 import { parseRunInput, runInputSchema } from '../../../runs/runInput.ts';
 import type { RunService } from '../../../runs/runService.ts';
@@ -25,7 +26,7 @@ export function executeRoutes(runs: Pick<RunService, 'execute' | 'answerOnce'>) 
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/execute', { schema }, async (request, reply) =>
-      answerIdempotently(runs, request, reply, 'execute', async () => runs.execute(callerOf(request), flowParams.parse(request.params), parseRunInput(request.body))),
+      answerIdempotently(runs, request, reply, 'execute', async () => runs.execute(callerOf(request), parsePath(flowParams, request.params), parseRunInput(request.body))),
     );
   };
 }

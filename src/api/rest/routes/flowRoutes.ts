@@ -1,3 +1,4 @@
+import { parsePath } from '../queryParameters.ts';
 import type { FastifyInstance } from 'fastify';
 import type { FlowCatalog } from '../../../caches/flowCatalog.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
@@ -10,7 +11,7 @@ export function flowRoutes(flows: Pick<FlowCatalog, 'findFlowForCaller'>) {
   return async (app: FastifyInstance) => {
     const schema = documented({ operationId: 'getFlow', summary: 'A flow and its production version', tags: ['Flows'], params: flowParams, response: { 200: flowSchema }, errors: FLOW_LOOKUP }, ['apiKey']);
     app.get('/seq/:org/:project/:flow', { schema }, async (request) => {
-      const slugs = flowParams.parse(request.params);
+      const slugs = parsePath(flowParams, request.params);
       return flows.findFlowForCaller(slugs, request.apiKey!.projectId);
     });
   };

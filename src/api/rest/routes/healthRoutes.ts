@@ -6,10 +6,14 @@ import type { ProjectionRunner } from '../../../projections/projectionRunner.ts'
 import type { ReadModels } from '../../../projections/readModelSchema.ts';
 import type { Supervisor } from '../../../supervision/supervisor.ts';
 import type { HealthNotes } from '../../../health/healthNotes.ts';
+import { STORAGE_FULL } from '../../../observability/storageWatch.ts';
 import type { Watchdog } from '../../../watchdog/watchdog.ts';
 import type { ReadRouting } from '../../../database/readRouting.ts';
 import { documented } from '../openapi/routeDocs.ts';
 import { healthSchema } from '../openapi/responseSchemas.ts';
+
+/** How long after the database last refused a write for want of room /health reports it unusable. */
+const STORAGE_FULL_HOLD_MS = 60_000;
 
 /** Said in place of an error's text: /health answers anyone, and the text can name hosts, data or queries (the log and the console have it). */
 const WITHHELD = 'withheld: see the service log, or the operator console';
@@ -29,12 +33,17 @@ const check = async (probe: () => Promise<unknown>, log: (error: unknown) => voi
  * the log and whether one is stalled, the state of this process's supervised background tasks, and
  * the problems it knows of (counted by code: `healthNotes`).
  */
-export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary'>; watchdog?: Pick<Watchdog, 'last'>; reads?: Pick<ReadRouting, 'status'> }) {
+export function healthRoutes(deps: { db: Kysely<ReadModels>; eventStore: Pick<EventStore, 'ping' | 'kind'>; projections: Pick<ProjectionRunner, 'status'>; supervisor: Pick<Supervisor, 'status'>; healthNotes?: Pick<HealthNotes, 'summary' | 'lastSeen'>; watchdog?: Pick<Watchdog, 'last'>; reads?: Pick<ReadRouting, 'status'> }) {
   return async (app: FastifyInstance) => {
     const schema = documented({ operationId: 'getHealth', summary: 'Database and event-log reachability, projection lag, background tasks', tags: ['Service'], response: { 200: healthSchema, 503: healthSchema }, errors: [] }, []);
     app.get('/health', { schema }, async (request, reply) => {
       const log = (what: string) => (error: unknown) => request.log.warn({ err: error }, `health check: ${what} unreachable`);
-      const [database, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db), log('database')), check(() => deps.eventStore.ping(), log('event log'))]);
+      const [reachable, eventLog] = await Promise.all([check(() => sql`SELECT 1`.execute(deps.db), log('database')), check(() => deps.eventStore.ping(), log('event log'))]);
+      // Reachable is not usable: a database with no room to write refuses every write (503
+      // DATABASE_STORAGE_FULL), so /health says so while a refusal is recent. Past that, the next
+      // write decides again (a balancer sends traffic back, as a breaker half-opens).
+      const fullSince = deps.healthNotes?.lastSeen(STORAGE_FULL, 'event-log') ?? null;
+      const database = reachable.ok && fullSince !== null && Date.now() - Date.parse(fullSince) < STORAGE_FULL_HOLD_MS ? { ok: false as const, error: 'storage_full' } : reachable;
       const status = database.ok && eventLog.ok ? await deps.projections.status().catch(() => []) : [];
       const projections = status.map((p) => (p.stalled ? { ...p, stalled: { ...p.stalled, error: WITHHELD } } : p));
       const healthy = database.ok && eventLog.ok;

@@ -1,3 +1,4 @@
+import { parsePath } from '../queryParameters.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
@@ -32,7 +33,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/jobs', { schema: start }, async (request, reply) =>
-      answerIdempotently(runs, request, reply, 'jobs', async () => runs.startJob(callerOf(request), flowParams.parse(request.params), parseRunInput(request.body))),
+      answerIdempotently(runs, request, reply, 'jobs', async () => runs.startJob(callerOf(request), parsePath(flowParams, request.params), parseRunInput(request.body))),
     );
 
     const cancel = documented(
@@ -40,7 +41,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
       ['apiKey'],
     );
     app.post('/seq/:org/:project/:flow/jobs/:executionId/cancel', { schema: cancel }, async (request) => {
-      const params = jobPath.parse(request.params);
+      const params = parsePath(jobPath, request.params);
       const parsed = cancelBody.safeParse(request.body ?? {});
       if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid body: ${describeIssues(parsed.error.issues).join('; ')}`);
       return runs.cancelJob(callerOf(request), { ...params, reason: parsed.data.reason });
@@ -48,7 +49,7 @@ export function jobRoutes(runs: Pick<RunService, 'startJob' | 'pollJob' | 'cance
 
     const poll = documented({ operationId: 'getJob', summary: "A job's status, and its result once completed", tags: ['Jobs'], params: jobPath, response: { 200: jobSchema }, errors: RUN_LOOKUP }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs/:executionId', { schema: poll }, async (request) =>
-      positions.read(request, [], () => runs.pollJob(callerOf(request), jobPath.parse(request.params))),
+      positions.read(request, [], () => runs.pollJob(callerOf(request), parsePath(jobPath, request.params))),
     );
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { RunService } from '../../../runs/runService.ts';
-import { parseQuery } from '../queryParameters.ts';
+import { parseQuery, parsePath } from '../queryParameters.ts';
 import { callerOf } from '../restCaller.ts';
 import type { ReadYourWrites } from '../readYourWrites.ts';
 import { documented, flowParams } from '../openapi/routeDocs.ts';
@@ -46,13 +46,13 @@ export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' 
     const jobs = documented({ operationId: 'listJobs', summary: "A flow's jobs, newest first", tags: ['Jobs'], params: flowParams, querystring: jobListing, response: { 200: jobPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/jobs', { schema: jobs }, async (request) => {
       const { status, from, to, limit, cursor } = parseQuery(jobListing, request.query);
-      return positions.read(request, ['jobs'], () => runs.listJobs(callerOf(request), flowParams.parse(request.params), { status, from, to }, { limit, cursor }));
+      return positions.read(request, ['jobs'], () => runs.listJobs(callerOf(request), parsePath(flowParams, request.params), { status, from, to }, { limit, cursor }));
     });
 
     const runListed = documented({ operationId: 'listRuns', summary: "All of a flow's runs (sync, jobs, step, test), newest first", tags: ['Runs'], params: flowParams, querystring: runListing, response: { 200: runPageSchema }, errors: [...FLOW_LOOKUP, ...LISTING] }, ['apiKey']);
     app.get('/seq/:org/:project/:flow/runs', { schema: runListed }, async (request) => {
       const { status, mode, from, to, limit, cursor } = parseQuery(runListing, request.query);
-      return positions.read(request, ['runs'], () => runs.listRuns(callerOf(request), flowParams.parse(request.params), { status, mode, from, to }, { limit, cursor }));
+      return positions.read(request, ['runs'], () => runs.listRuns(callerOf(request), parsePath(flowParams, request.params), { status, mode, from, to }, { limit, cursor }));
     });
 
     const erase = documented(
@@ -71,7 +71,7 @@ export function runListingRoutes(runs: Pick<RunService, 'listJobs' | 'listRuns' 
     );
     app.delete('/seq/:org/:project/:flow/runs/:executionId/data', { schema: erase }, async (request) => {
       const { reason } = parseQuery(eraseQuery, request.query);
-      return runs.eraseCallerRun(callerOf(request), { ...runPath.parse(request.params), reason });
+      return runs.eraseCallerRun(callerOf(request), { ...parsePath(runPath, request.params), reason });
     });
   };
 }

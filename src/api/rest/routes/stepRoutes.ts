@@ -4,7 +4,7 @@ import { parseRunInput, runInputSchema } from '../../../runs/runInput.ts';
 import type { RunService } from '../../../runs/runService.ts';
 import { sendServerSentEvents } from '../executionEventStream.ts';
 import { callerOf } from '../restCaller.ts';
-import { parseQuery } from '../queryParameters.ts';
+import { parseQuery, parsePath } from '../queryParameters.ts';
 import { documented, eventStream, flowParams, runHeaders } from '../openapi/routeDocs.ts';
 import { RUN_LOOKUP, RUN_STARTED } from '../openapi/operationErrors.ts';
 
@@ -32,7 +32,7 @@ export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow
       const { events } = parseQuery(startQuery, request.query);
       const input = parseRunInput(request.body);
       // Nothing is streamed until the run has its first event: a run that cannot even start answers JSON.
-      const run = await runs.startStep(callerOf(request), flowParams.parse(request.params), input);
+      const run = await runs.startStep(callerOf(request), parsePath(flowParams, request.params), input);
       await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal, { extended: events === 'extended' }));
     });
 
@@ -52,7 +52,7 @@ export function stepRoutes(runs: Pick<RunService, 'startStep' | 'findRunToFollow
     app.get('/seq/:org/:project/:flow/step/:executionId', { schema: follow }, async (request, reply) => {
       const query = parseQuery(followQuery, request.query);
       const lastEventId = request.headers['last-event-id'] ?? query.lastEventId;
-      const run = await runs.findRunToFollow(callerOf(request), { ...executionPath.parse(request.params), lastEventId });
+      const run = await runs.findRunToFollow(callerOf(request), { ...parsePath(executionPath, request.params), lastEventId });
       await sendServerSentEvents(request, reply, sseKeepAliveMs, (signal) => runs.follow(run, signal, { extended: query.events === 'extended' }));
     });
   };

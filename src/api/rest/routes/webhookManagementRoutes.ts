@@ -1,3 +1,4 @@
+import { parsePath } from '../queryParameters.ts';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { getWebhookSecret, rotateWebhookSecret } from '../../../commands/webhookSecretCommands.ts';
@@ -35,14 +36,14 @@ export function webhookManagementRoutes(deps: WebhookManagement, authorize: Retu
     const tags = ['Webhooks'];
     const secret = documented({ operationId: 'getWebhookSecret', summary: "The organization's webhook signing secret, masked (issued on first use)", tags, params: orgPath, response: { 200: webhookSecretSchema }, errors: ORGANIZATION_LOOKUP }, ['apiKey', 'operatorToken']);
     app.get('/organizations/:org_id/webhooks/secret', { schema: secret }, async (request) => {
-      const { org_id } = orgPath.parse(request.params);
+      const { org_id } = parsePath(orgPath, request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'member');
       return getWebhookSecret(deps.commands, org_id, deps.masterKey, { principal: caller.principal, ...requestOrigin(request) });
     });
 
     const deliveries = documented({ operationId: 'listWebhookDeliveries', summary: "The organization's webhook deliveries, newest first", tags, params: orgPath, querystring: listingQuery, response: { 200: deliveryPageSchema }, errors: [...ORGANIZATION_LOOKUP, ...LISTING] }, ['apiKey', 'operatorToken']);
     app.get('/organizations/:org_id/webhooks/deliveries', { schema: deliveries }, async (request) => {
-      const { org_id } = orgPath.parse(request.params);
+      const { org_id } = parsePath(orgPath, request.params);
       await authorize(request.headers.authorization, org_id, 'member');
       const parsed = listingQuery.safeParse(request.query);
       if (!parsed.success) throw new ApiError('VALIDATION_FAILED', `Invalid query: ${describeIssues(parsed.error.issues).join('; ')}`);
@@ -51,7 +52,7 @@ export function webhookManagementRoutes(deps: WebhookManagement, authorize: Retu
 
     const rotate = documented({ operationId: 'rotateWebhookSecret', summary: 'Rotate the signing secret: the new one is shown once; the previous one also signs (v2) during the grace window', tags, params: orgPath, response: { 200: rotatedSecretSchema }, errors: ORGANIZATION_LOOKUP }, ['operatorToken']);
     app.post('/organizations/:org_id/webhooks/secret/rotate', { schema: rotate }, async (request) => {
-      const { org_id } = orgPath.parse(request.params);
+      const { org_id } = parsePath(orgPath, request.params);
       const caller = await authorize(request.headers.authorization, org_id, 'admin');
       return rotateWebhookSecret(deps.commands, org_id, deps.masterKey, deps.secretGraceSeconds, { principal: caller.principal, ...requestOrigin(request) });
     });
