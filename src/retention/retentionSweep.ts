@@ -22,8 +22,12 @@ const PAGE = 100;
 export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: CommandDependencies; runDataKeys: RunDataKeys; logger: Pick<Logger, 'info' | 'warn'>; intervalMs: number }) {
   const principal = { principal: { kind: 'system' as const, id: 'retention' } };
 
-  /** The ended runs whose period is over at `now`, oldest first, after `after` (a keyset: the read model marks erasures a moment later). */
-  async function due(now: Date, after: { endedAt: string; executionId: string } | null) {
+  /**
+   * The ended runs whose period is over at `now` (the database's clock when not given: the times
+   * compared are the database's, and a worker whose own clock runs days ahead must not erase a run
+   * early), oldest first, after `after` (a keyset: the read model marks erasures a moment later).
+   */
+  async function due(now: Date | undefined, after: { endedAt: string; executionId: string } | null) {
     const { rows } = await sql<{ execution_id: string; ended_at: string; run_days: number }>`
       SELECT r.execution_id, r.ended_at::text AS ended_at, COALESCE(p.run_days, o.run_days) AS run_days
       FROM runs r
@@ -33,15 +37,15 @@ export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: C
         -- A run recorded before sealing has no key, and nothing to erase it with (eraseRunData refuses it).
         AND EXISTS (SELECT 1 FROM run_data_keys k WHERE k.execution_id = r.execution_id)
         AND COALESCE(p.run_days, o.run_days) IS NOT NULL
-        AND r.ended_at < ${now.toISOString()}::timestamptz - make_interval(days => COALESCE(p.run_days, o.run_days))
+        AND r.ended_at < ${now === undefined ? sql`clock_timestamp()` : sql`${now.toISOString()}::timestamptz`} - make_interval(days => COALESCE(p.run_days, o.run_days))
         ${after ? sql`AND (r.ended_at, r.execution_id) > (${after.endedAt}::timestamptz, ${after.executionId})` : sql``}
       ORDER BY r.ended_at, r.execution_id
       LIMIT ${PAGE}`.execute(deps.db);
     return rows;
   }
 
-  /** Erases every run due at `now` (the clock's unless given); answers how many it erased. */
-  async function sweepOnce(now = deps.commands.now()): Promise<number> {
+  /** Erases every run due at `now` (the database's clock unless given: a test's time); answers how many it erased. */
+  async function sweepOnce(now?: Date): Promise<number> {
     let erased = 0;
     let after: { endedAt: string; executionId: string } | null = null;
     for (;;) {

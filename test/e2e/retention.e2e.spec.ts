@@ -75,6 +75,18 @@ describe('retention periods for runs', () => {
     await t.runtime.projections.catchUp();
   });
 
+  it("keeps to the database's clock: a worker whose own clock runs three days ahead erases nothing early (issue 60 point 6)", async () => {
+    await setRetention(t.runtime.commands, { organizationId, projectId, runDays: 2 }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const fresh = await execute(`fresh-${randomUUID()}`);
+    await t.runtime.projections.catchUp();
+    const ahead = createRetentionSweep({ db: t.runtime.db, commands: { ...t.runtime.commands, now: () => new Date(Date.now() + 3 * DAY) }, runDataKeys: t.runtime.runDataKeys, logger: t.runtime.logger, intervalMs: 60_000 });
+    await ahead.sweepOnce();
+    expect(await isErased(fresh)).toBe(false);
+    await setRetention(t.runtime.commands, { organizationId, projectId, runDays: null }, testPrincipal);
+    await t.runtime.projections.catchUp();
+  });
+
   it('sets and shows periods from the CLI, refusing a period it cannot read', async () => {
     const env = { DATABASE_URL: t.database.url, SEQFLOW_MASTER_KEY: t.runtime.masterKey.toString('base64'), LOG_LEVEL: 'warn' };
     const set = await runCli(['org', 'retention', '--org', 'acme', '--runs', '90d'], env);
