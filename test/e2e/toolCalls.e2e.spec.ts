@@ -121,6 +121,20 @@ describe('tool calls on /execute (real API, scripted model server)', () => {
       ]);
     });
 
+    it('fails a call for a tool that was never offered (another name, or no tools at all) as MODEL_OUTPUT_INVALID, and pauses for nothing (issue 60 point 6)', async () => {
+      server.script({ toolCalls: [{ id: 'call_x', name: 'delete_everything', arguments: '{}' }] });
+      const unknown = await post('assistant', { message: 'weather in Oslo?', tools });
+      expect(unknown.status).toBe(502);
+      expect(unknown.body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID', message: expect.stringMatching(/asked for a tool that was not offered .*: asked for delete_everything$/) });
+      expect(await types(String(unknown.body.detail.executionId))).not.toContain('ExecutionPausedForToolCalls');
+      // A block that is not tools-enabled, in a run that declared none.
+      server.script({ toolCalls: [{ id: 'call_y', name: 'get_weather', arguments: '{}' }] });
+      const none = await post('plain', { message: 'hi' });
+      expect(none.status).toBe(502);
+      expect(none.body.detail).toMatchObject({ code: 'MODEL_OUTPUT_INVALID', message: expect.stringContaining('the block was given no tools') });
+      expect(await types(String(none.body.detail.executionId))).toEqual(['ExecutionRequested', 'ExecutionStepStarted', 'ExecutionStepFailed', 'CreditsConsumed', 'ExecutionFailed']);
+    });
+
     it('loops while the model keeps asking (two iterations), counting iterations from its own events', async () => {
       server.respond = callsUntil(2);
       const first = await post('assistant', { message: 'q', tools });

@@ -58,6 +58,14 @@ export async function converse(
     const usage = (spent.usage = addUsage(spent.usage, completion.usage));
     const message = completion.choices[0]?.message;
     const calls = (message?.tool_calls ?? []).filter((c) => c.type === 'function');
+    // A call for a tool the caller never offered (or with no tools at all) is not the caller's to
+    // answer: passed on, it would pause the run for a tool nobody has. The block fails, saying so.
+    const offered = new Set((call.tools?.tools ?? []).map((t) => t.function.name));
+    const unoffered = calls.filter((c) => !offered.has(c.function.name));
+    if (unoffered.length > 0) {
+      spent.attempts.push(attemptOf(JSON.stringify(unoffered.map((c) => ({ name: c.function.name, arguments: c.function.arguments }))), completion.usage, 'the model asked for a tool that was not offered'));
+      throw Object.assign(new BlockFailure('MODEL_OUTPUT_INVALID', `model ${call.model} asked for a tool that was not offered (${offered.size === 0 ? 'the block was given no tools' : `offered: ${offered.size}`})`, { detail: `asked for ${unoffered.map((c) => c.function.name).join(', ')}` }), { usage });
+    }
     if (calls.length > 0) {
       const toolCalls = calls.map((c) => ({ id: c.id, name: c.function.name, arguments: c.function.arguments }));
       const request: ChatCompletionMessageParam = {
