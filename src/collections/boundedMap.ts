@@ -28,5 +28,9 @@ export function createBoundedMap<K, V>(max: number) {
       entries.set(key, value);
     },
     delete: (key: K) => void entries.delete(key),
+    clear() {
+      entries.clear();
+      oldest = entries.keys();
+    },
   };
 }

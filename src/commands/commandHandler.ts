@@ -6,6 +6,8 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { type Principal, originMarks } from '../domain/events/eventMetadata.ts';
 import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { appendWithRetry, loadStream } from '../eventstore/streams.ts';
+import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
+import { retrying } from '../supervision/retrying.ts';
 
 export interface CommandDependencies {
   eventStore: EventStore;
@@ -43,8 +45,6 @@ export const withCorrelation = (metadata: CommandMetadata): CommandMetadata & { 
   correlationId: metadata.correlationId ?? randomUUID(),
 });
 
-const MAX_CONFLICT_RETRIES = 5;
-
 /**
  * Runs a command against one stream: fold its events, decide, append with the revision that was
  * read. A concurrent writer makes the append fail with WrongExpectedRevision; the decision is then
@@ -61,8 +61,10 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   metadata: CommandMetadata,
   known?: { state: State; revision: number; position: number },
 ): Promise<CommandResult<State, Event>> {
-  for (let attempt = 0; ; attempt++) {
-    const { state, revision, position } = attempt === 0 && known ? known : await loadStream(deps.eventStore, streamId, decider);
+  // A concurrent writer is retried by the one policy (a jittered backoff, six tries); anything else ends the command.
+  const conflicts = { policy: RETRY_POLICIES.commandConflict, classify: (error: unknown) => (error instanceof WrongExpectedRevision ? ('retryable' as const) : ('terminal' as const)) };
+  return retrying(conflicts, async (attempt) => {
+    const { state, revision, position } = attempt === 1 && known ? known : await loadStream(deps.eventStore, streamId, decider);
     const events = decider.decide(command, state);
     if (events.length === 0) return { state, revision, events, position };
 
@@ -86,8 +88,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       if (error instanceof WrongExpectedRevision && metadata.retryOnConflict === false) {
         throw new ApiError('CONFLICT', `${streamId} changed concurrently; try again`);
       }
-      if (error instanceof WrongExpectedRevision && attempt < MAX_CONFLICT_RETRIES) continue;
       throw error;
     }
-  }
+  });
 }

@@ -2,14 +2,13 @@ import type { Decider } from '../domain/decider.ts';
 import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
 import type { AppendOptions, EventStore, EventToAppend, ExpectedRevision, ReadStreamOptions, RecordedEvent } from './eventStore.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
+import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
+import { retrying } from '../supervision/retrying.ts';
 
 /**
  * What every layer does with one stream: read and fold it through the upcasters, and append with a
  * retry of transient failures. They sit beside the port, below the commands, the engine and the API.
  */
-const MAX_TRANSIENT_RETRIES = 2;
-
-
 export async function loadStream<Event extends DomainEvent, State>(
   eventStore: EventStore,
   streamId: string,
@@ -28,16 +27,9 @@ export async function loadStream<Event extends DomainEvent, State>(
   };
 }
 
-/** Appends, retrying a transient failure with the same event ids (the log deduplicates them). */
-export async function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await eventStore.append(streamId, events, expected, options);
-    } catch (error) {
-      if (attempt < MAX_TRANSIENT_RETRIES && isConnectionLoss(error)) continue;
-      throw error;
-    }
-  }
+/** Appends, retrying a lost connection with the same event ids (the log deduplicates them), by the one retry policy. */
+export function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions) {
+  return retrying({ policy: RETRY_POLICIES.transientAppend, classify: (error) => (isConnectionLoss(error) ? 'retryable' : 'terminal') }, () => eventStore.append(streamId, events, expected, options));
 }
 
 /** The last event of each stream that has one: the heads in one read, then each head's event. */

@@ -37,6 +37,8 @@ import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { closeInOrder } from './closeInOrder.ts';
+import { forgetErasedKeys } from '../security/forgetErasedKeys.ts';
+import { RETRY_POLICIES, assertRetryPolicies } from '../domain/retry/retryPolicy.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
 import { flowSlugsByIds } from '../queries/flowQueries.ts';
@@ -103,6 +105,8 @@ export interface OpenRuntimeOptions {
 
 /** `role`: what this process runs as, in the report it publishes on its runner lease (the console's System view). */
 export async function openRuntime(config: Config, logger: Logger, role: ProcessRole = 'cli', options: OpenRuntimeOptions = {}): Promise<Runtime> {
+  // Every loop's policy is checked before anything runs: a bad one fails the start, naming it.
+  assertRetryPolicies(RETRY_POLICIES);
   let embedded: EmbeddedDatabase | undefined;
   const databaseUrl = config.databaseUrl ?? (embedded = await startEmbeddedPostgres(config.dataDir, logger)).url;
   // Behind PgBouncer in transaction mode, a connection that must keep its session goes to the server itself.
@@ -123,7 +127,9 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const tracing = await createTracing(config.tracing, packageVersion());
     const logWatch = createLogWatch({ eventStore: log, supervisor });
     const healthNotes = createHealthNotes();
-    const runDataKeys = createRunDataKeys(pool, masterKey, { flushedWithLog: log.kind === 'postgres' });
+    // Keys kept in memory are used only while the log watch is current: it makes every process forget an erased run's key.
+    const runDataKeys = createRunDataKeys(pool, masterKey, { flushedWithLog: log.kind === 'postgres', trusted: () => logWatch.live });
+    logWatch.watch(forgetErasedKeys(runDataKeys));
     // Sealed before the adapter hashes: the chain covers the ciphertext, so an erasure keeps it valid.
     // The highest position this process appended: what an answer to a write tells its caller to read after.
     const sealing = options.sealRunData === false ? log : sealingEventStore(log, runDataKeys);

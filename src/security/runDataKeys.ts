@@ -54,6 +54,8 @@ export interface RunDataKeys {
   forOpening(executionIds: readonly string[], options?: { madeHere?: boolean }): Promise<Map<string, KeyState>>;
   /** Removes a run's key for good (idempotent: the first erasure's time stays). */
   erase(executionId: string, at: Date): Promise<void>;
+  /** Forgets every key this process keeps (the log watch restarted: an erasure may have gone unseen). */
+  forgetAll(): void;
   /**
    * Forgets the key `forNewRun` made for a run whose first append failed its expected revision:
    * another process started the run under the same id (a schedule's firing), and its key, not this
@@ -62,7 +64,13 @@ export interface RunDataKeys {
   forget(executionId: string): void;
 }
 
-export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { cacheSize?: number; flushedWithLog: boolean }): RunDataKeys {
+/**
+ * `trusted`: whether the keys this process keeps may be used without asking the table, i.e. whether
+ * the log watch that makes every process forget an erased run's key (the runtime wires it) is
+ * current; while it is not, every key is read from the table, where an erasure shows at once.
+ */
+export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { cacheSize?: number; flushedWithLog: boolean; trusted?: () => boolean }): RunDataKeys {
+  const trusted = options.trusted ?? (() => true);
   const random = createRandomPool();
   const commitWithoutWaiting = options.flushedWithLog ? "set_config('synchronous_commit', 'off', true) AS s," : '';
   // The keys this process made, oldest out first: a run's later events come soon after its first.
@@ -137,10 +145,10 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
       made.set(executionId, key);
     },
 
-    madeHere: (executionId) => made.get(executionId),
+    madeHere: (executionId) => (trusted() ? made.get(executionId) : undefined),
 
     forSealing(executionId) {
-      const known = made.get(executionId);
+      const known = trusted() ? made.get(executionId) : undefined;
       if (known) return Promise.resolve(known);
       return new Promise((resolve, reject) => {
         const waiters = waiting.get(executionId) ?? [];
@@ -154,7 +162,7 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
       const states = new Map<string, KeyState>(executionIds.map((id) => [id, 'none']));
       const asked = new Set<string>();
       for (const id of executionIds) {
-        const own = options.madeHere ? made.get(id) : undefined;
+        const own = options.madeHere && trusted() ? made.get(id) : undefined;
         if (own) states.set(id, own);
         else asked.add(id);
       }
@@ -170,6 +178,10 @@ export function createRunDataKeys(db: Queryable, masterKey: Buffer, options: { c
     forget(executionId) {
       pending.delete(executionId);
       made.delete(executionId);
+    },
+
+    forgetAll() {
+      made.clear();
     },
 
     async erase(executionId, at) {

@@ -1,4 +1,4 @@
-import { RETRY_POLICIES, type RetryPolicy, retryDelayMs } from '../domain/retry/retryPolicy.ts';
+import { RETRY_POLICIES, type RetryPolicy, assertRetryPolicies, retryDelayMs } from '../domain/retry/retryPolicy.ts';
 import type { Logger } from 'pino';
 import { type WakeableSleep, createWakeableSleep } from './wakeableSleep.ts';
 
@@ -48,7 +48,11 @@ export function createSupervisor(options: SupervisorOptions) {
   const now = options.now ?? (() => new Date());
   // The one retry policy, with this supervisor's delays: restarts go on while the process lives.
   const defaults = RETRY_POLICIES.supervisedTask;
-  const policy: RetryPolicy = { ...defaults, initialDelayMs: options.initialDelayMs ?? defaults.initialDelayMs, maxDelayMs: options.maxDelayMs ?? defaults.maxDelayMs };
+  const initialDelayMs = options.initialDelayMs ?? defaults.initialDelayMs;
+  // A first delay configured past the default cap raises the cap with it: the delay never shrinks.
+  const policy: RetryPolicy = { ...defaults, initialDelayMs, maxDelayMs: options.maxDelayMs ?? Math.max(defaults.maxDelayMs, initialDelayMs) };
+  // Settings that come from the configuration (SEQFLOW_RESTART_DELAY_MS) are checked before any task runs.
+  assertRetryPolicies({ supervisedTask: policy });
   const healthyAfterMs = options.healthyAfterMs ?? 60_000;
   const random = options.random ?? Math.random;
   const units = new Map<string, Unit>();

@@ -26,6 +26,7 @@ const flows: Record<string, unknown[]> = {
   ],
   agent: [{ block: { name: 'agent', processor_type: 'llm', model: 'gpt-4o-mini', prompt: 'Help with: {{message}}', processor_config: { tools_enabled: true } } }],
 };
+const localTime = { type: 'function', function: { name: 'get_time', description: 'Local time', parameters: { type: 'object', properties: {} } } };
 const weather = { type: 'function', function: { name: 'get_weather', description: 'Current weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } } };
 
 /** The last user message the model was sent (the rendered prompt). */
@@ -155,14 +156,16 @@ describe('backtests: a candidate replayed on recorded production runs, pair by p
   it('replays a tool-calling run from the tool results its caller sent, without a caller, and stops a replay at a tool the original never called', async () => {
     let calledWeather = 0;
     server.respond = (request) => (toolMessages(request).length === 0 ? { toolCalls: [{ id: `call_${++calledWeather}`, name: 'get_weather', arguments: '{"city":"Oslo"}' }] } : { content: `Answer: ${toolMessages(request)[0]!.content}` });
-    const pause = await execute('agent', { message: 'weather in Oslo?', tools: [weather] });
+    // It offers two tools and the model calls one: a replay that calls the other has no recorded result for it.
+    const offered = [weather, localTime];
+    const pause = await execute('agent', { message: 'weather in Oslo?', tools: offered });
     expect(pause.status).toBe('tool_calls_required');
-    const done = await execute('agent', { executionId: pause.executionId, pausedAtStep: pause.pausedAtStep, iterationsUsed: pause.iterationsUsed, toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: pause.toolCalls[0]!.id, content: 'sunny, 21 C' }], tools: [weather] });
+    const done = await execute('agent', { executionId: pause.executionId, pausedAtStep: pause.pausedAtStep, iterationsUsed: pause.iterationsUsed, toolCallMessages: [...pause.toolCallMessages, { role: 'tool', tool_call_id: pause.toolCalls[0]!.id, content: 'sunny, 21 C' }], tools: offered });
     expect(done).toMatchObject({ status: 'completed' });
     // The resume recorded what the caller sent, and the run the tools it declared.
     const original = await streamOf(`execution-${pause.executionId}`);
     expect(original.find((e) => e.type === 'ExecutionResumed')!.data).toMatchObject({ toolResults: [{ toolCallId: pause.toolCalls[0]!.id, name: 'get_weather', content: 'sunny, 21 C' }] });
-    expect(original[0]!.data).toMatchObject({ tools: { tools: [weather], toolChoice: 'auto' } });
+    expect(original[0]!.data).toMatchObject({ tools: { tools: offered, toolChoice: 'auto' } });
     await t.runtime.projections.catchUp();
 
     server.reset();
@@ -170,7 +173,7 @@ describe('backtests: a candidate replayed on recorded production runs, pair by p
     const replayed = await backtest({ flowId: agentId, draft: true, selection: { kind: 'executions', executionIds: [pause.executionId] } });
     expect(replayed.runs[0]).toMatchObject({ outcome: 'same', candidate: { status: 'completed', result: { text: 'Answer: sunny, 21 C' } } });
     // The model saw the declared tools and, as the tool's answer, what the original caller sent.
-    expect(server.requests[0]!.body.tools).toEqual([weather]);
+    expect(server.requests[0]!.body.tools).toEqual(offered);
     expect(toolMessages(server.requests[1]!)).toEqual([expect.objectContaining({ tool_call_id: 'call_new', content: 'sunny, 21 C' })]);
 
     server.reset();

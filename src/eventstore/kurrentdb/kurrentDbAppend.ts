@@ -2,9 +2,8 @@ import { ANY, type AppendStreamState, BACKWARDS, END, type KurrentDBClient, NO_S
 import { GENESIS_HASH, chainHash, contentHash } from '../../domain/audit/eventHash.ts';
 import { type EventToAppend, type ExpectedRevision, WrongExpectedRevision } from '../eventStore.ts';
 import type { StoredMetadata } from './kurrentDbRecords.ts';
-
-/** Appends whose chain start moved under them (another writer) are chained again on fresh state this often. */
-const MAX_CHAIN_RETRIES = 5;
+import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
+import { retrying } from '../../supervision/retrying.ts';
 
 const toStreamState = (expected: ExpectedRevision): AppendStreamState =>
   expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
@@ -47,16 +46,14 @@ async function appendChained(client: KurrentDBClient, streamId: string, events: 
 
 /** Appends with the hash chain, chaining again on fresh state when another writer moved the stream under an `any`/`stream_exists` append. */
 export async function appendToKurrentDb(client: KurrentDBClient, streamId: string, events: EventToAppend[], expected: ExpectedRevision) {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const result = await appendChained(client, streamId, events, expected);
-      return { nextExpectedRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
-    } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      const pinnedByUs = expected === 'any' || expected === 'stream_exists';
-      if (pinnedByUs && attempt < MAX_CHAIN_RETRIES) continue;
-      const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) : -1;
-      throw new WrongExpectedRevision(streamId, expected, actual);
-    }
+  // Only a revision this append pinned itself (for `any`/`stream_exists`) is chained again, by the one retry policy.
+  const pinnedByUs = expected === 'any' || expected === 'stream_exists';
+  try {
+    const result = await retrying({ policy: RETRY_POLICIES.chainConflict, classify: (error) => (pinnedByUs && error instanceof WrongExpectedVersionError ? 'retryable' : 'terminal') }, () => appendChained(client, streamId, events, expected));
+    return { nextExpectedRevision: Number(result.nextExpectedRevision), position: Number(result.position?.commit ?? 0n) };
+  } catch (error) {
+    if (!(error instanceof WrongExpectedVersionError)) throw error;
+    const actual = typeof error.actualState === 'bigint' ? Number(error.actualState) : -1;
+    throw new WrongExpectedRevision(streamId, expected, actual);
   }
 }

@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
 import { isConnectionLoss } from '../../database/connectionLoss.ts';
-import { RETRY_POLICIES, type RetryPolicy, retryDelayMs } from '../../domain/retry/retryPolicy.ts';
+import { RETRY_POLICIES, type RetryPolicy } from '../../domain/retry/retryPolicy.ts';
+import { retrying } from '../../supervision/retrying.ts';
 
 /** What the log's reads query through. */
 export type Reads = Pick<pg.Pool, 'query'>;
@@ -32,15 +33,9 @@ const defaults: ReadRetries = {
 export function retryingReads(pool: pg.Pool, retries: Partial<ReadRetries> = {}): Reads {
   const { attempts, policy, random, sleep } = { ...defaults, ...retries };
   return {
-    query: (async (...args: Parameters<pg.Pool['query']>) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          return await (pool.query as (...a: unknown[]) => Promise<unknown>)(...args);
-        } catch (error) {
-          if (attempt >= attempts || !isConnectionLoss(error)) throw error;
-          await sleep(retryDelayMs(policy, attempt, random()));
-        }
-      }
-    }) as pg.Pool['query'],
+    query: ((...args: Parameters<pg.Pool['query']>) =>
+      retrying({ policy: { ...policy, maxAttempts: attempts }, classify: (error) => (isConnectionLoss(error) ? 'retryable' : 'terminal'), random, sleep }, () =>
+        (pool.query as (...a: unknown[]) => Promise<unknown>)(...args),
+      )) as pg.Pool['query'],
   };
 }
