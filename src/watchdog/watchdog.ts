@@ -12,6 +12,8 @@ import { periodicTask } from '../supervision/periodicTask.ts';
 
 /** Candidates looked at per check and kind: a flood shows as this many, and the count says "at least". */
 const CANDIDATES = 200;
+/** Pages of running runs one check walks (at CANDIDATES each); a longer list is walked on over the next checks. */
+const RUN_PAGES_PER_CHECK = 10;
 
 export interface WatchdogReport {
   checkedAt: string;
@@ -26,6 +28,8 @@ export interface WatchdogDependencies {
   logger: Pick<Logger, 'warn'>;
   now?: () => Date;
   bounds: Omit<WatchdogBounds, 'deliveryMaxClaims'> & { deliveryMaxClaims?: number };
+  /** Running runs read per page of the silent-run walk (CANDIDATES unless given). */
+  runPage?: number;
 }
 
 /**
@@ -38,17 +42,41 @@ export function createWatchdog(deps: WatchdogDependencies) {
   const bounds: WatchdogBounds = { deliveryMaxClaims: MAX_ATTEMPTS * MAX_STARTS_PER_ATTEMPT + MAX_ATTEMPTS, ...deps.bounds };
   let last: WatchdogReport | undefined;
 
+  const runPage = deps.runPage ?? CANDIDATES;
+  // Where the walk over running runs goes on from (null: from the oldest): kept across checks.
+  let runCursor: { createdAt: Date; executionId: string } | null = null;
+
+  /**
+   * Running runs older than the bound, every one of them, whatever their age: a keyset walk in
+   * creation order, RUN_PAGES_PER_CHECK pages a check, going on from where the last check stopped and
+   * starting over once it reached the newest. The oldest page alone missed a newer silent run behind
+   * 200 older ones that were still moving.
+   */
+  async function runsToCheck(before: Date) {
+    const found: { execution_id: string; status: string; created_at: Date; lease_held: boolean }[] = [];
+    for (let page = 0; page < RUN_PAGES_PER_CHECK; page++) {
+      const after = runCursor;
+      const rows = await deps.db
+        .selectFrom('runs')
+        .leftJoin('job_leases', 'job_leases.execution_id', 'runs.execution_id')
+        .select(['runs.execution_id', 'runs.status', 'runs.created_at', sql<boolean>`coalesce(job_leases.done_at IS NULL AND job_leases.expires_at > now(), false)`.as('lease_held')])
+        .where('runs.status', 'in', ['running', 'retrying'])
+        .where('runs.created_at', '<', before)
+        .$if(after !== null, (q) => q.where(sql<boolean>`(runs.created_at, runs.execution_id) > (${after!.createdAt}, ${after!.executionId})`))
+        .orderBy('runs.created_at')
+        .orderBy('runs.execution_id')
+        .limit(runPage)
+        .execute();
+      found.push(...rows.map((r) => ({ ...r, created_at: new Date(r.created_at) })));
+      const lastRow = rows.at(-1);
+      runCursor = rows.length < runPage || !lastRow ? null : { createdAt: new Date(lastRow.created_at), executionId: lastRow.execution_id };
+      if (runCursor === null) break;
+    }
+    return found;
+  }
+
   async function silentRunCandidates(at: Date) {
-    const before = new Date(at.getTime() - bounds.silentRunMs);
-    const rows = await deps.db
-      .selectFrom('runs')
-      .leftJoin('job_leases', 'job_leases.execution_id', 'runs.execution_id')
-      .select(['runs.execution_id', 'runs.status', 'runs.created_at', sql<boolean>`coalesce(job_leases.done_at IS NULL AND job_leases.expires_at > now(), false)`.as('lease_held')])
-      .where('runs.status', 'in', ['running', 'retrying'])
-      .where('runs.created_at', '<', before)
-      .orderBy('runs.created_at')
-      .limit(CANDIDATES)
-      .execute();
+    const rows = await runsToCheck(new Date(at.getTime() - bounds.silentRunMs));
     const last = await lastEventsOf(deps.eventStore, rows.map((r) => executionStream(r.execution_id)));
     return rows.map((row) => {
       const lastEvent = last.get(executionStream(row.execution_id));
