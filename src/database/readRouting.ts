@@ -16,6 +16,16 @@ export interface ReadNeed {
 
 /** How often a read that waits for a position looks at the checkpoints again. */
 const LOOK_EVERY_MS = 10;
+/** How long a position a server's read models showed is taken as still shown without asking again. */
+const SHOWN_FOR_MS = 1_000;
+
+/** A replica whose read models show less than they did (rebuilt, restored, or another server behind its address). */
+export class ReplicaWentBackwards extends Error {
+  constructor(label: string, was: number, now: number) {
+    super(`read replica ${label} went backwards: its read models showed log position ${was}, now ${now}`);
+    this.name = 'ReplicaWentBackwards';
+  }
+}
 
 /**
  * Reads that may be a little behind (listings, polls), served by PostgreSQL streaming replicas
@@ -42,12 +52,12 @@ export function createReadRouting<Database>(deps: {
   const replicas = deps.replicaUrls.map((url) => ({
     label: replicaLabel(url),
     pool: openPool(url),
-    shown: new Map<string, number>(),
+    shown: new Map<string, Shown>(),
     outage: createFailureBackoff(RETRY_POLICIES.readReplica, deps.random),
     reads: 0,
     lastError: null as string | null,
   }));
-  const primary = { shown: new Map<string, number>(), reads: 0, waitedOut: 0 };
+  const primary = { shown: new Map<string, Shown>(), reads: 0, waitedOut: 0 };
   const needs = new AsyncLocalStorage<ReadNeed>();
   let turn = 0;
 
@@ -63,14 +73,21 @@ export function createReadRouting<Database>(deps: {
     replicas[index]!.outage.succeeded();
   }
 
-  /** Whether `pool`'s read models show `need` (the highest position seen there is remembered: it only grows). */
-  async function shows(pool: pg.Pool, shown: Map<string, number>, need: ReadNeed, onAnswer?: () => void) {
+  /**
+   * Whether `pool`'s read models show `need`. What a server showed is remembered for SHOWN_FOR_MS,
+   * then asked again: a replica rebuilt or restored shows less than it did, and is then dropped
+   * (`label`: a replica's; it is left out for the retry policy's wait, as a failed one) rather than
+   * trusted with a position it no longer has. The primary's position is taken as it is.
+   */
+  async function shows(pool: pg.Pool, shown: Map<string, Shown>, need: ReadNeed, onAnswer?: () => void, label?: string) {
     const key = need.projections.join(',');
-    if ((shown.get(key) ?? 0) >= need.after) return true;
+    const known = shown.get(key);
+    if (known && now() - known.at < SHOWN_FOR_MS && known.position >= need.after) return true;
     const { rows } = await pool.query<{ position: number | null }>('SELECT min(position)::bigint AS position FROM projection_checkpoints WHERE name = ANY($1)', [need.projections]);
     onAnswer?.();
     const position = Number(rows[0]?.position ?? 0);
-    shown.set(key, Math.max(shown.get(key) ?? 0, position));
+    shown.set(key, { position, at: now() });
+    if (label !== undefined && known && position < known.position) throw new ReplicaWentBackwards(label, known.position, position);
     return position >= need.after;
   }
 
@@ -84,7 +101,7 @@ export function createReadRouting<Database>(deps: {
       for (const index of live) {
         const replica = replicas[index]!;
         try {
-          if (need.after === 0 || (await shows(replica.pool, replica.shown, need, () => answered(index)))) return (replica.reads++, index);
+          if (need.after === 0 || (await shows(replica.pool, replica.shown, need, () => answered(index), replica.label))) return (replica.reads++, index);
         } catch (error) {
           failed(index, error);
         }
@@ -117,6 +134,12 @@ export function createReadRouting<Database>(deps: {
       await Promise.all(replicas.filter((r) => !r.pool.ending).map((r) => r.pool.end()));
     },
   };
+}
+
+/** A position a server's read models showed, and when it was read. */
+interface Shown {
+  position: number;
+  at: number;
 }
 
 export type ReadRouting<Database = unknown> = ReturnType<typeof createReadRouting<Database>>;

@@ -136,4 +136,24 @@ describe('reads routed to read replicas', () => {
     }));
     expect(servers).toEqual({ written: 'primary', rawWrite: 'primary', inTransaction: 'primary', read: 'replica-0' });
   });
+
+  it('asks a replica again within a second, and drops one whose read models went backwards (a rebuild, a restore) for the retry policy\'s wait (issue 60 point 7)', async () => {
+    let clock = 0;
+    const replica = { shown: 10, down: false };
+    const { reads, readOn } = setUp({ primary: { shown: 10, down: false }, replicas: [replica] }, 200, () => clock);
+    expect(await readOn(8)).toBe('replica-0');
+    // Rebuilt: it shows less than it did. Within the second its position is still taken as shown...
+    replica.shown = 3;
+    clock += 500;
+    expect(await readOn(8)).toBe('replica-0');
+    // ...then asked again: it went backwards, so it is left out, and the caller reads its write on the primary.
+    clock += 600;
+    expect(await readOn(8)).toBe('primary');
+    expect(reads.status().replicas[0]).toMatchObject({ state: 'down', lastError: expect.stringContaining('went backwards: its read models showed log position 10, now 3') });
+    // Once caught up again, and after the policy's wait, it serves reads again.
+    replica.shown = 12;
+    clock += 60_000;
+    expect(await readOn(8)).toBe('replica-0');
+  });
 });
+
