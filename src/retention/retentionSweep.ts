@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
-import { eraseRunData } from '../execution/eraseRunData.ts';
+import { eraseRunClosure } from '../execution/eraseRunClosure.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
@@ -52,7 +52,8 @@ export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: C
       const page = await due(now, after);
       for (const run of page) {
         try {
-          const result = await eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, { executionId: run.execution_id, trigger: 'retention', reason: `its retention period (${run.run_days} days) ran out` }, principal);
+          // With what was derived from it (reruns, replays, test runs of cases made from it): their copies of its data go too.
+          const result = await eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, { executionId: run.execution_id, trigger: 'retention', reason: `its retention period (${run.run_days} days) ran out` }, principal);
           if (result.erasedNow) erased++;
         } catch (error) {
           // A run the log says has not ended (the read model was ahead) waits for the next pass.

@@ -11,7 +11,7 @@ import type { RunStarting } from './runDependencies.ts';
 import type { RunInput } from './runInput.ts';
 import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { cancelRun } from '../execution/cancelRun.ts';
-import { eraseRunData } from '../execution/eraseRunData.ts';
+import { eraseRunClosure } from '../execution/eraseRunClosure.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { rerunExecution } from '../audit/runRerun.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
@@ -55,11 +55,11 @@ export function createRunService(deps: RunServiceDependencies) {
     cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
     /** Erases a run's personal data (an operator, or a caller's API key for a run of its flow: `flowOf`). */
     eraseData: (input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; match?: ErasureMatch; projectOf?: string; flowOf?: string }, metadata: CommandMetadata) =>
-      eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, input, metadata),
+      eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, input, metadata),
     /** A caller's erasure of a run of one of its project's flows. */
     eraseCallerRun: async (caller: RunCaller, run: FlowSlugs & { executionId: string; reason: string | undefined }) => {
       const flow = await deps.flows.findFlowForCaller(run, caller.projectId);
-      return eraseRunData({ ...deps.commands, runDataKeys: deps.runDataKeys }, { executionId: run.executionId, reason: run.reason ?? 'erasure requested with an API key', projectOf: caller.projectId, flowOf: flow.flowId }, originOf(caller));
+      return eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, { executionId: run.executionId, reason: run.reason ?? 'erasure requested with an API key', projectOf: caller.projectId, flowOf: flow.flowId }, originOf(caller));
     },
     /** A run again, on the version and input its log recorded (an operator's audit). */
     rerun: (executionId: string, metadata: CommandMetadata) => rerunExecution(deps.engine, { executionId }, metadata),

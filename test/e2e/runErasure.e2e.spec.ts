@@ -12,6 +12,9 @@ import { tablesHolding as scanTables } from '../support/plaintextScan.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { selectRuns } from '../../src/backtests/runSelection.ts';
 import { matchedValueHash } from '../../src/security/erasureMatch.ts';
+import { startBacktest } from '../../src/backtests/backtestRunner.ts';
+import { testCaseFromRun } from '../../src/backtests/testCaseFromRun.ts';
+import { runTestCase } from '../../src/testing/testRunner.ts';
 
 interface Answer {
   status: number;
@@ -172,6 +175,48 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     expect([wrongStatus.code, wrongStatus.stderr]).toEqual([1, expect.stringContaining("--status takes queued, running")]);
     const bad = await runCli(['runs', 'erase', '--org', 'acme', '--where', 'output.x=1'], env);
     expect([bad.code, bad.stderr]).toEqual([1, expect.stringContaining('--where must be input.message=<text> or input.parameters.<key>=<value>')]);
+  });
+
+  it('erases a run with what was derived from it in one command: its rerun, its backtest replay, the test run of a case made from it; the case is kept and named (issue 60 point 3)', async () => {
+    const marker = `pii-${randomUUID()}`;
+    const original = await execute(`hello ${marker}`, { customer: marker });
+    await t.runtime.projections.catchUp();
+    const rerun = await t.runtime.runs.rerun(original, testPrincipal);
+    const flowId = ((await t.runtime.eventStore.readStream(executionStream(original)))[0]!.data as { flowId: string }).flowId;
+    const replay = (await (await startBacktest(t.runtime.execution, {}, { flowId, draft: true, selection: { kind: 'executions', executionIds: [original] } }, testPrincipal)).run()).runs[0]!.backtestExecutionId;
+    const testCase = await testCaseFromRun(t.runtime.commands, {}, { executionId: original, name: 'from the customer run' }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const testRun = await runTestCase(t.runtime.execution, {}, { testCaseId: testCase.testCaseId, draft: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const copies = [rerun.executionId, replay, testRun.executionId];
+    for (const id of copies) expect(JSON.stringify((await t.runtime.eventStore.readStream(executionStream(id)))[0]!.data)).toContain(marker);
+
+    const erased = await call('DELETE', `pipeline/runs/${original}/data?reason=ticket%2044`);
+    expect(erased).toMatchObject({ status: 200, body: { executionId: original, erasedNow: true } });
+    expect((erased.body.derived as { executionId: string; derivation: string; erasedNow: boolean }[]).map((d) => [d.executionId, d.derivation, d.erasedNow]).sort()).toEqual(
+      [[rerun.executionId, 'rerun', true], [replay, 'backtest_replay', true], [testRun.executionId, 'test_run', true]].sort(),
+    );
+    expect(erased.body.testCasesKept).toEqual([{ testCaseId: testCase.testCaseId, name: 'from the customer run', from: original }]);
+    await t.runtime.projections.catchUp();
+    for (const id of copies) expect((await t.runtime.eventStore.readStream(executionStream(id)))[0]).toMatchObject({ data: { message: null, parameters: {} } });
+    // What is left holding the marker is the test case's own copy, the one documented exception: its events and its row.
+    expect(await tablesHolding(marker)).toEqual(['seqflow_events', 'test_cases']);
+    const holding = await sql<{ stream_id: string }>`SELECT DISTINCT stream_id FROM seqflow_events WHERE data::text LIKE ${`%${marker}%`}`.execute(t.runtime.db);
+    expect(holding.rows.map((r) => r.stream_id)).toEqual([`testcase-${testCase.testCaseId}`]);
+    expect((await verifyLog(t.runtime.eventStore)).problem).toBeNull();
+  });
+
+  it('refuses to erase a run while a run derived from it has not ended, erasing nothing, and names it', async () => {
+    const original = await execute(`wait ${randomUUID()}`, {});
+    await t.runtime.projections.catchUp();
+    // A rerun that is still running, as the read models show it.
+    const rerun = await t.runtime.runs.rerun(original, testPrincipal);
+    await t.runtime.projections.catchUp();
+    await t.runtime.db.updateTable('runs').set({ status: 'running', ended_at: null }).where('execution_id', '=', rerun.executionId).execute();
+    const refused = await call('DELETE', `pipeline/runs/${original}/data`);
+    expect(refused).toMatchObject({ status: 409, body: { detail: { code: 'CONFLICT', message: expect.stringContaining(`${rerun.executionId} (rerun, running)`) } } });
+    expect((await t.runtime.eventStore.readStream(executionStream(original))).some((e) => e.type === 'RunDataErased')).toBe(false);
+    await t.runtime.db.updateTable('runs').set({ status: 'completed', ended_at: new Date().toISOString() }).where('execution_id', '=', rerun.executionId).execute();
   });
 
   it('property: after erasing any subset of random runs, every verification passes and nothing of an erased run remains in any table', async () => {

@@ -774,6 +774,19 @@ export type components = {
             versionNumber: number | null;
         };
         RunErasure: {
+            /** @description The runs derived from it (reruns, backtest replays, test runs of test cases made from it, and theirs), erased with it */
+            derived: {
+                /** @enum {string} */
+                derivation: "rerun" | "backtest_replay" | "test_run";
+                erasedAt: string | null;
+                erasedNow: boolean;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+                executionId: string;
+                from: string;
+            }[];
             /**
              * Format: date-time
              * @description When its data was erased: now, or by an earlier erasure, which stands
@@ -782,8 +795,27 @@ export type components = {
             /** @description false: it was erased before this request */
             erasedNow: boolean;
             executionId: string;
+            /** @description Test cases made from it: they keep their own copy of its input; delete them too if they hold the person's data */
+            testCasesKept: {
+                from: string;
+                name: string;
+                testCaseId: string;
+            }[];
         };
         RunErasureInput: {
+            /** @description The runs derived from it (reruns, backtest replays, test runs of test cases made from it, and theirs), erased with it */
+            derived: {
+                /** @enum {string} */
+                derivation: "rerun" | "backtest_replay" | "test_run";
+                erasedAt: string | null;
+                erasedNow: boolean;
+                error: {
+                    code: string;
+                    message: string;
+                } | null;
+                executionId: string;
+                from: string;
+            }[];
             /**
              * Format: date-time
              * @description When its data was erased: now, or by an earlier erasure, which stands
@@ -792,6 +824,12 @@ export type components = {
             /** @description false: it was erased before this request */
             erasedNow: boolean;
             executionId: string;
+            /** @description Test cases made from it: they keep their own copy of its input; delete them too if they hold the person's data */
+            testCasesKept: {
+                from: string;
+                name: string;
+                testCaseId: string;
+            }[];
         };
         RunInput: {
             /** Format: date-time */

@@ -75,6 +75,19 @@ export const runErasureSchema = z
     executionId: z.string(),
     erasedAt: timestamp.meta({ description: 'When its data was erased: now, or by an earlier erasure, which stands' }),
     erasedNow: z.boolean().meta({ description: 'false: it was erased before this request' }),
+    derived: z
+      .array(
+        z.object({
+          executionId: z.string(),
+          derivation: z.enum(['rerun', 'backtest_replay', 'test_run']),
+          from: z.string(),
+          erasedAt: timestamp.nullable(),
+          erasedNow: z.boolean(),
+          error: z.object({ code: z.string(), message: z.string() }).nullable(),
+        }),
+      )
+      .meta({ description: 'The runs derived from it (reruns, backtest replays, test runs of test cases made from it, and theirs), erased with it' }),
+    testCasesKept: z.array(z.object({ testCaseId: z.string(), name: z.string(), from: z.string() })).meta({ description: 'Test cases made from it: they keep their own copy of its input; delete them too if they hold the person\'s data' }),
   })
   .meta({ id: 'RunErasure' });
 export const runPageSchema = pageOf(runListItemSchema).meta({ id: 'RunPage' });
