@@ -106,6 +106,8 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   const runCount = 1 + random.int(4);
   const jobs = new Map<string, StoredStep[]>();
   const told = new Map<string, { status: string; code?: string; result?: unknown } | 'error'>();
+  // Errors of the code itself that a caller met: each a broken invariant.
+  const unexpected: string[] = [];
   const stalledJobs: Promise<void>[] = [];
   await Promise.all(
     Array.from({ length: runCount }, async () => {
@@ -134,7 +136,10 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
         }
         if (!outcome) throw new Error('the job had ended');
         told.set(executionId, outcome.status === 'failed' ? { status: 'failed', code: outcome.code } : outcome.status === 'completed' ? { status: 'completed', result: outcome.result } : { status: outcome.status });
-      } catch {
+      } catch (error) {
+        // The caller got an error: a fault's, or the service's own refusal. A JavaScript error (a
+        // TypeError, a RangeError) is neither: the code broke, whatever the schedule did.
+        if (isCodeError(error)) unexpected.push(`execution-${executionId}: its caller got ${(error as Error).name}: ${(error as Error).message}`);
         told.set(executionId, 'error');
       }
     }),
@@ -143,7 +148,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   // Another process (its log sound) takes over: a job whose lease ran out is continued from its own
   // events (claim 2), and the interrupted-run sweep ends what else was left running.
   const streams = [...new Set(log.events.map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
-  const violations: string[] = [];
+  const violations: string[] = [...unexpected];
   const paused = new Set<string>();
   const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
   takingOver = true;
@@ -222,4 +227,9 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
   const recorded = log.events.map((e) => `${e.streamId} ${e.type}`);
   return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), stalls: heldCalls, recorded, violations };
+}
+
+/** An error the code made rather than met: no fault, refusal or lost connection throws one of these. */
+export function isCodeError(error: unknown): boolean {
+  return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
 }
