@@ -1,11 +1,16 @@
-// `npm run test:simulate -- --seeds N [--from S]`: more seeded schedules than `npm test` runs, of the
+// `npm run test:simulate -- --seeds N [--from S]` (or `-- --mutants`: scripts/mutants.ts): more seeded schedules than `npm test` runs, of the
 // engine (test/simulation/engineSimulation.ts) and of webhook deliveries (deliverySimulation.ts);
 // prints each broken invariant with its seed, exits 1 if any.
 import { parseArgs } from 'node:util';
 import { simulateDeliveries } from '../test/simulation/deliverySimulation.ts';
 import { simulateSchedule } from '../test/simulation/engineSimulation.ts';
 
-const { values } = parseArgs({ options: { seeds: { type: 'string', default: '10000' }, from: { type: 'string', default: '1' } } });
+const { values } = parseArgs({ options: { seeds: { type: 'string', default: '10000' }, from: { type: 'string', default: '1' }, mutants: { type: 'boolean', default: false } } });
+if (values.mutants) {
+  // One-line mutations each of which the simulation or its named tests must catch (scripts/mutants.ts).
+  await import('./mutants.ts');
+  process.exit(process.exitCode ?? 0);
+}
 const seeds = Number(values.seeds);
 const from = Number(values.from);
 if (!Number.isInteger(seeds) || seeds < 1 || !Number.isInteger(from)) throw new Error('--seeds N (a positive integer) [--from S]');
