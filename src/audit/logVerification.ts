@@ -1,5 +1,5 @@
 import { type ChainProblem, type ChainState, emptyChain, verifyHead, verifyNext } from '../domain/audit/chainVerification.ts';
-import type { EventStore, RecordedEvent } from '../eventstore/eventStore.ts';
+import type { EventStore, RecordedEvent, UnreadableEvent } from '../eventstore/eventStore.ts';
 import { readWholeLog } from './logPages.ts';
 
 const PAGE = 1000;
@@ -22,14 +22,6 @@ export interface LogVerification {
   unreadable: { count: number; events: UnreadableEvent[] };
 }
 
-export interface UnreadableEvent {
-  streamId: string;
-  revision: number;
-  position: number;
-  type: string;
-  executionId: string | null;
-  fields: string[];
-}
 
 export interface ErasedRun {
   executionId: string;

@@ -39,6 +39,16 @@ export interface RecordedEvent {
   unreadableFields?: string[];
 }
 
+/** Where an event whose sealed value does not open is (a finding of verify-log and projections verify). */
+export interface UnreadableEvent {
+  streamId: string;
+  revision: number;
+  position: number;
+  type: string;
+  executionId: string | null;
+  fields: string[];
+}
+
 export interface AppendResult {
   /** Revision of the stream's last event, to pass as the expected revision next time. */
   nextExpectedRevision: number;

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import type { EventStore } from '../eventstore/eventStore.ts';
-import type { UnreadableEvent } from '../audit/logVerification.ts';
+import type { EventStore, UnreadableEvent } from '../eventstore/eventStore.ts';
 import type { Projection } from './projection.ts';
 import { type TableComparison, compareWithShadow } from './readModelComparison.ts';
 import { type ReadModels, readModelTables } from './readModelSchema.ts';

@@ -1,9 +1,8 @@
-import type { UnreadableEvent } from '../audit/logVerification.ts';
 import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { EventStore } from '../eventstore/eventStore.ts';
+import type { EventStore, UnreadableEvent } from '../eventstore/eventStore.ts';
 import { migrateReadModels } from './migrateReadModels.ts';
 import type { Projection } from './projection.ts';
 import { applyBatch } from './projectionBatch.ts';

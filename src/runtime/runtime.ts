@@ -37,7 +37,7 @@ import { type Watchdog, createWatchdog } from '../watchdog/watchdog.ts';
 import { type Metrics, createMetrics } from '../observability/metrics.ts';
 import { type Tracing, createTracing } from '../observability/tracing.ts';
 import { closeInOrder } from './closeInOrder.ts';
-import { forgetErasedKeys } from '../security/forgetErasedKeys.ts';
+import { forgetErasedKeys } from '../caches/forgetErasedKeys.ts';
 import { RETRY_POLICIES, assertRetryPolicies } from '../domain/retry/retryPolicy.ts';
 import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';

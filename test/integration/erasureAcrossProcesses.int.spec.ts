@@ -9,7 +9,7 @@ import { type Runtime, openRuntime } from '../../src/runtime/runtime.ts';
 import { tablesHolding } from '../support/plaintextScan.ts';
 import { until } from '../support/until.ts';
 import { encodeEvent } from '../../src/domain/domainEvent.ts';
-import { forgetErasedKeys } from '../../src/security/forgetErasedKeys.ts';
+import { forgetErasedKeys } from '../../src/caches/forgetErasedKeys.ts';
 import { createRunDataKeys } from '../../src/security/runDataKeys.ts';
 import { createTestRuntime, seedProject, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 

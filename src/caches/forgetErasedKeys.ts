@@ -1,5 +1,5 @@
-import type { LogWatcher } from '../caches/logWatch.ts';
-import type { RunDataKeys } from './runDataKeys.ts';
+import type { LogWatcher } from './logWatch.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 
 /**
  * The log watch's part in erasure: when any process erases a run, every process forgets the key it
