@@ -1,5 +1,5 @@
 import { type ChainProblem, type ChainState, emptyChain, verifyHead, verifyNext } from '../domain/audit/chainVerification.ts';
-import type { EventStore, RecordedEvent, UnreadableEvent } from '../eventstore/eventStore.ts';
+import { type EventStore, type RecordedEvent, type UnreadableEvent, unreadableEventOf } from '../eventstore/eventStore.ts';
 import { readWholeLog } from './logPages.ts';
 
 const PAGE = 1000;
@@ -40,10 +40,10 @@ function findings() {
   const found = { erasedRuns: { count: 0, runs: [] as ErasedRun[] }, unreadable: { count: 0, events: [] as UnreadableEvent[] } };
   return {
     see(event: RecordedEvent) {
-      if (event.unreadableFields !== undefined) {
+      const unreadable = unreadableEventOf(event);
+      if (unreadable !== null) {
         found.unreadable.count++;
-        const executionId = (event.data as { executionId?: unknown }).executionId;
-        if (found.unreadable.events.length < LISTED_ERASURES) found.unreadable.events.push({ streamId: event.streamId, revision: event.revision, position: event.position, type: event.type, executionId: typeof executionId === 'string' ? executionId : null, fields: event.unreadableFields });
+        if (found.unreadable.events.length < LISTED_ERASURES) found.unreadable.events.push(unreadable);
       }
       if (event.type !== 'RunDataErased') return;
       found.erasedRuns.count++;

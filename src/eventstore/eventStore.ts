@@ -49,6 +49,13 @@ export interface UnreadableEvent {
   fields: string[];
 }
 
+/** Where a marked event is, as verify-log and projections verify report it; null for an event that opened. */
+export function unreadableEventOf(event: RecordedEvent): UnreadableEvent | null {
+  if (event.unreadableFields === undefined) return null;
+  const executionId = (event.data as { executionId?: unknown }).executionId;
+  return { streamId: event.streamId, revision: event.revision, position: event.position, type: event.type, executionId: typeof executionId === 'string' ? executionId : null, fields: event.unreadableFields };
+}
+
 export interface AppendResult {
   /** Revision of the stream's last event, to pass as the expected revision next time. */
   nextExpectedRevision: number;

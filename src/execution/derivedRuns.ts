@@ -41,11 +41,17 @@ export async function derivedRunsOf(db: Kysely<ReadModels>, executionId: string)
     testCases.push(...cases.map((c) => ({ testCaseId: c.testCaseId, name: c.name, from: c.from! })));
     const testRuns = cases.length === 0 ? [] : await db.selectFrom('test_runs').select(['execution_id as executionId', 'test_case_id']).where('test_case_id', 'in', cases.map((c) => c.testCaseId)).execute();
     const caseFrom = new Map(cases.map((c) => [c.testCaseId, c.from!]));
-    const found = [
+    const found: { executionId: string; from: string; derivation: Derivation }[] = [];
+    const candidates = [
       ...reruns.map((r) => ({ executionId: r.executionId, from: r.from!, derivation: 'rerun' as const })),
       ...replays.map((r) => ({ ...r, derivation: 'backtest_replay' as const })),
       ...testRuns.map((r) => ({ executionId: r.executionId, from: caseFrom.get(r.test_case_id)!, derivation: 'test_run' as const })),
-    ].filter((r) => !seen.has(r.executionId) && (seen.add(r.executionId), true));
+    ];
+    for (const run of candidates) {
+      if (seen.has(run.executionId)) continue;
+      seen.add(run.executionId);
+      found.push(run);
+    }
     if (derived.length + found.length > MAX_DERIVED_RUNS) return null;
     const statuses = found.length === 0 ? [] : await db.selectFrom('runs').select(['execution_id', 'status', 'data_erased_at']).where('execution_id', 'in', found.map((r) => r.executionId)).execute();
     const byId = new Map(statuses.map((s) => [s.execution_id, s]));

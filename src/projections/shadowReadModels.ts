@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import type { EventStore, UnreadableEvent } from '../eventstore/eventStore.ts';
+import { type EventStore, type UnreadableEvent, unreadableEventOf } from '../eventstore/eventStore.ts';
 import { migrateReadModels } from './migrateReadModels.ts';
 import type { Projection } from './projection.ts';
 import { applyBatch } from './projectionBatch.ts';
@@ -57,10 +57,10 @@ export async function createShadowReadModels(input: { connectionString: string; 
         const page = (await input.eventStore.readAll(position, BATCH, { unreadable: 'mark' })).filter((e) => e.position <= target);
         if (page.length === 0) break;
         for (const event of page) {
-          if (event.unreadableFields === undefined) continue;
+          const found = unreadableEventOf(event);
+          if (found === null) continue;
           unreadable.count++;
-          const executionId = (event.data as { executionId?: unknown }).executionId;
-          if (unreadable.events.length < 1000) unreadable.events.push({ streamId: event.streamId, revision: event.revision, position: event.position, type: event.type, executionId: typeof executionId === 'string' ? executionId : null, fields: event.unreadableFields });
+          if (unreadable.events.length < 1000) unreadable.events.push(found);
         }
         // Stalls start empty: an event a projection cannot apply stalls it here as it would live.
         position = await applyBatch(db, input.projections, new Map(), input.logger, position, page, Date.now());

@@ -230,6 +230,6 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
 }
 
 /** An error the code made rather than met: no fault, refusal or lost connection throws one of these. */
-export function isCodeError(error: unknown): boolean {
+function isCodeError(error: unknown): boolean {
   return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
 }

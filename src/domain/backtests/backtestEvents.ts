@@ -1,11 +1,10 @@
 import { z } from 'zod';
 import { operational, personal } from '../privacy/dataClass.ts';
-import { aCode, anId } from '../privacy/operationalText.ts';
+import { aCode, anId, workerName } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { testTargetSchema } from '../testing/testRunEvents.ts';
 import { judgeVerdictSchema, judgeWordsSchema, splitJudge } from './judgeWords.ts';
 import type { RecordedAssertionResult } from '../testing/testRunEvents.ts';
-import { workerName } from '../execution/executionEvents.ts';
 
 /** A backtest replays at most this many recorded runs. */
 export const MAX_BACKTEST_RUNS = 1000;

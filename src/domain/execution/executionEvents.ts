@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
 import { operational, personal } from '../privacy/dataClass.ts';
-import { aCode, aHash, aModel, aName, aTime, anId } from '../privacy/operationalText.ts';
+import { aCode, aHash, aModel, aName, aTime, anId, callbackUrl, workerName } from '../privacy/operationalText.ts';
 
 /** Why a run failed. `cancelled` (ExecutionFailed v2): an operator cancelled a run that had not ended. */
 export const failureReasons = ['error', 'credits_exhausted', 'byok_rejected', 'cancelled'] as const;
@@ -13,16 +13,11 @@ export type TokenUsage = z.infer<typeof usageSchema>;
 
 export const webhookEvents = ['flow.completed', 'flow.failed'] as const;
 
-/** Where a run's webhooks go: the caller's system, named by the caller. */
-export const callbackUrl = () => operational(z.string(), "the receiver's address the caller gave for a run's webhooks: the caller's system, needed by every attempt (its secrets are redacted wherever it is shown)");
 
 /** The service's own words about a failure (failureMessage.ts): what came from outside is the sealed `detail`. */
 const serviceWords = () => operational(z.string(), "the service's own words for the failure, the same for every run that fails the same way: what came from outside is the sealed detail");
 /** What came from outside about a failure: a thrown text, a provider's error body, a canceller's reason. */
 const outsideWords = () => personal(z.string().nullable(), null);
-/** A worker process's name (its host and process id, or the name it was given). */
-export const workerName = () => operational(z.string(), "a worker process's name: which of the service's processes did it");
-
 /** Placeholders of a block's prompt: names from the flow's configuration. */
 const placeholderNames = () => z.array(operational(z.string(), "a placeholder's name from the block's prompt: configuration"));
 export type WebhookEventName = (typeof webhookEvents)[number];

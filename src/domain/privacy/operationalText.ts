@@ -30,3 +30,9 @@ export const aHash = (schema: z.ZodString = z.string()) => operational(schema, '
 
 /** An OAuth client's id: the embedded authorization server's, or a client's metadata document URL. */
 export const oauthClientId = () => operational(z.string().min(1), "an assistant's client id (issued here, or its metadata document's URL): names software, not a person");
+
+/** Where a run's webhooks go: the caller's system, named by the caller. */
+export const callbackUrl = () => operational(z.string(), "the receiver's address the caller gave for a run's webhooks: the caller's system, needed by every attempt (its secrets are redacted wherever it is shown)");
+
+/** A worker process's name (its host and process id, or the name it was given). */
+export const workerName = () => operational(z.string(), "a worker process's name: which of the service's processes did it");

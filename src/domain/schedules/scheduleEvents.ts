@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { operational } from '../privacy/dataClass.ts';
-import { aCode, aTime, anId } from '../privacy/operationalText.ts';
+import { aCode, aTime, anId, callbackUrl } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { nameBasedId } from '../nameBasedId.ts';
 import { attachmentSchema } from '../execution/attachment.ts';
-import { callbackUrl, webhookEvents } from '../execution/executionEvents.ts';
+import { webhookEvents } from '../execution/executionEvents.ts';
 
 /** What a schedule does with the firings it missed while no worker ran: run them (oldest first), or record them skipped. */
 export const missedFiringPolicies = ['run', 'skip'] as const;

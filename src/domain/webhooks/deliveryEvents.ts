@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
-import { callbackUrl, webhookEvents } from '../execution/executionEvents.ts';
+import { webhookEvents } from '../execution/executionEvents.ts';
 import { personal } from '../privacy/dataClass.ts';
-import { anId } from '../privacy/operationalText.ts';
+import { anId, callbackUrl } from '../privacy/operationalText.ts';
 
 /**
  * `data_erased`: the run's data was erased before the delivery was made, so there was nothing to

@@ -16,7 +16,7 @@ export interface ReadRetries {
 }
 
 const defaults: ReadRetries = {
-  attempts: 5,
+  attempts: RETRY_POLICIES.lostConnectionRead.maxAttempts,
   policy: RETRY_POLICIES.lostConnectionRead,
   random: Math.random,
   sleep: async (ms) => void (await sleep(ms)),

@@ -4,6 +4,7 @@ import { receiverHost } from '../../domain/webhooks/receiverHost.ts';
 import type { Projection, ProjectionContext } from '../projection.ts';
 import type { ReadModels, WebhookDeliveriesTable } from '../readModelSchema.ts';
 import { type ColumnTypes, updateRows } from '../updateRows.ts';
+import { openedWhere } from '../openedWhere.ts';
 
 type DeliveryRow = Insertable<WebhookDeliveriesTable>;
 type Changes = Partial<Record<keyof WebhookDeliveriesTable & string, unknown>>;
@@ -45,7 +46,8 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
   const created: DeliveryRow[] = [];
   const changed = new Map<string, Changes>();
   const erasedRuns: string[] = [];
-  const events = await withExcerptsOpened(handed);
+  // An attempt's excerpt is sealed (one with none was stored unsealed): opened, as this projection keeps it.
+  const events = await openedWhere(handed, ({ event }) => event.type === 'DeliveryAttemptFinished');
   for (const { event, context } of events) {
     if (event.type === 'DeliveryCreated') {
       created.push(createdRow(event, context.occurredAt));
@@ -63,17 +65,6 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
   // An excerpt can quote what the receiver made of the run's data: erased with the run (after the
   // batch's own changes, so an attempt of the batch reads as a rebuild after the erasure would).
   if (erasedRuns.length > 0) await trx.updateTable('webhook_deliveries').set({ error_excerpt: null }).where('execution_id', 'in', erasedRuns).execute();
-}
-
-/** The batch with the sealed excerpts of attempts opened (an attempt with none was stored unsealed: nothing to open). */
-async function withExcerptsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[]) {
-  const toOpen = handed.filter(({ event, context }) => event.type === 'DeliveryAttemptFinished' && context.recorded.metadata.sealed === true);
-  if (toOpen.length === 0) return handed;
-  const opened = new Map(await Promise.all(toOpen.map(async (entry) => [entry, await entry.context.open()] as const)));
-  return handed.map((entry) => {
-    const event = opened.get(entry);
-    return event ? { ...entry, event } : entry;
-  });
 }
 
 export const deliveriesProjection: Projection = {

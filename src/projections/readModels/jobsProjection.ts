@@ -5,6 +5,7 @@ import { type JobView, evolveJobView } from '../../domain/execution/jobView.ts';
 import type { Projection, ProjectionContext } from '../projection.ts';
 import type { JobsTable, ReadModels } from '../readModelSchema.ts';
 import { type ColumnTypes, updateRows } from '../updateRows.ts';
+import { openedWhere } from '../openedWhere.ts';
 
 const rowOf = (view: JobView) => ({
   status: view.status,
@@ -74,20 +75,13 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
 }
 
 /**
- * The batch with the results (and failures' details) of jobs opened: a job's row keeps them, other runs' are
- * read by no one here, so they are not opened (a cipher call and a key look-up each saved on every
- * /execute run). Jobs are the runs with a row, and those whose request (mode `async`) is in the batch.
+ * The batch with the results (and failures' details) of jobs opened: a job's row keeps them, other
+ * runs' are read by no one here, so they are not opened (a cipher call and a key look-up each saved
+ * on every /execute run). Jobs are the runs with a row, and those whose request (mode `async`) is in the batch.
  */
-async function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
+function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
   for (const { event } of handed) if (event.type === 'ExecutionRequested' && event.data.mode === 'async') jobs.add(event.data.executionId);
-  const toOpen = handed.filter(({ event }) => (event.type === 'ExecutionCompleted' || event.type === 'ExecutionFailed') && jobs.has(event.data.executionId));
-  // Most batches end no job: no promise per event then.
-  if (toOpen.length === 0) return handed;
-  const opened = new Map(await Promise.all(toOpen.map(async (entry) => [entry, await entry.context.open()] as const)));
-  return handed.map((entry) => {
-    const event = opened.get(entry);
-    return event ? { ...entry, event } : entry;
-  });
+  return openedWhere(handed, ({ event }) => (event.type === 'ExecutionCompleted' || event.type === 'ExecutionFailed') && jobs.has(event.data.executionId));
 }
 
 /** A jobs row as the job view it stores. */
