@@ -11,7 +11,8 @@ import { commandsOf } from '../execution/engineDependencies.ts';
 import type { TestEngine } from '../testing/testRunner.ts';
 import { type ResolvedTarget, resolveTarget } from '../testing/testTarget.ts';
 import { type BacktestPair, pairReport } from './backtestReport.ts';
-import { readRecordedRun } from './recordedRun.ts';
+import { erasedSince, readRecordedRun } from './recordedRun.ts';
+import { eraseRunData } from '../execution/eraseRunData.ts';
 import { judgePair } from './pairJudge.ts';
 import { splitJudge } from '../domain/backtests/judgeWords.ts';
 import { replayRun } from './replayRun.ts';
@@ -51,7 +52,10 @@ export interface BacktestReport {
   target: StartedBacktest['target'];
   status: 'finished';
   summary: BacktestSummary;
+  /** The pairs compared, in the order the runs were chosen (the runs skipped as erased are not among them). */
   runs: BacktestPair[];
+  /** Chosen runs erased before their comparison was recorded: not compared, nothing of them kept. */
+  erased: { executionId: string; backtestExecutionId: string; erasedAt: string }[];
   /** Where its BacktestFinished is in the log: the read models (get_backtest, the promotion gate) show it once they pass it. */
   position: number;
 }
@@ -134,7 +138,23 @@ async function replayAll(
   };
 
   const pairs = state.started.runs;
-  const reports: BacktestPair[] = new Array(pairs.length);
+  const reports: (BacktestPair | undefined)[] = new Array(pairs.length);
+  const erased: BacktestReport['erased'] = [];
+  // A run erased before its comparison is recorded is skipped, never compared (backtest.ts): looked
+  // at when it is read and again just before the record. Its replay, if it ran, read the input before
+  // the erasure and may have started after the erasure looked for it: it is erased here too. An
+  // erasure between the last look and the append leaves a comparison whose sealed changes and judge
+  // words read as erased (the key is gone), and a replay the erasure found.
+  const skipIfErased = async (pair: (typeof pairs)[number], recorded: NonNullable<Awaited<ReturnType<typeof readRecordedRun>>>, replayed: boolean) => {
+    const erasedAt = await erasedSince(engine.eventStore, pair.executionId, recorded);
+    if (erasedAt === null) return false;
+    if (replayed && engine.runDataKeys) {
+      await eraseRunData({ ...commands, runDataKeys: engine.runDataKeys }, { executionId: pair.backtestExecutionId, reason: `its original run ${pair.executionId} was erased` }, run.metadata);
+    }
+    await record({ type: 'Skip', data: { backtestId, ...pair, reason: 'original_erased', erasedAt } });
+    erased.push({ ...pair, erasedAt });
+    return true;
+  };
   let next = 0;
   const worker = async () => {
     while (next < pairs.length) {
@@ -142,6 +162,7 @@ async function replayAll(
       const { executionId, backtestExecutionId } = pairs[index]!;
       const recorded = await readRecordedRun(engine.eventStore, executionId);
       if (!recorded) throw new ApiError('EXECUTION_NOT_FOUND', `run ${executionId} is not in the log`);
+      if (await skipIfErased(pairs[index]!, recorded, false)) continue;
       const candidate = await replayRun(engine, { backtestId, backtestExecutionId, flow: run.flow, resolved: run.resolved, recorded, principal: run.metadata.principal });
       const compared = comparePair(recorded.side, candidate);
       let verdict: RecordedAssertionResult | null = null;
@@ -152,6 +173,7 @@ async function replayAll(
       }
       const { result: _o, ...original } = recorded.side;
       const { result: _c, ...candidateSide } = candidate;
+      if (await skipIfErased(pairs[index]!, recorded, true)) continue;
       await record({ type: 'Compare', data: { backtestId, executionId, backtestExecutionId, ...compared, original, candidate: candidateSide, ...splitJudge(verdict) } });
       reports[index] = pairReport({ executionId, backtestExecutionId, ...compared, judge: verdict }, recorded.side, candidate);
       onCompared?.(reports[index]);
@@ -168,7 +190,9 @@ async function replayAll(
     throw error;
   }
   await record({ type: 'Finish', status: 'finished' });
-  return { backtestId, flowId: run.flow.flowId, target: run.target, status: 'finished', summary: summarize(reports.map((r) => r.outcome)), runs: reports, position: known.position };
+  const compared = reports.filter((r) => r !== undefined);
+  const summary = summarize([...compared.map((r) => r.outcome), ...erased.map(() => 'erased' as const)]);
+  return { backtestId, flowId: run.flow.flowId, target: run.target, status: 'finished', summary, runs: compared, erased, position: known.position };
 }
 
 /**

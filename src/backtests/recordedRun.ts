@@ -2,6 +2,8 @@ import type { ExecutionEvent, RequestedToolCall } from '../domain/execution/exec
 import { type RecordedCall, recordedCalls } from '../domain/backtests/toolReplay.ts';
 import type { ObservedSide } from '../domain/backtests/pairComparison.ts';
 import { type RunHistory, durationOf } from '../domain/execution/runHistory.ts';
+import { executionStream } from '../domain/execution/executionEvents.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
 import { readRunHistory } from '../execution/runHistoryOf.ts';
 
@@ -35,7 +37,8 @@ function toolRounds(events: readonly ExecutionEvent[]) {
 /**
  * What a backtest needs of a recorded run, from its own stream (through the upcasters): its input,
  * the tools its caller declared, each tool call with the result its caller sent (null when a resume
- * was recorded before results were kept), how it ended, and when its data was erased (its input then reads empty).
+ * was recorded before results were kept), how it ended, when its data was erased (its input then
+ * reads empty), and `revision`: where its stream stood (erasedSince looks past it).
  */
 export async function readRecordedRun(eventStore: EventStore, executionId: string) {
   const { events, history } = await readRunHistory(eventStore, executionId);
@@ -43,7 +46,15 @@ export async function readRecordedRun(eventStore: EventStore, executionId: strin
   if (!requested) return undefined;
   const calls: RecordedCall[] | null = recordedCalls(toolRounds(events));
   const erasure = events.find((e) => e.type === 'RunDataErased');
-  return { requested, calls, side: sideOf(history), erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null };
+  return { requested, calls, side: sideOf(history), erasedAt: erasure?.type === 'RunDataErased' ? erasure.data.erasedAt : null, revision: events.length };
+}
+
+/** When the run's data was erased after `recorded` was read (null: not since): a look just before recording what quotes it. */
+export async function erasedSince(eventStore: EventStore, executionId: string, recorded: Pick<RecordedRun, 'revision' | 'erasedAt'>): Promise<string | null> {
+  if (recorded.erasedAt) return recorded.erasedAt;
+  const later = await eventStore.readStream(executionStream(executionId), { fromRevision: recorded.revision, unreadable: 'mark' });
+  for (const event of later.map(decodeRecorded)) if (event.type === 'RunDataErased') return event.data.erasedAt;
+  return null;
 }
 
 export type RecordedRun = NonNullable<Awaited<ReturnType<typeof readRecordedRun>>>;

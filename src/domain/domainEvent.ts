@@ -44,7 +44,7 @@ import { RetentionPeriodSet } from './retention/retentionEvents.ts';
 import { ScheduleAdded, ScheduleFired, ScheduleFiringsSkipped, SchedulePaused, ScheduleRemoved, ScheduleResumed } from './schedules/scheduleEvents.ts';
 import { TestRunFinished, TestRunStarted } from './testing/testRunEvents.ts';
 import { TestSuiteRunFinished } from './testing/testSuiteEvents.ts';
-import { BacktestFinished, BacktestRunCompared, BacktestStarted, upcastComparedJudge } from './backtests/backtestEvents.ts';
+import { BacktestFinished, BacktestRunCompared, BacktestRunSkipped, BacktestStarted, upcastComparedJudge } from './backtests/backtestEvents.ts';
 import { DeliveryAttemptFinished, DeliveryAttemptStarted, DeliveryCreated, DeliveryEnded, DeliveryRedeliveryRequested } from './webhooks/deliveryEvents.ts';
 import { resultObject } from './execution/outputShape.ts';
 import type { EventDefinition, EventOf } from './events/eventDefinition.ts';
@@ -106,6 +106,7 @@ export const eventDefinitions = [
   TestSuiteRunFinished,
   BacktestStarted,
   BacktestRunCompared,
+  BacktestRunSkipped,
   BacktestFinished,
   LoginCodeIssued,
   LoginCodeRedeemed,

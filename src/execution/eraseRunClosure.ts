@@ -1,7 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { CommandDependencies, CommandMetadata } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
-import type { ErasureMatch } from '../domain/execution/executionEvents.ts';
+import { type ErasureMatch, executionStream } from '../domain/execution/executionEvents.ts';
+import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
+import type { EventStore } from '../eventstore/eventStore.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { type Derivation, MAX_DERIVED_RUNS, derivedRunsOf } from './derivedRuns.ts';
@@ -17,6 +19,20 @@ export interface ClosureErasure extends RunErasure {
 const ENDED = new Set(['completed', 'failed']);
 
 /**
+ * The closure is read from the read models, which trail the log: a rerun started a moment ago is
+ * linked in its original's stream (ExecutionRerunStarted, written before the rerun) but may not be
+ * in the runs read model yet. Such a rerun would be left out, so the erasure is refused until it shows.
+ */
+async function refuseUnseenReruns(eventStore: EventStore, closure: readonly string[]) {
+  const known = new Set(closure);
+  for (const executionId of closure) {
+    const events = (await eventStore.readStream(executionStream(executionId), { unreadable: 'mark' })).map(decodeRecorded);
+    const unseen = events.flatMap((e) => (e.type === 'ExecutionRerunStarted' && !known.has(e.data.rerunExecutionId) ? [e.data.rerunExecutionId] : []));
+    if (unseen.length > 0) throw new ApiError('CONFLICT', `run ${executionId} was rerun as ${unseen.join(', ')} a moment ago and the read models do not show it yet: erase again in a moment`);
+  }
+}
+
+/**
  * Erases a run and everything derived from it, in one command: the run first (its caller's scope is
  * checked on it), then each derived run, with the same reason. Refused, erasing nothing, when a
  * derived run has not ended (it would go on writing): the answer lists them. A process that dies
@@ -30,6 +46,7 @@ export async function eraseRunClosure(
 ): Promise<ClosureErasure> {
   const closure = await derivedRunsOf(deps.db, input.executionId);
   if (closure === null) throw new ApiError('CONFLICT', `run ${input.executionId} has more than ${MAX_DERIVED_RUNS} runs derived from it: erase them in parts (seqflow runs erase --execution) first`);
+  await refuseUnseenReruns(deps.eventStore, [input.executionId, ...closure.derived.map((d) => d.executionId)]);
   const open = closure.derived.filter((d) => d.dataErasedAt === null && !ENDED.has(d.status));
   if (open.length > 0) {
     const named = open.slice(0, 20).map((d) => `${d.executionId} (${d.derivation}, ${d.status})`);

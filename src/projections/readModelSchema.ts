@@ -278,6 +278,8 @@ export interface BacktestsTable {
   failed: Generated<number>;
   /** Different answers its judge scored as not mattering. */
   accepted: Generated<number>;
+  /** Chosen runs skipped because their data was erased before their comparison (BacktestRunSkipped). */
+  erased: Generated<number>;
   started_at: Timestamp;
   finished_at: Timestamp | null;
 }
@@ -287,7 +289,8 @@ export interface BacktestPairsTable {
   position: number;
   execution_id: string;
   backtest_execution_id: string;
-  outcome: 'same' | 'different' | 'failed' | null;
+  /** `erased`: skipped, never compared (BacktestRunSkipped); null while not compared yet. */
+  outcome: 'same' | 'different' | 'failed' | 'erased' | null;
   changes: Json | null;
   more: number | null;
   original: Json | null;

@@ -17,7 +17,7 @@ const summaryOf = (row: Selectable<BacktestsTable>) => ({
   onlyCompleted: row.only_completed,
   judge: row.judge as BacktestJudge | null,
   repeatOf: row.repeat_of,
-  summary: { total: row.total, same: row.same, different: row.different, failed: row.failed, compared: row.same + row.different + row.failed, differentButAccepted: row.accepted },
+  summary: { total: row.total, same: row.same, different: row.different, failed: row.failed, erased: row.erased, compared: row.same + row.different + row.failed, differentButAccepted: row.accepted },
   startedAt: row.started_at.toISOString(),
   finishedAt: row.finished_at?.toISOString() ?? null,
 });
@@ -67,13 +67,14 @@ export async function backtestPage(db: Kysely<ReadModels>, scope: Scope, input: 
 export async function backtestGateStatusOf(db: Kysely<ReadModels>, flowId: string, versionId: string): Promise<BacktestGateStatus> {
   const latest = await db
     .selectFrom('backtests')
-    .select(['id', 'total', 'different', 'failed', 'accepted'])
+    .select(['id', 'total', 'different', 'failed', 'accepted', 'erased'])
     .where('flow_id', '=', flowId)
     .where('target_version_id', '=', versionId)
     .where('status', '=', 'finished')
     .orderBy('finished_at', 'desc')
     .limit(1)
     .executeTakeFirst();
-  // A different answer its judge scored as not mattering is not a change the gate counts.
-  return latest ? { status: 'ran', backtestId: latest.id, total: latest.total, changed: latest.different - latest.accepted + latest.failed } : { status: 'not_run' };
+  // A different answer its judge scored as not mattering is not a change the gate counts; a run
+  // skipped as erased was not compared: the share is of the runs compared.
+  return latest ? { status: 'ran', backtestId: latest.id, total: latest.total - latest.erased, changed: latest.different - latest.accepted + latest.failed } : { status: 'not_run' };
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { costUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -25,14 +26,14 @@ import type { ReadModels } from '../projections/readModelSchema.ts';
 import { sharedCreditBalance } from '../queries/creditQueries.ts';
 
 /** The engine a process runs with, and what the API checks before a run: the outbound guard, the model registry, the code sandbox. */
-export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox };
+export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox; runDataKeys?: RunDataKeys };
 
 /** Makes the engine's parts from the configuration: one outbound guard for every model call, one sandbox pool, one flow catalog. */
 export function wireEngine(
   config: Config,
-  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; replicaReads?: ReplicaReads; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date; runner: string },
+  parts: { eventStore: EventStore; logger: Logger; db: Kysely<ReadModels>; replicaReads?: ReplicaReads; logWatch: LogWatch; organizations: OrganizationStates; masterKey: Buffer; metrics: Metrics; tracer: Tracer; now: () => Date; runner: string; runDataKeys?: RunDataKeys },
 ): WiredEngine {
-  const { eventStore, logger, db, replicaReads, logWatch, organizations, masterKey, metrics, tracer, now, runner } = parts;
+  const { eventStore, logger, db, replicaReads, logWatch, organizations, masterKey, metrics, tracer, now, runner, runDataKeys } = parts;
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
   const registry = createModelRegistry(config.execution.modelRegistry, config.execution.modelCatalog);
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
@@ -57,6 +58,7 @@ export function wireEngine(
     runMetrics: createRunMetrics(metrics),
     tracer,
     runner,
+    ...(runDataKeys ? { runDataKeys } : {}),
   };
 }
 

@@ -143,7 +143,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     const runnerLease = createRunnerLease({ db, runnerId, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
     await runnerLease.hold();
-    const execution = wireEngine(config, { eventStore, logger, db, replicaReads: { db: reads.db, within: reads.within, appendedPosition: appended.highest }, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id });
+    const execution = wireEngine(config, { eventStore, logger, db, replicaReads: { db: reads.db, within: reads.within, appendedPosition: appended.highest }, logWatch, organizations, masterKey, metrics, tracer: tracing.tracer, now: commands.now, runner: runnerLease.id, runDataKeys: options.sealRunData === false ? undefined : runDataKeys });
     const { guard, sandbox } = execution;
     const lifecycle = createRunLifecycle();
     // This process's own runs that nothing works on any more (their end could not be written): ended once the log takes writes again.

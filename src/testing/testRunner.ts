@@ -1,3 +1,4 @@
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
@@ -55,7 +56,8 @@ export interface TestRunSummary {
  * evaluated and the results are recorded (TestRunFinished).
  */
 /** The engine a test runs on, with the checks a caller's run passes first (the outbound guard, the model registry). */
-export type TestEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry };
+/** `runDataKeys`: where runs' data is sealed, so a backtest can erase a replay whose original was erased meanwhile. */
+export type TestEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; runDataKeys?: RunDataKeys };
 
 export async function runTestCase(
   engine: TestEngine,

@@ -17,6 +17,7 @@ import { testCaseFromRun } from '../../src/backtests/testCaseFromRun.ts';
 import { runCli } from '../support/runProcess.ts';
 import { type RecordedRequest, type ScriptedModelServer, startScriptedModelServer } from '../support/scriptedModelServer.ts';
 import { createTestRuntime, seedProject, serveApi, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
+import { until } from '../support/until.ts';
 
 const gradeSchema = { type: 'object', properties: { score: { type: 'integer' }, label: { type: 'string' } }, required: ['score', 'label'] };
 const flows: Record<string, unknown[]> = {
@@ -90,7 +91,7 @@ describe('backtests: a candidate replayed on recorded production runs, pair by p
     };
     const report = await backtest({ flowId: graderId, draft: true, selection: { kind: 'last', count: 3 } });
 
-    expect(report.summary).toEqual({ total: 3, same: 1, different: 1, failed: 1, notRun: 0 });
+    expect(report.summary).toEqual({ total: 3, same: 1, different: 1, failed: 1, notRun: 0, erased: 0 });
     expect(report.runs.map((r) => [r.executionId, r.outcome])).toEqual([
       [production[0], 'same'],
       [production[1], 'different'],
@@ -263,6 +264,39 @@ describe('backtests: a candidate replayed on recorded production runs, pair by p
     await t.runtime.projections.catchUp();
     expect(await setProduction(deps, scope, { flowId: graderId, versionId: v2.versionId }, testPrincipal)).toMatchObject({ versionId: v2.versionId });
     await setBacktestGate(t.runtime.commands, scope, { flowId: graderId, maxChangedPercent: null }, testPrincipal);
+  });
+
+  it('skips a run erased mid-backtest instead of comparing it, whether erased before its replay or while its replay was judged, and erases that replay (issue 60 point 4)', async () => {
+    server.respond = version1;
+    const chosen = [(await execute('grader', { message: 'first essay, good' })).executionId, (await execute('grader', { message: 'second essay' })).executionId];
+    await t.runtime.projections.catchUp();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const judging = (request: RecordedRequest) => JSON.stringify(request.body.messages).includes('Rubric');
+    server.reset();
+    server.respond = (request) => (judging(request) ? { heldUntil: held, content: { score: 0.2, rationale: 'the grade moved' } } : { content: { score: 999, label: 'changed' } });
+    const started = await startBacktest(t.runtime.execution, scope, { flowId: graderId, draft: true, selection: { kind: 'executions', executionIds: chosen }, judge: { rubric: 'The grade must not change.' }, concurrency: 1 }, testPrincipal);
+    const running = started.run();
+    // The first run's replay has ended and is being judged; the second's has not started. Both are erased now.
+    await until(() => server.requests.some(judging), 'the judge to be asked about the first pair');
+    for (const id of chosen) {
+      const erased = await fetch(`${base}/seq/acme/web/grader/runs/${id}/data?reason=ticket`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+      expect(erased.status).toBe(200);
+    }
+    release();
+    const report = await running;
+    expect(report.runs).toEqual([]);
+    expect(report.erased.map((e) => e.executionId)).toEqual(chosen);
+    expect(report.summary).toEqual({ total: 2, same: 0, different: 0, failed: 0, notRun: 0, erased: 2 });
+    const types = (await streamOf(`backtest-${started.backtestId}`)).map((e) => e.type);
+    expect(types.filter((type) => type.startsWith('BacktestRun'))).toEqual(['BacktestRunSkipped', 'BacktestRunSkipped']);
+    // The first run's replay read its input before the erasure: it is erased too; the second was never replayed.
+    const [first, second] = report.erased;
+    expect((await streamOf(`execution-${first!.backtestExecutionId}`)).map((e) => e.type)).toContain('RunDataErased');
+    expect(await t.runtime.eventStore.streamExists(`execution-${second!.backtestExecutionId}`)).toBe(false);
+    await t.runtime.projections.catchUp();
+    const page = await backtestPage(t.runtime.db, scope, { backtestId: started.backtestId, limit: 10 });
+    expect({ outcomes: page.pairs.map((p) => p.outcome), summary: page.summary }).toMatchObject({ outcomes: ['erased', 'erased'], summary: { total: 2, erased: 2, compared: 0 } });
   });
 
   it('finishes a backtest whose process died as interrupted, counting the runs it did not compare as not run', async () => {

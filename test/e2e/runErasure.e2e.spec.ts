@@ -219,6 +219,19 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     await t.runtime.db.updateTable('runs').set({ status: 'completed', ended_at: new Date().toISOString() }).where('execution_id', '=', rerun.executionId).execute();
   });
 
+  it('refuses to erase a run rerun a moment ago, until the read models show the rerun, and then erases both', async () => {
+    const original = await execute(`again ${randomUUID()}`, {});
+    await t.runtime.projections.catchUp();
+    const rerun = await t.runtime.runs.rerun(original, testPrincipal);
+    // The read models have not applied the rerun yet: the log links it, so it would be left out.
+    const refused = await call('DELETE', `pipeline/runs/${original}/data`);
+    expect(refused).toMatchObject({ status: 409, body: { detail: { code: 'CONFLICT', message: expect.stringContaining(`rerun as ${rerun.executionId}`) } } });
+    expect((await t.runtime.eventStore.readStream(executionStream(original))).some((e) => e.type === 'RunDataErased')).toBe(false);
+    await t.runtime.projections.catchUp();
+    const erased = await call('DELETE', `pipeline/runs/${original}/data`);
+    expect(erased).toMatchObject({ status: 200, body: { erasedNow: true, derived: [expect.objectContaining({ executionId: rerun.executionId, derivation: 'rerun', erasedNow: true })] } });
+  });
+
   it('property: after erasing any subset of random runs, every verification passes and nothing of an erased run remains in any table', async () => {
     const hostile = fc.oneof(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.constantFrom('😀'.repeat(5), 'שלום עולם', 'e\u0301\u0301', '"quoted" \\ back'));
     await fc.assert(

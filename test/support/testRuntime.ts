@@ -21,8 +21,8 @@ export interface TestRuntime {
   close(): Promise<void>;
 }
 
-/** A real runtime (PostgreSQL event log, read models, projections) on a database of its own. */
-export async function createTestRuntime(label: string, env: Record<string, string> = {}): Promise<TestRuntime> {
+/** A real runtime (PostgreSQL event log, read models, projections) on a database of its own; it logs at `info` unless asked. */
+export async function createTestRuntime(label: string, env: Record<string, string> = {}, options: { logLevel?: pino.Level } = {}): Promise<TestRuntime> {
   const database = await createTestDatabase(label);
   const config = loadConfig({
     ...database.service.env,
@@ -38,7 +38,7 @@ export async function createTestRuntime(label: string, env: Record<string, strin
       callback();
     },
   });
-  const runtime = await openRuntime(config, pino({ level: 'info' }, sink));
+  const runtime = await openRuntime(config, pino({ level: options.logLevel ?? 'info' }, sink));
   return {
     runtime,
     database,

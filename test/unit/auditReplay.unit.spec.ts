@@ -71,6 +71,16 @@ describe('audit replay of the recorded corpus', () => {
     expect(replayRun({ ...run, events: afterEnd })).toMatchObject({ index: run.events.length, reason: expect.stringMatching(/is completed$/) });
   });
 
+  it("replays an erased tool run (its pause's calls read as none), and still finds a resume of another block", () => {
+    const run = runOf('tools.jsonl');
+    const end = run.events.at(-1)!;
+    const erasure = { event: { type: 'RunDataErased', data: { executionId: end.event.data.executionId, erasedAt: end.occurredAt, reason: 'ticket', trigger: 'request', match: null } } as unknown as ExecutionEvent, occurredAt: end.occurredAt };
+    const erased = [...run.events.map((e) => (e.event.type === 'ExecutionPausedForToolCalls' ? { ...e, event: { ...e.event, data: { ...e.event.data, toolCalls: [] } } } : e)), erasure];
+    expect(replayRun({ ...run, events: erased })).toBeNull();
+    const forged = erased.map((e) => (e.event.type === 'ExecutionResumed' ? { ...e, event: { ...e.event, data: { ...e.event.data, blockName: 'other' } } } : e));
+    expect(replayRun({ ...run, events: forged })).toMatchObject({ eventType: 'ExecutionResumed' });
+  });
+
   it('finds delivery attempts that break the retry policy', () => {
     const events = deliveryOf('job-dead-letter.jsonl');
     expect(replayDelivery(events)).toBeNull();

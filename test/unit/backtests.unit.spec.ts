@@ -129,15 +129,28 @@ describe('a backtest (decider)', () => {
     spec.given([started]).when({ type: 'Compare', data: compared('r1', 'x2').data as never }).thenRefuses('CONFLICT');
   });
 
+  it('skips a run erased before its comparison, refuses a comparison after that, and finishes with it counted as erased', () => {
+    const skipped: BacktestEvent = { type: 'BacktestRunSkipped', data: { backtestId: 'b', executionId: 'r2', backtestExecutionId: 'x2', reason: 'original_erased', erasedAt: '2026-12-02T00:00:00.000Z' } };
+    spec.given([started, compared('r1', 'x1')]).when({ type: 'Skip', data: skipped.data as never }).then([skipped]);
+    spec.given([started, skipped]).when({ type: 'Compare', data: compared('r2', 'x2').data as never }).thenRefuses('CONFLICT');
+    spec.given([started, skipped]).when({ type: 'Skip', data: skipped.data as never }).then([]);
+    // Compared before the erasure: the comparison stands (its excerpts are cleared), no skip follows.
+    spec.given([started, compared('r2', 'x2')]).when({ type: 'Skip', data: skipped.data as never }).then([]);
+    spec.given([started]).when({ type: 'Skip', data: { ...skipped.data, backtestExecutionId: 'x1' } as never }).thenRefuses('CONFLICT');
+    spec.given([started, compared('r1', 'x1'), skipped]).when({ type: 'Finish', status: 'finished' }).then((events) => {
+      expect(events).toEqual([{ type: 'BacktestFinished', data: { backtestId: 'b', status: 'finished', summary: { total: 2, same: 1, different: 0, failed: 0, notRun: 0, erased: 1 }, runs: [{ executionId: 'r1', backtestExecutionId: 'x1', outcome: 'same' }, { executionId: 'r2', backtestExecutionId: 'x2', outcome: 'erased' }] } }]);
+    });
+  });
+
   it('finishes once every run is compared, with the summary; interrupted before that, the rest counted as not run', () => {
     spec.given([started, compared('r1', 'x1')]).when({ type: 'Finish', status: 'finished' }).thenRefuses('CONFLICT');
     spec.given([started, compared('r1', 'x1'), compared('r2', 'x2')]).when({ type: 'Finish', status: 'finished' }).then((events) => {
-      expect(events).toEqual([{ type: 'BacktestFinished', data: { backtestId: 'b', status: 'finished', summary: { total: 2, same: 2, different: 0, failed: 0, notRun: 0 }, runs: [{ executionId: 'r1', backtestExecutionId: 'x1', outcome: 'same' }, { executionId: 'r2', backtestExecutionId: 'x2', outcome: 'same' }] } }]);
+      expect(events).toEqual([{ type: 'BacktestFinished', data: { backtestId: 'b', status: 'finished', summary: { total: 2, same: 2, different: 0, failed: 0, notRun: 0, erased: 0 }, runs: [{ executionId: 'r1', backtestExecutionId: 'x1', outcome: 'same' }, { executionId: 'r2', backtestExecutionId: 'x2', outcome: 'same' }] } }]);
     });
     spec.given([started, compared('r1', 'x1')]).when({ type: 'Finish', status: 'interrupted' }).then((events) => {
       expect(events[0]).toMatchObject({ data: { status: 'interrupted', summary: { same: 1, notRun: 1 } } });
     });
-    const finished: BacktestEvent = { type: 'BacktestFinished', data: { backtestId: 'b', status: 'interrupted', summary: { total: 2, same: 0, different: 0, failed: 0, notRun: 2 }, runs: [] } };
+    const finished: BacktestEvent = { type: 'BacktestFinished', data: { backtestId: 'b', status: 'interrupted', summary: { total: 2, same: 0, different: 0, failed: 0, notRun: 2, erased: 0 }, runs: [] } };
     spec.given([started, finished]).when({ type: 'Finish', status: 'interrupted' }).thenRefuses('CONFLICT');
     spec.given([]).when({ type: 'Finish', status: 'interrupted' }).thenRefuses('BACKTEST_NOT_FOUND');
   });

@@ -94,7 +94,8 @@ export function FlowBacktests({ flowId }: { flowId: string }) {
                     <StatusChip status={b.status} />
                   </td>
                   <td>
-                    <progress max={b.summary.total} value={b.summary.compared} /> {b.summary.compared}/{b.summary.total}
+                    <progress max={b.summary.total} value={b.summary.compared + b.summary.erased} /> {b.summary.compared}/{b.summary.total}
+                    {b.summary.erased > 0 ? ` (${b.summary.erased} erased, not compared)` : ''}
                   </td>
                   <td>{b.summary.same}</td>
                   <td className={b.summary.different > 0 ? 'changed' : undefined}>{b.summary.different}</td>

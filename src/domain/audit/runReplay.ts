@@ -51,7 +51,9 @@ export function replayRun(input: RunReplayInput): Divergence | null {
       if (event.type === 'ExecutionResumed') {
         if (state.status !== 'paused' || !state.pause) return diverged('a resume without a pause before it');
         const pause = state.pause;
-        if (event.data.blockName !== pause.blockName || event.data.iterationsUsed !== pause.iterationsUsed || !same(event.data.toolCallIds, pause.toolCalls.map((c) => c.id))) {
+        // An erased pause's calls read as none: its ids are not there to pair with the resume's.
+        const answersCalls = erased || same(event.data.toolCallIds, pause.toolCalls.map((c) => c.id));
+        if (event.data.blockName !== pause.blockName || event.data.iterationsUsed !== pause.iterationsUsed || !answersCalls) {
           return diverged(`the resume does not answer the pause of '${pause.blockName}' (its block, iteration or tool call ids differ)`);
         }
       } else if (event.type === 'ExecutionRerunStarted') {

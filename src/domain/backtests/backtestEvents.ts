@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operational, personal } from '../privacy/dataClass.ts';
-import { aCode, anId, workerName } from '../privacy/operationalText.ts';
+import { aCode, aTime, anId, workerName } from '../privacy/operationalText.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { testTargetSchema } from '../testing/testRunEvents.ts';
 import { judgeVerdictSchema, judgeWordsSchema, splitJudge } from './judgeWords.ts';
@@ -45,7 +45,11 @@ export type ResultChange = z.infer<typeof resultChangeSchema>;
 export const pairOutcomes = ['same', 'different', 'failed'] as const;
 export type PairOutcome = (typeof pairOutcomes)[number];
 
-export const backtestSummarySchema = z.object({ total: z.number().int(), same: z.number().int(), different: z.number().int(), failed: z.number().int(), notRun: z.number().int() });
+/**
+ * `erased`: chosen runs whose data was erased before their comparison was recorded (BacktestRunSkipped):
+ * neither compared nor counted as not run. Summaries recorded before it read 0.
+ */
+export const backtestSummarySchema = z.object({ total: z.number().int(), same: z.number().int(), different: z.number().int(), failed: z.number().int(), notRun: z.number().int(), erased: z.number().int().default(0) });
 export type BacktestSummary = z.infer<typeof backtestSummarySchema>;
 
 /**
@@ -96,6 +100,23 @@ export const BacktestRunCompared = defineEvent(
   }),
 );
 
+/**
+ * A chosen run not compared, and why: its data was erased before its comparison was recorded, so a
+ * comparison would quote a run that no longer has its input or result (issue 60: refused, not made).
+ * Only ids and the erasure's time: nothing of the run.
+ */
+export const BacktestRunSkipped = defineEvent(
+  'BacktestRunSkipped',
+  1,
+  z.object({
+    backtestId: anId(),
+    executionId: anId(),
+    backtestExecutionId: anId(),
+    reason: z.enum(['original_erased']),
+    erasedAt: aTime(),
+  }),
+);
+
 export const BacktestFinished = defineEvent(
   'BacktestFinished',
   1,
@@ -104,11 +125,12 @@ export const BacktestFinished = defineEvent(
     /** `interrupted`: its process stopped first; the runs not compared count as notRun. */
     status: z.enum(['finished', 'interrupted']),
     summary: backtestSummarySchema,
-    runs: z.array(z.object({ executionId: anId(), backtestExecutionId: anId(), outcome: z.enum([...pairOutcomes, 'not_run']) })),
+    /** `erased`: skipped (BacktestRunSkipped); recorded since that event exists, an addition to version 1's values. */
+    runs: z.array(z.object({ executionId: anId(), backtestExecutionId: anId(), outcome: z.enum([...pairOutcomes, 'not_run', 'erased']) })),
   }),
 );
 
-export type BacktestEvent = EventOf<typeof BacktestStarted> | EventOf<typeof BacktestRunCompared> | EventOf<typeof BacktestFinished>;
+export type BacktestEvent = EventOf<typeof BacktestStarted> | EventOf<typeof BacktestRunCompared> | EventOf<typeof BacktestRunSkipped> | EventOf<typeof BacktestFinished>;
 
 export const backtestStream = (backtestId: string) => `backtest-${backtestId}`;
 

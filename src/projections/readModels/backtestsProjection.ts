@@ -10,7 +10,7 @@ import { joinJudge } from '../../domain/backtests/judgeWords.ts';
  */
 export const backtestsProjection: Projection = {
   name: 'backtests',
-  handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestFinished', 'RunDataErased'],
+  handles: ['BacktestStarted', 'BacktestRunCompared', 'BacktestRunSkipped', 'BacktestFinished', 'RunDataErased'],
   opens: ['BacktestRunCompared'],
   tables: ['backtests', 'backtest_pairs'],
   async apply(trx, handed, { occurredAt, open }) {
@@ -67,6 +67,19 @@ export const backtestsProjection: Projection = {
           .set({ [d.outcome]: sql`${column} + 1`, ...(accepted ? { accepted: sql`accepted + 1` } : {}) })
           .where('id', '=', d.backtestId)
           .execute();
+        return;
+      }
+      case 'BacktestRunSkipped': {
+        const d = event.data;
+        const updated = await trx
+          .updateTable('backtest_pairs')
+          .set({ outcome: 'erased', compared_at: occurredAt })
+          .where('backtest_id', '=', d.backtestId)
+          .where('execution_id', '=', d.executionId)
+          .where('outcome', 'is', null)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) return;
+        await trx.updateTable('backtests').set({ erased: sql`erased + 1` }).where('id', '=', d.backtestId).execute();
         return;
       }
       case 'BacktestFinished': {
