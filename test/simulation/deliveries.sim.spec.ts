@@ -3,7 +3,7 @@ import { simulateDeliveries } from './deliverySimulation.ts';
 
 /**
  * Webhook deliveries in the deterministic simulation of `npm test`: this many seeded schedules of
- * hostile receivers, a faulty log, and up to three processes at once that die, stall past their
+ * hostile receivers, a faulty log beneath the real sealing store, runs erased part way, and up to three processes at once that die, stall past their
  * leases or hold the wrong master key (SEQFLOW_SIM_SEEDS, from SEQFLOW_SIM_FROM). `npm run test:simulate -- --seeds N` runs more.
  */
 const SEEDS = Number(process.env.SEQFLOW_SIM_SEEDS ?? 1500);
@@ -12,7 +12,7 @@ const FROM = Number(process.env.SEQFLOW_SIM_FROM ?? 1);
 describe('webhook deliveries under seeded faults (deterministic simulation)', () => {
   it(`end within the retry policy's bounds over ${SEEDS} schedules from seed ${FROM}`, async () => {
     const broken: string[] = [];
-    const totals = { posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0 };
+    const totals = { posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0, erasures: 0, endedErased: 0 };
     for (let seed = FROM; seed < FROM + SEEDS; seed++) {
       const result = await simulateDeliveries(seed);
       totals.posts += result.posts;
@@ -21,6 +21,8 @@ describe('webhook deliveries under seeded faults (deterministic simulation)', ()
       totals.wrongKeys += result.wrongKeys;
       totals.stalls += result.stalls;
       totals.startedAgain += result.startedAgain;
+      totals.erasures += result.erasures;
+      totals.endedErased += result.endedErased;
       for (const violation of result.violations) broken.push(`seed ${seed}: ${violation}`);
     }
     expect(broken).toEqual([]);
@@ -32,6 +34,9 @@ describe('webhook deliveries under seeded faults (deterministic simulation)', ()
     expect(totals.wrongKeys).toBeGreaterThan(SEEDS / 20);
     expect(totals.stalls).toBeGreaterThan(SEEDS / 10);
     expect(totals.startedAgain).toBeGreaterThan(SEEDS / 10);
+    // Runs erased while their deliveries were due, some of which then ended data_erased without a POST.
+    expect(totals.erasures).toBeGreaterThan(SEEDS / 10);
+    expect(totals.endedErased).toBeGreaterThan(SEEDS / 20);
   }, 300_000);
 
   it('replays a schedule of processes at once from its seed alone: the same log, event for event and process for process', async () => {

@@ -10,14 +10,17 @@ import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { MAX_ATTEMPTS } from '../../src/domain/webhooks/retryPolicy.ts';
 import { computeSignature } from '../../src/domain/webhooks/webhookSignature.ts';
 import { loadStream } from '../../src/eventstore/streams.ts';
+import { sealingEventStore } from '../../src/eventstore/sealingEventStore.ts';
 import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
 import { attemptAndSettle } from '../../src/workers/attemptAndSettle.ts';
 import { createAttemptFailures } from '../../src/workers/attemptFailures.ts';
 import type { DeliveryState } from '../../src/domain/webhooks/delivery.ts';
+import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
 import { seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedDeliveryClaims } from './simulatedDeliveryClaims.ts';
+import { simulatedKeyTable } from './simulatedKeyTable.ts';
 import { simulatedReceiver } from './simulatedReceiver.ts';
 import { virtualClock } from './virtualClock.ts';
 
@@ -26,7 +29,7 @@ const LEASE_MS = 60_000;
 const MAX_SWEEPS = 3_000;
 const MASTER_KEY = Buffer.alloc(32, 7);
 const WRONG_KEY = Buffer.alloc(32, 9);
-const ENDED = new Set(['succeeded', 'failed_permanent', 'dead_letter']);
+const ENDED = new Set(['succeeded', 'failed_permanent', 'dead_letter', 'data_erased', 'data_unreadable']);
 const silent = pino({ level: 'silent' });
 
 export interface DeliveryScheduleResult {
@@ -40,6 +43,9 @@ export interface DeliveryScheduleResult {
   /** Processes held up past their leases, and attempts started again before an outcome was recorded. */
   stalls: number;
   startedAgain: number;
+  /** Deliveries whose run was erased while they were due, and those of them that ended `data_erased`. */
+  erasures: number;
+  endedErased: number;
   /** What the log holds, in order: each event's stream, type and process (a replay of the seed holds the same). */
   recorded: string[];
   violations: string[];
@@ -66,7 +72,9 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
   const clock = virtualClock(Date.parse('2026-01-01T00:00:00.000Z'), (at) => nextDue(at));
   const now = () => new Date(clock.tick());
   const log = createMemoryEventStore({ now });
-  const sound = { eventStore: log, now };
+  // Bodies are sealed by the real sealing store under their run's key, in a key table every process shares.
+  const keyTable = simulatedKeyTable(random);
+  const sound = { eventStore: sealingEventStore(log, keyTable.forProcess({ readFault: 0, alive: () => true })), now };
   const setup = { principal: { kind: 'system' as const, id: 'simulation' } };
 
   const organizations = Array.from({ length: 1 + random.int(2) }, (_, i) => `org-${i}`);
@@ -84,9 +92,21 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     await handleCommand(sound, deliveryStream(deliveryId), delivery, { type: 'CreateDelivery', event: { type: 'DeliveryCreated', data } }, setup);
   }
 
+  // Some schedules erase some deliveries' runs part way: at a sweep drawn here, the run's key goes
+  // (what an erasure does after its RunDataErased). Nothing may be POSTed for it after that.
+  const planned = random.chance(0.4) ? ids.filter(() => random.chance(0.5)).map((deliveryId) => ({ deliveryId, atSweep: random.int(30) })) : [];
+  const erasedAtPosition = new Map<string, number>();
+  const eraseDue = async () => {
+    for (const erasure of planned.filter((e) => e.atSweep <= sweeps && !erasedAtPosition.has(e.deliveryId))) {
+      erasedAtPosition.set(erasure.deliveryId, log.events.length);
+      await keyTable.forProcess({ readFault: 0, alive: () => true }).erase(erasure.deliveryId, now());
+    }
+  };
   const revisionOf = (deliveryId: string) => log.events.filter((e) => e.streamId === deliveryStream(deliveryId)).length - 1;
   const receiver = simulatedReceiver(random, revisionOf);
-  const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(log, deliveryStream(id), delivery)).state] as const)));
+  // The simulation's own view of the deliveries: through a sealing store of its own (a body erased reads as erased).
+  const reader = sound.eventStore;
+  const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(reader, deliveryStream(id), delivery, { unreadable: 'mark' })).state] as const)));
   const claims = simulatedDeliveryClaims({ now: () => clock.now(), leaseMs: LEASE_MS });
   // The next moment a sweep may find work: a lease running out, or a retry falling due.
   async function nextDue(at: number) {
@@ -135,8 +155,10 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
         }
       }
     };
+    // The real sealing store above this process's faulty log, and its faulty view of the key table beneath.
+    const sealed = sealingEventStore(process.store, keyTable.forProcess({ readFault: rates.read, alive: () => !dead }));
     const deps = {
-      commands: { eventStore: process.store, now },
+      commands: { eventStore: sealed, now },
       guard: { fetch } as unknown as AddressGuard,
       masterKey: wrongKey ? WRONG_KEY : MASTER_KEY,
       principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` },
@@ -154,6 +176,7 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     try {
       while (!clock.stuck()) {
         if ((exhausted ||= ++sweeps > MAX_SWEEPS)) return 'done';
+        await eraseDue();
         const known = await states();
         if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) return 'done';
         const claimed = await worker.claims.claim(known, worker.failures.skippedOrganizations()).catch(() => undefined);
@@ -181,27 +204,29 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
   if (exhausted) violations.push(`deliveries still open after ${MAX_SWEEPS} sweeps`);
 
   const withoutFaults = faults === 0 && deaths === 0 && stalls === 0;
-  for (const deliveryId of ids) violations.push(...(await deliveryViolations(log, deliveryId, receiver.posts, { withoutFaults, wrongKeyWorkers, secrets })));
+  for (const deliveryId of ids) violations.push(...(await deliveryViolations(reader, deliveryId, receiver.posts, { withoutFaults, wrongKeyWorkers, secrets, erasedAtPosition: erasedAtPosition.get(deliveryId) ?? null })));
   for (const { deliveryId, delayMs } of claims.givenBack) if (!(delayMs > 0)) violations.push(`${deliveryId}: given back after a failure with a delay of ${delayMs} ms (at once)`);
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
   const startedAgain = log.events.filter((e, i, all) => e.type === 'DeliveryAttemptStarted' && all.slice(0, i).findLast((s) => s.streamId === e.streamId)?.type === 'DeliveryAttemptStarted').length;
-  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, stalls, startedAgain, recorded: log.events.map((e) => `${e.streamId} ${e.type} ${e.metadata.principal?.id ?? ''}`), violations };
+  const endedErased = [...(await states()).values()].filter((s) => s.status === 'data_erased').length;
+  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, stalls, startedAgain, erasures: erasedAtPosition.size, endedErased, recorded: log.events.map((e) => `${e.streamId} ${e.type} ${e.metadata.principal?.id ?? ''}`), violations };
 }
 
 /** What one delivery's stream and its receiver's POSTs must say (see simulateDeliveries). */
 async function deliveryViolations(
-  log: ReturnType<typeof createMemoryEventStore>,
+  log: EventStore,
   deliveryId: string,
   allPosts: ReturnType<typeof simulatedReceiver>['posts'],
-  context: { withoutFaults: boolean; wrongKeyWorkers: Set<string>; secrets: Map<string, string> },
+  context: { withoutFaults: boolean; wrongKeyWorkers: Set<string>; secrets: Map<string, string>; erasedAtPosition: number | null },
 ): Promise<string[]> {
   const violations: string[] = [];
   const stream = deliveryStream(deliveryId);
-  const events = await log.readStream(stream);
+  // Opened, as a reader sees them: the receivers' excerpts are sealed (an erased one reads as erased).
+  const events = await log.readStream(stream, { unreadable: 'mark' });
   const say = (what: string) => violations.push(`${stream}: ${what}`);
   const created = events[0]?.data as { organizationId: string };
-  const endAt = events.findIndex((e) => e.type === 'DeliveryAttemptFinished' && ENDED.has((e.data as { outcome: string }).outcome));
+  const endAt = events.findIndex((e) => e.type === 'DeliveryEnded' || (e.type === 'DeliveryAttemptFinished' && ENDED.has((e.data as { outcome: string }).outcome)));
   if (endAt === -1) say(`never ended (${events.map((e) => e.type).join(', ')})`);
   if (endAt !== -1 && endAt < events.length - 1) say(`${events.slice(endAt + 1).map((e) => e.type).join(', ')} after its end`);
 
@@ -216,7 +241,9 @@ async function deliveryViolations(
   // An outcome is recorded by the process that made the attempt's last start (or by the start cap): a
   // process held up past its lease never records its stale answer over the attempt that took over.
   events.forEach((event, at) => {
-    if (event.type !== 'DeliveryAttemptFinished' || (event.data as { errorExcerpt: string | null }).errorExcerpt?.startsWith('the attempt was started')) return;
+    const finished = event.data as { errorExcerpt: string | null; result?: string };
+    const byStartCap = finished.errorExcerpt?.startsWith('the attempt was started') || (event.erasedFields?.includes('errorExcerpt') && finished.result === 'internal_error');
+    if (event.type !== 'DeliveryAttemptFinished' || byStartCap) return;
     const lastStart = events.slice(0, at).findLast((e) => e.type === 'DeliveryAttemptStarted');
     if (lastStart?.metadata.principal?.id !== event.metadata.principal?.id) say(`an outcome recorded by ${event.metadata.principal?.id} after ${lastStart?.metadata.principal?.id ?? 'nobody'} started the attempt`);
   });
@@ -232,6 +259,9 @@ async function deliveryViolations(
     byStart.set(post.revision, (byStart.get(post.revision) ?? 0) + 1);
     if (post.signature.split(',')[1] !== `v1=${computeSignature(context.secrets.get(created.organizationId)!, post.timestamp, post.body)}`) say('a POST not signed with its organization secret');
   }
+  // A POST for an attempt started after the run's key was erased would send an empty body under a valid signature.
+  const erasedAt = context.erasedAtPosition;
+  if (erasedAt !== null) for (const post of posts) if ((events[post.revision]?.position ?? 0) > erasedAt) say(`a POST for an attempt started after its run was erased (revision ${post.revision})`);
   for (const [revision, count] of byStart) if (count > 1) say(`${count} POSTs for the start at revision ${revision}`);
   if (context.withoutFaults) {
     const finishes = events.filter((e) => e.type === 'DeliveryAttemptFinished').map((e) => e.data as { responseStatus: number | null; result?: string });

@@ -17,6 +17,14 @@ export interface Mutant {
 
 export const MUTANTS: readonly Mutant[] = [
   {
+    name: 'a delivery of an erased run is attempted: its erased body POSTed under a valid signature',
+    file: 'src/workers/deliveryAttempt.ts',
+    find: "  return created.erasedFields?.includes('body') ? 'data_erased' : null;",
+    replace: '  return null;',
+    seeds: 200,
+    tests: ['test/e2e/webhookDelivery.e2e.spec.ts'],
+  },
+  {
     name: "the decider's end guard: a run that ended records more",
     file: 'src/domain/execution/execution.ts',
     find: "    if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);\n    return [event];",
