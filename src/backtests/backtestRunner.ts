@@ -11,7 +11,7 @@ import { commandsOf } from '../execution/engineDependencies.ts';
 import type { TestEngine } from '../testing/testRunner.ts';
 import { type ResolvedTarget, resolveTarget } from '../testing/testTarget.ts';
 import { type BacktestPair, pairReport } from './backtestReport.ts';
-import { erasedSince, readRecordedRun } from './recordedRun.ts';
+import { type RecordedRun, erasedSince, readRecordedRun } from './recordedRun.ts';
 import { eraseRunData } from '../execution/eraseRunData.ts';
 import { judgePair } from './pairJudge.ts';
 import { splitJudge } from '../domain/backtests/judgeWords.ts';
@@ -145,7 +145,7 @@ async function replayAll(
   // the erasure and may have started after the erasure looked for it: it is erased here too. An
   // erasure between the last look and the append leaves a comparison whose sealed changes and judge
   // words read as erased (the key is gone), and a replay the erasure found.
-  const skipIfErased = async (pair: (typeof pairs)[number], recorded: NonNullable<Awaited<ReturnType<typeof readRecordedRun>>>, replayed: boolean) => {
+  const skipIfErased = async (pair: (typeof pairs)[number], recorded: RecordedRun, replayed: boolean) => {
     const erasedAt = await erasedSince(engine.eventStore, pair.executionId, recorded);
     if (erasedAt === null) return false;
     if (replayed && engine.runDataKeys) {
@@ -159,10 +159,11 @@ async function replayAll(
   const worker = async () => {
     while (next < pairs.length) {
       const index = next++;
-      const { executionId, backtestExecutionId } = pairs[index]!;
+      const pair = pairs[index]!;
+      const { executionId, backtestExecutionId } = pair;
       const recorded = await readRecordedRun(engine.eventStore, executionId);
       if (!recorded) throw new ApiError('EXECUTION_NOT_FOUND', `run ${executionId} is not in the log`);
-      if (await skipIfErased(pairs[index]!, recorded, false)) continue;
+      if (await skipIfErased(pair, recorded, false)) continue;
       const candidate = await replayRun(engine, { backtestId, backtestExecutionId, flow: run.flow, resolved: run.resolved, recorded, principal: run.metadata.principal });
       const compared = comparePair(recorded.side, candidate);
       let verdict: RecordedAssertionResult | null = null;
@@ -173,7 +174,7 @@ async function replayAll(
       }
       const { result: _o, ...original } = recorded.side;
       const { result: _c, ...candidateSide } = candidate;
-      if (await skipIfErased(pairs[index]!, recorded, true)) continue;
+      if (await skipIfErased(pair, recorded, true)) continue;
       await record({ type: 'Compare', data: { backtestId, executionId, backtestExecutionId, ...compared, original, candidate: candidateSide, ...splitJudge(verdict) } });
       reports[index] = pairReport({ executionId, backtestExecutionId, ...compared, judge: verdict }, recorded.side, candidate);
       onCompared?.(reports[index]);

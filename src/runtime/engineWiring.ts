@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { costUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
-import type { RunDataKeys } from '../security/runDataKeys.ts';
 import type { Tracer } from '@opentelemetry/api';
 import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
@@ -24,6 +23,7 @@ import { createRunMetrics } from '../observability/runMetrics.ts';
 import { type AddressGuard, createAddressGuard } from '../outbound/addressGuard.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { sharedCreditBalance } from '../queries/creditQueries.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 
 /** The engine a process runs with, and what the API checks before a run: the outbound guard, the model registry, the code sandbox. */
 export type WiredEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; sandbox: CodeSandbox; runDataKeys?: RunDataKeys };

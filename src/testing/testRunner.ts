@@ -1,4 +1,3 @@
-import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { randomUUID } from 'node:crypto';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { type AuthoringScope, requireFlow } from '../authoring/flowAuthoring.ts';
@@ -22,6 +21,7 @@ import { observeRun } from './runObservation.ts';
 import { requireTestCase } from './testCases.ts';
 import { type ResolvedTarget, resolveTarget, runOnTarget, stepsOfTarget } from './testTarget.ts';
 import { answerFromScript, scriptedTools } from './scriptedToolResults.ts';
+import type { RunDataKeys } from '../security/runDataKeys.ts';
 
 export interface StartedTestRun {
   testRunId: string;
@@ -50,15 +50,18 @@ export interface TestRunSummary {
 }
 
 /**
+ * The engine a test runs on, with the checks a caller's run passes first (the outbound guard, the
+ * model registry), and where runs' data is sealed (`runDataKeys`), so a backtest can erase a replay
+ * whose original was erased meanwhile.
+ */
+export type TestEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; runDataKeys?: RunDataKeys };
+
+/**
  * Runs one test case: an ordinary run of the engine (its own `execution-<id>` stream, mode `test`,
  * never a webhook, credits charged), pinned at its start to a target recorded in `testrun-<id>`.
  * Tool calls are answered from the case's scripted results. When the run ends, every assertion is
  * evaluated and the results are recorded (TestRunFinished).
  */
-/** The engine a test runs on, with the checks a caller's run passes first (the outbound guard, the model registry). */
-/** `runDataKeys`: where runs' data is sealed, so a backtest can erase a replay whose original was erased meanwhile. */
-export type TestEngine = EngineDependencies & { guard: AddressGuard; registry: ModelRegistry; runDataKeys?: RunDataKeys };
-
 export async function runTestCase(
   engine: TestEngine,
   scope: AuthoringScope,

@@ -96,10 +96,10 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
   // (what an erasure does after its RunDataErased). Nothing may be POSTed for it after that.
   const planned = random.chance(0.4) ? ids.filter(() => random.chance(0.5)).map((deliveryId) => ({ deliveryId, atSweep: random.int(30) })) : [];
   const erasedAtPosition = new Map<string, number>();
-  const eraseDue = async () => {
+  const eraseDue = () => {
     for (const erasure of planned.filter((e) => e.atSweep <= sweeps && !erasedAtPosition.has(e.deliveryId))) {
       erasedAtPosition.set(erasure.deliveryId, log.events.length);
-      await keyTable.forProcess({ readFault: 0, alive: () => true }).erase(erasure.deliveryId, now());
+      keyTable.erase(erasure.deliveryId);
     }
   };
   const revisionOf = (deliveryId: string) => log.events.filter((e) => e.streamId === deliveryStream(deliveryId)).length - 1;
@@ -176,7 +176,7 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     try {
       while (!clock.stuck()) {
         if ((exhausted ||= ++sweeps > MAX_SWEEPS)) return 'done';
-        await eraseDue();
+        eraseDue();
         const known = await states();
         if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) return 'done';
         const claimed = await worker.claims.claim(known, worker.failures.skippedOrganizations()).catch(() => undefined);

@@ -53,5 +53,6 @@ export function simulatedKeyTable(random: SeededRandom) {
     };
   }
 
-  return { forProcess, erased: (executionId: string) => keys.get(executionId) === 'erased' };
+  /** What an erasure does after its RunDataErased: the run's key is gone, for every process at once. */
+  return { forProcess, erase: (executionId: string) => void keys.set(executionId, 'erased') };
 }
