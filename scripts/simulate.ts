@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { simulateDeliveries } from '../test/simulation/deliverySimulation.ts';
 import { simulateSchedule } from '../test/simulation/engineSimulation.ts';
+import { startInProcessPostgres } from '../test/simulation/inProcessPostgres.ts';
 
 const { values } = parseArgs({ options: { seeds: { type: 'string', default: '10000' }, from: { type: 'string', default: '1' }, mutants: { type: 'boolean', default: false } } });
 if (values.mutants) {
@@ -15,6 +16,7 @@ const seeds = Number(values.seeds);
 const from = Number(values.from);
 if (!Number.isInteger(seeds) || seeds < 1 || !Number.isInteger(from)) throw new Error('--seeds N (a positive integer) [--from S]');
 const started = performance.now();
+const postgres = await startInProcessPostgres();
 const engine = { runs: 0, faults: 0, deaths: 0, modelCalls: 0, stalls: 0, broken: 0 };
 const deliveries = { deliveries: 0, posts: 0, faults: 0, deaths: 0, wrongKeys: 0, stalls: 0, startedAgain: 0, broken: 0 };
 const report = (kind: string, seed: number, violations: string[]) => {
@@ -29,7 +31,7 @@ for (let seed = from; seed < from + seeds; seed++) {
   engine.stalls += run.stalls;
   if (run.died) engine.deaths++;
   engine.broken += report('engine', seed, run.violations);
-  const sent = await simulateDeliveries(seed);
+  const sent = await simulateDeliveries(seed, postgres);
   deliveries.deliveries += sent.deliveries;
   deliveries.posts += sent.posts;
   deliveries.faults += sent.faults;
@@ -39,5 +41,6 @@ for (let seed = from; seed < from + seeds; seed++) {
   deliveries.startedAgain += sent.startedAgain;
   deliveries.broken += report('deliveries', seed, sent.violations);
 }
+await postgres.close();
 process.stdout.write(`${JSON.stringify({ seeds, from, engine, deliveries, seconds: Math.round((performance.now() - started) / 100) / 10 })}\n`);
 process.exitCode = engine.broken + deliveries.broken > 0 ? 1 : 0;

@@ -7,7 +7,7 @@ import { type Principal, originMarks } from '../domain/events/eventMetadata.ts';
 import { type EventStore, type EventToAppend, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { appendWithRetry, loadStream } from '../eventstore/streams.ts';
 import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
-import { retrying } from '../supervision/retrying.ts';
+import { type RetryWaits, retrying } from '../supervision/retrying.ts';
 
 export interface CommandDependencies {
   eventStore: EventStore;
@@ -16,6 +16,8 @@ export interface CommandDependencies {
   defaultCredits?: number;
   /** The model providers the service has an account with: a publish refuses models routed elsewhere (unset: not checked). */
   modelProviders?: readonly ProviderName[];
+  /** How its retries (a lost connection, a concurrent writer) wait: real time unless given. */
+  retryWaits?: RetryWaits;
 }
 
 export interface CommandMetadata {
@@ -62,7 +64,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
   known?: { state: State; revision: number; position: number },
 ): Promise<CommandResult<State, Event>> {
   // A concurrent writer is retried by the one policy (a jittered backoff, six tries); anything else ends the command.
-  const conflicts = { policy: RETRY_POLICIES.commandConflict, classify: (error: unknown) => (error instanceof WrongExpectedRevision ? ('retryable' as const) : ('terminal' as const)) };
+  const conflicts = { policy: RETRY_POLICIES.commandConflict, classify: (error: unknown) => (error instanceof WrongExpectedRevision ? ('retryable' as const) : ('terminal' as const)), ...deps.retryWaits };
   return retrying(conflicts, async (attempt) => {
     const { state, revision, position } = attempt === 1 && known ? known : await loadStream(deps.eventStore, streamId, decider);
     const events = decider.decide(command, state);
@@ -82,7 +84,7 @@ export async function handleCommand<Command, Event extends DomainEvent, State>(
       },
     }));
     try {
-      const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision);
+      const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, undefined, deps.retryWaits);
       return { state: events.reduce(decider.evolve, state), revision: result.nextExpectedRevision, events, position: result.position };
     } catch (error) {
       if (error instanceof WrongExpectedRevision && metadata.retryOnConflict === false) {

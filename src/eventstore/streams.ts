@@ -3,7 +3,7 @@ import { type DomainEvent, decodeEvent } from '../domain/domainEvent.ts';
 import type { AppendOptions, EventStore, EventToAppend, ExpectedRevision, ReadStreamOptions, RecordedEvent } from './eventStore.ts';
 import { isConnectionLoss } from '../database/connectionLoss.ts';
 import { RETRY_POLICIES } from '../domain/retry/retryPolicy.ts';
-import { retrying } from '../supervision/retrying.ts';
+import { type RetryWaits, retrying } from '../supervision/retrying.ts';
 
 /**
  * What every layer does with one stream: read and fold it through the upcasters, and append with a
@@ -28,8 +28,8 @@ export async function loadStream<Event extends DomainEvent, State>(
 }
 
 /** Appends, retrying a lost connection with the same event ids (the log deduplicates them), by the one retry policy. */
-export function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions) {
-  return retrying({ policy: RETRY_POLICIES.transientAppend, classify: (error) => (isConnectionLoss(error) ? 'retryable' : 'terminal') }, () => eventStore.append(streamId, events, expected, options));
+export function appendWithRetry(eventStore: EventStore, streamId: string, events: EventToAppend[], expected: ExpectedRevision, options?: AppendOptions, waits?: RetryWaits) {
+  return retrying({ policy: RETRY_POLICIES.transientAppend, classify: (error) => (isConnectionLoss(error) ? 'retryable' : 'terminal'), ...waits }, () => eventStore.append(streamId, events, expected, options));
 }
 
 /** The last event of each stream that has one: the heads in one read, then each head's event. */

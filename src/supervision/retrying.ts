@@ -10,6 +10,9 @@ export interface RetryOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** How a retry waits and draws its jitter: real time and Math.random unless given (a simulation's virtual clock and seed). */
+export type RetryWaits = Pick<RetryOptions, 'random' | 'sleep'>;
+
 /**
  * Runs `operation` (given its 1-based attempt) until it succeeds, by the one retry policy: a
  * retryable failure waits the policy's backoff and tries again, a terminal one, or the last allowed

@@ -74,7 +74,7 @@ function endingOf(created: RecordedEvent | undefined): DeliveryEndReason | null 
 }
 
 /** Records the delivery's end (once: the decider ends only a delivery still to be made). Answers undefined: no attempt was made. */
-async function endDelivery(deps: AttemptDependencies, deliveryId: string, reason: DeliveryEndReason, loaded: Awaited<ReturnType<typeof loadStream<DeliveryEvent, DeliveryState>>>): Promise<undefined> {
+async function endDelivery(deps: AttemptDependencies, deliveryId: string, reason: DeliveryEndReason, loaded: { state: DeliveryState; revision: number; position: number }): Promise<undefined> {
   await handleCommand(deps.commands, deliveryStream(deliveryId), delivery, { type: 'End', data: { reason, now: deps.commands.now().toISOString() } }, { principal: deps.principal }, loaded);
   deps.observeAttempt?.(reason, 0);
   return undefined;
@@ -108,6 +108,10 @@ async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, load
   // Started too often without an outcome: the decider finished it (internal_error) instead.
   if (state.status !== 'in_flight') return started.events.some((e) => e.type === 'DeliveryAttemptFinished') && state.status !== 'none' ? state.attempts : undefined;
   if (!secrets) return undefined;
+  // The body was opened before the start was recorded, and recording it may have waited out the
+  // retry policy's backoff: a run erased meanwhile is looked at again, its key read anew, before anything is sent.
+  const stillThere = endingOf((await commands.eventStore.readStream(stream, { maxCount: 1, unreadable: 'mark' }))[0]);
+  if (stillThere !== null) return endDelivery(deps, deliveryId, stillThere, started);
   const attemptNumber = state.attempts;
   const timestamp = Math.floor(commands.now().getTime() / 1000);
   const headers = {

@@ -19,7 +19,8 @@ import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { faultyEventStore } from './faultyEventStore.ts';
 import { createMemoryEventStore } from './memoryEventStore.ts';
 import { seededIds, seededRandom } from './seededRandom.ts';
-import { simulatedDeliveryClaims } from './simulatedDeliveryClaims.ts';
+import type { InProcessPostgres } from './inProcessPostgres.ts';
+import { postgresDeliveryClaims } from './postgresDeliveryClaims.ts';
 import { simulatedKeyTable } from './simulatedKeyTable.ts';
 import { simulatedReceiver } from './simulatedReceiver.ts';
 import { virtualClock } from './virtualClock.ts';
@@ -67,9 +68,10 @@ export interface DeliveryScheduleResult {
  * faults exactly one POST per attempt whose recorded outcome is the receiver's answer; the hash
  * chains verify.
  */
-export async function simulateDeliveries(seed: number): Promise<DeliveryScheduleResult> {
+export async function simulateDeliveries(seed: number, postgres: InProcessPostgres): Promise<DeliveryScheduleResult> {
   const random = seededRandom(seed);
   const clock = virtualClock(Date.parse('2026-01-01T00:00:00.000Z'), (at) => nextDue(at));
+  await postgres.reset(() => clock.now(), ['delivery_leases', 'webhook_deliveries', 'projection_checkpoints']);
   const now = () => new Date(clock.tick());
   const log = createMemoryEventStore({ now });
   // Bodies are sealed by the real sealing store under their run's key, in a key table every process shares.
@@ -107,14 +109,13 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
   // The simulation's own view of the deliveries: through a sealing store of its own (a body erased reads as erased).
   const reader = sound.eventStore;
   const states = async () => new Map<string, DeliveryState>(await Promise.all(ids.map(async (id) => [id, (await loadStream(reader, deliveryStream(id), delivery, { unreadable: 'mark' })).state] as const)));
-  const claims = simulatedDeliveryClaims({ now: () => clock.now(), leaseMs: LEASE_MS });
+  const claims = await postgresDeliveryClaims(postgres, { reader, random, leaseMs: LEASE_MS, now: () => clock.now() });
   // The next moment a sweep may find work: a lease running out, or a retry falling due.
   async function nextDue(at: number) {
-    const known = await states();
     // Something became due while the last sweeps read (each record moves the clock on): sweep again now.
-    if (claims.anyClaimable(known, at)) return at;
-    const due = [...known.values()].flatMap((s) => (s.status === 'failed_retry' && s.nextAttemptAt ? [Date.parse(s.nextAttemptAt)] : []));
-    return Math.min(claims.nextExpiry(at), ...due.filter((t) => t > at));
+    if (await claims.anyClaimable()) return at;
+    const due = [...(await states()).values()].flatMap((s) => (s.status === 'failed_retry' && s.nextAttemptAt ? [Date.parse(s.nextAttemptAt)] : []));
+    return Math.min(await claims.nextExpiry(), ...due.filter((t) => t > at));
   }
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
   // Some schedules have processes that stall past their leases (a long pause between the receiver's answer and its record).
@@ -158,7 +159,8 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
     // The real sealing store above this process's faulty log, and its faulty view of the key table beneath.
     const sealed = sealingEventStore(process.store, keyTable.forProcess({ readFault: rates.read, alive: () => !dead }));
     const deps = {
-      commands: { eventStore: sealed, now },
+      // Retries wait on the virtual clock, with the seed's jitter: a process waiting out its backoff lets the others go on.
+      commands: { eventStore: sealed, now, retryWaits: { random: random.next, sleep: (ms: number) => clock.sleepUntil(clock.now() + ms) } },
       guard: { fetch } as unknown as AddressGuard,
       masterKey: wrongKey ? WRONG_KEY : MASTER_KEY,
       principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` },
@@ -179,7 +181,7 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
         eraseDue();
         const known = await states();
         if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) return 'done';
-        const claimed = await worker.claims.claim(known, worker.failures.skippedOrganizations()).catch(() => undefined);
+        const claimed = await worker.claims.claim(worker.failures.skippedOrganizations()).catch(() => undefined);
         if (claimed === undefined) return 'died';
         if (claimed.length === 0 && worker.failures.skippedOrganizations().length > 0) return 'retired';
         if (claimed.length === 0) await clock.idle();
@@ -203,6 +205,7 @@ export async function simulateDeliveries(seed: number): Promise<DeliverySchedule
   if (clock.stuck() && open.length > 0) violations.push(`nothing is due, yet ${open.map(([id, s]) => `${id} is ${s.status}`).join(', ')}`);
   if (exhausted) violations.push(`deliveries still open after ${MAX_SWEEPS} sweeps`);
 
+  faults += keyTable.faults();
   const withoutFaults = faults === 0 && deaths === 0 && stalls === 0;
   for (const deliveryId of ids) violations.push(...(await deliveryViolations(reader, deliveryId, receiver.posts, { withoutFaults, wrongKeyWorkers, secrets, erasedAtPosition: erasedAtPosition.get(deliveryId) ?? null })));
   for (const { deliveryId, delayMs } of claims.givenBack) if (!(delayMs > 0)) violations.push(`${deliveryId}: given back after a failure with a delay of ${delayMs} ms (at once)`);

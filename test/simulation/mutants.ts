@@ -25,6 +25,15 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/e2e/webhookDelivery.e2e.spec.ts'],
   },
   {
+    name: "the lease's length, in its SQL: a claimed delivery's lease runs out at once, so another dispatcher takes it while it is in flight",
+    file: 'src/leases/leases.ts',
+    find: "const until = sql`now() + ${leaseMs} * interval '1 millisecond'`;",
+    replace: 'const until = sql`now()`;',
+    seeds: 200,
+    // The simulation alone: it runs the leases' own SQL on an in-process PostgreSQL (inProcessPostgres.ts).
+    tests: [],
+  },
+  {
     name: "the decider's end guard: a run that ended records more",
     file: 'src/domain/execution/execution.ts',
     find: "    if (state.status !== 'running') throw new ApiError('CONFLICT', `Execution ${state.executionId} is ${state.status}`);\n    return [event];",

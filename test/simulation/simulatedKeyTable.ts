@@ -13,12 +13,18 @@ export function simulatedKeyTable(random: SeededRandom) {
   const keys = new Map<string, DataKey | 'erased'>();
   const bytes = (size: number) => Buffer.from(Array.from({ length: size }, () => random.int(256)));
 
+  /** Reads that timed out, over every process: faults of the schedule as much as the log's. */
+  let faults = 0;
+
   function forProcess(options: { readFault: number; alive: () => boolean }): RunDataKeys {
     const pending = new Map<string, DataKey>();
     const reach = async () => {
       await Promise.resolve();
       if (!options.alive()) throw Object.assign(new Error('the process died'), { code: 'ECONNREFUSED' });
-      if (random.chance(options.readFault)) throw Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' });
+      if (random.chance(options.readFault)) {
+        faults++;
+        throw Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' });
+      }
     };
     return {
       forNewRun(executionId) {
@@ -54,5 +60,5 @@ export function simulatedKeyTable(random: SeededRandom) {
   }
 
   /** What an erasure does after its RunDataErased: the run's key is gone, for every process at once. */
-  return { forProcess, erase: (executionId: string) => void keys.set(executionId, 'erased') };
+  return { forProcess, erase: (executionId: string) => void keys.set(executionId, 'erased'), faults: () => faults };
 }
