@@ -110,7 +110,7 @@ async function attemptLoaded(deps: AttemptDependencies, deliveryId: string, load
   if (!secrets) return undefined;
   // The body was opened before the start was recorded, and recording it may have waited out the
   // retry policy's backoff: a run erased meanwhile is looked at again, its key read anew, before anything is sent.
-  const stillThere = endingOf((await commands.eventStore.readStream(stream, { maxCount: 1, unreadable: 'mark' }))[0]);
+  const stillThere = endingOf((await commands.eventStore.readStream(stream, { unreadable: 'mark' }))[0]);
   if (stillThere !== null) return endDelivery(deps, deliveryId, stillThere, started);
   const attemptNumber = state.attempts;
   const timestamp = Math.floor(commands.now().getTime() / 1000);

@@ -4,10 +4,12 @@ import { type InProcessPostgres, startInProcessPostgres } from './inProcessPostg
 
 /**
  * Webhook deliveries in the deterministic simulation of `npm test`: this many seeded schedules of
- * hostile receivers, a faulty log beneath the real sealing store, runs erased part way, and up to three processes at once that die, stall past their
- * leases or hold the wrong master key (SEQFLOW_SIM_SEEDS, from SEQFLOW_SIM_FROM). `npm run test:simulate -- --seeds N` runs more.
+ * hostile receivers, the real PostgreSQL adapter and leases on an in-process PostgreSQL with faults
+ * beneath them, the real sealing store, runs erased part way, and up to three processes at once that
+ * die, stall past their leases or hold the wrong master key (SEQFLOW_SIM_SEEDS, from
+ * SEQFLOW_SIM_FROM). `npm run test:simulate -- --seeds N` runs more.
  */
-const SEEDS = Number(process.env.SEQFLOW_SIM_SEEDS ?? 1000);
+const SEEDS = Number(process.env.SEQFLOW_SIM_SEEDS ?? 500);
 const FROM = Number(process.env.SEQFLOW_SIM_FROM ?? 1);
 
 describe('webhook deliveries under seeded faults (deterministic simulation)', () => {

@@ -9,6 +9,7 @@ import { MAX_STARTS_PER_ATTEMPT, delivery } from '../../src/domain/webhooks/deli
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
 import { MAX_ATTEMPTS } from '../../src/domain/webhooks/retryPolicy.ts';
 import { computeSignature } from '../../src/domain/webhooks/webhookSignature.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
 import { loadStream } from '../../src/eventstore/streams.ts';
 import { sealingEventStore } from '../../src/eventstore/sealingEventStore.ts';
 import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
@@ -16,8 +17,7 @@ import { attemptAndSettle } from '../../src/workers/attemptAndSettle.ts';
 import { createAttemptFailures } from '../../src/workers/attemptFailures.ts';
 import type { DeliveryState } from '../../src/domain/webhooks/delivery.ts';
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
-import { faultyEventStore } from './faultyEventStore.ts';
-import { createMemoryEventStore } from './memoryEventStore.ts';
+import { faultyConnection } from './faultyConnection.ts';
 import { seededIds, seededRandom } from './seededRandom.ts';
 import type { InProcessPostgres } from './inProcessPostgres.ts';
 import { postgresDeliveryClaims } from './postgresDeliveryClaims.ts';
@@ -55,9 +55,11 @@ export interface DeliveryScheduleResult {
 /**
  * One schedule of webhook deliveries, from its seed alone: a few deliveries to receivers that answer
  * as the seed draws them (hostile pages, resets, timeouts), attempted by the real attempt-and-settle
- * code (decider, sender, retry policy, failure memory) under the leases' claim rule, by up to three
- * processes at once (each a line of successors: one that dies or retires is replaced) whose log fails
- * as the seed draws it, which may die after any of their appends, stall past their leases between a
+ * code (decider, sender, retry policy, failure memory) under the real leases, by up to three
+ * processes at once (each a line of successors: one that dies or retires is replaced). The log is the
+ * real PostgreSQL adapter and the leases the real SQL, both on an in-process PostgreSQL
+ * (inProcessPostgres.ts); each process's statements fail beneath the adapter as the seed draws them
+ * (faultyConnection.ts), and a process may die after any of its appends, stall past its leases between a
  * receiver's answer and its record (another process then starts the attempt again), and some of
  * whose master keys cannot open the secrets. The clock is virtual (virtualClock.ts): when every
  * process waits, it jumps to the next due retry, expiring lease or stalled process's wake. Then the
@@ -71,9 +73,10 @@ export interface DeliveryScheduleResult {
 export async function simulateDeliveries(seed: number, postgres: InProcessPostgres): Promise<DeliveryScheduleResult> {
   const random = seededRandom(seed);
   const clock = virtualClock(Date.parse('2026-01-01T00:00:00.000Z'), (at) => nextDue(at));
-  await postgres.reset(() => clock.now(), ['delivery_leases', 'webhook_deliveries', 'projection_checkpoints']);
+  await postgres.reset(() => clock.now(), ['seqflow_events', 'seqflow_streams', 'run_data_keys', 'delivery_leases', 'webhook_deliveries', 'projection_checkpoints']);
   const now = () => new Date(clock.tick());
-  const log = createMemoryEventStore({ now });
+  // The real PostgreSQL adapter. Whether another process listens for wake-ups is asked once, not by real time.
+  const log = createPostgresEventStore({ pool: postgres.pool(), listenerRecheckMs: Infinity });
   // Bodies are sealed by the real sealing store under their run's key, in a key table every process shares.
   const keyTable = simulatedKeyTable(random);
   const sound = { eventStore: sealingEventStore(log, keyTable.forProcess({ readFault: 0, alive: () => true })), now };
@@ -98,13 +101,13 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
   // (what an erasure does after its RunDataErased). Nothing may be POSTed for it after that.
   const planned = random.chance(0.4) ? ids.filter(() => random.chance(0.5)).map((deliveryId) => ({ deliveryId, atSweep: random.int(30) })) : [];
   const erasedAtPosition = new Map<string, number>();
-  const eraseDue = () => {
+  const eraseDue = async () => {
     for (const erasure of planned.filter((e) => e.atSweep <= sweeps && !erasedAtPosition.has(e.deliveryId))) {
-      erasedAtPosition.set(erasure.deliveryId, log.events.length);
+      erasedAtPosition.set(erasure.deliveryId, await log.headPosition());
       keyTable.erase(erasure.deliveryId);
     }
   };
-  const revisionOf = (deliveryId: string) => log.events.filter((e) => e.streamId === deliveryStream(deliveryId)).length - 1;
+  const revisionOf = async (deliveryId: string) => (await log.streamHeads([deliveryStream(deliveryId)])).get(deliveryStream(deliveryId))?.revision ?? -1;
   const receiver = simulatedReceiver(random, revisionOf);
   // The simulation's own view of the deliveries: through a sealing store of its own (a body erased reads as erased).
   const reader = sound.eventStore;
@@ -126,21 +129,18 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
   let stalls = 0;
   const wrongKeyWorkers = new Set<string>();
   /** A process: its view of the log (faulty as drawn), its failure memory, its leases; it may die after some appends, and stall. */
+  // Retries wait on the virtual clock, with the seed's jitter: a process waiting out its backoff lets the others go on.
+  const retryWaits = { random: random.next, sleep: (ms: number) => clock.sleepUntil(clock.now() + ms) };
+  // A read lost with its connection is retried after a few turns of the event loop, not on the clock:
+  // the adapter reads whole streams for several callers in one query, and the clock cannot tell that
+  // they all wait on one retry (it would wait for them for ever).
+  const readRetries = { random: random.next, sleep: async () => { for (let turn = 0; turn < 8; turn++) await new Promise(setImmediate); } };
   const spawn = (n: number) => {
     const worker = `worker-${n}`;
-    const process = faultyEventStore(log, random, rates);
-    let dead = false;
-    const dieAfter = random.chance(0.3) ? random.int(12) : Infinity;
-    let appends = 0;
-    const append = process.store.append;
-    process.store.append = async (...args) => {
-      if (appends++ >= dieAfter && !dead) {
-        dead = true;
-        deaths++;
-        process.die();
-      }
-      return append(...args);
-    };
+    // Faults beneath the real adapter: its statements fail as drawn, and it dies after some appends.
+    const connection = faultyConnection(postgres, random, rates, random.chance(0.3) ? random.int(12) : Infinity);
+    const dead = connection.dead;
+    const store = createPostgresEventStore({ pool: connection.pool, readRetries: readRetries, listenerRecheckMs: Infinity });
     const wrongKey = random.chance(0.15);
     if (wrongKey) wrongKeyWorkers.add(worker);
     const failures = createAttemptFailures({ logger: silent, now: () => clock.now(), random: random.next });
@@ -157,17 +157,16 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
       }
     };
     // The real sealing store above this process's faulty log, and its faulty view of the key table beneath.
-    const sealed = sealingEventStore(process.store, keyTable.forProcess({ readFault: rates.read, alive: () => !dead }));
+    const sealed = sealingEventStore(store, keyTable.forProcess({ readFault: rates.read, alive: () => !dead() }));
     const deps = {
-      // Retries wait on the virtual clock, with the seed's jitter: a process waiting out its backoff lets the others go on.
-      commands: { eventStore: sealed, now, retryWaits: { random: random.next, sleep: (ms: number) => clock.sleepUntil(clock.now() + ms) } },
+      commands: { eventStore: sealed, now, retryWaits },
       guard: { fetch } as unknown as AddressGuard,
       masterKey: wrongKey ? WRONG_KEY : MASTER_KEY,
       principal: { kind: 'system' as const, id: `webhook-dispatcher:${worker}` },
       timeoutMs: 20_000,
       tracer: trace.getTracer('simulation'),
     };
-    return { worker, process, failures, deps, claims: claims.forProcess(worker, () => !dead), faults: () => process.faults() };
+    return { worker, failures, deps, claims: claims.forProcess(worker, () => !dead()), faults: connection.faults, died: dead };
   };
 
   let sweeps = 0;
@@ -178,7 +177,7 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
     try {
       while (!clock.stuck()) {
         if ((exhausted ||= ++sweeps > MAX_SWEEPS)) return 'done';
-        eraseDue();
+        await eraseDue();
         const known = await states();
         if ([...known.values()].every((s) => s.status !== 'none' && ENDED.has(s.status))) return 'done';
         const claimed = await worker.claims.claim(worker.failures.skippedOrganizations()).catch(() => undefined);
@@ -190,6 +189,7 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
       return 'done';
     } finally {
       faults += worker.faults();
+      if (worker.died()) deaths++;
       clock.leave();
     }
   };
@@ -211,9 +211,10 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
   for (const { deliveryId, delayMs } of claims.givenBack) if (!(delayMs > 0)) violations.push(`${deliveryId}: given back after a failure with a delay of ${delayMs} ms (at once)`);
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
-  const startedAgain = log.events.filter((e, i, all) => e.type === 'DeliveryAttemptStarted' && all.slice(0, i).findLast((s) => s.streamId === e.streamId)?.type === 'DeliveryAttemptStarted').length;
+  const logged = await log.readAll(0, 1_000_000);
+  const startedAgain = logged.filter((e, i, all) => e.type === 'DeliveryAttemptStarted' && all.slice(0, i).findLast((s) => s.streamId === e.streamId)?.type === 'DeliveryAttemptStarted').length;
   const endedErased = [...(await states()).values()].filter((s) => s.status === 'data_erased').length;
-  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, stalls, startedAgain, erasures: erasedAtPosition.size, endedErased, recorded: log.events.map((e) => `${e.streamId} ${e.type} ${e.metadata.principal?.id ?? ''}`), violations };
+  return { seed, deliveries: ids.length, posts: receiver.posts.length, faults, deaths, wrongKeys: wrongKeyWorkers.size, stalls, startedAgain, erasures: erasedAtPosition.size, endedErased, recorded: logged.map((e) => `${e.streamId} ${e.type} ${e.metadata.principal?.id ?? ''}`), violations };
 }
 
 /** What one delivery's stream and its receiver's POSTs must say (see simulateDeliveries). */

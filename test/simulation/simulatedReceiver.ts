@@ -40,13 +40,13 @@ export interface Post {
  * 2xx, a retryable 5xx/429/408 with a hostile page, a permanent 4xx, a reset or a timeout. Every POST
  * is kept, with the delivery stream's revision at that moment (`revisionOf`), for the invariants.
  */
-export function simulatedReceiver(random: SeededRandom, revisionOf: (deliveryId: string) => number) {
+export function simulatedReceiver(random: SeededRandom, revisionOf: (deliveryId: string) => Promise<number>) {
   const posts: Post[] = [];
   async function fetch(_input: string | URL | Request, init?: RequestInit): Promise<Response> {
     await Promise.resolve();
     const headers = new Headers(init?.headers);
     const deliveryId = headers.get('x-service-delivery') ?? '';
-    const post = { deliveryId, revision: revisionOf(deliveryId), signature: headers.get('x-service-signature') ?? '', timestamp: Number(headers.get('x-service-timestamp')), body: String(init?.body) };
+    const post = { deliveryId, revision: await revisionOf(deliveryId), signature: headers.get('x-service-signature') ?? '', timestamp: Number(headers.get('x-service-timestamp')), body: String(init?.body) };
     const draw = random.next();
     if (draw < 0.08) {
       posts.push({ ...post, status: 'network_error' });

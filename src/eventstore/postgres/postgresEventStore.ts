@@ -8,7 +8,7 @@ import { headPosition, readAfter, readStream, readStreams, cursorAt, streamExist
 import { turnBatchedLookup } from '../../database/turnBatchedLookup.ts';
 import { Wakeups } from './wakeups.ts';
 import { joinedReads } from './joinedReads.ts';
-import { retryingReads } from './retryingReads.ts';
+import { type ReadRetries, retryingReads } from './retryingReads.ts';
 
 export interface PostgresEventStoreOptions {
   pool: pg.Pool;
@@ -17,17 +17,21 @@ export interface PostgresEventStoreOptions {
   timing?: Partial<CatchUpTiming>;
   /** false: every append is its own round trip and commit (the bench's baseline). */
   groupCommit?: boolean | GroupCommitOptions;
+  /** How reads lost with their connection are retried (how they wait, their jitter): the policy's, in real time, unless given. */
+  readRetries?: Partial<ReadRetries>;
+  /** How long whether another process listens is trusted before it is asked again (default 1 s; wakeups.ts). */
+  listenerRecheckMs?: number;
 }
 
 export function createPostgresEventStore(options: PostgresEventStoreOptions): EventStore & { migrate(): Promise<void> } {
   const { pool } = options;
-  const reads = retryingReads(pool);
+  const reads = retryingReads(pool, options.readRetries);
   const timing: CatchUpTiming = { pollIntervalMs: 500, horizonRetryMs: 2, horizonRetryMaxMs: 50, ...options.timing };
   const committer = options.groupCommit === false ? null : createGroupCommitter(pool, options.groupCommit === true ? {} : options.groupCommit);
   const subscribersRead = joinedReads((cursor, limit) => readAfter(reads, cursor, limit));
   // Whole streams asked for in one turn (a command loads its stream; a dispatcher with 32 deliveries in flight loads 32) go in one query.
   const wholeStreams = turnBatchedLookup((streamIds: string[]) => readStreams(reads, streamIds), 200);
-  const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options);
+  const wakeups = new Wakeups(pool, options.connectionString, (pool as unknown as { options: pg.ClientConfig }).options, options.listenerRecheckMs);
 
   return {
     kind: 'postgres',
