@@ -24,7 +24,7 @@ const report = (kind: string, seed: number, violations: string[]) => {
   return violations.length;
 };
 for (let seed = from; seed < from + seeds; seed++) {
-  const run = await simulateSchedule(seed);
+  const run = await simulateSchedule(seed, postgres);
   engine.runs += run.runs;
   engine.faults += run.faults;
   engine.modelCalls += run.modelCalls;

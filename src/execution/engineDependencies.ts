@@ -18,6 +18,7 @@ import type { RecordedRunObserver } from '../observability/runMetrics.ts';
 import type { Block } from '../domain/flows/flowDefinition.ts';
 import type { BlockReferences } from '../domain/flows/stepReferences.ts';
 import type { RunConditions } from './runConditions.ts';
+import type { RetryWaits } from '../supervision/retrying.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -37,6 +38,8 @@ export interface EngineDependencies {
   /** Flows and their (cached, immutable) versions. */
   flows: FlowCatalog;
   now: () => Date;
+  /** How retries of its appends (a lost connection, a concurrent writer) wait: real time unless given (a simulation's). */
+  retryWaits?: RetryWaits;
   llm: LlmProcessor;
   sandbox: CodeSandbox;
   /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
@@ -62,7 +65,7 @@ export interface ToolRequest {
 }
 
 /** The part of the engine's dependencies that commands run with: the log and the clock. */
-export const commandsOf = (engine: Pick<EngineDependencies, 'eventStore' | 'now'>): CommandDependencies => ({ eventStore: engine.eventStore, now: engine.now });
+export const commandsOf = (engine: Pick<EngineDependencies, 'eventStore' | 'now' | 'retryWaits'>): CommandDependencies => ({ eventStore: engine.eventStore, now: engine.now, retryWaits: engine.retryWaits });
 
 /** The read models where read replicas may serve a read, and the position this process has appended up to. */
 export interface ReplicaReads {

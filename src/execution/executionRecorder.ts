@@ -8,6 +8,7 @@ import { joinStepStarts } from '../domain/execution/joinedStepStarts.ts';
 import { type EventStore, WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import type { ExecutionUpdates } from './executionUpdates.ts';
 import type { RecordedRunObserver } from '../observability/runMetrics.ts';
+import type { RetryWaits } from '../supervision/retrying.ts';
 
 /**
  * Writes one run's events to `execution-<id>`. The engine is that stream's only writer while it
@@ -65,6 +66,8 @@ export interface RecorderDependencies {
   runMetrics?: RecordedRunObserver;
   /** This process's runner lease, named in every event it writes for a run (runnerLease.ts). */
   runner?: string;
+  /** How its appends' retries wait: real time unless given (a simulation's). */
+  retryWaits?: RetryWaits;
 }
 
 const fresh = (): Pending => ({ commands: [], durable: false, noted: false, waiters: [] });
@@ -97,7 +100,7 @@ export function createExecutionRecorder(
     const decided = joinStepStarts(apart);
     // A noted event waits for the next append; it keeps the time it was noted (a step's waterfall is drawn from it).
     const toAppend = decided.map(({ event, at }) => ({ id: randomUUID(), ...encodeEvent(event), metadata: { ...metadata, occurredAt: at } }));
-    const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability });
+    const result = await appendWithRetry(deps.eventStore, streamId, toAppend, revision === -1 ? 'no_stream' : revision, { durability }, deps.retryWaits);
     revision = result.nextExpectedRevision;
     position = result.position;
     state = next;
@@ -109,7 +112,7 @@ export function createExecutionRecorder(
   /** The charges of an append the stream refused, in the late-charges stream (a failure there leaves the refusal to answer for it). */
   async function chargeRefused(commands: Stamped[]) {
     const charges = commands.flatMap(({ command, at }) => (command.type === 'Record' && command.event.type === 'CreditsConsumed' ? [{ id: randomUUID(), ...encodeEvent(command.event), metadata: { ...metadata, occurredAt: at } }] : []));
-    if (charges.length > 0) await appendWithRetry(deps.eventStore, runLateChargesStream(executionId), charges, 'any').catch(() => undefined);
+    if (charges.length > 0) await appendWithRetry(deps.eventStore, runLateChargesStream(executionId), charges, 'any', undefined, deps.retryWaits).catch(() => undefined);
   }
 
   /** Appends what is pending, then what gathered meanwhile, until nothing is left. */

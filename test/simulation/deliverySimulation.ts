@@ -18,6 +18,7 @@ import { createAttemptFailures } from '../../src/workers/attemptFailures.ts';
 import type { DeliveryState } from '../../src/domain/webhooks/delivery.ts';
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { faultyConnection } from './faultyConnection.ts';
+import { loopTurns } from './loopTurns.ts';
 import { seededIds, seededRandom } from './seededRandom.ts';
 import type { InProcessPostgres } from './inProcessPostgres.ts';
 import { postgresDeliveryClaims } from './postgresDeliveryClaims.ts';
@@ -134,7 +135,7 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
   // A read lost with its connection is retried after a few turns of the event loop, not on the clock:
   // the adapter reads whole streams for several callers in one query, and the clock cannot tell that
   // they all wait on one retry (it would wait for them for ever).
-  const readRetries = { random: random.next, sleep: async () => { for (let turn = 0; turn < 8; turn++) await new Promise(setImmediate); } };
+  const readRetries = loopTurns(random);
   const spawn = (n: number) => {
     const worker = `worker-${n}`;
     // Faults beneath the real adapter: its statements fail as drawn, and it dies after some appends.

@@ -11,8 +11,11 @@ import { failRun } from '../../src/execution/failRun.ts';
 import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { acceptJob, prepareExecution, prepareResume } from '../../src/execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../../src/execution/runSteps.ts';
-import { faultyEventStore } from './faultyEventStore.ts';
-import { createMemoryEventStore } from './memoryEventStore.ts';
+import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
+import type { EventStore } from '../../src/eventstore/eventStore.ts';
+import { faultyConnection } from './faultyConnection.ts';
+import { loopTurns } from './loopTurns.ts';
+import type { InProcessPostgres } from './inProcessPostgres.ts';
 import { type SeededRandom, seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedEngine } from './simulatedEngine.ts';
 import { simulatedModel } from './simulatedModel.ts';
@@ -72,14 +75,18 @@ function randomSteps(random: SeededRandom, newId: () => string): StoredStep[] {
  * charged more than the provider billed it (and, in a schedule without faults, exactly that, the
  * stalled workers' calls included), and every hash chain verifies.
  */
-export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
+export async function simulateSchedule(seed: number, postgres: InProcessPostgres): Promise<ScheduleResult> {
   const random = seededRandom(seed);
   const newId = seededIds(seed);
   let tick = Date.parse('2026-01-01T00:00:00.000Z');
   const now = () => new Date((tick += 1 + random.int(5)));
-  const log = createMemoryEventStore({ now });
+  await postgres.reset(() => tick, ['seqflow_events', 'seqflow_streams', 'run_data_keys']);
+  // The real PostgreSQL adapter on the in-process PostgreSQL: the sound log the takeover and the checks read.
+  const log = createPostgresEventStore({ pool: postgres.pool(), listenerRecheckMs: Infinity });
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
-  const process = faultyEventStore(log, random, rates);
+  // The process dies after this many of its appends commit (or never).
+  const dieAfter = random.chance(0.25) ? 1 + random.int(8) : Infinity;
+  const process = faultyProcess(postgres, random, rates, dieAfter);
   // Some jobs' first process stalls in a model call until another process has taken the job over.
   const stalled = new Set<string>();
   let takingOver = false;
@@ -92,16 +99,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
     return stallEnds;
   };
   const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown', { hold });
-  const deps = simulatedEngine(process.store, model.fetch, now);
-
-  // The process dies after this many of its appends (or never).
-  const dieAfter = random.chance(0.25) ? 1 + random.int(8) : Infinity;
-  let appends = 0;
-  const append = process.store.append;
-  process.store.append = async (...args) => {
-    if (appends++ >= dieAfter) process.die();
-    return append(...args);
-  };
+  const deps = { ...simulatedEngine(process.store, model.fetch, now), retryWaits: loopTurns(random) };
 
   const runCount = 1 + random.int(4);
   const jobs = new Map<string, StoredStep[]>();
@@ -147,7 +145,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
 
   // Another process (its log sound) takes over: a job whose lease ran out is continued from its own
   // events (claim 2), and the interrupted-run sweep ends what else was left running.
-  const streams = [...new Set(log.events.map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
+  const streams = [...new Set((await log.readAll(0, 1_000_000)).map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
   const violations: string[] = [...unexpected];
   const paused = new Set<string>();
   const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
@@ -166,7 +164,7 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
     // (A job whose worker met a fault keeps its lease, which runs out: another claim takes it over.)
     const tried = process.attempts(stream);
     const lastTwoFailed = tried.length >= 2 && tried.at(-1) === 'fault' && tried.at(-2) === 'fault';
-    if (!ended && !steps && dieAfter === Infinity && !lastTwoFailed) violations.push(`${stream}: left running by a process that lived (its appends: ${tried.join(' ')})`);
+    if (!ended && !steps && !process.died() && !lastTwoFailed) violations.push(`${stream}: left running by a process that lived (its appends: ${tried.join(' ')})`);
     if (steps && !ended) {
       try {
         await continueExecution(takeover, { executionId, worker: 'worker-b', claim: 2, principal: { kind: 'system', id: 'job-runner:worker-b' }, loadSteps: async () => steps });
@@ -218,16 +216,43 @@ export async function simulateSchedule(seed: number): Promise<ScheduleResult> {
     const charged = charges.reduce((sum, e) => sum + (e.data as { tokens: number }).tokens, 0);
     const billed = model.billed.get(executionId) ?? 0;
     if (charged > billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}`);
-    if (dieAfter === Infinity && process.faults() === 0 && charged !== billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}, in a schedule without faults`);
+    if (!process.died() && process.faults() === 0 && charged !== billed) violations.push(`${stream}: charged ${charged} tokens, the provider billed ${billed}, in a schedule without faults`);
   }
   for (const [executionId, answer] of told) {
     if (answer !== 'error' && (answer.status === 'completed' || answer.status === 'failed') && !streams.includes(`execution-${executionId}`)) violations.push(`execution-${executionId}: its caller was told ${answer.status}, the log has no such run`);
   }
   const verified = await verifyLog(log);
   if (verified.problem) violations.push(`the log does not verify: ${verified.problem.detail}`);
-  const recorded = log.events.map((e) => `${e.streamId} ${e.type}`);
-  return { seed, runs: runCount, faults: process.faults(), died: dieAfter !== Infinity && appends > dieAfter, modelCalls: model.calls(), stalls: heldCalls, recorded, violations };
+  const recorded = (await log.readAll(0, 1_000_000)).map((e) => `${e.streamId} ${e.type}`);
+  return { seed, runs: runCount, faults: process.faults(), died: process.died(), modelCalls: model.calls(), stalls: heldCalls, recorded, violations };
 }
+
+/**
+ * The engine's process: the real PostgreSQL adapter over its faulty connection (faultyConnection.ts),
+ * and, per stream, how each append it tried went as its caller saw it (a fault, or a death, is
+ * 'fault'; a concurrent writer's refusal is not a fault).
+ */
+function faultyProcess(postgres: InProcessPostgres, random: SeededRandom, rates: Parameters<typeof faultyConnection>[2], dieAfter: number) {
+  const connection = faultyConnection(postgres, random, rates, dieAfter);
+  const adapter = createPostgresEventStore({ pool: connection.pool, readRetries: loopTurns(random), listenerRecheckMs: Infinity });
+  const attempts = new Map<string, ('ok' | 'fault')[]>();
+  const tried = (streamId: string, how: 'ok' | 'fault') => attempts.set(streamId, [...(attempts.get(streamId) ?? []), how]);
+  const store: EventStore = {
+    ...adapter,
+    async append(streamId, events, expected, options) {
+      try {
+        const result = await adapter.append(streamId, events, expected, options);
+        tried(streamId, 'ok');
+        return result;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevision)) tried(streamId, 'fault');
+        throw error;
+      }
+    },
+  };
+  return { store, faults: connection.faults, died: connection.dead, attempts: (streamId: string) => attempts.get(streamId) ?? [] };
+}
+
 
 /** An error the code made rather than met: no fault, refusal or lost connection throws one of these. */
 function isCodeError(error: unknown): boolean {

@@ -1,7 +1,15 @@
 import type pg from 'pg';
-import type { FaultRates } from './faultyEventStore.ts';
 import type { InProcessPostgres } from './inProcessPostgres.ts';
 import type { SeededRandom } from './seededRandom.ts';
+
+export interface FaultRates {
+  /** An append refused before it commits (the connection dropped on the way). */
+  appendBeforeCommit: number;
+  /** An append that commits, but whose reply is lost (the connection dropped on the way back). */
+  appendAfterCommit: number;
+  /** A read of the log that fails (a timeout). */
+  read: number;
+}
 
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
 /** Refused by the database itself (not retried as a lost connection is). */
