@@ -141,7 +141,7 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
     // Faults beneath the real adapter: its statements fail as drawn, and it dies after some appends.
     const connection = faultyConnection(postgres, random, rates, random.chance(0.3) ? random.int(12) : Infinity);
     const dead = connection.dead;
-    const store = createPostgresEventStore({ pool: connection.pool, readRetries: readRetries, listenerRecheckMs: Infinity });
+    const store = createPostgresEventStore({ pool: connection.pool, readRetries, listenerRecheckMs: Infinity });
     const wrongKey = random.chance(0.15);
     if (wrongKey) wrongKeyWorkers.add(worker);
     const failures = createAttemptFailures({ logger: silent, now: () => clock.now(), random: random.next });
@@ -167,7 +167,7 @@ export async function simulateDeliveries(seed: number, postgres: InProcessPostgr
       timeoutMs: 20_000,
       tracer: trace.getTracer('simulation'),
     };
-    return { worker, failures, deps, claims: claims.forProcess(worker, () => !dead()), faults: connection.faults, died: dead };
+    return { worker, failures, deps, claims: claims.forProcess(worker, connection), faults: connection.faults, died: dead };
   };
 
   let sweeps = 0;

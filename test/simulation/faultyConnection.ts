@@ -14,7 +14,8 @@ export interface FaultRates {
 const connectionLost = () => Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
 /** Refused by the database itself (not retried as a lost connection is). */
 const diskFull = () => Object.assign(new Error('could not extend file: No space left on device'), { code: '53100' });
-const died = () => Object.assign(new Error('the process died'), { code: 'ECONNREFUSED' });
+/** What every call of a process that died meets: nothing it does reaches the database any more. */
+export const processDied = () => Object.assign(new Error('the process died'), { code: 'ECONNREFUSED' });
 
 const isAppend = (text: string) => text.includes('seqflow_append');
 const readsLog = (text: string) => !isAppend(text) && /seqflow_(events|streams)/.test(text);
@@ -36,16 +37,16 @@ export function faultyConnection(postgres: InProcessPostgres, random: SeededRand
   };
   const pool: pg.Pool = postgres.pool({
     beforeQuery(text) {
-      if (dead) throw died();
+      if (dead) throw processDied();
       if (isAppend(text) && random.chance(rates.appendBeforeCommit)) throw fault(random.chance(0.5) ? connectionLost() : diskFull());
       if (readsLog(text) && random.chance(rates.read)) throw fault(Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' }));
     },
     afterQuery(text) {
-      if (dead) throw died();
+      if (dead) throw processDied();
       if (!isAppend(text)) return;
       if (++appends > dieAfterAppends) {
         dead = true;
-        throw died();
+        throw processDied();
       }
       if (random.chance(rates.appendAfterCommit)) throw fault(connectionLost());
     },

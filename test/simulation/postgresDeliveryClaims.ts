@@ -1,10 +1,12 @@
 import pino from 'pino';
 import { sql } from 'kysely';
+import type pg from 'pg';
 import type { EventStore } from '../../src/eventstore/eventStore.ts';
 import { applyBatch } from '../../src/projections/projectionBatch.ts';
 import { createCheckpoints } from '../../src/projections/projectionCheckpoints.ts';
 import { deliveriesProjection } from '../../src/projections/readModels/deliveriesProjection.ts';
 import { type HostRooms, createDeliveryClaims } from '../../src/workers/deliveryClaims.ts';
+import { processDied } from './faultyConnection.ts';
 import type { InProcessPostgres } from './inProcessPostgres.ts';
 import type { SeededRandom } from './seededRandom.ts';
 
@@ -14,8 +16,6 @@ const LIMIT = 100;
 const PAGE = 500;
 const silent = pino({ level: 'silent' });
 const rolledBack = Symbol('rolled back');
-
-const died = () => Object.assign(new Error('the process died'), { code: 'ECONNREFUSED' });
 
 /**
  * The dispatchers' delivery leases as they are: src/workers/deliveryClaims.ts and src/leases/leases.ts,
@@ -39,16 +39,13 @@ export async function postgresDeliveryClaims(postgres: InProcessPostgres, option
     }
   }
 
-  /** One process's claims; every statement fails once the process has died (before it ran, or its answer is lost after). */
-  function forProcess(owner: string, alive: () => boolean) {
-    const fail = () => {
-      if (!alive()) throw died();
-    };
-    const claims = createDeliveryClaims(postgres.kysely(postgres.pool({ beforeQuery: fail, afterQuery: fail })), { owner, leaseMs: options.leaseMs });
+  /** One process's claims, over its own connection (faultyConnection.ts: every statement fails once the process has died). */
+  function forProcess(owner: string, connection: { pool: pg.Pool; dead: () => boolean }) {
+    const claims = createDeliveryClaims(postgres.kysely(connection.pool), { owner, leaseMs: options.leaseMs });
     return {
       /** A sweep: it catches the read model up first, as the projection would have by now, unless the seed says it lags. */
       async claim(skipOrganizations: string[]): Promise<string[]> {
-        fail();
+        if (connection.dead()) throw processDied();
         if (options.random.chance(0.7)) await project();
         if (options.random.chance(0.1)) await claims.dropSettled();
         return (await claims.claim(LIMIT, HOSTS, skipOrganizations)).map((claimed) => claimed.id);

@@ -1,5 +1,6 @@
 import { type DataKey, newDataKey } from '../../src/security/runDataCipher.ts';
 import type { KeyState, RunDataKeys } from '../../src/security/runDataKeys.ts';
+import { processDied } from './faultyConnection.ts';
 import type { SeededRandom } from './seededRandom.ts';
 
 /**
@@ -20,7 +21,7 @@ export function simulatedKeyTable(random: SeededRandom) {
     const pending = new Map<string, DataKey>();
     const reach = async () => {
       await Promise.resolve();
-      if (!options.alive()) throw Object.assign(new Error('the process died'), { code: 'ECONNREFUSED' });
+      if (!options.alive()) throw processDied();
       if (random.chance(options.readFault)) {
         faults++;
         throw Object.assign(new Error('read timed out'), { code: 'ETIMEDOUT' });
