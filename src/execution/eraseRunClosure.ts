@@ -4,6 +4,7 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { type ErasureMatch, executionStream } from '../domain/execution/executionEvents.ts';
 import { decodeRecorded } from '../eventstore/decodeRecorded.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
+import type { ReadModelsCurrent } from '../projections/readModelsCurrent.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { type Derivation, MAX_DERIVED_RUNS, derivedRunsOf } from './derivedRuns.ts';
@@ -18,10 +19,19 @@ export interface ClosureErasure extends RunErasure {
 
 const ENDED = new Set(['completed', 'failed']);
 
+export type ErasureDependencies = CommandDependencies & {
+  runDataKeys: RunDataKeys;
+  db: Kysely<ReadModels>;
+  /** The read models caught up with the log first: a test run or replay started a moment ago is in the log before it is in them. */
+  readModelsCurrent: ReadModelsCurrent;
+};
+
 /**
- * The closure is read from the read models, which trail the log: a rerun started a moment ago is
- * linked in its original's stream (ExecutionRerunStarted, written before the rerun) but may not be
- * in the runs read model yet. Such a rerun would be left out, so the erasure is refused until it shows.
+ * The closure is read from the read models once they show what the log held when the erasure began;
+ * a rerun started after that is linked in its original's stream (ExecutionRerunStarted, written
+ * before the rerun) but may not be in the runs read model yet. Such a rerun would be left out, so
+ * the erasure is refused until it shows. (A test run started after it copies its test case, the
+ * documented exception; a backtest replay started after it skips an erased run.)
  */
 async function refuseUnseenReruns(eventStore: EventStore, closure: readonly string[]) {
   const known = new Set(closure);
@@ -40,10 +50,11 @@ async function refuseUnseenReruns(eventStore: EventStore, closure: readonly stri
  * (derivedRuns.ts reads what is not erased yet) and finishes it.
  */
 export async function eraseRunClosure(
-  deps: CommandDependencies & { runDataKeys: RunDataKeys; db: Kysely<ReadModels> },
+  deps: ErasureDependencies,
   input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; match?: ErasureMatch; projectOf?: string; flowOf?: string },
   metadata: CommandMetadata,
 ): Promise<ClosureErasure> {
+  await deps.readModelsCurrent();
   const closure = await derivedRunsOf(deps.db, input.executionId);
   if (closure === null) throw new ApiError('CONFLICT', `run ${input.executionId} has more than ${MAX_DERIVED_RUNS} runs derived from it: erase them in parts (seqflow runs erase --execution) first`);
   await refuseUnseenReruns(deps.eventStore, [input.executionId, ...closure.derived.map((d) => d.executionId)]);

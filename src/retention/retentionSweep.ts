@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { eraseRunClosure } from '../execution/eraseRunClosure.ts';
+import type { ReadModelsCurrent } from '../projections/readModelsCurrent.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { periodicTask } from '../supervision/periodicTask.ts';
@@ -19,7 +20,7 @@ const PAGE = 100;
  * The runs read model only proposes; the run's stream decides. Sweeps in several worker processes
  * may propose the same run: one append wins, the others find it erased and change nothing.
  */
-export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: CommandDependencies; runDataKeys: RunDataKeys; logger: Pick<Logger, 'info' | 'warn'>; intervalMs: number }) {
+export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: CommandDependencies; runDataKeys: RunDataKeys; readModelsCurrent: ReadModelsCurrent; logger: Pick<Logger, 'info' | 'warn'>; intervalMs: number }) {
   const principal = { principal: { kind: 'system' as const, id: 'retention' } };
 
   /**
@@ -53,7 +54,7 @@ export function createRetentionSweep(deps: { db: Kysely<ReadModels>; commands: C
       for (const run of page) {
         try {
           // With what was derived from it (reruns, replays, test runs of cases made from it): their copies of its data go too.
-          const result = await eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, { executionId: run.execution_id, trigger: 'retention', reason: `its retention period (${run.run_days} days) ran out` }, principal);
+          const result = await eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db, readModelsCurrent: deps.readModelsCurrent }, { executionId: run.execution_id, trigger: 'retention', reason: `its retention period (${run.run_days} days) ran out` }, principal);
           if (result.erasedNow) erased++;
         } catch (error) {
           // A run the log says has not ended (the read model was ahead) waits for the next pass.

@@ -12,6 +12,7 @@ import type { RunInput } from './runInput.ts';
 import type { CommandMetadata } from '../commands/commandHandler.ts';
 import { cancelRun } from '../execution/cancelRun.ts';
 import { eraseRunClosure } from '../execution/eraseRunClosure.ts';
+import type { ReadModelsCurrent } from '../projections/readModelsCurrent.ts';
 import type { RunDataKeys } from '../security/runDataKeys.ts';
 import { rerunExecution } from '../audit/runRerun.ts';
 import { type RunFilters, listRuns } from '../queries/runQueries.ts';
@@ -25,6 +26,8 @@ export type RunServiceDependencies = RunStarting &
   IdempotentAnswering & {
     logger: Pick<Logger, 'warn' | 'error'>;
     runDataKeys: RunDataKeys;
+    /** What an erasure waits for before it reads what was derived from the run. */
+    readModelsCurrent: ReadModelsCurrent;
     /** The read models as polls and listings read them: on a read replica inside ReadRouting.within (src/database/readRouting.ts). */
     readDb: JobReading['db'];
   };
@@ -37,6 +40,7 @@ export type RunServiceDependencies = RunStarting &
 export function createRunService(deps: RunServiceDependencies) {
   const following = { eventStore: deps.eventStore, updates: deps.engine.updates };
   const reading = { ...deps, db: deps.readDb };
+  const erasing = { ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db, readModelsCurrent: deps.readModelsCurrent };
   return {
     /** A sync run, answered when it completes, pauses or fails. */
     execute: (caller: RunCaller, slugs: FlowSlugs, input: RunInput) => executeRun(deps, caller, slugs, input),
@@ -55,11 +59,11 @@ export function createRunService(deps: RunServiceDependencies) {
     cancel: (input: { executionId: string; reason?: string | undefined }, metadata: CommandMetadata) => cancelRun(deps.commands, input, metadata),
     /** Erases a run's personal data (an operator, or a caller's API key for a run of its flow: `flowOf`). */
     eraseData: (input: { executionId: string; reason: string; trigger?: 'request' | 'retention'; match?: ErasureMatch; projectOf?: string; flowOf?: string }, metadata: CommandMetadata) =>
-      eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, input, metadata),
+      eraseRunClosure(erasing, input, metadata),
     /** A caller's erasure of a run of one of its project's flows. */
     eraseCallerRun: async (caller: RunCaller, run: FlowSlugs & { executionId: string; reason: string | undefined }) => {
       const flow = await deps.flows.findFlowForCaller(run, caller.projectId);
-      return eraseRunClosure({ ...deps.commands, runDataKeys: deps.runDataKeys, db: deps.db }, { executionId: run.executionId, reason: run.reason ?? 'erasure requested with an API key', projectOf: caller.projectId, flowOf: flow.flowId }, originOf(caller));
+      return eraseRunClosure(erasing, { executionId: run.executionId, reason: run.reason ?? 'erasure requested with an API key', projectOf: caller.projectId, flowOf: flow.flowId }, originOf(caller));
     },
     /** A run again, on the version and input its log recorded (an operator's audit). */
     rerun: (executionId: string, metadata: CommandMetadata) => rerunExecution(deps.engine, { executionId }, metadata),

@@ -43,6 +43,10 @@ import { packageVersion } from '../config/packageVersion.ts';
 import { countJobBacklog } from '../queries/backlogQueries.ts';
 import { flowSlugsByIds } from '../queries/flowQueries.ts';
 import { configuredProviders } from '../domain/models/modelRoute.ts';
+import { type ReadModelsCurrent, readModelsCurrent } from '../projections/readModelsCurrent.ts';
+
+/** How long a server's erasure waits for the read models to reach the log's head (then 503 PROJECTION_TIMEOUT). */
+const READ_MODELS_CURRENT_WAIT_MS = 10_000;
 
 /** Everything a process needs, wired once: database, event log, read models, projections. */
 export interface Runtime {
@@ -76,6 +80,8 @@ export interface Runtime {
   masterKey: Buffer;
   /** Each run's data key: what erasing a run's data removes. */
   runDataKeys: RunDataKeys;
+  /** The read models caught up with the log: by this process (the CLI) or by those that run them (a server). */
+  readModelsCurrent: ReadModelsCurrent;
   /** The engine and what the API checks before a run. */
   execution: WiredEngine;
   /** Reads that may be a little behind, on read replicas (DATABASE_READ_URLS) as the caller's own writes allow. */
@@ -140,6 +146,8 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
     // Unique per process, even under a fixed SEQFLOW_WORKER_ID: a restarted process must not inherit the dead one's runs.
     const runnerId = `${config.jobs.workerId}/${randomBytes(4).toString('hex')}`;
     const projections = createProjectionRunner({ db, eventStore, projections: allProjections, groups: projectionGroups, leases: (hooks) => createProjectionLeases({ db, owner: runnerId, leaseMs: config.projectionLeaseMs, logger, ...hooks }), logger, supervisor });
+    // A server's projections run in its workers (maybe another process's): it waits for them, as long as MCP's reads do.
+    const current = readModelsCurrent(projections, eventStore, { projectsItself: role === 'cli', waitMs: READ_MODELS_CURRENT_WAIT_MS });
     const commands = { eventStore, now: () => new Date(), defaultCredits: config.defaultCredits, modelProviders: configuredProviders(config) };
     const runnerLease = createRunnerLease({ db, runnerId, leaseMs: config.jobs.runnerLeaseMs, supervisor, report: processReporter(role, { supervisor, projections }) });
     await runnerLease.hold();
@@ -162,6 +170,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       leaseMs: config.idempotencyLeaseMs,
       logger,
       runDataKeys,
+      readModelsCurrent: current,
     });
     const watchdog = createWatchdog({ db, eventStore, projections, logger, bounds: { silentRunMs: config.watchdog.silentRunMs, projectionMaxBehind: config.watchdog.projectionMaxBehind, jobMaxClaims: config.jobs.maxClaims, scheduleOverdueMs: config.schedules.missedAfterMs } });
     metrics.readGaugesFrom({
@@ -194,6 +203,7 @@ export async function openRuntime(config: Config, logger: Logger, role: ProcessR
       commands,
       masterKey,
       runDataKeys,
+      readModelsCurrent: current,
       execution,
       database: embedded ? 'embedded' : 'external',
       databaseUrl: directUrl,

@@ -56,7 +56,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
   const sweeps = { db: runtime.db, logger: runtime.logger, sweeper: runtime.execution.runner ?? 'worker', intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3) };
   const interrupted = createInterruptedRunSweep({ ...sweeps, engine: runtime.execution });
   const interruptedBacktests = createInterruptedBacktestSweep({ ...sweeps, commands: runtime.commands });
-  const retention = createRetentionSweep({ db: runtime.db, commands: runtime.commands, runDataKeys: runtime.runDataKeys, logger: runtime.logger, intervalMs: runtime.config.retentionSweepMs });
+  const retention = createRetentionSweep({ db: runtime.db, commands: runtime.commands, runDataKeys: runtime.runDataKeys, readModelsCurrent: runtime.readModelsCurrent, logger: runtime.logger, intervalMs: runtime.config.retentionSweepMs });
   const { schedules } = runtime.config;
   const scheduleSweep = createScheduleSweep({ db: runtime.db, commands: runtime.commands, runs: runtime.runs, logger: runtime.logger, intervalMs: schedules.sweepMs, rules: schedules });
   // Each runs under the supervisor: restarted with backoff when it fails, its state in /health.

@@ -39,7 +39,7 @@ describe('retention periods for runs', () => {
     await t.runtime.projections.catchUp();
     ({ organization_id: organizationId, id: projectId } = await t.runtime.db.selectFrom('projects').select(['organization_id', 'id']).where('slug', '=', 'web').executeTakeFirstOrThrow());
     ({ app, base } = await serveApi(t.runtime));
-    sweep = createRetentionSweep({ db: t.runtime.db, commands: t.runtime.commands, runDataKeys: t.runtime.runDataKeys, logger: t.runtime.logger, intervalMs: 60_000 });
+    sweep = createRetentionSweep({ db: t.runtime.db, commands: t.runtime.commands, runDataKeys: t.runtime.runDataKeys, readModelsCurrent: t.runtime.readModelsCurrent, logger: t.runtime.logger, intervalMs: 60_000 });
   });
   afterAll(async () => {
     await app?.close();
@@ -80,7 +80,7 @@ describe('retention periods for runs', () => {
     await t.runtime.projections.catchUp();
     const fresh = await execute(`fresh-${randomUUID()}`);
     await t.runtime.projections.catchUp();
-    const ahead = createRetentionSweep({ db: t.runtime.db, commands: { ...t.runtime.commands, now: () => new Date(Date.now() + 3 * DAY) }, runDataKeys: t.runtime.runDataKeys, logger: t.runtime.logger, intervalMs: 60_000 });
+    const ahead = createRetentionSweep({ db: t.runtime.db, commands: { ...t.runtime.commands, now: () => new Date(Date.now() + 3 * DAY) }, runDataKeys: t.runtime.runDataKeys, readModelsCurrent: t.runtime.readModelsCurrent, logger: t.runtime.logger, intervalMs: 60_000 });
     await ahead.sweepOnce();
     expect(await isErased(fresh)).toBe(false);
     await setRetention(t.runtime.commands, { organizationId, projectId, runDays: null }, testPrincipal);

@@ -15,6 +15,7 @@ import { matchedValueHash } from '../../src/security/erasureMatch.ts';
 import { startBacktest } from '../../src/backtests/backtestRunner.ts';
 import { testCaseFromRun } from '../../src/backtests/testCaseFromRun.ts';
 import { runTestCase } from '../../src/testing/testRunner.ts';
+import { eraseRunClosure } from '../../src/execution/eraseRunClosure.ts';
 
 interface Answer {
   status: number;
@@ -219,17 +220,35 @@ describe("erasing a run's personal data (crypto-shredding)", () => {
     await t.runtime.db.updateTable('runs').set({ status: 'completed', ended_at: new Date().toISOString() }).where('execution_id', '=', rerun.executionId).execute();
   });
 
-  it('refuses to erase a run rerun a moment ago, until the read models show the rerun, and then erases both', async () => {
+  it('erases with the run a test run started a moment ago, from a test case made from it, that the read models do not show yet', async () => {
+    const marker = `m${randomUUID().replaceAll('-', '')}`;
+    const original = await execute(`case ${marker}`, { customer: marker });
+    await t.runtime.projections.catchUp();
+    const testCase = await testCaseFromRun(t.runtime.commands, {}, { executionId: original, name: `case of ${marker}` }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const testRun = await runTestCase(t.runtime.execution, {}, { testCaseId: testCase.testCaseId, draft: true }, testPrincipal);
+    // In the log, not in the read models yet: the erasure catches them up before it reads the closure.
+    expect(await t.runtime.db.selectFrom('test_runs').select('execution_id').where('execution_id', '=', testRun.executionId).execute()).toEqual([]);
+    const erased = await call('DELETE', `pipeline/runs/${original}/data`);
+    expect(erased).toMatchObject({ status: 200, body: { erasedNow: true, derived: [expect.objectContaining({ executionId: testRun.executionId, derivation: 'test_run', erasedNow: true })] } });
+    expect((await t.runtime.eventStore.readStream(executionStream(testRun.executionId)))[0]).toMatchObject({ data: { message: null, parameters: {} } });
+  });
+
+  it('refuses to erase a run rerun after the erasure caught the read models up, until they show the rerun, and then erases both', async () => {
     const original = await execute(`again ${randomUUID()}`, {});
     await t.runtime.projections.catchUp();
-    const rerun = await t.runtime.runs.rerun(original, testPrincipal);
-    // The read models have not applied the rerun yet: the log links it, so it would be left out.
-    const refused = await call('DELETE', `pipeline/runs/${original}/data`);
-    expect(refused).toMatchObject({ status: 409, body: { detail: { code: 'CONFLICT', message: expect.stringContaining(`rerun as ${rerun.executionId}`) } } });
+    let rerun: string | undefined;
+    // The rerun starts between the read models' catching up and the closure's reading them: the log links it, so it would be left out.
+    const rerunAfterCatchingUp = async () => {
+      await t.runtime.readModelsCurrent();
+      rerun ??= (await t.runtime.runs.rerun(original, testPrincipal)).executionId;
+    };
+    const erasing = { ...t.runtime.commands, runDataKeys: t.runtime.runDataKeys, db: t.runtime.db, readModelsCurrent: rerunAfterCatchingUp };
+    const refused = await eraseRunClosure(erasing, { executionId: original, reason: 'ticket 45' }, testPrincipal).catch((error: unknown) => error);
+    expect(refused).toMatchObject({ code: 'CONFLICT', message: expect.stringContaining(`rerun as ${rerun!}`) });
     expect((await t.runtime.eventStore.readStream(executionStream(original))).some((e) => e.type === 'RunDataErased')).toBe(false);
-    await t.runtime.projections.catchUp();
     const erased = await call('DELETE', `pipeline/runs/${original}/data`);
-    expect(erased).toMatchObject({ status: 200, body: { erasedNow: true, derived: [expect.objectContaining({ executionId: rerun.executionId, derivation: 'rerun', erasedNow: true })] } });
+    expect(erased).toMatchObject({ status: 200, body: { erasedNow: true, derived: [expect.objectContaining({ executionId: rerun, derivation: 'rerun', erasedNow: true })] } });
   });
 
   it('property: after erasing any subset of random runs, every verification passes and nothing of an erased run remains in any table', async () => {
