@@ -8,7 +8,6 @@ import { loadStream } from '../../src/eventstore/streams.ts';
 import type { EngineDependencies } from '../../src/execution/engineDependencies.ts';
 import { createExecutionUpdates } from '../../src/execution/executionUpdates.ts';
 import { failRun } from '../../src/execution/failRun.ts';
-import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { acceptJob, prepareExecution, prepareResume } from '../../src/execution/flowEngine.ts';
 import type { ExecutionOutcome } from '../../src/execution/runSteps.ts';
 import { createPostgresEventStore } from '../../src/eventstore/postgres/postgresEventStore.ts';
@@ -18,6 +17,7 @@ import { loopTurns } from './loopTurns.ts';
 import type { InProcessPostgres } from './inProcessPostgres.ts';
 import { type SeededRandom, seededIds, seededRandom } from './seededRandom.ts';
 import { simulatedEngine } from './simulatedEngine.ts';
+import { type JobErrors, SIMULATED_JOB_LEASE_MS, simulatedJobWorker } from './simulatedJobWorker.ts';
 import { simulatedModel } from './simulatedModel.ts';
 
 const TERMINAL = new Set(['ExecutionCompleted', 'ExecutionFailed']);
@@ -34,12 +34,6 @@ export interface ScheduleResult {
   recorded: string[];
   /** Every invariant the schedule broke, in words (empty: it held). */
   violations: string[];
-}
-
-/** A /jobs run accepted on `deps`'s process and run there by `worker` (its `claim`-th claim). */
-async function runJob(deps: EngineDependencies, request: Parameters<typeof acceptJob>[1], worker: string, claim: number) {
-  await acceptJob(deps, request);
-  return continueExecution(deps, { executionId: request.executionId, worker, claim, principal: { kind: 'system', id: `job-runner:${worker}` }, loadSteps: async () => request.steps });
 }
 
 const TOOLS = { tools: [{ type: 'function' as const, function: { name: 'lookup', parameters: { type: 'object' } } }], toolChoice: 'auto' as const };
@@ -80,7 +74,9 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
   const newId = seededIds(seed);
   let tick = Date.parse('2026-01-01T00:00:00.000Z');
   const now = () => new Date((tick += 1 + random.int(5)));
-  await postgres.reset(() => tick, ['seqflow_events', 'seqflow_streams', 'run_data_keys']);
+  await postgres.reset(() => tick, ['seqflow_events', 'seqflow_streams', 'run_data_keys', 'job_leases']);
+  // Every lease held now runs out: the clock moves past its length.
+  const expireLeases = () => (tick += SIMULATED_JOB_LEASE_MS + 1);
   // The real PostgreSQL adapter on the in-process PostgreSQL: the sound log the takeover and the checks read.
   const log = createPostgresEventStore({ pool: postgres.pool(), listenerRecheckMs: Infinity });
   const rates = random.chance(0.3) ? { appendBeforeCommit: 0, appendAfterCommit: 0, read: 0 } : { appendBeforeCommit: random.next() * 0.1, appendAfterCommit: random.next() * 0.1, read: random.next() * 0.05 };
@@ -99,7 +95,13 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
     return stallEnds;
   };
   const model = simulatedModel(random, (prompt) => /^run (\S+):/.exec(prompt)?.[1] ?? 'unknown', { hold });
-  const deps = { ...simulatedEngine(process.store, model.fetch, now), retryWaits: loopTurns(random) };
+  // Each run's own version, whose steps a job's worker loads by its id.
+  const versions = new Map<string, StoredStep[]>();
+  const flows = { versionSteps: async (versionId: string) => versions.get(versionId)! } as unknown as EngineDependencies['flows'];
+  const deps = { ...simulatedEngine(process.store, model.fetch, now), flows, retryWaits: loopTurns(random) };
+  // The job runners' workers, claiming through the real lease SQL: this process's, and two sound ones that take over.
+  const jobErrors: JobErrors = new Map();
+  const workerA = simulatedJobWorker(postgres, process.pool, 'worker-a', deps, jobErrors);
 
   const runCount = 1 + random.int(4);
   const jobs = new Map<string, StoredStep[]>();
@@ -113,16 +115,27 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
       const withTools = random.chance(0.25);
       const steps = withTools ? toolSteps(random, newId) : randomSteps(random, newId);
       const asJob = !withTools && random.chance(0.4);
-      const request = { executionId, flowId: 'flow', versionId: 'v1', versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: withTools ? TOOLS : undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
-      if (asJob) jobs.set(executionId, steps);
-      if (asJob && random.chance(0.3)) {
-        // Its worker stalls past its lease: nobody waits for it before the takeover; its outcome is the log's.
-        stalled.add(executionId);
-        stalledJobs.push(runJob(deps, request, 'worker-a', 1).then(() => undefined, () => undefined));
+      versions.set(`v-${executionId}`, steps);
+      const request = { executionId, flowId: 'flow', versionId: `v-${executionId}`, versionNumber: 1, organizationId: 'org', projectId: 'project', steps, message: executionId, parameters: {}, attachments: [], tools: withTools ? TOOLS : undefined, mode: asJob ? ('async' as const) : ('sync' as const), apiKeyId: null, principal: { kind: 'system' as const, id: 'simulation' } };
+      if (asJob) {
+        // Accepted (202: its caller polls the log's answer), then claimed and run here as the job runner does.
+        jobs.set(executionId, steps);
+        const claimed = acceptJob(deps, request).then(() => workerA.claim(executionId));
+        const run = claimed.then((lease) => lease && workerA.run(lease));
+        // Its worker may stall past its lease: the takeover waits for its claim, not for its run.
+        if (random.chance(0.3)) {
+          stalled.add(executionId);
+          stalledJobs.push(run.then(() => undefined, () => undefined));
+          await claimed.catch(() => undefined);
+          return;
+        }
+        await run.catch((error: unknown) => {
+          if (isCodeError(error)) unexpected.push(`execution-${executionId}: its job got ${(error as Error).name}: ${(error as Error).message}`);
+        });
         return;
       }
       try {
-        let outcome = asJob ? await runJob(deps, request, 'worker-a', 1) : await (await prepareExecution(deps, request)).start();
+        let outcome = await (await prepareExecution(deps, request)).start();
         // A paused run's caller sends its tool results, sometimes several times at once (a retry
         // racing itself): one resume wins each pause, the others are refused having called no model.
         for (let round = 0; outcome?.status === 'paused' && round < 3; round++) {
@@ -143,19 +156,24 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
     }),
   );
 
-  // Another process (its log sound) takes over: a job whose lease ran out is continued from its own
-  // events (claim 2), and the interrupted-run sweep ends what else was left running.
+  // Another process (its log sound) takes over: its job runner claims, through the lease SQL, each
+  // job whose lease ran out and continues it from its own events; the interrupted-run sweep ends
+  // what else was left running.
   const streams = [...new Set((await log.readAll(0, 1_000_000)).map((e) => e.streamId))].filter((s) => s.startsWith('execution-'));
   const violations: string[] = [...unexpected];
   const paused = new Set<string>();
   const takeover: EngineDependencies = { ...deps, eventStore: log, updates: createExecutionUpdates() };
+  const workerB = simulatedJobWorker(postgres, postgres.pool(), 'worker-b', takeover, jobErrors);
+  const workerC = simulatedJobWorker(postgres, postgres.pool(), 'worker-c', takeover, jobErrors);
+  const statusOf = async (executionId: string) => (await loadStream(log, executionStream(executionId), execution)).state.status;
+  const whyOf = (executionId: string) => (jobErrors.get(executionId) ?? ['nothing logged']).join('; ');
   takingOver = true;
+  expireLeases();
   for (const stream of streams) {
     const executionId = stream.slice('execution-'.length);
-    const steps = jobs.get(executionId);
     const ended = (await log.readStream(stream)).some((e) => TERMINAL.has(e.type));
     // A run paused for its caller's tools waits for that caller, who gave up: not stuck, not ended.
-    if ((await loadStream(log, stream, execution)).state.status === 'paused') {
+    if ((await statusOf(executionId)) === 'paused') {
       paused.add(stream);
       continue;
     }
@@ -164,32 +182,33 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
     // (A job whose worker met a fault keeps its lease, which runs out: another claim takes it over.)
     const tried = process.attempts(stream);
     const lastTwoFailed = tried.length >= 2 && tried.at(-1) === 'fault' && tried.at(-2) === 'fault';
-    if (!ended && !steps && !process.died() && !lastTwoFailed) violations.push(`${stream}: left running by a process that lived (its appends: ${tried.join(' ')})`);
-    if (steps && !ended) {
-      try {
-        await continueExecution(takeover, { executionId, worker: 'worker-b', claim: 2, principal: { kind: 'system', id: 'job-runner:worker-b' }, loadSteps: async () => steps });
-      } catch (error) {
-        // A stalled worker still writing refuses the takeover's claim: the job is claimed again below.
-        if (!(stalled.has(executionId) && error instanceof WrongExpectedRevision)) violations.push(`${stream}: the takeover failed: ${(error as Error).message}`);
+    if (!ended && !jobs.has(executionId) && !process.died() && !lastTwoFailed) violations.push(`${stream}: left running by a process that lived (its appends: ${tried.join(' ')})`);
+    if (jobs.has(executionId) && !ended) {
+      // Refused only to a worker that ended it meanwhile (a stalled one whose model call came after the takeover began).
+      if (!(await workerB.claimAndRun(executionId))) {
+        if ((await statusOf(executionId)) === 'running') violations.push(`${stream}: not claimable once its lease ran out, and not ended`);
       }
+      // A stalled worker still writing refuses the takeover's claim: the job is claimed again below.
+      else if (!stalled.has(executionId) && (await statusOf(executionId)) === 'running') violations.push(`${stream}: the takeover did not end it: ${whyOf(executionId)}`);
       continue;
     }
     if (!ended) {
-      await failRun({ eventStore: log, now }, stream.slice('execution-'.length), { code: 'RUN_INTERRUPTED', message: 'swept', principal: { kind: 'system', id: 'sweep' } });
+      await failRun({ eventStore: log, now }, executionId, { code: 'RUN_INTERRUPTED', message: 'swept', principal: { kind: 'system', id: 'sweep' } });
     }
   }
 
   // The stalled workers wake up, their model calls answered, after another took their jobs over; a
-  // job whose takeover met the stalled worker's appends is claimed again, as the job runner would.
+  // job whose takeover met the stalled worker's appends is claimed again once that lease runs out.
   letGo();
   await Promise.all(stalledJobs);
+  expireLeases();
   for (const executionId of stalled) {
-    if ((await loadStream(log, executionStream(executionId), execution)).state.status !== 'running') continue;
-    try {
-      await continueExecution(takeover, { executionId, worker: 'worker-c', claim: 3, principal: { kind: 'system', id: 'job-runner:worker-c' }, loadSteps: async () => jobs.get(executionId)! });
-    } catch (error) {
-      violations.push(`execution-${executionId}: the second takeover failed: ${(error as Error).message}`);
-    }
+    if ((await statusOf(executionId)) !== 'running') continue;
+    if (!(await workerC.claimAndRun(executionId)) || (await statusOf(executionId)) === 'running') violations.push(`execution-${executionId}: the second takeover did not end it: ${whyOf(executionId)}`);
+  }
+  // A worker's run that stopped on an error of the code itself (logged, its lease left to run out) broke the code, whatever the schedule did.
+  for (const [executionId, logged] of jobErrors) {
+    for (const line of logged.filter((l) => CODE_ERRORS.some((name) => l.includes(`[${name}]`)))) violations.push(`execution-${executionId}: a job run stopped on ${line}`);
   }
 
   for (const stream of streams) {
@@ -205,6 +224,9 @@ export async function simulateSchedule(seed: number, postgres: InProcessPostgres
       if (answer.status === 'completed' && end.type !== 'ExecutionCompleted') violations.push(`${stream}: its caller was told completed, the log says ${end.type}`);
       if (answer.status === 'failed' && (end.type !== 'ExecutionFailed' || (end.data as { code: string }).code !== answer.code)) violations.push(`${stream}: its caller was told failed ${answer.code}, the log says ${end.type} ${(end.data as { code?: string }).code ?? ''}`);
     }
+    // Each claim of a job is a claim of its lease: recorded in the order the leases counted them, none twice.
+    const claims = events.filter((e) => e.type === 'JobClaimed').map((e) => (e.data as { claim: number }).claim);
+    if (claims.some((claim, i) => i > 0 && claim <= claims[i - 1]!)) violations.push(`${stream}: claims recorded ${claims.join(', ')}`);
     // Each pause is resumed at most once: a racing resume's append is refused.
     let open = 0;
     for (const event of events) {
@@ -250,11 +272,13 @@ function faultyProcess(postgres: InProcessPostgres, random: SeededRandom, rates:
       }
     },
   };
-  return { store, faults: connection.faults, died: connection.dead, attempts: (streamId: string) => attempts.get(streamId) ?? [] };
+  return { store, pool: connection.pool, faults: connection.faults, died: connection.dead, attempts: (streamId: string) => attempts.get(streamId) ?? [] };
 }
 
 
-/** An error the code made rather than met: no fault, refusal or lost connection throws one of these. */
+/** Errors the code made rather than met: no fault, refusal or lost connection throws one of these. */
+const CODE_ERRORS = ['TypeError', 'RangeError', 'ReferenceError', 'SyntaxError'];
+
 function isCodeError(error: unknown): boolean {
   return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError || error instanceof SyntaxError;
 }

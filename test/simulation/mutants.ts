@@ -66,6 +66,14 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/unit/webhookDelivery.unit.spec.ts'],
   },
   {
+    name: "a job's claim number: a takeover records the first worker's claim again, so that worker's late appends are not refused",
+    file: 'src/workers/jobRun.ts',
+    find: '      claim: job.claims,',
+    replace: '      claim: 1,',
+    seeds: 200,
+    tests: ['test/e2e/jobTakeover.e2e.spec.ts'],
+  },
+  {
     name: 'the erasure closure: runs derived from an erased run keep its data',
     file: 'src/execution/eraseRunClosure.ts',
     find: '  for (const run of closure.derived) {',
