@@ -35,8 +35,9 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * first is in flight IDEMPOTENCY_KEY_IN_USE.
  *
  * What is kept: an answer about a run (success, pause, or a failure naming its `executionId`, as
- * `answerOfFailure` shapes it). A refusal before any run began (validation, a missing flow, no
- * credits) and an internal error free the key instead: nothing happened that a retry could repeat.
+ * `answerOfFailure` shapes it), sealed under that run's key. A refusal before any run began
+ * (validation, a missing flow, no credits), an internal error, and an answer that names no run free
+ * the key instead: nothing happened that a retry could repeat, and nothing is kept unsealed.
  */
 export async function answerOnce(
   deps: IdempotentAnswering,
@@ -66,15 +67,21 @@ export async function answerOnce(
     if (error instanceof ApiError && typeof executionId === 'string') {
       await keep(deps, claim, executionId, answerOfFailure(error), metadata);
     } else {
-      await releaseIdempotencyKey(deps.commands, claim, metadata).catch((releaseError: unknown) =>
-        deps.logger.warn({ err: releaseError }, 'could not free the Idempotency-Key of a refused request; it frees itself when its lease runs out'),
-      );
+      await free(deps, claim, metadata);
     }
     throw error;
   }
-  const executionId = (response.body as { executionId?: unknown }).executionId;
-  await keep(deps, claim, typeof executionId === 'string' ? executionId : null, response, metadata);
+  const executionId = (response.body as { executionId?: unknown } | null)?.executionId;
+  // An answer is sealed under its run's key: one that names no run would be stored in plaintext, so it is not kept.
+  if (typeof executionId === 'string') await keep(deps, claim, executionId, response, metadata);
+  else await free(deps, claim, metadata);
   return { response, replayed: false };
+}
+
+async function free(deps: IdempotentAnswering, claim: HeldClaim, metadata: CommandMetadata) {
+  await releaseIdempotencyKey(deps.commands, claim, metadata).catch((releaseError: unknown) =>
+    deps.logger.warn({ err: releaseError }, 'could not free the Idempotency-Key of a request; it frees itself when its lease runs out'),
+  );
 }
 
 /** A failure to keep the answer does not withhold it: the claim stays in flight until its lease runs out. */
