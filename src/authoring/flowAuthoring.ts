@@ -1,3 +1,4 @@
+import { blockKinds } from '../domain/blocks/blockKinds.ts';
 import { randomUUID } from 'node:crypto';
 import { type CommandDependencies, type CommandMetadata, handleCommand, withCorrelation } from '../commands/commandHandler.ts';
 import type { Kysely } from 'kysely';
@@ -88,9 +89,10 @@ export const removeBlock = (deps: CommandDependencies, scope: AuthoringScope, in
 export async function updateBlockDraft(deps: CommandDependencies, scope: AuthoringScope, input: { flowId: string; blockId: string; content: string }, metadata: CommandMetadata) {
   const state = await requireFlow(deps, scope, input.flowId);
   const { block } = locateBlock(state.draft, input.blockId);
-  if (block.processor_type === 'passthrough') throw new ApiError('BLOCK_INVALID', `Block '${block.name}' is a passthrough block: it has no prompt or code to edit`);
-  const changes: BlockChanges = block.processor_type === 'llm' ? { prompt: input.content } : { code: input.content };
-  return updateBlock(deps, scope, { flowId: input.flowId, blockId: input.blockId, changes }, metadata).then((r) => ({ ...r, field: block.processor_type === 'llm' ? ('prompt' as const) : ('code' as const) }));
+  const text = blockKinds[block.processor_type].draftText;
+  if (!text) throw new ApiError('BLOCK_INVALID', `Block '${block.name}' is a ${block.processor_type} block: it has no prompt or code to edit`);
+  const changes: BlockChanges = { [text.field]: input.content };
+  return updateBlock(deps, scope, { flowId: input.flowId, blockId: input.blockId, changes }, metadata).then((r) => ({ ...r, field: text.field }));
 }
 
 /** Wraps a block in a loop over `over`, or unwraps it (null). */

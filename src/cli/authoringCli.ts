@@ -1,3 +1,4 @@
+import { type ProcessorType, processorTypes } from '../domain/blocks/blockKinds.ts';
 import { type Command, Option } from 'commander';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { parseJsonInput, readJsonFile, readTextFile } from './cliFiles.ts';
@@ -102,7 +103,7 @@ function registerBlockCommands(program: Command) {
     .option('--project <slug|id>', PROJECT_HELP)
     .requiredOption('--flow <slug|id>', FLOW_HELP)
     .requiredOption('--name <name>')
-    .addOption(new Option('--type <processor_type>').choices(['llm', 'passthrough', 'code']).makeOptionMandatory())
+    .addOption(new Option('--type <processor_type>').choices(processorTypes).makeOptionMandatory())
     .option('--prompt <text>')
     .option('--prompt-file <path>')
     .option('--code <text>')
@@ -110,7 +111,7 @@ function registerBlockCommands(program: Command) {
     .option('--model <model>')
     .option('--target <step_id>', 'the block to place it by (not needed for the first block)')
     .addOption(new Option('--direction <direction>', 'right: a new step after the target; bottom: a parallel sibling').choices(['right', 'bottom']))
-    .action((o: FlowRef & { name: string; type: 'llm' | 'passthrough' | 'code'; prompt?: string; promptFile?: string; code?: string; codeFile?: string; model?: string; target?: string; direction?: 'right' | 'bottom' }) =>
+    .action((o: FlowRef & { name: string; type: ProcessorType; prompt?: string; promptFile?: string; code?: string; codeFile?: string; model?: string; target?: string; direction?: 'right' | 'bottom' }) =>
       withRuntime(async (rt) => {
         const prompt = await textOf(o.prompt, o.promptFile, 'prompt');
         const code = await textOf(o.code, o.codeFile, 'code');

@@ -1,3 +1,4 @@
+import { blockKinds } from '../domain/blocks/blockKinds.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { checkAttachmentsStatically } from '../domain/execution/attachmentRules.ts';
@@ -26,7 +27,7 @@ export async function checkAttachments(
     }
   }
   for (const block of steps.flatMap((step) => blocksOfStep(step))) {
-    if (block.processor_type !== 'llm' || block.processor_config?.receive_attachments === false) continue;
+    if (!blockKinds[block.processor_type].receivesAttachments(block)) continue;
     const model = block.model ?? deps.defaultModel;
     const refused = attachments.find((a) => !deps.registry.accepts(model, a.mime_type));
     if (refused) {

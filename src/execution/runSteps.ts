@@ -11,8 +11,7 @@ import { ApiError } from '../domain/errors/apiError.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { type TemplateContext, lookupPath } from '../domain/templating/template.ts';
 import type { EngineDependencies } from './engineDependencies.ts';
-import { runLlmBlock } from './llmBlock.ts';
-import { runLocalBlock } from './localBlock.ts';
+import { blockRunners } from './blocks/blockRunners.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import { type RunContext, type RunSession, blockKey } from './runContext.ts';
@@ -162,10 +161,7 @@ async function runBlock(session: RunSession, block: StoredBlock, context: Templa
   const attributes = { [SEQFLOW.stepIndex]: stepIndex, [SEQFLOW.blockName]: block.name, [SEQFLOW.processorType]: block.processor_type, ...(iteration === null ? {} : { [SEQFLOW.iteration]: iteration }) };
   const span = session.deps.tracer.startSpan(`step ${block.name}`, { attributes }, session.span);
   try {
-    const output =
-      block.processor_type === 'llm'
-        ? await runLlmBlock(session, block, context, stepIndex, iteration, conversation, trace.setSpan(session.span, span), endsRun)
-        : await runLocalBlock(session, block, context, stepIndex, iteration);
+    const output = await blockRunners[block.processor_type]({ session, block, context, stepIndex, iteration, conversation, span: trace.setSpan(session.span, span), endsRun });
     if (iteration === null) setOwn(run.accumulated, block.name, output);
     return output;
   } catch (error) {

@@ -1,3 +1,4 @@
+import type { ProcessorType } from '../domain/blocks/blockKinds.ts';
 import type { ColumnType, Generated } from 'kysely';
 import type { JobStatus, RunStatus } from '../domain/execution/runStatus.ts';
 import type { RunMode } from '../domain/execution/executionEvents.ts';
@@ -65,7 +66,7 @@ export interface FlowBlocksTable {
   index_in_step: number;
   step_kind: 'block' | 'parallel' | 'loop';
   loop_over: string | null;
-  processor_type: 'llm' | 'passthrough' | 'code';
+  processor_type: ProcessorType;
   prompt: string | null;
   model: string | null;
   output_schema: Json | null;

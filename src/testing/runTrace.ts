@@ -1,3 +1,4 @@
+import { blockKinds } from '../domain/blocks/blockKinds.ts';
 import { sumUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
@@ -135,17 +136,18 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
       const ended = events.find((e) => (e.type === 'ExecutionStepCompleted' || e.type === 'ExecutionStepFailed') && e.data.blockId === stepId && e.data.iteration === event.data.iteration);
       const done = ended?.type === 'ExecutionStepCompleted' ? ended.data : null;
       const failed = ended?.type === 'ExecutionStepFailed' ? ended.data : null;
-      const llm = event.data.processorType === 'llm' ? (input as { prompt?: string; systemPrompt?: string; settings?: Record<string, unknown>; responseFormat?: unknown }) : null;
+      // How the step's input reads is its kind's: a model's prompt and settings, or the input itself.
+      const view = blockKinds[event.data.processorType].stepView(input);
       return {
         iteration: event.data.iteration,
         startedAt: at(recorded, i),
-        prompt: llm ? cut(llm.prompt ?? null) : null,
-        systemPrompt: llm ? cut(llm.systemPrompt ?? null) : null,
+        prompt: cut(view.prompt),
+        systemPrompt: cut(view.systemPrompt),
         /** The model settings sent (temperature, max_tokens or max_completion_tokens...), as the model took them. */
-        settings: llm?.settings ?? null,
+        settings: view.settings,
         missingPlaceholders: event.data.missingPlaceholders,
-        responseFormat: llm?.responseFormat ?? null,
-        input: llm ? null : cut(input),
+        responseFormat: view.responseFormat,
+        input: cut(view.input),
         status: done ? 'completed' : failed ? 'failed' : 'started',
         output: done ? cut(done.output) : null,
         model: done?.model ?? failed?.model ?? null,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codeSyntaxError } from '../../src/domain/flows/codeSyntax.ts';
+import { codeSyntaxError } from '../../src/domain/blocks/code/codeSyntax.ts';
 import { validateFlowForPublish } from '../../src/domain/flows/flowValidation.ts';
 
 describe('a code block\'s syntax, checked before it is published', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredBlock, StoredStep } from '../../src/domain/flows/flowDefinition.ts';
-import { codeReferences, stepReferenceProblems } from '../../src/domain/flows/stepReferences.ts';
+import { codeReferences } from '../../src/domain/blocks/code/codeReferences.ts';
+import { stepReferenceProblems } from '../../src/domain/flows/stepReferences.ts';
 import { validateFlowForPublish } from '../../src/domain/flows/flowValidation.ts';
 
 const llm = (name: string, prompt: string): StoredBlock => ({ id: name, name, processor_type: 'llm', prompt });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { processorTypes } from '../blocks/blockKinds.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
 import { operational, personal } from '../privacy/dataClass.ts';
@@ -82,7 +83,7 @@ export const ExecutionStepStarted = defineEvent(
   1,
   z.object({
     ...blockRef,
-    processorType: z.enum(['llm', 'passthrough', 'code']),
+    processorType: z.enum(processorTypes),
     /** What the block received: the rendered prompt for llm blocks, the input object otherwise. */
     input: personal(z.unknown(), null),
     /** Placeholders that rendered empty because their value was absent. */
@@ -129,7 +130,7 @@ export type ModelCall = z.infer<typeof modelCallSchema>;
  * the block completed, so both went in one event rather than two (src/domain/execution/joinedStepStarts.ts).
  * When it was noted, and what the start event would have said but its input (`input` beside it, sealed).
  */
-export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(['llm', 'passthrough', 'code']), missingPlaceholders: placeholderNames() });
+export const joinedStartSchema = z.object({ at: z.iso.datetime(), processorType: z.enum(processorTypes), missingPlaceholders: placeholderNames() });
 
 /**
  * A block produced its output. Version 2 added `validationErrors`: why earlier replies of an llm block

@@ -1,7 +1,8 @@
 import { Ajv } from 'ajv';
 import { ApiError } from '../errors/apiError.ts';
 import { isPlainObject } from '../validation/plainObject.ts';
-import { BLOCK_NAME_PATTERN, LOOP_OVER_PATTERN, type StoredBlock, type StoredStep, blocksOfStep, processorConfigSchema, processorTypes } from './flowDefinition.ts';
+import { type ProcessorType, blockKinds, kindsTaking, processorTypes } from '../blocks/blockKinds.ts';
+import { BLOCK_NAME_PATTERN, LOOP_OVER_PATTERN, type StoredBlock, type StoredStep, blocksOfStep, processorConfigSchema } from './flowDefinition.ts';
 
 /**
  * Block-by-block edits of a flow's draft, pure: each takes the draft's steps and returns the new
@@ -17,7 +18,7 @@ export type Direction = 'right' | 'bottom';
 
 export interface BlockContent {
   name: string;
-  processor_type: (typeof processorTypes)[number];
+  processor_type: ProcessorType;
   prompt?: string;
   code?: string;
   model?: string;
@@ -54,11 +55,19 @@ function assertNameFree(steps: StoredStep[], name: string, exceptId?: string) {
   if (taken) throw new ApiError('BLOCK_NAME_TAKEN', `A block named '${name}' already exists in this flow (${taken.id})`);
 }
 
-/** Content fields only where they mean something: a prompt for llm blocks, code for code blocks. */
+/** How a refusal says what a field is, and whether it names the block's own kind. */
+const CONTENT_FIELDS = [
+  { field: 'prompt', has: 'have a prompt', namesBlock: true },
+  { field: 'code', has: 'have code', namesBlock: true },
+  { field: 'output_schema', has: 'have an output schema', namesBlock: false },
+] as const;
+
+/** Content fields only where they mean something: each only on the kinds that take it (a prompt for llm blocks, code for code blocks). */
 function assertContentFits(block: StoredBlock) {
-  if (block.prompt !== undefined && block.processor_type !== 'llm') throw new ApiError('BLOCK_INVALID', `prompt: only llm blocks have a prompt ('${block.name}' is ${block.processor_type})`);
-  if (block.code !== undefined && block.processor_type !== 'code') throw new ApiError('BLOCK_INVALID', `code: only code blocks have code ('${block.name}' is ${block.processor_type})`);
-  if (block.output_schema !== undefined && block.processor_type !== 'llm') throw new ApiError('BLOCK_INVALID', `output_schema: only llm blocks have an output schema`);
+  for (const { field, has, namesBlock } of CONTENT_FIELDS) {
+    if (block[field] === undefined || blockKinds[block.processor_type].fields.includes(field)) continue;
+    throw new ApiError('BLOCK_INVALID', `${field}: only ${kindsTaking(field).join(' and ')} blocks ${has}${namesBlock ? ` ('${block.name}' is ${block.processor_type})` : ''}`);
+  }
 }
 
 const replaceBlock = (step: StoredStep, indexInStep: number, block: StoredBlock): StoredStep => {
@@ -79,8 +88,9 @@ export function addBlock(steps: StoredStep[], content: BlockContent & { id: stri
 function addBareBlock(steps: StoredStep[], content: Omit<BlockContent, 'processor_config' | 'output_schema'> & { id: string }, placement: { targetId?: string; direction?: Direction }): StoredStep[] {
   if (!(processorTypes as readonly string[]).includes(content.processor_type)) throw new ApiError('BLOCK_INVALID', `processor_type: one of ${processorTypes.join(', ')}`);
   // An empty prompt or code on a block that has none means none: the spec's add_block passes a prompt for every block.
-  const prompt = content.prompt === '' && content.processor_type !== 'llm' ? undefined : content.prompt;
-  const code = content.code === '' && content.processor_type !== 'code' ? undefined : content.code;
+  const takes = blockKinds[content.processor_type].fields;
+  const prompt = content.prompt === '' && !takes.includes('prompt') ? undefined : content.prompt;
+  const code = content.code === '' && !takes.includes('code') ? undefined : content.code;
   const block: StoredBlock = { id: content.id, name: content.name, processor_type: content.processor_type, ...(prompt !== undefined ? { prompt } : {}), ...(code !== undefined ? { code } : {}), ...(content.model !== undefined ? { model: content.model } : {}) };
   assertNameFree(steps, block.name);
   assertContentFits(block);

@@ -1,29 +1,23 @@
 import { z } from 'zod';
 import { slugSchema } from '../slugs/slug.ts';
-import { llmSettingsShape } from './llmSettings.ts';
+import { processorConfigShape, processorTypes } from '../blocks/blockKinds.ts';
 import { RUN_CONDITION_MAX_LENGTH } from './runCondition.ts';
 import { formatPath } from '../validation/issuePath.ts';
+
+export { processorTypes };
 
 /**
  * The flow file (import/export) and the draft share one shape: an ordered list of steps, each one
  * block, several blocks in parallel, or a loop over one block. Objects are strict, so an unknown
  * field is refused with its path.
  */
-export const processorTypes = ['llm', 'passthrough', 'code'] as const;
 export const BLOCK_NAME_PATTERN = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 export const DEFAULT_MAX_TOOL_ITERATIONS = 25;
 /** Paths a loop may iterate over: `previous_output[.field...]` or `parameters.name[.field...]`. */
 export const LOOP_OVER_PATTERN = /^(previous_output|parameters)(\.[A-Za-z_][A-Za-z0-9_-]*)*$/;
 
-export const processorConfigSchema = z.strictObject({
-  tools_enabled: z.boolean().optional(),
-  max_tool_iterations: z.number().int().min(1).max(1000).optional(),
-  /** llm blocks receive the request's image attachments unless this is false. */
-  receive_attachments: z.boolean().optional(),
-  /** llm blocks: the models tried in turn when the block's model's provider fails (5xx, 429 after its retries, timeout, unreachable). */
-  fallback_models: z.array(z.string().min(1).max(200)).min(1).max(3).optional(),
-  ...llmSettingsShape,
-});
+/** Every kind's `processor_config` keys together (each kind's own are in its folder, src/domain/blocks/). */
+export const processorConfigSchema = z.strictObject(processorConfigShape);
 
 export const blockSchema = z.strictObject({
   name: z.string().regex(BLOCK_NAME_PATTERN, 'must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$'),

@@ -1,21 +1,18 @@
-import { parse } from 'acorn';
+import type { BlockReferences } from '../blocks/blockKind.ts';
+import { blockKinds } from '../blocks/blockKinds.ts';
 import { placeholderTarget, placeholdersOf } from '../templating/template.ts';
 import { formatPath } from '../validation/issuePath.ts';
 import { parseRunCondition } from './runCondition.ts';
 import { type Block, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
 
 /**
- * Which earlier blocks a block's content reads by name (its `run_if` is checked beside it, not handed to it): its prompts' `{{steps.<name>.output...}}`
- * placeholders, and its code's `input.steps.<name>` (or `input.steps['<name>']`). Code is parsed
- * (acorn; parsing runs nothing), never matched as text, so a comment or a string naming a block is
- * not a reference. Wherever the code could reach `input.steps` in a way parsing cannot follow (a
- * computed name, `input` passed on or destructured), it reads them all (`all`): it then gets every
- * completed block's output, and publishing checks only the names it can see.
+ * Which earlier blocks a block's content reads by name (its `run_if` is checked beside it, not
+ * handed to it): its prompts' `{{steps.<name>.output...}}` placeholders, and what its kind reads
+ * besides (a code block's `input.steps.<name>`: src/domain/blocks/code/codeReferences.ts). `all`:
+ * it may read any of them (it then gets every completed block's output, and publishing checks only
+ * the names it can see).
  */
-export interface BlockReferences {
-  names: string[];
-  all: boolean;
-}
+export type { BlockReferences };
 
 export function blockReferences(block: Block): BlockReferences {
   const prompts = [block.prompt ?? '', block.processor_config?.system_prompt ?? ''];
@@ -23,8 +20,8 @@ export function blockReferences(block: Block): BlockReferences {
     const target = placeholderTarget(expression);
     return target?.root === 'steps' ? [target.block] : [];
   }));
-  const code = block.processor_type === 'code' && block.code ? codeReferences(block.code) : { names: [], all: false };
-  return { names: [...new Set([...names, ...code.names])], all: code.all };
+  const own = blockKinds[block.processor_type].references(block);
+  return { names: [...new Set([...names, ...own.names])], all: own.all };
 }
 
 /** The blocks a condition reads (none when it does not parse: publishing reports that instead). */
@@ -32,51 +29,6 @@ export function conditionReferences(condition: string | undefined): string[] {
   if (condition === undefined) return [];
   const parsed = parseRunCondition(condition);
   return parsed.ok ? parsed.paths.flatMap((path) => (path.block === null ? [] : [path.block])) : [];
-}
-
-type Node = { type: string; [key: string]: unknown };
-
-const isNode = (value: unknown): value is Node => typeof value === 'object' && value !== null && typeof (value as Node).type === 'string';
-/** A member's name when it is written out: `a.name` or `a['name']`. */
-const staticName = (member: Node): string | null => {
-  const property = member.property as Node;
-  if (!member.computed && property.type === 'Identifier') return property.name as string;
-  return member.computed && property.type === 'Literal' && typeof property.value === 'string' ? property.value : null;
-};
-const isInput = (node: unknown) => isNode(node) && node.type === 'Identifier' && node.name === 'input';
-
-/** The names a code block reads as `input.steps.<name>`; `all` when it uses `input` in any other way than naming a field. */
-export function codeReferences(code: string): BlockReferences {
-  let program: Node;
-  try {
-    program = parse(code, { ecmaVersion: 'latest', sourceType: 'script', allowReturnOutsideFunction: true }) as unknown as Node;
-  } catch {
-    // Code that does not parse never runs (publishing refuses it); a draft's warnings say why.
-    return { names: [], all: true };
-  }
-  const names = new Set<string>();
-  let all = false;
-  const visit = (node: Node, parent: Node | null) => {
-    if (isInput(node) && !(parent?.type === 'MemberExpression' && parent.object === node)) {
-      // `input` itself read, passed or destructured (a declaration's own name is not a read).
-      if (!(parent?.type === 'VariableDeclarator' && parent.id === node) && !(parent?.type === 'Property' && parent.key === node && !parent.computed && !parent.shorthand)) all = true;
-    }
-    if (node.type === 'MemberExpression' && isInput(node.object)) {
-      const field = staticName(node);
-      if (field === null) all = true;
-      else if (field === 'steps') {
-        const step = parent?.type === 'MemberExpression' && parent.object === node ? staticName(parent) : null;
-        if (step === null) all = true;
-        else names.add(step);
-      }
-    }
-    for (const [key, value] of Object.entries(node)) {
-      if (key === 'loc' || key === 'range') continue;
-      for (const child of Array.isArray(value) ? value : [value]) if (isNode(child)) visit(child, node);
-    }
-  };
-  visit(program, null);
-  return { names: [...names], all };
 }
 
 /**

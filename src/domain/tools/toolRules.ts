@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/apiError.ts';
+import { blockKinds } from '../blocks/blockKinds.ts';
 import { type StoredStep, blocksOfStep } from '../flows/flowDefinition.ts';
 
 /** Spec section 2 (Tool, ToolMessage) and section 8 (limits), checked in the documented order. */
@@ -63,7 +64,7 @@ export function checkToolMessagesSize(messages: unknown[]): void {
 
 /** Spec rules 5 and 6: some llm block enables tools, and none of them sits in a parallel step or a loop. */
 export function checkToolsAllowedIn(steps: StoredStep[]): void {
-  const enabled = steps.flatMap((step) => blocksOfStep(step).filter((b) => b.processor_config?.tools_enabled && b.processor_type === 'llm').map((b) => ({ step, b })));
+  const enabled = steps.flatMap((step) => blocksOfStep(step).filter((b) => b.processor_config?.tools_enabled && blockKinds[b.processor_type].callsTools).map((b) => ({ step, b })));
   if (enabled.length === 0) throw new ApiError('TOOLS_NOT_ENABLED', 'tools were sent, but no llm block of the production version has processor_config.tools_enabled');
   const nested = enabled.find(({ step }) => 'parallel' in step || 'loop' in step);
   if (nested) {

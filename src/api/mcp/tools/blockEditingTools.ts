@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
-import { CODE_BLOCK_CONTRACT, edited, flowId, stepId, write } from './authoringShapes.ts';
+import { draftTexts, kindHints, edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
 import { authoringWarnings } from './visionWarning.ts';
 
@@ -12,7 +12,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
     'update_block',
     {
       title: 'Update a block',
-      description: `Changes a block's name, model (null: the service's default model), prompt, code or processor_config (e.g. {tools_enabled: true, max_tool_iterations: 5}). Fields left out stay as they are. ${CODE_BLOCK_CONTRACT}`,
+      description: `Changes a block's name, model (null: the service's default model), prompt, code or processor_config (e.g. {tools_enabled: true, max_tool_iterations: 5}). Fields left out stay as they are. ${kindHints('editing')}`,
       inputSchema: {
         flow_id: flowId,
         step_id: stepId,
@@ -41,7 +41,7 @@ export function registerBlockEditingTools(server: McpServer, ctx: ToolContext) {
     'update_block_draft',
     {
       title: "Replace a block's prompt or code",
-      description: `Replaces the draft text of a block: the prompt of an llm block, the code of a code block. ${CODE_BLOCK_CONTRACT}`,
+      description: `Replaces the draft text of a block: ${draftTexts()}. ${kindHints('editing')}`,
       inputSchema: { flow_id: flowId, step_id: stepId, content: z.string() },
       outputSchema: { flow_id: z.string(), step_id: z.string(), field: z.enum(['prompt', 'code']) },
       annotations: { ...write, idempotentHint: true },

@@ -1,7 +1,8 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { processorTypes } from '../../../domain/blocks/blockKinds.ts';
 import { z } from 'zod';
 import { type ToolContext, answer, settled } from '../toolContext.ts';
-import { CODE_BLOCK_CONTRACT, edited, flowId, stepId, write } from './authoringShapes.ts';
+import { kindHints, edited, flowId, stepId, write } from './authoringShapes.ts';
 import { stepIdHint } from './stepIdHint.ts';
 import { authoringWarnings } from './visionWarning.ts';
 
@@ -31,11 +32,11 @@ export function registerFlowBuildingTools(server: McpServer, ctx: ToolContext) {
     {
       title: 'Add a block',
       description:
-        `Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. ${CODE_BLOCK_CONTRACT}`,
+        `Adds a block to the flow's draft. The first block needs no target_id; then direction 'right' places it in a new step after the target's step, 'bottom' runs it in parallel with the target. ${kindHints('adding')}`,
       inputSchema: {
         flow_id: flowId,
         name: z.string().min(1).max(100),
-        processor_type: z.enum(['llm', 'passthrough', 'code']),
+        processor_type: z.enum(processorTypes),
         prompt: z.string().optional(),
         target_id: z.string().min(1).optional().describe('The step_id the new block is placed against'),
         direction: z.enum(['right', 'bottom']).optional().describe("'right' (default): a new step after the target's; 'bottom': a parallel sibling"),

@@ -1,11 +1,12 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { processorTypes } from '../../../domain/blocks/blockKinds.ts';
 import { z } from 'zod';
 import { type ToolContext, answer } from '../toolContext.ts';
 
 const block = z.object({
   step_id: z.string(),
   name: z.string(),
-  processor_type: z.enum(['llm', 'passthrough', 'code']),
+  processor_type: z.enum(processorTypes),
   model: z.string().nullable(),
   position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(['block', 'parallel', 'loop']), loop_over: z.string().optional() }),
   prompt_excerpt: z.string().optional(),

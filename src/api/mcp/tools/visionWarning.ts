@@ -1,3 +1,4 @@
+import { blockKinds } from '../../../domain/blocks/blockKinds.ts';
 import { draftWarnings } from '../../../domain/flows/draftWarnings.ts';
 import type { ToolContext } from '../toolContext.ts';
 
@@ -11,7 +12,8 @@ export async function visionWarnings(ctx: ToolContext, flowId: string): Promise<
   const defaultModel = ctx.services.models.defaultModel;
   const draft = await ctx.services.authoring.showDraft(ctx.scope, flowId);
   return draft.blocks
-    .filter((b) => b.processor_type === 'llm' && ctx.services.models.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
+    // Blocks of the kinds that call a model.
+    .filter((b) => blockKinds[b.processor_type].fields.includes('model') && ctx.services.models.registry.imageMimeTypes(b.model ?? defaultModel).length === 0)
     .map((b) => `This flow receives images, but block '${b.name}' (${b.step_id}) uses ${b.model ?? `the default model ${defaultModel}`}, which takes no images: set a vision-capable model with update_block.`);
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { processorTypes } from '../../../domain/blocks/blockKinds.ts';
 import { failureReasons, webhookEvents } from '../../../domain/execution/executionEvents.ts';
 import { webhookFailureReasons } from '../../../domain/webhooks/webhookPayload.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
@@ -183,7 +184,7 @@ const stepEvent = <Name extends string, Data extends z.ZodType>(event: Name, dat
 export const stepEventSchema = z
   .discriminatedUnion('event', [
     stepEvent('started', z.object({ executionId: z.string(), flowId: z.string(), versionId: z.string(), versionNumber: z.number().int(), blockCount: z.number().int() })),
-    stepEvent('step_started', z.object({ ...blockRef, processorType: z.enum(['llm', 'passthrough', 'code']) })),
+    stepEvent('step_started', z.object({ ...blockRef, processorType: z.enum(processorTypes) })),
     stepEvent('step_completed', z.object({ ...blockRef, output: z.unknown(), model: z.string().nullable(), usage: usage.nullable(), durationMs: z.number().int() })),
     stepEvent(
       'step_paused_for_tool_calls',

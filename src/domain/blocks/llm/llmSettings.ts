@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { type ProviderName, routeModel } from '../models/modelRoute.ts';
+import { type ProviderName, routeModel } from '../../models/modelRoute.ts';
 
 /**
  * The settings of an llm block users expect (in `processor_config`), as the chat completions API

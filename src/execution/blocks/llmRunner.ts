@@ -1,41 +1,29 @@
-import type { Context } from '@opentelemetry/api';
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../domain/execution/executionEvents.ts';
-import { type StructuredOutputPlan, planStructuredOutput } from '../domain/execution/strictSchema.ts';
-import { DEFAULT_MAX_TOOL_ITERATIONS, type StoredBlock } from '../domain/flows/flowDefinition.ts';
-import { type TemplateContext, renderTemplate } from '../domain/templating/template.ts';
-import { llmRequestParameters, llmSettingsProblems } from '../domain/flows/llmSettings.ts';
-import { PROVIDER_SETTINGS, routeModel } from '../domain/models/modelRoute.ts';
-import { costUsd } from '../domain/models/modelCatalog.ts';
-import { capFailureDetail, capFailureMessage } from '../domain/execution/failureMessage.ts';
-import { conversationDigest } from '../domain/tools/conversationDigest.ts';
-import { type PauseData, PausedForTools } from './pauseData.ts';
-import { BlockFailure } from './processors/blockFailure.ts';
-import { firstAnswering } from './modelFallbacks.ts';
-import type { TimedModelCall } from './processors/llmCall.ts';
-import type { RunSession } from './runContext.ts';
+import type { FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
+import { type StructuredOutputPlan, planStructuredOutput } from '../../domain/execution/strictSchema.ts';
+import { DEFAULT_MAX_TOOL_ITERATIONS } from '../../domain/flows/flowDefinition.ts';
+import { renderTemplate } from '../../domain/templating/template.ts';
+import { llmRequestParameters, llmSettingsProblems } from '../../domain/blocks/llm/llmSettings.ts';
+import { PROVIDER_SETTINGS, routeModel } from '../../domain/models/modelRoute.ts';
+import { costUsd } from '../../domain/models/modelCatalog.ts';
+import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
+import { conversationDigest } from '../../domain/tools/conversationDigest.ts';
+import { type PauseData, PausedForTools } from '../pauseData.ts';
+import { BlockFailure } from '../processors/blockFailure.ts';
+import { firstAnswering } from '../modelFallbacks.ts';
+import type { TimedModelCall } from '../processors/llmCall.ts';
+import type { BlockStep } from './blockRunner.ts';
 
 /**
+ * How an `llm` block runs (its rules: src/domain/blocks/llm/). Its last step (`endsRun`): its
+ * completion (and charge) goes durably in one append with the run's end, recorded right after it,
+ * rather than in one of its own. A crash before that append loses both, as a crash before the
+ * block's own append would have lost the block: a job taken over runs it again.
+ *
  * One llm block: credits checked (the balance less what this call spent), the prompt rendered, the
  * step's start noted, the model called, and its tokens charged whatever happens next. A model that
  * asks for tools pauses the run (PausedForTools) unless the block reached its iteration cap.
  */
-export async function runLlmBlock(
-  session: RunSession,
-  block: StoredBlock,
-  context: TemplateContext,
-  stepIndex: number,
-  iteration: number | null,
-  conversation: ChatCompletionMessageParam[] | undefined,
-  /** The step's span: the parent of the model calls' spans. */
-  span: Context,
-  /**
-   * The run's last step: its completion (and charge) goes durably in one append with the run's end,
-   * recorded right after it, rather than in one of its own. A crash before that append loses both,
-   * as a crash before the block's own append would have lost the block: a job taken over runs it again.
-   */
-  endsRun = false,
-) {
+export async function runLlmBlock({ session, block, context, stepIndex, iteration, conversation, span, endsRun }: BlockStep) {
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;

@@ -1,0 +1,66 @@
+import { PROVIDER_SETTINGS, routeModel } from '../../models/modelRoute.ts';
+import { type BlockKind, noReferences } from '../blockKind.ts';
+import { llmConfigShape } from './llmConfig.ts';
+import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
+
+const settingKeys = Object.keys(llmSettingsShape) as (keyof typeof llmSettingsShape)[];
+
+/**
+ * `llm`: a prompt (templated) sent to a model, its reply the step's output (JSON when the block has
+ * an `output_schema`); it may ask the caller for tools, receives the request's images, and falls
+ * back to other models when its provider fails. Run by src/execution/blocks/llmRunner.ts.
+ */
+export const llmKind: BlockKind<typeof llmConfigShape> = {
+  fields: ['prompt', 'model', 'output_schema'],
+  configShape: llmConfigShape,
+  draftText: { field: 'prompt', described: 'the prompt of an llm block' },
+  callsTools: true,
+  receivesAttachments: (block) => block.processor_config?.receive_attachments !== false,
+  fieldProblems(block, path) {
+    const problems: string[] = [];
+    if (!block.prompt?.trim()) problems.push(`${path}.prompt: llm blocks need a prompt`);
+    // A block without a model runs on the service's default, known only when it runs (checked then).
+    if (block.model && block.processor_config) {
+      problems.push(...llmSettingsProblems(block.model, block.processor_config).map((problem) => `${path}.processor_config.${problem}`));
+    }
+    // A fallback takes the block's settings too: each must be able to.
+    for (const fallback of block.processor_config?.fallback_models ?? []) {
+      problems.push(...llmSettingsProblems(fallback, block.processor_config ?? {}).map((problem) => `${path}.processor_config.fallback_models (${fallback}): ${problem}`));
+    }
+    return problems;
+  },
+  foreignUse(block, path) {
+    const problems: string[] = [];
+    if (block.processor_config?.tools_enabled) problems.push(`${path}.processor_config.tools_enabled: only llm blocks can call tools`);
+    const settings = settingKeys.filter((key) => block.processor_config?.[key] !== undefined);
+    if (settings.length > 0) problems.push(`${path}.processor_config: ${settings.join(', ')}: only llm blocks take model settings`);
+    for (const _fallback of block.processor_config?.fallback_models ?? []) problems.push(`${path}.processor_config.fallback_models: only llm blocks have models to fall back from`);
+    return problems;
+  },
+  contextProblems(block, path, { providers }) {
+    if (!providers) return [];
+    const named = [...(block.model ? [{ model: block.model, at: `${path}.model` }] : []), ...(block.processor_config?.fallback_models ?? []).map((model) => ({ model, at: `${path}.processor_config.fallback_models (${model})` }))];
+    return named.flatMap(({ model, at }) => {
+      const { provider } = routeModel(model);
+      if (provider === 'openai' || providers.includes(provider)) return [];
+      return [`${at}: ${model} goes to the provider ${provider}, which this service has no account with: set ${PROVIDER_SETTINGS[provider]}, or choose a model of a configured provider`];
+    });
+  },
+  references: noReferences,
+  draftWarnings(block, at, placeholders, knowsModel) {
+    return [
+      ...(block.prompt?.trim() ? [] : [`${at} has no prompt: an llm block needs one before the flow can be published.`]),
+      ...placeholders,
+      ...(block.model !== null && !knowsModel(block.model) ? [`${at} uses the model '${block.model}', which the service does not know: it is sent to the provider as named and treated as text-only (hydrate_project lists the known models).`] : []),
+    ];
+  },
+  stepView(input) {
+    const llm = input as { prompt?: string; systemPrompt?: string; settings?: Record<string, unknown>; responseFormat?: unknown };
+    return { prompt: llm.prompt ?? null, systemPrompt: llm.systemPrompt ?? null, settings: llm.settings ?? null, responseFormat: llm.responseFormat ?? null, input: null };
+  },
+  mcpHints: {
+    adding:
+      'llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit.',
+    editing: '',
+  },
+};

@@ -1,0 +1,26 @@
+import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
+import { BlockFailure } from '../processors/blockFailure.ts';
+import type { BlockStep } from './blockRunner.ts';
+
+/**
+ * A step that runs without a model (passthrough, code): its start noted with its input, the work
+ * done, and its completion (or, on a BlockFailure, its failure with why) noted for the next append.
+ */
+export async function runLocalStep({ session, block, stepIndex, iteration }: BlockStep, input: unknown, work: (input: unknown) => Promise<unknown>) {
+  const { run } = session;
+  const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
+  run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: block.processor_type, input, missingPlaceholders: [] } });
+  const blockStarted = performance.now();
+  let output: unknown;
+  try {
+    output = await work(input);
+  } catch (error) {
+    // Noted with the run's failure, which appends it: the step shows as failed, with why.
+    if (error instanceof BlockFailure) {
+      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: null, usage: null, attempts: [] } });
+    }
+    throw error;
+  }
+  run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
+  return output;
+}
