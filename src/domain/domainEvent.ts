@@ -32,6 +32,7 @@ import {
 } from './execution/executionEvents.ts';
 import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from './projects/projectEvents.ts';
+import { HttpRequestAttempted } from './blocks/http/httpEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { SignInRequestApproved, SignInRequestCompleted } from './signIn/signInApprovalEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
@@ -86,6 +87,7 @@ export const eventDefinitions = [
   ExecutionCompleted,
   ExecutionRerunStarted,
   RunDataErased,
+  HttpRequestAttempted,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,

@@ -19,6 +19,8 @@ import type { Block } from '../domain/flows/flowDefinition.ts';
 import type { BlockReferences } from '../domain/flows/stepReferences.ts';
 import type { RunConditions } from './runConditions.ts';
 import type { RetryWaits } from '../supervision/retrying.ts';
+import type { Fetch } from '../outbound/cappedReply.ts';
+import type { SchemaValidators } from './schemaValidators.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -42,6 +44,8 @@ export interface EngineDependencies {
   retryWaits?: RetryWaits;
   llm: LlmProcessor;
   sandbox: CodeSandbox;
+  /** What http blocks send their requests with: the outbound address guard's fetch, and their output schemas' validators. */
+  http: { fetch: Fetch; validators: SchemaValidators };
   /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
   references: (block: Block) => BlockReferences;
   /** Decides blocks' and parallel steps' `run_if` conditions. */

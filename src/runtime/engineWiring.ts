@@ -14,6 +14,7 @@ import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
 import { createRunConditions } from '../execution/runConditions.ts';
 import { createBlockReferencesMemo } from '../execution/blockReferencesMemo.ts';
+import { createSchemaValidators } from '../execution/schemaValidators.ts';
 import { type CodeSandbox, createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
@@ -48,6 +49,7 @@ export function wireEngine(
     now,
     llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxRetryWaitMs: config.execution.llmMaxRetryWaitMs, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
     sandbox,
+    http: { fetch: guard.fetch, validators: createSchemaValidators({ max: 1000 }) },
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),
     catalog: registry,

@@ -12,8 +12,8 @@ import { blockRunners } from '../../src/execution/blocks/blockRunners.ts';
  * does is checked by the specs of the flows, the engine and MCP as before.
  */
 describe('the block kinds registry', () => {
-  it('lists the spec’s three processor types, in the order refusals name them', () => {
-    expect(processorTypes).toEqual(['llm', 'passthrough', 'code']);
+  it('lists the spec’s three processor types first, then the kinds Seqflow adds, in the order refusals name them', () => {
+    expect(processorTypes).toEqual(['llm', 'passthrough', 'code', 'http']);
   });
 
   it('has a runner for every kind, and no runner for a kind it does not list', () => {

@@ -78,6 +78,14 @@ export const errorStatus: Record<ErrorCode, number> = {
   RUN_IF_FAILED: 422,
   SCHEDULE_NOT_FOUND: 404,
   CODE_BLOCK_FAILED: 422,
+  // An http block's request (an addition to the spec): what the flow or its data made unsendable is
+  // the flow's (422); what the server it called did is an upstream failure (502).
+  HTTP_REQUEST_INVALID: 422,
+  HTTP_BLOCKED_HOST: 422,
+  HTTP_REQUEST_FAILED: 502,
+  HTTP_STATUS_UNEXPECTED: 502,
+  HTTP_RESPONSE_TOO_LARGE: 502,
+  HTTP_RESPONSE_INVALID: 502,
   CODE_OUTPUT_TOO_LARGE: 422,
   CODE_SANDBOX_BUSY: 503,
   BYOK_REJECTED: 424,

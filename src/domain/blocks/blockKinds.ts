@@ -1,5 +1,6 @@
 import type { BlockKind } from './blockKind.ts';
 import { codeKind } from './code/codeKind.ts';
+import { httpKind } from './http/httpKind.ts';
 import { llmKind } from './llm/llmKind.ts';
 import { passthroughKind } from './passthrough/passthroughKind.ts';
 
@@ -13,6 +14,7 @@ export const blockKinds = {
   llm: llmKind,
   passthrough: passthroughKind,
   code: codeKind,
+  http: httpKind,
 } as const satisfies Record<string, BlockKind>;
 
 export type ProcessorType = keyof typeof blockKinds;

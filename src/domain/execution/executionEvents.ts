@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { processorTypes } from '../blocks/blockKinds.ts';
+import type { HttpBlockEvent } from '../blocks/http/httpEvents.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
 import { operational, personal } from '../privacy/dataClass.ts';
@@ -322,7 +323,8 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionResumed>
   | EventOf<typeof ExecutionCompleted>
   | EventOf<typeof ExecutionRerunStarted>
-  | EventOf<typeof RunDataErased>;
+  | EventOf<typeof RunDataErased>
+  | HttpBlockEvent;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;
 

@@ -77,6 +77,8 @@ export const RETRY_POLICIES = {
   projectionStall: { initialDelayMs: 1_000, maxDelayMs: 60_000, jitter: 0 },
   /** A model call its provider could not answer, when it did not say how long to wait (capped by SEQFLOW_LLM_MAX_RETRY_WAIT_MS). */
   modelCall: { initialDelayMs: 500, maxDelayMs: 8_000, jitter: 0.5 },
+  /** An http block's request that got no answer, or a 429, 5xx or 408: three tries in all, the same Idempotency-Key on each. */
+  httpRequest: { initialDelayMs: 500, maxDelayMs: 4_000, jitter: 0.5, maxAttempts: 3 },
   /** An organization whose secrets this worker cannot open: looked at again after this. */
   unreadableSecrets: { initialDelayMs: 30_000, maxDelayMs: 600_000, jitter: 0.2 },
 } as const satisfies Record<string, RetryPolicy>;

@@ -85,7 +85,8 @@ export const placeholdersOf = (template: string): string[] => [...template.match
 
 const renderValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-export function renderTemplate(template: string, context: TemplateContext): RenderedTemplate {
+/** Renders a template; `encode` is applied to each value put in (a URL's percent-encoding), never to the template's own text. */
+export function renderTemplate(template: string, context: TemplateContext, encode: (value: string) => string = (value) => value): RenderedTemplate {
   const missing: string[] = [];
   const text = template.replace(PLACEHOLDER, (_match, expression: string) => {
     const value = resolve(expression, context);
@@ -93,7 +94,7 @@ export function renderTemplate(template: string, context: TemplateContext): Rend
       missing.push(expression);
       return '';
     }
-    return renderValue(value);
+    return encode(renderValue(value));
   });
   return { text, missing };
 }

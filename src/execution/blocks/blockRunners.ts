@@ -1,6 +1,7 @@
 import type { ProcessorType } from '../../domain/blocks/blockKinds.ts';
 import type { BlockRunner } from './blockRunner.ts';
 import { runCodeBlock } from './codeRunner.ts';
+import { runHttpBlock } from './httpRunner.ts';
 import { runLlmBlock } from './llmRunner.ts';
 import { runPassthroughBlock } from './passthroughRunner.ts';
 
@@ -13,4 +14,5 @@ export const blockRunners: { readonly [Type in ProcessorType]: BlockRunner } = {
   llm: runLlmBlock,
   passthrough: runPassthroughBlock,
   code: runCodeBlock,
+  http: runHttpBlock,
 };

@@ -1,0 +1,29 @@
+import { z } from 'zod';
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export const HTTP_TIMEOUT_DEFAULT_MS = 10_000;
+export const HTTP_TIMEOUT_MAX_MS = 60_000;
+
+/** A JSON value whose strings are templates (`{{parameters.email}}`), as a request's body is written. */
+const templatedJson: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(templatedJson), z.record(z.string(), templatedJson)]));
+
+/**
+ * An http block's `processor_config`: one request (its URL, headers and body are templates over the
+ * run's context), the statuses that count as its success (any 2xx unless given), how its response
+ * becomes the step's output (JSON unless `text`), and how long it may take.
+ */
+export const httpConfigShape = {
+  request: z
+    .strictObject({
+      method: z.enum(HTTP_METHODS),
+      url: z.string().min(1).max(8_000),
+      headers: z.record(z.string().min(1).max(200), z.string().max(8_000)).optional(),
+      body: templatedJson.optional(),
+    })
+    .optional(),
+  expect_status: z.array(z.number().int().min(100).max(599)).min(1).max(50).optional(),
+  response_format: z.enum(['json', 'text']).optional(),
+  timeout_ms: z.number().int().min(100).max(HTTP_TIMEOUT_MAX_MS).optional(),
+};
+
+export type HttpRequestTemplate = NonNullable<z.infer<(typeof httpConfigShape)['request']>>;

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { defineEvent, type EventOf } from '../../events/eventDefinition.ts';
+import { operational, personal } from '../../privacy/dataClass.ts';
+import { aHash, aName, anId } from '../../privacy/operationalText.ts';
+import { HTTP_METHODS } from './httpConfig.ts';
+
+/** How one attempt of a request went: an answer (any status), or none (why). */
+export const httpOutcomes = ['response', 'timeout', 'network_error', 'blocked_address', 'too_large'] as const;
+export type HttpOutcome = (typeof httpOutcomes)[number];
+
+/**
+ * One attempt of an http block's request (issue 61), in the run's stream, noted with the step's end:
+ * what was sent where and what came back. The URL and the answer's excerpt may hold the run's data
+ * (a customer's address in a path, a CRM's record), so they are sealed under the run's key and gone
+ * with an erasure; the method, status, timing and the Idempotency-Key (a digest of the run's id, the
+ * step and the call) are not the run's data.
+ */
+export const HttpRequestAttempted = defineEvent(
+  'HttpRequestAttempted',
+  1,
+  z.object({
+    executionId: anId(),
+    stepIndex: z.number().int(),
+    blockId: anId(),
+    blockName: aName(),
+    iteration: z.number().int().nullable(),
+    attempt: z.number().int().min(1),
+    method: z.enum(HTTP_METHODS),
+    url: personal(z.string(), ''),
+    idempotencyKey: aHash().nullable(),
+    outcome: z.enum(httpOutcomes),
+    status: z.number().int().nullable(),
+    excerpt: personal(z.string().nullable(), null),
+    /** When the attempt began, from the step's start: where it sits on the run's waterfall. */
+    startMs: operational(z.number().int().min(0), 'a duration: how long the service took'),
+    durationMs: operational(z.number().int().min(0), 'a duration: how long the request took'),
+  }),
+);
+
+export type HttpBlockEvent = EventOf<typeof HttpRequestAttempted>;

@@ -1,0 +1,92 @@
+import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
+import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { requestIdempotencyKey } from '../../domain/blocks/http/requestIdempotencyKey.ts';
+import { type AttemptVerdict, judgeAttempt } from '../../domain/blocks/http/requestOutcome.ts';
+import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
+import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
+import { storableText } from '../../domain/text/storableText.ts';
+import { unstorableJson } from '../../domain/validation/storableJson.ts';
+import { retrying } from '../../supervision/retrying.ts';
+import { BlockFailure } from '../processors/blockFailure.ts';
+import type { BlockStep } from './blockRunner.ts';
+import { type SentRequest, sendRequest } from './httpSend.ts';
+
+/** How much of a response an http block reads: more fails the step (HTTP_RESPONSE_TOO_LARGE). */
+export const HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;
+
+/** An attempt that did not succeed: its verdict (how the retry policy takes it) and what it got. */
+class AttemptFailed extends Error {
+  readonly verdict: Extract<AttemptVerdict, { ok: false }>;
+  readonly sent: SentRequest;
+
+  constructor(verdict: Extract<AttemptVerdict, { ok: false }>, sent: SentRequest) {
+    super(verdict.message);
+    this.verdict = verdict;
+    this.sent = sent;
+  }
+}
+
+/**
+ * How an `http` block runs (its rules: src/domain/blocks/http/): its request rendered from the run's
+ * context, sent through the address guard by the one retry policy (RETRY_POLICIES.httpRequest:
+ * 429, 5xx, 408, timeouts and resets tried again), each attempt noted as an event (its URL and
+ * excerpt sealed with the run's data), and the answer the step's output: JSON (checked against the
+ * block's output schema) or text. A request that is not a GET carries the same Idempotency-Key on
+ * every attempt, and on the attempts of a worker that takes the job over.
+ */
+export async function runHttpBlock(step: BlockStep): Promise<unknown> {
+  const { session, block, context, stepIndex, iteration } = step;
+  const { deps, run } = session;
+  const config = block.processor_config ?? {};
+  const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
+  const rendered = renderRequest(config.request!, context);
+  const input = 'problem' in rendered ? { method: config.request!.method, url: config.request!.url } : { method: rendered.method, url: rendered.url, headers: rendered.headers, body: rendered.body ?? null };
+  run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'http', input, missingPlaceholders: 'problem' in rendered ? [] : rendered.missing } });
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let attempts = 0;
+  try {
+    if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the request cannot be sent as rendered', { detail: rendered.problem });
+    const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: 'request' });
+    const sent = await retrying({ policy: RETRY_POLICIES.httpRequest, classify: (error) => (error instanceof AttemptFailed ? error.verdict.class : 'terminal'), ...deps.retryWaits }, async (attempt) => {
+      attempts = attempt;
+      const startMs = elapsed();
+      const answer = await sendRequest(deps.http.fetch, rendered, key, { timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES });
+      run.recorder.note({ type: 'HttpRequestAttempted', data: { ...ref, attempt, method: rendered.method, url: rendered.url, idempotencyKey: key, outcome: answer.outcome, status: answer.status, excerpt: answer.excerpt, startMs, durationMs: elapsed() - startMs } });
+      const verdict = judgeAttempt(answer.outcome, answer.status, config.expect_status);
+      if (!verdict.ok) throw new AttemptFailed(verdict, answer);
+      return answer;
+    });
+    const output = outputOf(sent, config.response_format ?? 'json');
+    const mismatch = block.output_schema ? deps.http.validators.problems(block.output_schema, output) : null;
+    if (mismatch) throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response does not match the block\'s output schema', { detail: mismatch });
+    run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: elapsed(), attempts, validationErrors: [] } });
+    return output;
+  } catch (error) {
+    const failure = error instanceof AttemptFailed ? new BlockFailure(error.verdict.code, error.verdict.message, { detail: error.sent.excerpt }) : error;
+    if (failure instanceof BlockFailure) {
+      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs: elapsed(), model: null, usage: null, attempts: [] } });
+    }
+    throw failure;
+  }
+}
+
+/** The response as the step's output: its JSON (strings made storable), or its text. */
+function outputOf(sent: SentRequest, format: 'json' | 'text'): unknown {
+  const text = storableText(new TextDecoder().decode(sent.body ?? Buffer.alloc(0)));
+  if (format === 'text') return text;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response is not JSON', { detail: (error as Error).message });
+  }
+  const stored = storableStrings(value);
+  const unstorable = unstorableJson(stored, 'response');
+  if (unstorable) throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response cannot be kept as the step\'s output', { detail: unstorable.message });
+  return stored;
+}
+
+/** JSON whose strings a `\u0000` escape or a lone surrogate would keep out of the log, made storable. */
+const storableStrings = (value: unknown): unknown =>
+  typeof value === 'string' ? storableText(value) : Array.isArray(value) ? value.map(storableStrings) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [storableText(k), storableStrings(v)])) : value;
