@@ -73,9 +73,16 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
   });
   const detailOf = failureDetailShown(events);
   events.forEach((event, i) => {
-    if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [] });
+    if (event.type === 'ExecutionStepStarted') steps.push({ stepId: event.data.blockId, name: event.data.blockName, stepIndex: event.data.stepIndex, iteration: event.data.iteration, processorType: event.data.processorType, startedAt: at(recorded, i), status: 'started', offsetMs: Math.max(0, Date.parse(at(recorded, i)) - requestedMs), modelCalls: [], requests: [] });
+    // An http block's attempts, at their offsets in its step; the one a completed step ended on answered.
+    if (event.type === 'HttpRequestAttempted') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
+      (step?.requests as StepRequest[] | undefined)?.push({ attempt: event.data.attempt, startMs: event.data.startMs, durationMs: event.data.durationMs, status: event.data.status, outcome: 'failed' });
+    }
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
+      const last = (step?.requests as StepRequest[] | undefined)?.at(-1);
+      if (last) last.outcome = 'answered';
       Object.assign(step ?? {}, { status: 'completed', ...modelFields(event.data), durationMs: event.data.durationMs, attempts: attemptsOf(event.data.modelCalls, event.data.attempts), output: cut(event.data.output), ...timing(i, event.data) });
     }
     if (event.type === 'ExecutionStepFailed') {
@@ -158,6 +165,8 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
         /** Each reply the model gave that was refused (all of a failed step's replies), cut to 2,000 characters with its full length. */
         replies: cut(failed?.attempts ?? done?.rejectedReplies ?? []) as ModelAttempt[],
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
+        /** An http step's attempts: when each began in the step, how long it took, its status or what went wrong. */
+        requests: events.flatMap((e) => (e.type === 'HttpRequestAttempted' && e.data.blockId === stepId && e.data.iteration === event.data.iteration ? [{ attempt: e.data.attempt, startMs: e.data.startMs, durationMs: e.data.durationMs, status: e.data.status, outcome: e.data.outcome }] : [])),
         error: failed ? { code: failed.code, message: cut(failed.message), detail: cut(detailOf(failed)) } : !done && failure ? { code: failure.code, message: cut(failure.message), detail: cut(detailOf(failure)) } : null,
       };
     }),
@@ -171,6 +180,15 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
 function failureDetailShown(events: readonly ExecutionEvent[]) {
   const erased = events.some((e) => e.type === 'RunDataErased');
   return (failure: { detail: string | null }) => (erased ? 'erased' : failure.detail);
+}
+
+/** One request of an http step as the trace and the waterfall show it (its attempt's event, HttpRequestAttempted). */
+interface StepRequest {
+  attempt: number;
+  startMs: number;
+  durationMs: number;
+  status: number | null;
+  outcome: 'answered' | 'failed';
 }
 
 async function testRunOf(eventStore: EventStore, testRunId: string) {

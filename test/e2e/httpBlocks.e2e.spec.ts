@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayExecution } from '../../src/audit/runAudit.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
-import { runTrace } from '../../src/testing/runTrace.ts';
+import { runTrace, stepTrace } from '../../src/testing/runTrace.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { CAPPED_READ_SENT_BOUND, streamHugeBody } from '../support/hugeBody.ts';
 import { type SeededService, startSeededService } from '../support/seededService.ts';
@@ -105,6 +105,15 @@ describe('http blocks', () => {
       [1, 503, key],
       [2, 201, key],
     ]);
+    // The trace (the console's waterfall, MCP's get_run_trace and get_step_trace) shows each request with its timing and status.
+    const trace = await runTrace(service.t.runtime.eventStore, {}, body.executionId!);
+    expect(trace.steps[0]).toMatchObject({ processorType: 'http', requests: [{ attempt: 1, status: 503, outcome: 'failed' }, { attempt: 2, status: 201, outcome: 'answered' }] });
+    const step = await stepTrace(service.t.runtime.eventStore, {}, body.executionId!, String(trace.steps[0]!.stepId));
+    expect(step.executions[0]!.requests).toEqual([
+      { attempt: 1, startMs: expect.any(Number), durationMs: expect.any(Number), status: 503, outcome: 'response' },
+      { attempt: 2, startMs: expect.any(Number), durationMs: expect.any(Number), status: 201, outcome: 'response' },
+    ]);
+    expect(step.executions[0]!.requests[1]!.startMs).toBeGreaterThanOrEqual(step.executions[0]!.requests[0]!.startMs + step.executions[0]!.requests[0]!.durationMs);
   });
 
   it('fails a server that drips its answer at the timeout, after three tries', async () => {

@@ -74,6 +74,13 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/e2e/jobTakeover.e2e.spec.ts'],
   },
   {
+    name: "an http request's Idempotency-Key made anew by each worker: a takeover after a crash files a second ticket",
+    file: 'src/execution/blocks/httpRunner.ts',
+    find: "iteration, call: 'request' })",
+    replace: 'iteration, call: String(Math.random()) })',
+    tests: ['test/e2e/httpBlockTakeover.e2e.spec.ts'],
+  },
+  {
     name: 'the erasure closure: runs derived from an erased run keep its data',
     file: 'src/execution/eraseRunClosure.ts',
     find: '  for (const run of closure.derived) {',

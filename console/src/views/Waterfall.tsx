@@ -9,10 +9,15 @@ export interface WaterfallStep {
   offsetMs?: number;
   durationMs?: number;
   modelCalls?: { startMs: number; durationMs: number; outcome: 'answered' | 'failed' }[];
+  /** An http step's requests (each attempt), drawn as a model step's calls are. */
+  requests?: { startMs: number; durationMs: number; status: number | null; outcome: 'answered' | 'failed' }[];
 }
 
-/** More than one request to the model (a retry, a repair, a fallback) is said beside the step's time, not only drawn inside its bar. */
-const requestsNote = (calls: NonNullable<WaterfallStep['modelCalls']>) => {
+/** What a step sent out, in its bar: its model requests, or its http requests. */
+const callsOf = (step: WaterfallStep) => [...(step.modelCalls ?? []).map((call) => ({ ...call, what: 'model request' })), ...(step.requests ?? []).map((request) => ({ ...request, what: `request (${request.status ?? 'no answer'})` }))];
+
+/** More than one request (a retry, a repair, a fallback) is said beside the step's time, not only drawn inside its bar. */
+const requestsNote = (calls: { outcome: 'answered' | 'failed' }[]) => {
   if (calls.length < 2) return null;
   const failed = calls.filter((call) => call.outcome === 'failed').length;
   return <small className="waterfall-requests"> · {calls.length} requests{failed > 0 ? `, ${failed} failed` : ''}</small>;
@@ -22,7 +27,7 @@ const percent = (part: number, whole: number) => `${Math.min(100, Math.max(0, (p
 
 /**
  * The run laid out in time: one row per step execution, its bar where it began and as long as it
- * took, and inside an llm step's bar each request to the model (a failed one marked). A step still
+ * took, and inside its bar each request it sent (a model's, an http block's; a failed one marked). A step still
  * running reaches to now; the scale is the run's duration (or the latest step's end while it runs).
  */
 export function Waterfall({ steps, runDurationMs }: { steps: WaterfallStep[]; runDurationMs: number | null }) {
@@ -48,18 +53,18 @@ export function Waterfall({ steps, runDurationMs }: { steps: WaterfallStep[]; ru
               style={{ left: percent(step.offsetMs ?? 0, scale), width: step.durationMs === undefined ? undefined : `max(2px, ${percent(step.durationMs, scale)})` }}
               title={`${step.name}: ${step.status}, began at +${duration(step.offsetMs ?? 0)}, took ${duration(step.durationMs ?? null)}`}
             >
-              {(step.modelCalls ?? []).map((call, i) => (
+              {callsOf(step).map((call, i) => (
                 <span
                   key={i}
                   className={`waterfall-call call-${call.outcome}`}
                   style={{ left: percent(call.startMs, Math.max(1, step.durationMs ?? 1)), width: `max(2px, ${percent(call.durationMs, Math.max(1, step.durationMs ?? 1))})` }}
-                  title={`model request ${i + 1}: ${call.outcome}, ${duration(call.durationMs)}`}
+                  title={`${call.what} ${i + 1}: ${call.outcome}, ${duration(call.durationMs)}`}
                 />
               ))}
             </span>
             <span className="waterfall-label">
               {step.status === 'skipped' ? 'skipped' : duration(step.durationMs ?? null)}
-              {requestsNote(step.modelCalls ?? [])}
+              {requestsNote(callsOf(step))}
             </span>
           </span>
         </div>
