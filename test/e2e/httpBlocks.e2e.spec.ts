@@ -43,6 +43,7 @@ describe('http blocks', () => {
         // A NUL escape, a lone surrogate escape, a raw byte that is not UTF-8, and an emoji.
         return res.end(Buffer.concat([Buffer.from('{"note":"a\\u0000b\\ud800c","raw":"'), Buffer.from([0xff, 0xfe]), Buffer.from('","ok":"🙂"}')]));
       }
+      if (path === '/archive') return res.writeHead(204).end();
       if (path === '/redirect') return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
       if (path === '/reset') return req.socket.destroy();
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -59,6 +60,7 @@ describe('http blocks', () => {
         hostile: [http('hostile', { method: 'GET', url: `${receiver.url}/hostile` })],
         redirect: [http('redirect', { method: 'GET', url: `${receiver.url}/redirect` })],
         reset: [http('reset', { method: 'GET', url: `${receiver.url}/reset` })],
+        archive: [http('archive', { method: 'DELETE', url: `${receiver.url}/archive` })],
         page: [http('page', { method: 'GET', url: `${receiver.url}/page` })],
         metadata: [http('metadata', { method: 'GET', url: 'http://169.254.169.254/latest/meta-data/' })],
       },
@@ -135,6 +137,14 @@ describe('http blocks', () => {
     const { status, body } = await service.execute('hostile', { message: 'x' });
     expect(status).toBe(200);
     expect((body as { result?: unknown }).result).toEqual({ note: 'a\ufffdb\ufffdc', raw: '\ufffd\ufffd', ok: '🙂' });
+  });
+
+  it('takes a 204 No Content as a null output, and still sends a DELETE its key', async () => {
+    const { status, body } = await service.execute('archive', { message: 'x' });
+    expect(status).toBe(200);
+    // A result that is not an object is wrapped, as for any block (docs/api.md).
+    expect(body).toMatchObject({ result: { value: null } });
+    expect(receiver.received.at(-1)!.headers['idempotency-key']).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('never follows a redirect (here to the metadata address): the 302 fails the step', async () => {

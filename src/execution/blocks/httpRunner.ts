@@ -39,8 +39,11 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   const { deps, run } = session;
   const config = block.processor_config ?? {};
   const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-  const rendered = renderRequest(config.request!, context);
-  const input = 'problem' in rendered ? { method: config.request!.method, url: config.request!.url } : { method: rendered.method, url: rendered.url, headers: rendered.headers, body: rendered.body ?? null };
+  // Publishing refuses an http block without a request; a version is never run without one.
+  const template = config.request;
+  if (!template) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the block has no request');
+  const rendered = renderRequest(template, context);
+  const input = 'problem' in rendered ? { method: template.method, url: template.url } : { method: rendered.method, url: rendered.url, headers: rendered.headers, body: rendered.body ?? null };
   run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'http', input, missingPlaceholders: 'problem' in rendered ? [] : rendered.missing } });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -71,10 +74,11 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   }
 }
 
-/** The response as the step's output: its JSON (strings made storable), or its text. */
+/** The response as the step's output: its JSON (strings made storable; an empty body, a 204's, is null), or its text. */
 function outputOf(sent: SentRequest, format: 'json' | 'text'): unknown {
   const text = storableText(new TextDecoder().decode(sent.body ?? Buffer.alloc(0)));
   if (format === 'text') return text;
+  if (text.trim() === '') return null;
   let value: unknown;
   try {
     value = JSON.parse(text);
