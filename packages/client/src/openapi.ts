@@ -876,7 +876,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code";
+                processorType: "llm" | "passthrough" | "code" | "http";
                 stepIndex: number;
             };
             /** @constant */
@@ -1001,7 +1001,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code";
+                processorType: "llm" | "passthrough" | "code" | "http";
                 stepIndex: number;
             };
             /** @constant */
@@ -2761,7 +2761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, IDEMPOTENCY_KEY_REUSED */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +2770,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "IDEMPOTENCY_KEY_REUSED";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "IDEMPOTENCY_KEY_REUSED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -2856,7 +2856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            /** @description HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +2865,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            code: "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4659,7 +4659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4668,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4754,7 +4754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            /** @description HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,7 +4763,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            code: "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
