@@ -1,6 +1,7 @@
-import { storableExcerpt, storableTextOfBytes } from '../domain/text/storableText.ts';
+import { storableTextOfBytes } from '../domain/text/storableText.ts';
 import type { AttemptResult } from '../domain/webhooks/retryPolicy.ts';
-import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
+import type { AddressGuard } from '../outbound/addressGuard.ts';
+import { outboundFailure } from '../outbound/outboundFailure.ts';
 
 const EXCERPT_BYTES = 512;
 
@@ -26,14 +27,9 @@ export async function sendWebhook(guard: AddressGuard, url: string, headers: Rec
     const excerpt = storableTextOfBytes(Buffer.concat(chunks), EXCERPT_BYTES);
     return { result: { kind: 'response', status: response.status }, excerpt: excerpt || null };
   } catch (error) {
-    for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-      if (e instanceof BlockedAddressError) return { result: { kind: 'blocked_address' }, excerpt: e.message };
-    }
-    const name = (error as Error).name;
-    const code = (error as { cause?: { code?: string } }).cause?.code;
-    if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT') {
-      return { result: { kind: 'timeout' }, excerpt: 'timed out' };
-    }
-    return { result: { kind: 'network_error' }, excerpt: storableExcerpt((error as { cause?: Error }).cause?.message ?? (error as Error).message, EXCERPT_BYTES) };
+    // No capped reply here: the excerpt above reads at most EXCERPT_BYTES itself.
+    const failure = outboundFailure(error, EXCERPT_BYTES);
+    if (failure.kind === 'too_large') throw error;
+    return { result: { kind: failure.kind }, excerpt: failure.excerpt };
   }
 }

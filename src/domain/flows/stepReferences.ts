@@ -1,6 +1,6 @@
 import type { BlockReferences } from '../blocks/blockKind.ts';
 import { blockKinds } from '../blocks/blockKinds.ts';
-import { placeholderTarget, placeholdersOf } from '../templating/template.ts';
+import { stepsNamedIn } from '../templating/template.ts';
 import { formatPath } from '../validation/issuePath.ts';
 import { parseRunCondition } from './runCondition.ts';
 import { type Block, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
@@ -16,10 +16,7 @@ export type { BlockReferences };
 
 export function blockReferences(block: Block): BlockReferences {
   const prompts = [block.prompt ?? '', block.processor_config?.system_prompt ?? ''];
-  const names = prompts.flatMap((prompt) => placeholdersOf(prompt).flatMap((expression) => {
-    const target = placeholderTarget(expression);
-    return target?.root === 'steps' ? [target.block] : [];
-  }));
+  const names = prompts.flatMap(stepsNamedIn);
   const own = blockKinds[block.processor_type].references(block);
   return { names: [...new Set([...names, ...own.names])], all: own.all };
 }

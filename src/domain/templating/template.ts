@@ -83,6 +83,13 @@ export const placeholderCanRender = (expression: string): boolean => placeholder
 /** The placeholders of a template, as written between the braces (trimmed). */
 export const placeholdersOf = (template: string): string[] => [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
 
+/** The blocks a template reads by name: its `{{steps.<name>.output...}}` placeholders. */
+export const stepsNamedIn = (template: string): string[] =>
+  placeholdersOf(template).flatMap((expression) => {
+    const target = placeholderTarget(expression);
+    return target?.root === 'steps' ? [target.block] : [];
+  });
+
 const renderValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
 /** Renders a template; `encode` is applied to each value put in (a URL's percent-encoding), never to the template's own text. */

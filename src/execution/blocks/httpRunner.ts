@@ -2,7 +2,6 @@ import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts'
 import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
 import { requestIdempotencyKey } from '../../domain/blocks/http/requestIdempotencyKey.ts';
 import { type AttemptVerdict, judgeAttempt } from '../../domain/blocks/http/requestOutcome.ts';
-import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
 import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
 import { storableText } from '../../domain/text/storableText.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
@@ -10,6 +9,7 @@ import { retrying } from '../../supervision/retrying.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
 import { type SentRequest, sendRequest } from './httpSend.ts';
+import { noteStepFailed } from './localStep.ts';
 
 /** How much of a response an http block reads: more fails the step (HTTP_RESPONSE_TOO_LARGE). */
 export const HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -67,9 +67,7 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
     return output;
   } catch (error) {
     const failure = error instanceof AttemptFailed ? new BlockFailure(error.verdict.code, error.verdict.message, { detail: error.sent.excerpt }) : error;
-    if (failure instanceof BlockFailure) {
-      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs: elapsed(), model: null, usage: null, attempts: [] } });
-    }
+    if (failure instanceof BlockFailure) noteStepFailed(run, ref, failure, elapsed());
     throw failure;
   }
 }

@@ -1,8 +1,8 @@
 import type { HttpOutcome } from '../../domain/blocks/http/httpEvents.ts';
 import type { RenderedRequest } from '../../domain/blocks/http/renderedRequest.ts';
-import { storableExcerpt, storableTextOfBytes } from '../../domain/text/storableText.ts';
-import { BlockedAddressError } from '../../outbound/addressGuard.ts';
-import { type Fetch, ReplyTooLargeError, cappedReplies } from '../../outbound/cappedReply.ts';
+import { storableTextOfBytes } from '../../domain/text/storableText.ts';
+import { type Fetch, cappedReplies } from '../../outbound/cappedReply.ts';
+import { outboundFailure } from '../../outbound/outboundFailure.ts';
 
 const EXCERPT_BYTES = 512;
 
@@ -31,17 +31,7 @@ export async function sendRequest(fetch: Fetch, request: RenderedRequest, idempo
     const body = Buffer.from(await response.arrayBuffer());
     return { outcome: 'response', status: response.status, contentType: response.headers.get('content-type'), body, excerpt: storableTextOfBytes(body.subarray(0, EXCERPT_BYTES), EXCERPT_BYTES) || null };
   } catch (error) {
-    return { ...noAnswer(error), status: null, contentType: null, body: null };
+    const failure = outboundFailure(error, EXCERPT_BYTES);
+    return { outcome: failure.kind, excerpt: failure.excerpt, status: null, contentType: null, body: null };
   }
-}
-
-function noAnswer(error: unknown): { outcome: HttpOutcome; excerpt: string | null } {
-  for (let e: unknown = error; e; e = (e as { cause?: unknown }).cause) {
-    if (e instanceof BlockedAddressError) return { outcome: 'blocked_address', excerpt: storableExcerpt(e.message, EXCERPT_BYTES) };
-    if (e instanceof ReplyTooLargeError) return { outcome: 'too_large', excerpt: e.message };
-  }
-  const name = (error as Error).name;
-  const code = (error as { cause?: { code?: string } }).cause?.code;
-  if (name === 'TimeoutError' || name === 'AbortError' || code === 'UND_ERR_CONNECT_TIMEOUT' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') return { outcome: 'timeout', excerpt: 'timed out' };
-  return { outcome: 'network_error', excerpt: storableExcerpt((error as { cause?: Error }).cause?.message ?? (error as Error).message, EXCERPT_BYTES) };
 }

@@ -15,12 +15,14 @@ export async function runLocalStep({ session, block, stepIndex, iteration }: Blo
   try {
     output = await work(input);
   } catch (error) {
-    // Noted with the run's failure, which appends it: the step shows as failed, with why.
-    if (error instanceof BlockFailure) {
-      run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: null, usage: null, attempts: [] } });
-    }
+    if (error instanceof BlockFailure) noteStepFailed(run, ref, error, Math.round(performance.now() - blockStarted));
     throw error;
   }
   run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: Math.round(performance.now() - blockStarted), attempts: 1, validationErrors: [] } });
   return output;
+}
+
+/** A step that called no model failed: noted with the run's failure, which appends it, so the step shows as failed, with why. */
+export function noteStepFailed(run: BlockStep['session']['run'], ref: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null }, failure: BlockFailure, durationMs: number) {
+  run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs, model: null, usage: null, attempts: [] } });
 }

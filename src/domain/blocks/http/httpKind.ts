@@ -1,4 +1,4 @@
-import { placeholderTarget, placeholdersOf } from '../../templating/template.ts';
+import { stepsNamedIn } from '../../templating/template.ts';
 import { type BlockKind, type BlockOf, inputView } from '../blockKind.ts';
 import { httpConfigShape } from './httpConfig.ts';
 
@@ -51,13 +51,7 @@ export const httpKind: BlockKind<typeof httpConfigShape> = {
     return used.length > 0 ? [`${path}.processor_config: ${used.join(', ')}: only http blocks make requests`] : [];
   },
   contextProblems: () => [],
-  references: (block) => ({
-    names: requestTemplates(block).flatMap((template) => placeholdersOf(template).flatMap((expression) => {
-      const target = placeholderTarget(expression);
-      return target?.root === 'steps' ? [target.block] : [];
-    })),
-    all: false,
-  }),
+  references: (block) => ({ names: requestTemplates(block).flatMap(stepsNamedIn), all: false }),
   draftWarnings: (_block, _at, placeholders) => placeholders,
   stepView: inputView,
   mcpHints: {
