@@ -36,7 +36,7 @@ export async function productionAt(eventStore: EventStore, input: { flowId: stri
 
 /** The changes an auditor asks about: tenancy, members, credits granted, secrets, keys, flows and test cases. */
 const CHANGE_TYPES = new Set([
-  'OrganizationCreated', 'MemberAdded', 'MemberRoleChanged', 'CreditsGranted', 'ProviderKeySet', 'WebhookSecretIssued', 'ProjectCreated', 'ApiKeyCreated', 'ApiKeyRevoked',
+  'OrganizationCreated', 'MemberAdded', 'MemberRoleChanged', 'CreditsGranted', 'ProviderKeySet', 'WebhookSecretIssued', 'SecretSet', 'SecretDeleted', 'ProjectCreated', 'ApiKeyCreated', 'ApiKeyRevoked',
   'FlowCreated', 'FlowDraftReplaced', 'FlowBlockAdded', 'FlowBlockUpdated', 'FlowBlockOutputSchemaSet', 'FlowBlockRemoved', 'FlowBlockLoopSet', 'FlowVersionPublished', 'FlowProductionVersionSet', 'FlowPromotionGateSet', 'FlowBacktestGateSet', 'FlowPromotionForced',
   'TestCaseCreated', 'TestCaseUpdated', 'TestCaseDeleted',
 ]);
@@ -73,6 +73,10 @@ function summaryOf(r: RecordedEvent): Record<string, unknown> {
       return { ...event.data };
     case 'WebhookSecretIssued':
       return { version: event.data.version };
+    case 'SecretSet':
+      return { name: event.data.name, version: event.data.version };
+    case 'SecretDeleted':
+      return { name: event.data.name };
     case 'ProviderKeySet':
       return { provider: event.data.provider, keyHint: event.data.keyHint, baseUrl: event.data.baseUrl };
     case 'ApiKeyCreated':

@@ -13,6 +13,7 @@ import { registerOrganizationCommands } from './organizationCli.ts';
 import { registerProjectCommands } from './projectCli.ts';
 import { registerRunCommands } from './runsCli.ts';
 import { registerScheduleCommands } from './scheduleCli.ts';
+import { registerSecretCommands } from './secretCli.ts';
 import { registerTestCommands } from './testCli.ts';
 import { registerWebhookCommands } from './webhookCli.ts';
 
@@ -43,6 +44,7 @@ export function buildCli(): Command {
   registerRunCommands(program);
   registerScheduleCommands(program);
   registerWebhookCommands(program);
+  registerSecretCommands(program);
   registerLogCommands(program);
   registerDoctorCommand(program);
   registerAuditCommands(program);

@@ -73,12 +73,16 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
   return { flowId, slug: file.slug, versionId, position };
 }
 
-/** The model providers a publish may route to: the service's accounts and the organization's own keys (unset: not checked). */
+/**
+ * What a publish checks against the organization: the model providers it may route to (the
+ * service's accounts and the organization's own keys; unset: not checked) and its secrets' names.
+ */
 export async function publishContext(deps: CommandDependencies, organizationId: string): Promise<PublishContext> {
-  if (!deps.modelProviders) return {};
   const { state } = await loadStream(deps.eventStore, organizationStream(organizationId), organization);
-  const own = state.status === 'created' ? (Object.keys(state.providerKeys) as ProviderName[]) : [];
-  return { providers: [...new Set([...deps.modelProviders, ...own])] };
+  if (state.status !== 'created') return {};
+  const secrets = [...state.secrets.keys()];
+  if (!deps.modelProviders) return { secrets };
+  return { providers: [...new Set([...deps.modelProviders, ...(Object.keys(state.providerKeys) as ProviderName[])])], secrets };
 }
 
 export async function publishVersion(deps: CommandDependencies, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {

@@ -14,7 +14,7 @@ import {
   FlowBacktestGateSet,
   FlowVersionPublished,
 } from './flows/flowEvents.ts';
-import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, WebhookSecretIssued } from './organizations/organizationEvents.ts';
+import { CreditsGranted, MemberAdded, MemberRoleChanged, OrganizationCreated, ProviderKeySet, SecretDeleted, SecretSet, WebhookSecretIssued } from './organizations/organizationEvents.ts';
 import {
   CreditsConsumed,
   ExecutionCompleted,
@@ -74,6 +74,8 @@ export const eventDefinitions = [
   CreditsGranted,
   ProviderKeySet,
   WebhookSecretIssued,
+  SecretSet,
+  SecretDeleted,
   ExecutionRequested,
   JobClaimed,
   ExecutionStepStarted,

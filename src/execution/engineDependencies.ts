@@ -21,6 +21,7 @@ import type { RunConditions } from './runConditions.ts';
 import type { RetryWaits } from '../supervision/retrying.ts';
 import type { Fetch } from '../outbound/cappedReply.ts';
 import type { SchemaValidators } from './schemaValidators.ts';
+import type { SecretReader } from './organizationSecrets.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -46,6 +47,8 @@ export interface EngineDependencies {
   sandbox: CodeSandbox;
   /** What http blocks send their requests with: the outbound address guard's fetch, and their output schemas' validators. */
   http: { fetch: Fetch; validators: SchemaValidators };
+  /** The organization's secrets a request names (`{{secrets.<name>}}`), decrypted at the moment of sending. */
+  secrets: SecretReader;
   /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
   references: (block: Block) => BlockReferences;
   /** Decides blocks' and parallel steps' `run_if` conditions. */

@@ -18,6 +18,7 @@ import { createSchemaValidators } from '../execution/schemaValidators.ts';
 import { type CodeSandbox, createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
+import { organizationSecretReader } from '../execution/organizationSecrets.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { OTHER_LABEL } from '../observability/boundedLabel.ts';
 import { createRunMetrics } from '../observability/runMetrics.ts';
@@ -50,6 +51,7 @@ export function wireEngine(
     llm: createLlmProcessor({ guard, timeoutMs: config.execution.llmTimeoutMs, maxRetries: config.execution.llmMaxRetries, maxRetryWaitMs: config.execution.llmMaxRetryWaitMs, maxReplyBytes: config.execution.llmMaxReplyBytes, azureApiVersion: config.azure.apiVersion, observeCall: observeModelCall(metrics, registry), tracer }),
     sandbox,
     http: { fetch: guard.fetch, validators: createSchemaValidators({ max: 1000 }) },
+    secrets: organizationSecretReader(organizations, masterKey),
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),
     catalog: registry,

@@ -28,6 +28,7 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     llm: createLlmProcessor({ guard: { fetch } as unknown as AddressGuard, timeoutMs: 60_000, maxRetries: 0, maxRetryWaitMs: 0, maxReplyBytes: 1 << 20, tracer }),
     sandbox: undefined as never,
     http: undefined as never,
+    secrets: undefined as never,
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),
     settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxRetryWaitMs: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {}, modelCatalog: DEFAULT_MODEL_CATALOG },

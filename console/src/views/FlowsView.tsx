@@ -7,8 +7,9 @@ import { FlowBacktests } from './FlowBacktests.tsx';
 import { FlowSchedules } from './FlowSchedules.tsx';
 import { FlowVersions } from './FlowVersions.tsx';
 import { RetentionPanel } from './RetentionPanel.tsx';
+import { SecretsPanel } from './SecretsPanel.tsx';
 
-/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests, schedules; the project's retention periods. */
+/** Pick an organization's project, then a flow: its versions, production marker, test results, diffs, promotion, backtests, schedules; the project's retention periods and its organization's secrets. */
 export function FlowsView() {
   const client = useClient();
   const organizations = useQuery({ queryKey: ['organizations.list'], queryFn: () => client.organizations.list.query() });
@@ -77,6 +78,7 @@ export function FlowsView() {
         ) : projectId ? <p>Loading…</p> : null}
       </Section>
       {organizationId ? <RetentionPanel organizationId={organizationId} projectId={projectId} /> : null}
+      {organizationId ? <SecretsPanel organizationId={organizationId} /> : null}
       {flowId ? <FlowVersions flowId={flowId} /> : null}
       {flowId ? <FlowBacktests flowId={flowId} /> : null}
       {flowId ? <FlowSchedules flowId={flowId} /> : null}

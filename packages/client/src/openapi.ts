@@ -2761,7 +2761,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, IDEMPOTENCY_KEY_REUSED */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,7 +2770,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "IDEMPOTENCY_KEY_REUSED";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING" | "IDEMPOTENCY_KEY_REUSED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4659,7 +4659,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4668,7 +4668,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

@@ -25,6 +25,7 @@ import { operatorProcedure, router, withApiErrors } from './trpc.ts';
 import { backtestProcedures } from './backtestProcedures.ts';
 import { retentionProcedures } from './retentionProcedures.ts';
 import { scheduleProcedures } from './scheduleProcedures.ts';
+import { secretProcedures } from './secretProcedures.ts';
 import { assistantProcedures } from './assistantProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
@@ -155,6 +156,8 @@ export const consoleRouter = router({
       .input(z.object({ organizationId: id }))
       .mutation(({ ctx, input }) => rotateWebhookSecret(ctx.services.commands, input.organizationId, ctx.services.masterKey, ctx.services.secretGraceSeconds, ctx.metadata)),
   }),
+  /** The organization's secrets for http requests (`{{secrets.<name>}}`); `secrets` above is the webhook signing secret. */
+  organizationSecrets: secretProcedures,
   projections: router({
     verify: operatorProcedure.mutation(async ({ ctx }) => {
       const { services } = ctx;

@@ -82,6 +82,9 @@ export const errorStatus: Record<ErrorCode, number> = {
   // the flow's (422); what the server it called did is an upstream failure (502).
   HTTP_REQUEST_INVALID: 422,
   HTTP_BLOCKED_HOST: 422,
+  // A secret the request names that the organization no longer holds: the flow's to fix.
+  HTTP_SECRET_MISSING: 422,
+  SECRET_NOT_FOUND: 404,
   HTTP_REQUEST_FAILED: 502,
   HTTP_STATUS_UNEXPECTED: 502,
   HTTP_RESPONSE_TOO_LARGE: 502,

@@ -26,6 +26,8 @@ export interface BlockReferences {
  */
 export interface PublishContext {
   providers?: readonly ProviderName[];
+  /** The names of the organization's secrets, when the publisher knows them: a request naming another is refused. */
+  secrets?: readonly string[];
 }
 
 /** A block field a kind may take beside `name`, `processor_type`, `run_if` and `processor_config`. */

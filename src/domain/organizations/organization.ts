@@ -3,6 +3,7 @@ import { ApiError } from '../errors/apiError.ts';
 import type { MemberRole } from './memberRole.ts';
 import type { EncryptedSecret, OrganizationEvent } from './organizationEvents.ts';
 import type { ProviderName } from '../models/modelRoute.ts';
+import { SECRETS_MAX, secretNameProblem } from '../secrets/secretRules.ts';
 
 export type OrganizationState =
   | { status: 'none' }
@@ -16,7 +17,15 @@ export type OrganizationState =
       /** The organization's own keys, by provider. */
       providerKeys: Partial<Record<ProviderName, { encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null }>>;
       webhookSecret: WebhookSecretState | null;
+      /** The secrets its requests name, by name (a Map: no name can match an inherited property). */
+      secrets: ReadonlyMap<string, OrganizationSecretState>;
     };
+
+export interface OrganizationSecretState {
+  version: number;
+  encryptedValue: EncryptedSecret;
+  setAt: string;
+}
 
 export interface WebhookSecretState {
   version: number;
@@ -35,7 +44,10 @@ export type OrganizationCommand =
   | { type: 'SetProviderKey'; data: { provider: ProviderName; encryptedKey: EncryptedSecret; keyHint: string; baseUrl: string | null } }
   /** Issues version 1 unless a secret exists. */
   | { type: 'EnsureWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string } }
-  | { type: 'RotateWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string; graceUntil: string } };
+  | { type: 'RotateWebhookSecret'; data: { encryptedSecret: EncryptedSecret; secretPreview: string; now: string; graceUntil: string } }
+  /** The value is encrypted by the caller: the decider never sees it. */
+  | { type: 'SetSecret'; data: { name: string; encryptedValue: EncryptedSecret; now: string } }
+  | { type: 'DeleteSecret'; data: { name: string; now: string } };
 
 export const organization: Decider<OrganizationCommand, OrganizationEvent, OrganizationState> = {
   initialState: () => ({ status: 'none' }),
@@ -43,7 +55,7 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
   evolve: (state, event) => {
     switch (event.type) {
       case 'OrganizationCreated':
-        return { status: 'created', ...event.data, members: new Map(), providerKeys: {}, webhookSecret: null };
+        return { status: 'created', ...event.data, members: new Map(), providerKeys: {}, webhookSecret: null, secrets: new Map() };
       case 'CreditsGranted':
         return state;
       case 'WebhookSecretIssued': {
@@ -67,6 +79,17 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
         if (state.status !== 'created') return state;
         const { provider, encryptedKey, keyHint, baseUrl } = event.data;
         return { ...state, providerKeys: { ...state.providerKeys, [provider]: { encryptedKey, keyHint, baseUrl } } };
+      }
+      case 'SecretSet': {
+        if (state.status !== 'created') return state;
+        const { name, version, encryptedValue, setAt } = event.data;
+        return { ...state, secrets: new Map(state.secrets).set(name, { version, encryptedValue, setAt }) };
+      }
+      case 'SecretDeleted': {
+        if (state.status !== 'created') return state;
+        const secrets = new Map(state.secrets);
+        secrets.delete(event.data.name);
+        return { ...state, secrets };
       }
       case 'MemberAdded':
       case 'MemberRoleChanged':
@@ -115,6 +138,23 @@ export const organization: Decider<OrganizationCommand, OrganizationEvent, Organ
       case 'SetProviderKey': {
         if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
         return [{ type: 'ProviderKeySet', data: { organizationId: state.organizationId, ...command.data } }];
+      }
+
+      case 'SetSecret': {
+        if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
+        const { name, encryptedValue, now } = command.data;
+        const problem = secretNameProblem(name);
+        if (problem) throw new ApiError('VALIDATION_FAILED', problem);
+        const current = state.secrets.get(name);
+        if (!current && state.secrets.size >= SECRETS_MAX) throw new ApiError('VALIDATION_FAILED', `an organization holds at most ${SECRETS_MAX} secrets: delete one first`);
+        // Versions go on from the last one this name had while it exists; a deleted name starts again at 1.
+        return [{ type: 'SecretSet', data: { organizationId: state.organizationId, name, version: (current?.version ?? 0) + 1, encryptedValue, setAt: now } }];
+      }
+
+      case 'DeleteSecret': {
+        if (state.status !== 'created') throw new ApiError('ORGANIZATION_NOT_FOUND', 'Organization not found');
+        if (!state.secrets.has(command.data.name)) throw new ApiError('SECRET_NOT_FOUND', `the organization has no secret '${command.data.name.slice(0, 80)}'`);
+        return [{ type: 'SecretDeleted', data: { organizationId: state.organizationId, name: command.data.name, deletedAt: command.data.now } }];
       }
 
       case 'AddMember': {

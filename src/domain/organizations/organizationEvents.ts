@@ -65,12 +65,38 @@ export const WebhookSecretIssued = defineEvent(
   }),
 );
 
+/**
+ * An organization's secret set, or set anew (issue 61): a value its flows' requests name as
+ * `{{secrets.<name>}}`, only ever in the log as ciphertext under the master key. Each setting of a
+ * name is the next version: a rotation is this event again.
+ */
+export const SecretSet = defineEvent(
+  'SecretSet',
+  1,
+  z.object({
+    organizationId: anId(),
+    name: aName(),
+    version: z.number().int().min(1),
+    encryptedValue: encryptedSecretSchema,
+    setAt: z.iso.datetime(),
+  }),
+);
+
+/** An organization's secret removed: requests that name it fail (HTTP_SECRET_MISSING) until it is set again. */
+export const SecretDeleted = defineEvent(
+  'SecretDeleted',
+  1,
+  z.object({ organizationId: anId(), name: aName(), deletedAt: z.iso.datetime() }),
+);
+
 export type OrganizationEvent =
   | EventOf<typeof OrganizationCreated>
   | EventOf<typeof MemberAdded>
   | EventOf<typeof MemberRoleChanged>
   | EventOf<typeof CreditsGranted>
   | EventOf<typeof ProviderKeySet>
-  | EventOf<typeof WebhookSecretIssued>;
+  | EventOf<typeof WebhookSecretIssued>
+  | EventOf<typeof SecretSet>
+  | EventOf<typeof SecretDeleted>;
 
 export const organizationStream = (organizationId: string) => `org-${organizationId}`;

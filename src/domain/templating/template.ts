@@ -40,7 +40,9 @@ export function lookupPath(root: unknown, path: readonly string[]): unknown {
 export type PlaceholderTarget =
   | { root: 'message' }
   | { root: 'previous_output' | 'parameters'; path: string[] }
-  | { root: 'steps'; block: string; path: string[] };
+  | { root: 'steps'; block: string; path: string[] }
+  /** An organization's secret (`{{secrets.<name>}}`): rendered only where a request's URL or headers give `secret` to renderTemplate. */
+  | { root: 'secrets'; name: string };
 
 export function placeholderTarget(expression: string): PlaceholderTarget | null {
   if (!PATH.test(expression)) return null;
@@ -57,12 +59,14 @@ export function placeholderTarget(expression: string): PlaceholderTarget | null 
       return path[0] === 'parameters' && path.length > 1 ? { root: 'parameters', path: path.slice(1) } : null;
     case 'steps':
       return path.length >= 2 && path[1] === 'output' ? { root, block: path[0]!, path: path.slice(2) } : null;
+    case 'secrets':
+      return path.length === 1 ? { root, name: path[0]! } : null;
     default:
       return null;
   }
 }
 
-function resolve(expression: string, context: TemplateContext): unknown {
+function resolve(expression: string, context: TemplateContext, secret?: (name: string) => string | undefined): unknown {
   const target = placeholderTarget(expression);
   if (target === null) return undefined;
   switch (target.root) {
@@ -74,11 +78,16 @@ function resolve(expression: string, context: TemplateContext): unknown {
       return lookupPath(context.parameters, target.path);
     case 'steps':
       return Object.prototype.hasOwnProperty.call(context.steps, target.block) ? lookupPath(context.steps[target.block], target.path) : undefined;
+    case 'secrets':
+      return secret?.(target.name);
   }
 }
 
-/** Whether a placeholder can ever render a value, whatever the run: the roots and shapes `resolve` knows. */
-export const placeholderCanRender = (expression: string): boolean => placeholderTarget(expression) !== null;
+/** Whether a placeholder can ever render a value in a prompt, whatever the run: the roots and shapes `resolve` knows (a secret never renders there). */
+export const placeholderCanRender = (expression: string): boolean => {
+  const target = placeholderTarget(expression);
+  return target !== null && target.root !== 'secrets';
+};
 
 /** The placeholders of a template, as written between the braces (trimmed). */
 export const placeholdersOf = (template: string): string[] => [...template.matchAll(PLACEHOLDER)].map((match) => match[1]!);
@@ -90,13 +99,24 @@ export const stepsNamedIn = (template: string): string[] =>
     return target?.root === 'steps' ? [target.block] : [];
   });
 
+/** The organization's secrets a template names: its `{{secrets.<name>}}` placeholders. */
+export const secretsNamedIn = (template: string): string[] =>
+  placeholdersOf(template).flatMap((expression) => {
+    const target = placeholderTarget(expression);
+    return target?.root === 'secrets' ? [target.name] : [];
+  });
+
 const renderValue = (value: unknown) => (typeof value === 'string' ? value : JSON.stringify(value));
 
-/** Renders a template; `encode` is applied to each value put in (a URL's percent-encoding), never to the template's own text. */
-export function renderTemplate(template: string, context: TemplateContext, encode: (value: string) => string = (value) => value): RenderedTemplate {
+/**
+ * Renders a template; `encode` is applied to each value put in (a URL's percent-encoding), never to
+ * the template's own text. `secret` gives the organization's secrets by name, only where they may
+ * go (a request's URL and headers); without it `{{secrets.<name>}}` renders empty like any unknown.
+ */
+export function renderTemplate(template: string, context: TemplateContext, encode: (value: string) => string = (value) => value, secret?: (name: string) => string | undefined): RenderedTemplate {
   const missing: string[] = [];
   const text = template.replace(PLACEHOLDER, (_match, expression: string) => {
-    const value = resolve(expression, context);
+    const value = resolve(expression, context, secret);
     if (value === undefined || value === null) {
       missing.push(expression);
       return '';

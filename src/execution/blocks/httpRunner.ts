@@ -1,5 +1,6 @@
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
-import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { type SecretRedaction, secretRedaction } from '../../domain/secrets/secretRedaction.ts';
 import { requestIdempotencyKey } from '../../domain/blocks/http/requestIdempotencyKey.ts';
 import { type AttemptVerdict, judgeAttempt } from '../../domain/blocks/http/requestOutcome.ts';
 import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
@@ -42,27 +43,33 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   // Publishing refuses an http block without a request; a version is never run without one.
   const template = config.request;
   if (!template) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the block has no request');
-  const rendered = renderRequest(template, context);
-  const input = 'problem' in rendered ? { method: template.method, url: template.url } : { method: rendered.method, url: rendered.url, headers: rendered.headers, body: rendered.body ?? null };
+  const named = secretsOfRequest(template);
+  const secrets = await deps.secrets(run.organizationId, named);
+  // Everything recorded or shown of the exchange passes through this first.
+  const redact = secretRedaction(secrets);
+  const rendered = renderRequest(template, context, secrets);
+  const input = 'problem' in rendered ? { method: template.method, url: template.url } : { method: rendered.method, url: redact.text(rendered.url), headers: redact.json(rendered.headers), body: rendered.body ?? null };
   run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'http', input, missingPlaceholders: 'problem' in rendered ? [] : rendered.missing } });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let attempts = 0;
   try {
-    if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the request cannot be sent as rendered', { detail: rendered.problem });
+    const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
+    if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the organization has no secret ${unset.map((name) => `'${name}'`).join(', ')}: set it with seqflow secret set, or in the console`);
+    if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the request cannot be sent as rendered', { detail: redact.text(rendered.problem) });
     const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: 'request' });
     const sent = await retrying({ policy: RETRY_POLICIES.httpRequest, classify: (error) => (error instanceof AttemptFailed ? error.verdict.class : 'terminal'), ...deps.retryWaits }, async (attempt) => {
       attempts = attempt;
       const startMs = elapsed();
-      const answer = await sendRequest(deps.http.fetch, rendered, key, { timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES });
-      run.recorder.note({ type: 'HttpRequestAttempted', data: { ...ref, attempt, method: rendered.method, url: rendered.url, idempotencyKey: key, outcome: answer.outcome, status: answer.status, excerpt: answer.excerpt, startMs, durationMs: elapsed() - startMs } });
+      const answer = redactedAnswer(await sendRequest(deps.http.fetch, rendered, key, { timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES }), redact);
+      run.recorder.note({ type: 'HttpRequestAttempted', data: { ...ref, attempt, method: rendered.method, url: redact.text(rendered.url), idempotencyKey: key, outcome: answer.outcome, status: answer.status, excerpt: answer.excerpt, startMs, durationMs: elapsed() - startMs } });
       const verdict = judgeAttempt(answer.outcome, answer.status, config.expect_status);
       if (!verdict.ok) throw new AttemptFailed(verdict, answer);
       return answer;
     });
-    const output = outputOf(sent, config.response_format ?? 'json');
+    const output = redact.json(outputOf(sent, config.response_format ?? 'json'));
     const mismatch = block.output_schema ? deps.http.validators.problems(block.output_schema, output) : null;
-    if (mismatch) throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response does not match the block\'s output schema', { detail: mismatch });
+    if (mismatch) throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response does not match the block\'s output schema', { detail: redact.text(mismatch) });
     run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: elapsed(), attempts, validationErrors: [] } });
     return output;
   } catch (error) {
@@ -70,6 +77,14 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
     if (failure instanceof BlockFailure) noteStepFailed(run, ref, failure, elapsed());
     throw failure;
   }
+}
+
+/**
+ * An answer with the secrets sent taken out of what is kept of it: a server that echoes a header
+ * back, or an error that quotes the URL, leaves `[secret:<name>]` in the excerpt and the output.
+ */
+function redactedAnswer(sent: SentRequest, redact: SecretRedaction): SentRequest {
+  return { ...sent, excerpt: sent.excerpt === null ? null : redact.text(sent.excerpt) };
 }
 
 /** The response as the step's output: its JSON (strings made storable; an empty body, a 204's, is null), or its text. */

@@ -1,6 +1,7 @@
-import { stepsNamedIn } from '../../templating/template.ts';
+import { secretsNamedIn, stepsNamedIn } from '../../templating/template.ts';
 import { type BlockKind, type BlockOf, inputView } from '../blockKind.ts';
 import { httpConfigShape } from './httpConfig.ts';
+import { secretsOfRequest } from './renderedRequest.ts';
 
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 /** Headers the service sets itself (or the connection does): a block cannot. */
@@ -15,9 +16,11 @@ type HttpBlock = BlockOf<typeof httpConfigShape>;
 export function requestTemplates(block: HttpBlock): string[] {
   const request = block.processor_config?.request;
   if (!request) return [];
-  const strings = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(strings) : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : []);
-  return [request.url, ...Object.values(request.headers ?? {}), ...strings(request.body)];
+  return [request.url, ...Object.values(request.headers ?? {}), ...bodyTemplates(request.body)];
 }
+
+/** The strings of a request's body (each a template). */
+const bodyTemplates = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(bodyTemplates) : value && typeof value === 'object' ? Object.values(value).flatMap(bodyTemplates) : []);
 
 /**
  * `http`: one request as a step (an addition to the spec's three processor types). Its response is
@@ -39,6 +42,8 @@ export const httpKind: BlockKind<typeof httpConfigShape> = {
     if (!LITERAL_ORIGIN.test(request.url)) problems.push(`${at}.request.url: must start with http:// or https:// and the host written out (placeholders may follow the host, never make it)`);
     else if (!URL.canParse(request.url.replace(/\{\{[^{}]*\}\}/g, 'x'))) problems.push(`${at}.request.url: not a URL`);
     if (request.method === 'GET' && request.body !== undefined) problems.push(`${at}.request.body: a GET request has no body`);
+    // A body is recorded with the run (sealed, readable in its trace): a secret's place is a header or the URL.
+    for (const name of new Set(bodyTemplates(request.body).flatMap(secretsNamedIn))) problems.push(`${at}.request.body: {{secrets.${name}}}: secrets go only in the request's URL and headers`);
     for (const name of Object.keys(request.headers ?? {})) {
       if (!HEADER_NAME.test(name)) problems.push(`${at}.request.headers.${name}: not a header name`);
       else if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`${at}.request.headers.${name}: set by the service, not by a block`);
@@ -50,7 +55,13 @@ export const httpKind: BlockKind<typeof httpConfigShape> = {
     const used = configKeys.filter((key) => block.processor_config?.[key] !== undefined);
     return used.length > 0 ? [`${path}.processor_config: ${used.join(', ')}: only http blocks make requests`] : [];
   },
-  contextProblems: () => [],
+  contextProblems(block, path, { secrets }) {
+    const request = block.processor_config?.request;
+    if (!request || !secrets) return [];
+    return secretsOfRequest(request)
+      .filter((name) => !secrets.includes(name))
+      .map((name) => `${path}.processor_config.request: {{secrets.${name}}}: the organization has no secret '${name}' (seqflow secret set --org <org> --name ${name})`);
+  },
   references: (block) => ({ names: requestTemplates(block).flatMap(stepsNamedIn), all: false }),
   draftWarnings: (_block, _at, placeholders) => placeholders,
   stepView: inputView,

@@ -1,4 +1,5 @@
 import { PROVIDER_SETTINGS, routeModel } from '../../models/modelRoute.ts';
+import { secretsNamedIn } from '../../templating/template.ts';
 import { type BlockKind, noReferences } from '../blockKind.ts';
 import { llmConfigShape } from './llmConfig.ts';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
@@ -19,6 +20,11 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
   fieldProblems(block, path) {
     const problems: string[] = [];
     if (!block.prompt?.trim()) problems.push(`${path}.prompt: llm blocks need a prompt`);
+    // A prompt goes to the model and into the run's record: a secret there would be read back.
+    const prompts = [{ at: `${path}.prompt`, text: block.prompt ?? '' }, { at: `${path}.processor_config.system_prompt`, text: block.processor_config?.system_prompt ?? '' }];
+    for (const { at, text } of prompts) {
+      for (const name of new Set(secretsNamedIn(text))) problems.push(`${at}: {{secrets.${name}}}: secrets go only in an http request's URL and headers, never in a prompt`);
+    }
     // A block without a model runs on the service's default, known only when it runs (checked then).
     if (block.model && block.processor_config) {
       problems.push(...llmSettingsProblems(block.model, block.processor_config).map((problem) => `${path}.processor_config.${problem}`));
