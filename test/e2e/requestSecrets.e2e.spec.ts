@@ -33,7 +33,7 @@ describe('secrets in http requests', () => {
   /** The run's trace and its step's, as the console and MCP read them. */
   const traced = async (executionId: string) => {
     const trace = await runTrace(service.t.runtime.eventStore, {}, executionId);
-    const step = await stepTrace(service.t.runtime.eventStore, {}, executionId, trace.steps[0]!.stepId);
+    const step = await stepTrace(service.t.runtime.eventStore, {}, executionId, String(trace.steps[0]!.stepId));
     return JSON.stringify([trace, step]);
   };
   const lookup = () => ({ method: 'GET', url: `${receiver.url}/echo/{{secrets.path_key}}/{{parameters.id}}`, headers: { authorization: 'Bearer {{secrets.crm_token}}' } });
