@@ -6,7 +6,7 @@ import type { Principal } from '../domain/events/eventMetadata.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { executionStream } from '../domain/execution/executionEvents.ts';
 import type { FlowState } from '../domain/flows/flow.ts';
-import type { Tool } from '../domain/tools/toolRules.ts';
+import type { Tool } from '../domain/tools/toolDefinition.ts';
 import { checkAttachments } from '../execution/attachmentGate.ts';
 import { type ToolRequest, commandsOf } from '../execution/engineDependencies.ts';
 import { MAX_ANSWERED_ROUNDS, runWithAnsweredTools } from '../execution/answeredToolsRun.ts';

@@ -32,7 +32,7 @@ import {
 } from './execution/executionEvents.ts';
 import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from './projects/projectEvents.ts';
-import { HttpRequestAttempted } from './blocks/http/httpEvents.ts';
+import { HttpRequestAttempted, ServerToolCalled } from './blocks/http/httpEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { SignInRequestApproved, SignInRequestCompleted } from './signIn/signInApprovalEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
@@ -90,6 +90,7 @@ export const eventDefinitions = [
   ExecutionRerunStarted,
   RunDataErased,
   HttpRequestAttempted,
+  ServerToolCalled,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
@@ -135,6 +136,8 @@ export type DomainEventType = DomainEvent['type'];
 
 /** Upcasters lift stored data of an older schema version to the next one, keyed `Type@version`. */
 const upcasters: Record<string, (data: unknown) => unknown> = {
+  // v2 names the server tool call an attempt answers: every v1 attempt was an http block's own request.
+  'HttpRequestAttempted@1': (data) => ({ ...(data as object), toolCallId: null, toolName: null }),
   // v2 added the /jobs webhook subscription: earlier runs had none.
   'ExecutionRequested@1': (data) => ({ ...(data as object), callbackUrl: null, callbackEvents: [] }),
   // v3 added test runs: earlier runs were none.

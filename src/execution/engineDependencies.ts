@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
-import type { Tool, ToolChoice } from '../domain/tools/toolRules.ts';
+import type { Tool, ToolChoice } from '../domain/tools/toolDefinition.ts';
 import type { ProviderName } from '../domain/models/modelRoute.ts';
 import type { CatalogEntry } from '../domain/models/modelCatalog.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';

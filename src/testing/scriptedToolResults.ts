@@ -1,4 +1,4 @@
-import type { Tool } from '../domain/tools/toolRules.ts';
+import type { Tool } from '../domain/tools/toolDefinition.ts';
 import type { ToolRequest } from '../execution/engineDependencies.ts';
 import type { ToolAnswers } from '../execution/answeredToolsRun.ts';
 

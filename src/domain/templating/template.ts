@@ -13,6 +13,8 @@ export interface TemplateContext {
   parameters: Record<string, unknown>;
   /** Outputs of the blocks completed so far, by block name (a loop's: its results in order). */
   steps: Readonly<Record<string, unknown>>;
+  /** A server tool's call: the arguments the model gave (`{{arguments.x}}`), only in that tool's request. */
+  arguments?: Readonly<Record<string, unknown>>;
 }
 
 export interface RenderedTemplate {
@@ -42,7 +44,9 @@ export type PlaceholderTarget =
   | { root: 'previous_output' | 'parameters'; path: string[] }
   | { root: 'steps'; block: string; path: string[] }
   /** An organization's secret (`{{secrets.<name>}}`): rendered only where a request's URL or headers give `secret` to renderTemplate. */
-  | { root: 'secrets'; name: string };
+  | { root: 'secrets'; name: string }
+  /** A server tool's arguments (`{{arguments.<path>}}`): only in that tool's request. */
+  | { root: 'arguments'; path: string[] };
 
 export function placeholderTarget(expression: string): PlaceholderTarget | null {
   if (!PATH.test(expression)) return null;
@@ -61,6 +65,8 @@ export function placeholderTarget(expression: string): PlaceholderTarget | null 
       return path.length >= 2 && path[1] === 'output' ? { root, block: path[0]!, path: path.slice(2) } : null;
     case 'secrets':
       return path.length === 1 ? { root, name: path[0]! } : null;
+    case 'arguments':
+      return { root, path };
     default:
       return null;
   }
@@ -80,13 +86,15 @@ function resolve(expression: string, context: TemplateContext, secret?: (name: s
       return Object.prototype.hasOwnProperty.call(context.steps, target.block) ? lookupPath(context.steps[target.block], target.path) : undefined;
     case 'secrets':
       return secret?.(target.name);
+    case 'arguments':
+      return context.arguments === undefined ? undefined : lookupPath(context.arguments, target.path);
   }
 }
 
-/** Whether a placeholder can ever render a value in a prompt, whatever the run: the roots and shapes `resolve` knows (a secret never renders there). */
+/** Whether a placeholder can ever render a value in a prompt, whatever the run: the roots and shapes `resolve` knows (a secret or a tool's arguments never render there). */
 export const placeholderCanRender = (expression: string): boolean => {
   const target = placeholderTarget(expression);
-  return target !== null && target.root !== 'secrets';
+  return target !== null && target.root !== 'secrets' && target.root !== 'arguments';
 };
 
 /** The placeholders of a template, as written between the braces (trimmed). */

@@ -1,19 +1,14 @@
 import { ApiError } from '../errors/apiError.ts';
 import { blockKinds } from '../blocks/blockKinds.ts';
 import { type StoredStep, blocksOfStep } from '../flows/flowDefinition.ts';
+import { TOOL_NAME_PATTERN, type Tool, type ToolChoice } from './toolDefinition.ts';
 
 /** Spec section 2 (Tool, ToolMessage) and section 8 (limits), checked in the documented order. */
 export const MAX_TOOLS = 64;
 export const MAX_TOOL_SCHEMA_BYTES = 16 * 1024;
 export const MAX_TOOL_RESULT_BYTES = 256 * 1024;
 export const MAX_TOOL_MESSAGES_BYTES = 1024 * 1024;
-export const TOOL_NAME_PATTERN = /^[a-zA-Z_][a-zA-Z0-9_-]{0,63}$/;
 
-export interface Tool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown> };
-}
-export type ToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
 
 const bytes = (value: unknown) => Buffer.byteLength(typeof value === 'string' ? value : JSON.stringify(value), 'utf8');
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);

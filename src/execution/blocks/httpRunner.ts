@@ -1,37 +1,23 @@
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
 import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
-import { type SecretRedaction, secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import { secretRedaction } from '../../domain/secrets/secretRedaction.ts';
 import { requestIdempotencyKey } from '../../domain/blocks/http/requestIdempotencyKey.ts';
-import { type AttemptVerdict, judgeAttempt } from '../../domain/blocks/http/requestOutcome.ts';
-import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
 import { storableText } from '../../domain/text/storableText.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
-import { retrying } from '../../supervision/retrying.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
-import { type SentRequest, sendRequest } from './httpSend.ts';
+import type { SentRequest } from './httpSend.ts';
 import { noteStepFailed } from './localStep.ts';
+import { AttemptFailed, exchange } from './requestExchange.ts';
 
 /** How much of a response an http block reads: more fails the step (HTTP_RESPONSE_TOO_LARGE). */
 export const HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;
 
-/** An attempt that did not succeed: its verdict (how the retry policy takes it) and what it got. */
-class AttemptFailed extends Error {
-  readonly verdict: Extract<AttemptVerdict, { ok: false }>;
-  readonly sent: SentRequest;
-
-  constructor(verdict: Extract<AttemptVerdict, { ok: false }>, sent: SentRequest) {
-    super(verdict.message);
-    this.verdict = verdict;
-    this.sent = sent;
-  }
-}
-
 /**
  * How an `http` block runs (its rules: src/domain/blocks/http/): its request rendered from the run's
- * context, sent through the address guard by the one retry policy (RETRY_POLICIES.httpRequest:
- * 429, 5xx, 408, timeouts and resets tried again), each attempt noted as an event (its URL and
- * excerpt sealed with the run's data), and the answer the step's output: JSON (checked against the
+ * context (its secrets decrypted only to send it), sent by exchange() (requestExchange.ts: the
+ * guard, the one retry policy, each attempt an event with its URL and excerpt sealed and its
+ * secrets redacted), and the answer the step's output: JSON (checked against the
  * block's output schema) or text. A request that is not a GET carries the same Idempotency-Key on
  * every attempt, and on the attempts of a worker that takes the job over.
  */
@@ -40,6 +26,7 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   const { deps, run } = session;
   const config = block.processor_config ?? {};
   const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
+  const exchangeRef = { ...ref, toolCallId: null, toolName: null };
   // Publishing refuses an http block without a request; a version is never run without one.
   const template = config.request;
   if (!template) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the block has no request');
@@ -52,21 +39,12 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'http', input, missingPlaceholders: 'problem' in rendered ? [] : rendered.missing } });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  let attempts = 0;
   try {
     const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
     if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the organization has no secret ${unset.map((name) => `'${name}'`).join(', ')}: set it with seqflow secret set, or in the console`);
     if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the request cannot be sent as rendered', { detail: redact.text(rendered.problem) });
     const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: 'request' });
-    const sent = await retrying({ policy: RETRY_POLICIES.httpRequest, classify: (error) => (error instanceof AttemptFailed ? error.verdict.class : 'terminal'), ...deps.retryWaits }, async (attempt) => {
-      attempts = attempt;
-      const startMs = elapsed();
-      const answer = redactedAnswer(await sendRequest(deps.http.fetch, rendered, key, { timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES }), redact);
-      run.recorder.note({ type: 'HttpRequestAttempted', data: { ...ref, attempt, method: rendered.method, url: redact.text(rendered.url), idempotencyKey: key, outcome: answer.outcome, status: answer.status, excerpt: answer.excerpt, startMs, durationMs: elapsed() - startMs } });
-      const verdict = judgeAttempt(answer.outcome, answer.status, config.expect_status);
-      if (!verdict.ok) throw new AttemptFailed(verdict, answer);
-      return answer;
-    });
+    const { sent, attempts } = await exchange(session, exchangeRef, rendered, { idempotencyKey: key, timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES, expectStatus: config.expect_status, redact, elapsed });
     const output = redact.json(outputOf(sent, config.response_format ?? 'json'));
     const mismatch = block.output_schema ? deps.http.validators.problems(block.output_schema, output) : null;
     if (mismatch) throw new BlockFailure('HTTP_RESPONSE_INVALID', 'the response does not match the block\'s output schema', { detail: redact.text(mismatch) });
@@ -77,14 +55,6 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
     if (failure instanceof BlockFailure) noteStepFailed(run, ref, failure, elapsed());
     throw failure;
   }
-}
-
-/**
- * An answer with the secrets sent taken out of what is kept of it: a server that echoes a header
- * back, or an error that quotes the URL, leaves `[secret:<name>]` in the excerpt and the output.
- */
-function redactedAnswer(sent: SentRequest, redact: SecretRedaction): SentRequest {
-  return { ...sent, excerpt: sent.excerpt === null ? null : redact.text(sent.excerpt) };
 }
 
 /** The response as the step's output: its JSON (strings made storable; an empty body, a 204's, is null), or its text. */

@@ -1,4 +1,8 @@
-import type { FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
+import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type { ExecutionEvent, FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
+import { type ServerTool, serverToolDefinitions } from '../../domain/blocks/llm/serverTools.ts';
+import type { ToolRequest } from '../engineDependencies.ts';
+import { answerServerToolCalls } from './serverToolCalls.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from '../../domain/flows/flowDefinition.ts';
 import { renderTemplate } from '../../domain/templating/template.ts';
@@ -23,7 +27,8 @@ import type { BlockStep } from './blockRunner.ts';
  * step's start noted, the model called, and its tokens charged whatever happens next. A model that
  * asks for tools pauses the run (PausedForTools) unless the block reached its iteration cap.
  */
-export async function runLlmBlock({ session, block, context, stepIndex, iteration, conversation, span, endsRun }: BlockStep) {
+export async function runLlmBlock(step: BlockStep) {
+  const { session, block, context, stepIndex, iteration, conversation, span, endsRun } = step;
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;
@@ -52,7 +57,9 @@ export async function runLlmBlock({ session, block, context, stepIndex, iteratio
     const input = { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output), ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }), settings: settings.parameters };
     recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input, missingPlaceholders: [...new Set([...(system?.missing ?? []), ...missing])] } });
   }
-  const tools = block.processor_config?.tools_enabled && run.tools ? { ...run.tools, conversation } : undefined;
+  const serverTools = config.server_tools ?? [];
+  const offered = offeredTools(block.name, block.processor_config?.tools_enabled && run.tools ? run.tools : undefined, serverTools);
+  const serverNames = new Set(serverTools.map((tool) => tool.name));
   const blockStarted = performance.now();
   // At the catalog's prices now: recorded, so a later price change never rewrites what this cost.
   const costOf = (usage: TokenUsage | null, answeredBy: string) => (usage && deps.catalog ? { costUsd: costUsd(deps.catalog.entry(answeredBy), usage) } : {});
@@ -65,64 +72,107 @@ export async function runLlmBlock({ session, block, context, stepIndex, iteratio
   const modelCallsOf = (calls: TimedModelCall[] | undefined) => (calls && calls.length > 0 ? { modelCalls: calls.map((c) => ({ startMs: Math.max(0, Math.round(c.startedAt - blockStarted)), durationMs: c.durationMs, outcome: c.outcome })) } : {});
   // Streamed only while a /step reader here listens to this run: a run nobody follows pays nothing for it.
   const streamed = deps.updates.tokens.listening(executionId) ? { onDelta: (delta: string) => deps.updates.tokens.publish(executionId, { stepId: block.id, blockName: block.name, iteration, delta }) } : {};
-  let answered;
-  try {
-    answered = await firstAnswering(models, async (candidate) => {
-      const parameters = candidate === model ? settings.parameters : llmRequestParameters(candidate, config);
-      return deps.llm.run({ blockName: block.name, model: candidate, prompt: text, attachments, output, settings: { ...settings, parameters }, tools, ...streamed }, await accountFor(candidate), span);
-    });
-  } catch (error) {
-    const usage = (error as { usage?: TokenUsage }).usage ?? null;
-    const { model: failedOn = model, fellBack } = error as { model?: string; fellBack?: FallenBack[] };
-    if (error instanceof BlockFailure) {
-      // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
-      const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
-      const calls = (error as { calls?: TimedModelCall[] }).calls;
-      const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage, attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
-      await recorder.record(failed, ...(usage ? charge(usage, failedOn) : []));
-    } else if (usage) await recorder.record(...charge(usage, failedOn));
-    throw error;
-  }
-  const { result, model: answeredBy, fellBack, triedCalls } = answered;
-  if (result.kind === 'tool_calls') {
-    const state = recorder.state();
-    const iterationsUsed = (state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0)) + 1;
-    const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
-    if (iterationsUsed > limit) {
-      if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage, answeredBy));
-      throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
-    }
-    const pause: PauseData = {
-      executionId,
-      pausedAtStep: block.name,
-      iterationsUsed,
-      toolCallMessages: result.conversation,
-      toolCalls: result.toolCalls.map((c: RequestedToolCall) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } })),
-      accumulatedOutputs: { ...run.accumulated },
-    };
-    // Known to /step readers before the pause event is visible in the log.
-    deps.updates.rememberPause(pause);
+  const state = recorder.state();
+  const iterationsBefore = state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0);
+  const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
+  // Model turns answered by server tools before this one: their tokens and requests are the step's too.
+  const earlier = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, calls: [] as TimedModelCall[] };
+  let messages = conversation;
+  for (let round = 1; ; round++) {
+    let answered;
     try {
-      await recorder.record(...charge(result.usage, answeredBy), {
-        type: 'ExecutionPausedForToolCalls',
-        data: { ...ref, iterationsUsed, toolCalls: result.toolCalls, messagesDigest: conversationDigest(result.conversation), messageCount: result.conversation.length },
+      answered = await firstAnswering(models, async (candidate) => {
+        const parameters = candidate === model ? settings.parameters : llmRequestParameters(candidate, config);
+        return deps.llm.run({ blockName: block.name, model: candidate, prompt: text, attachments, output, settings: { ...settings, parameters }, tools: offered && { ...offered, conversation: messages }, ...streamed }, await accountFor(candidate), span);
       });
     } catch (error) {
-      // Only this pause: a resume that lost a race must not take the winner's from /step readers.
-      deps.updates.forgetPause(executionId, pause);
+      const usage = (error as { usage?: TokenUsage }).usage ?? null;
+      const { model: failedOn = model, fellBack } = error as { model?: string; fellBack?: FallenBack[] };
+      if (error instanceof BlockFailure) {
+        // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
+        const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
+        const calls = [...earlier.calls, ...((error as { calls?: TimedModelCall[] }).calls ?? [])];
+        const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage: usage && addUsage(earlier.usage, usage), attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
+        await recorder.record(failed, ...(usage ? charge(usage, failedOn) : []));
+      } else if (usage) await recorder.record(...charge(usage, failedOn));
       throw error;
     }
-    throw new PausedForTools(pause);
+    const { result, model: answeredBy, fellBack, triedCalls } = answered;
+    if (result.kind === 'tool_calls') {
+      const iterationsUsed = iterationsBefore + round;
+      if (iterationsUsed > limit) {
+        if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage, answeredBy));
+        throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
+      }
+      const own = result.toolCalls.filter((c) => serverNames.has(c.name));
+      const callers = result.toolCalls.filter((c) => !serverNames.has(c.name));
+      let toolCallMessages = result.conversation;
+      if (own.length > 0) {
+        // Charged with the step's next append; the calls are the service's to answer, now.
+        recorder.note(...charge(result.usage, answeredBy));
+        earlier.usage = addUsage(earlier.usage, result.usage);
+        earlier.calls.push(...triedCalls);
+        toolCallMessages = [...result.conversation, ...(await answerServerToolCalls(step, serverTools, own, round, blockStarted))];
+        if (callers.length === 0) {
+          messages = toolCallMessages;
+          continue;
+        }
+      }
+      await pauseForCallerTools(step, { ...ref, iterationsUsed }, callers, toolCallMessages, own.length > 0 ? [] : charge(result.usage, answeredBy));
+    }
+    const completed = endsRun ? async (...events: Parameters<typeof recorder.record>) => recorder.note(...events) : recorder.record;
+    if (result.kind !== 'output') throw new Error('unreachable: a tool round either continues or pauses');
+    const usage = addUsage(earlier.usage, result.usage);
+    await completed(
+      {
+        type: 'ExecutionStepCompleted',
+        data: { ...ref, output: result.output, model: answeredBy, usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf([...earlier.calls, ...triedCalls, ...(result.calls ?? [])]), ...costOf(usage, answeredBy), ...fallbacksOf(fellBack) },
+      },
+      ...charge(result.usage, answeredBy),
+    );
+    return result.output;
   }
-  const completed = endsRun ? async (...events: Parameters<typeof recorder.record>) => recorder.note(...events) : recorder.record;
-  await completed(
-    {
-      type: 'ExecutionStepCompleted',
-      data: { ...ref, output: result.output, model: answeredBy, usage: result.usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf([...triedCalls, ...(result.calls ?? [])]), ...costOf(result.usage, answeredBy), ...fallbacksOf(fellBack) },
-    },
-    ...charge(result.usage, answeredBy),
-  );
-  return result.output;
+}
+
+const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens });
+
+/**
+ * The tools the model is offered: the caller's (when the block enables them and the request sent
+ * some) and the block's server tools. A caller's tool named as a server tool is refused: which
+ * of the two a call meant could not be told.
+ */
+function offeredTools(blockName: string, caller: ToolRequest | undefined, serverTools: readonly ServerTool[]): ToolRequest | undefined {
+  if (serverTools.length === 0) return caller;
+  const clash = caller?.tools.find((tool) => serverTools.some((own) => own.name === tool.function.name));
+  if (clash) throw new BlockFailure('TOOLS_INVALID', `the request's tool '${clash.function.name}' has the name of a server tool of block '${blockName}'`);
+  return { tools: [...(caller?.tools ?? []), ...serverToolDefinitions(serverTools)], toolChoice: caller?.toolChoice ?? 'auto' };
+}
+
+/**
+ * The run waits for the caller's tools (the spec's pause): the conversation it is handed holds any
+ * server tools' answers of the same turn already, and the caller answers only its own calls.
+ */
+async function pauseForCallerTools(step: BlockStep, pauseRef: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null; iterationsUsed: number }, calls: RequestedToolCall[], conversation: ChatCompletionMessageParam[], charges: ExecutionEvent[]): Promise<never> {
+  const { deps, run } = step.session;
+  const { iterationsUsed, ...ref } = pauseRef;
+  const pause: PauseData = {
+    executionId: run.executionId,
+    pausedAtStep: ref.blockName,
+    iterationsUsed,
+    toolCallMessages: conversation,
+    toolCalls: calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: c.arguments } })),
+    accumulatedOutputs: { ...run.accumulated },
+  };
+  // Known to /step readers before the pause event is visible in the log.
+  deps.updates.rememberPause(pause);
+  try {
+    await run.recorder.record(...charges, { type: 'ExecutionPausedForToolCalls', data: { ...ref, iterationsUsed, toolCalls: calls, messagesDigest: conversationDigest(conversation), messageCount: conversation.length } });
+  } catch (error) {
+    // Only this pause: a resume that lost a race must not take the winner's from /step readers.
+    deps.updates.forgetPause(run.executionId, pause);
+    throw error;
+  }
+  throw new PausedForTools(pause);
 }
 
 /** What the step event records of how the reply's shape was asked for. */

@@ -2,7 +2,7 @@ import type { ChatCompletionMessageParam } from 'openai/resources/chat/completio
 import type { Attachment } from '../../domain/execution/attachment.ts';
 import type { ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
 import type { StructuredOutputPlan } from '../../domain/execution/strictSchema.ts';
-import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { Tool, ToolChoice } from '../../domain/tools/toolDefinition.ts';
 
 export interface LlmCall {
   blockName: string;

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { ToolChoice } from '../../domain/tools/toolDefinition.ts';
 import type { ChatRequest } from './chatRequest.ts';
 import { toolArgumentsObject } from './toolArguments.ts';
 

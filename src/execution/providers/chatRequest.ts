@@ -1,6 +1,6 @@
 import type OpenAI from 'openai';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Tool, ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { Tool, ToolChoice } from '../../domain/tools/toolDefinition.ts';
 import type { ProviderAccount } from './providerAccount.ts';
 import type { Fetch } from '../../outbound/cappedReply.ts';
 

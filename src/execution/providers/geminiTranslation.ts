@@ -1,7 +1,7 @@
 import type { Content, FunctionCallingConfigMode, GenerateContentParameters, GenerateContentResponse, Part } from '@google/genai';
 import type OpenAI from 'openai';
 import type { ChatCompletionContentPart, ChatCompletionMessageParam, ChatCompletionMessageToolCall } from 'openai/resources/chat/completions';
-import type { ToolChoice } from '../../domain/tools/toolRules.ts';
+import type { ToolChoice } from '../../domain/tools/toolDefinition.ts';
 import type { ChatRequest } from './chatRequest.ts';
 import { toolArgumentsObject } from './toolArguments.ts';
 

@@ -12,18 +12,21 @@ const templatedJson: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.nu
  * run's context), the statuses that count as its success (any 2xx unless given), how its response
  * becomes the step's output (JSON unless `text`), and how long it may take.
  */
+/** One request as written: its method, and its URL, headers and body as templates. Shared by http blocks and llm blocks' http server tools. */
+export const httpRequestTemplate = z.strictObject({
+  method: z.enum(HTTP_METHODS),
+  url: z.string().min(1).max(8_000),
+  headers: z.record(z.string().min(1).max(200), z.string().max(8_000)).optional(),
+  body: templatedJson.optional(),
+});
+export const expectStatus = z.array(z.number().int().min(100).max(599)).min(1).max(50);
+export const requestTimeoutMs = z.number().int().min(100).max(HTTP_TIMEOUT_MAX_MS);
+
 export const httpConfigShape = {
-  request: z
-    .strictObject({
-      method: z.enum(HTTP_METHODS),
-      url: z.string().min(1).max(8_000),
-      headers: z.record(z.string().min(1).max(200), z.string().max(8_000)).optional(),
-      body: templatedJson.optional(),
-    })
-    .optional(),
-  expect_status: z.array(z.number().int().min(100).max(599)).min(1).max(50).optional(),
+  request: httpRequestTemplate.optional(),
+  expect_status: expectStatus.optional(),
   response_format: z.enum(['json', 'text']).optional(),
-  timeout_ms: z.number().int().min(100).max(HTTP_TIMEOUT_MAX_MS).optional(),
+  timeout_ms: requestTimeoutMs.optional(),
 };
 
-export type HttpRequestTemplate = NonNullable<z.infer<(typeof httpConfigShape)['request']>>;
+export type HttpRequestTemplate = z.infer<typeof httpRequestTemplate>;

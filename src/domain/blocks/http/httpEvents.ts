@@ -9,7 +9,8 @@ export const httpOutcomes = ['response', 'timeout', 'network_error', 'blocked_ad
 export type HttpOutcome = (typeof httpOutcomes)[number];
 
 /**
- * One attempt of an http block's request (issue 61), in the run's stream, noted with the step's end:
+ * One attempt of an http block's request, or of an llm block's http server tool (issue 61; v2 names
+ * the tool call, v1 attempts were all a block's own request), in the run's stream, noted with the step's end:
  * what was sent where and what came back. The URL and the answer's excerpt may hold the run's data
  * (a customer's address in a path, a CRM's record), so they are sealed under the run's key and gone
  * with an erasure; the method, status, timing and the Idempotency-Key (a digest of the run's id, the
@@ -17,13 +18,16 @@ export type HttpOutcome = (typeof httpOutcomes)[number];
  */
 export const HttpRequestAttempted = defineEvent(
   'HttpRequestAttempted',
-  1,
+  2,
   z.object({
     executionId: anId(),
     stepIndex: z.number().int(),
     blockId: anId(),
     blockName: aName(),
     iteration: z.number().int().nullable(),
+    /** The server tool's call this attempt answers (the model's id for it), or null: the block's own request. */
+    toolCallId: operational(z.string().nullable(), "the model provider's id of a tool call: names the call, says nothing of a person"),
+    toolName: aName().nullable(),
     attempt: z.number().int().min(1),
     method: z.enum(HTTP_METHODS),
     url: personal(z.string(), ''),
@@ -37,4 +41,31 @@ export const HttpRequestAttempted = defineEvent(
   }),
 );
 
-export type HttpBlockEvent = EventOf<typeof HttpRequestAttempted>;
+/**
+ * An llm block's server tool was called (issue 61): the model's arguments and what it was answered
+ * (a response, or why there was none: a refused argument, a failed request), in the run's stream,
+ * noted with the step's end. Both may hold the run's data (a customer's record): sealed.
+ */
+export const ServerToolCalled = defineEvent(
+  'ServerToolCalled',
+  1,
+  z.object({
+    executionId: anId(),
+    stepIndex: z.number().int(),
+    blockId: anId(),
+    blockName: aName(),
+    iteration: z.number().int().nullable(),
+    /** Which model turn of the step asked for it (1: the first). */
+    round: z.number().int().min(1),
+    toolCallId: operational(z.string(), "the model provider's id of a tool call: names the call, says nothing of a person"),
+    toolName: aName(),
+    toolType: z.enum(['http']),
+    arguments: personal(z.string(), ''),
+    /** What the model was given back, as it was given (capped). */
+    result: personal(z.string(), ''),
+    ok: z.boolean(),
+    durationMs: operational(z.number().int().min(0), 'a duration: how long the call took'),
+  }),
+);
+
+export type HttpBlockEvent = EventOf<typeof HttpRequestAttempted> | EventOf<typeof ServerToolCalled>;

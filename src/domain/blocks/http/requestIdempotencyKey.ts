@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '../../canonicalJson.ts';
 
 /**
  * The Idempotency-Key of a request a run makes: a digest of the run's id, the step, the loop item
@@ -10,3 +11,11 @@ export function requestIdempotencyKey(call: { executionId: string; stepIndex: nu
   const named = JSON.stringify([call.executionId, call.stepIndex, call.blockName, call.iteration, call.call]);
   return createHash('sha256').update(`seqflow-request:${named}`).digest('hex');
 }
+
+/**
+ * The `call` of a server tool's request: the model turn that asked, the tool, and its arguments
+ * (as canonical JSON, so key order does not matter). Not the provider's id for the call, which a
+ * model asked again after a takeover names anew: the same call asked again carries the same key.
+ */
+export const serverToolCall = (round: number, toolName: string, args: unknown): string =>
+  `tool:${round}:${toolName}:${createHash('sha256').update(canonicalJson(args)).digest('hex')}`;

@@ -1,8 +1,9 @@
 import { PROVIDER_SETTINGS, routeModel } from '../../models/modelRoute.ts';
-import { secretsNamedIn } from '../../templating/template.ts';
-import { type BlockKind, noReferences } from '../blockKind.ts';
+import { secretsNamedIn, stepsNamedIn } from '../../templating/template.ts';
+import type { BlockKind } from '../blockKind.ts';
 import { llmConfigShape } from './llmConfig.ts';
 import { llmSettingsProblems, llmSettingsShape } from './llmSettings.ts';
+import { serverToolProblems, serverToolSecretProblems, serverToolTemplates } from './serverTools.ts';
 
 const settingKeys = Object.keys(llmSettingsShape) as (keyof typeof llmSettingsShape)[];
 
@@ -29,6 +30,7 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
     if (block.model && block.processor_config) {
       problems.push(...llmSettingsProblems(block.model, block.processor_config).map((problem) => `${path}.processor_config.${problem}`));
     }
+    if (block.processor_config?.server_tools) problems.push(...serverToolProblems(block.processor_config.server_tools, `${path}.processor_config.server_tools`));
     // A fallback takes the block's settings too: each must be able to.
     for (const fallback of block.processor_config?.fallback_models ?? []) {
       problems.push(...llmSettingsProblems(fallback, block.processor_config ?? {}).map((problem) => `${path}.processor_config.fallback_models (${fallback}): ${problem}`));
@@ -41,18 +43,23 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
     const settings = settingKeys.filter((key) => block.processor_config?.[key] !== undefined);
     if (settings.length > 0) problems.push(`${path}.processor_config: ${settings.join(', ')}: only llm blocks take model settings`);
     for (const _fallback of block.processor_config?.fallback_models ?? []) problems.push(`${path}.processor_config.fallback_models: only llm blocks have models to fall back from`);
+    if (block.processor_config?.server_tools) problems.push(`${path}.processor_config.server_tools: only llm blocks offer tools to a model`);
     return problems;
   },
-  contextProblems(block, path, { providers }) {
-    if (!providers) return [];
+  contextProblems(block, path, { providers, secrets }) {
+    const tools = block.processor_config?.server_tools;
+    const unknownSecrets = tools && secrets ? serverToolSecretProblems(tools, `${path}.processor_config.server_tools`, secrets) : [];
+    if (!providers) return unknownSecrets;
     const named = [...(block.model ? [{ model: block.model, at: `${path}.model` }] : []), ...(block.processor_config?.fallback_models ?? []).map((model) => ({ model, at: `${path}.processor_config.fallback_models (${model})` }))];
-    return named.flatMap(({ model, at }) => {
+    const unrouted = named.flatMap(({ model, at }) => {
       const { provider } = routeModel(model);
       if (provider === 'openai' || providers.includes(provider)) return [];
       return [`${at}: ${model} goes to the provider ${provider}, which this service has no account with: set ${PROVIDER_SETTINGS[provider]}, or choose a model of a configured provider`];
     });
+    return [...unrouted, ...unknownSecrets];
   },
-  references: noReferences,
+  // Its prompt's are read by stepReferences.ts; its server tools' requests may read earlier blocks too.
+  references: (block) => ({ names: serverToolTemplates(block.processor_config?.server_tools ?? []).flatMap(stepsNamedIn), all: false }),
   draftWarnings(block, at, placeholders, knowsModel) {
     return [
       ...(block.prompt?.trim() ? [] : [`${at} has no prompt: an llm block needs one before the flow can be published.`]),
@@ -66,7 +73,7 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
   },
   mcpHints: {
     adding:
-      'llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit.',
+      'llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. processor_config.server_tools lists tools the service runs itself without pausing: {type: "http", name, description, parameters (a JSON Schema), request {method, url, headers, body} with {{arguments.x}} from the call and {{secrets.<name>}} in the URL and headers}.',
     editing: '',
   },
 };

@@ -1,0 +1,94 @@
+import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
+import type { RequestedToolCall } from '../../domain/execution/executionEvents.ts';
+import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
+import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { requestIdempotencyKey, serverToolCall } from '../../domain/blocks/http/requestIdempotencyKey.ts';
+import type { ServerTool } from '../../domain/blocks/llm/serverTools.ts';
+import { secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import { storableExcerpt } from '../../domain/text/storableText.ts';
+import { BlockFailure } from '../processors/blockFailure.ts';
+import type { BlockStep } from './blockRunner.ts';
+import { AttemptFailed, exchange } from './requestExchange.ts';
+
+/** How much of a server tool's response is read, and how much of it the model is given. */
+export const SERVER_TOOL_MAX_RESPONSE_BYTES = 1024 * 1024;
+export const SERVER_TOOL_RESULT_CHARS = 64 * 1024;
+
+/** What the model is told of a call that could not be made or did not succeed: it may correct its arguments, or go on without. */
+const refusal = (error: string, extra: Record<string, unknown> = {}) => ({ ok: false, text: JSON.stringify({ error, ...extra }) });
+
+/**
+ * Answers a model turn's calls of the block's server tools (issue 61), in the order asked, each
+ * as the tool message the model's next turn reads, with a `ServerToolCalled` event noted (the
+ * arguments and what the model was given, sealed). What the model did wrong (arguments that are
+ * not JSON or not the tool's schema, a request its arguments made unsendable) and what the server
+ * answered (any status, no answer after the retries) go back to the model as the tool's result;
+ * what the flow did wrong (a secret it names that the organization no longer holds, an address
+ * the outbound guard refuses) fails the block.
+ */
+/** `stepStarted`: when the step began (performance.now()), where its requests sit on the waterfall. */
+export async function answerServerToolCalls(step: BlockStep, tools: readonly ServerTool[], calls: readonly RequestedToolCall[], round: number, stepStarted: number): Promise<ChatCompletionToolMessageParam[]> {
+  const answers: ChatCompletionToolMessageParam[] = [];
+  for (const call of calls) {
+    const tool = tools.find((t) => t.name === call.name);
+    if (!tool) throw new Error(`no server tool '${call.name}'`);
+    const started = performance.now();
+    const answer = await callHttpTool(step, tool, call, round, stepStarted);
+    const { run } = step.session;
+    run.recorder.note({
+      type: 'ServerToolCalled',
+      data: { executionId: run.executionId, stepIndex: step.stepIndex, blockId: step.block.id, blockName: step.block.name, iteration: step.iteration, round, toolCallId: call.id, toolName: tool.name, toolType: tool.type, arguments: answer.arguments, result: answer.text, ok: answer.ok, durationMs: Math.round(performance.now() - started) },
+    });
+    answers.push({ role: 'tool', tool_call_id: call.id, content: answer.text });
+  }
+  return answers;
+}
+
+async function callHttpTool(step: BlockStep, tool: ServerTool, call: RequestedToolCall, round: number, stepStarted: number): Promise<{ ok: boolean; text: string; arguments: string }> {
+  const { session, block, context, stepIndex, iteration } = step;
+  const { deps, run } = session;
+  const named = secretsOfRequest(tool.request);
+  const secrets = await deps.secrets(run.organizationId, named);
+  const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
+  if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the server tool '${tool.name}' names a secret the organization has no longer: ${unset.map((name) => `'${name}'`).join(', ')}`);
+  const redact = secretRedaction(secrets);
+  const shown = (outcome: { ok: boolean; text: string }) => ({ ok: outcome.ok, text: storableExcerpt(redact.text(outcome.text), SERVER_TOOL_RESULT_CHARS), arguments: storableExcerpt(redact.text(call.arguments), SERVER_TOOL_RESULT_CHARS) });
+
+  let args: unknown;
+  try {
+    args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments);
+  } catch {
+    return shown(refusal('the arguments are not JSON'));
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return shown(refusal('the arguments must be a JSON object'));
+  const mismatch = tool.parameters ? deps.http.validators.problems(tool.parameters, args) : null;
+  if (mismatch) return shown(refusal('the arguments do not match the tool\'s parameters', { problems: mismatch }));
+  const rendered = renderRequest(tool.request, { ...context, arguments: args as Record<string, unknown> }, secrets);
+  if ('problem' in rendered) return shown(refusal(`the request cannot be sent: ${rendered.problem}`));
+
+  const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: serverToolCall(round, tool.name, args) });
+  const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration, toolCallId: call.id, toolName: tool.name };
+  const elapsed = () => Math.round(performance.now() - stepStarted);
+  try {
+    const { sent } = await exchange(session, ref, rendered, { idempotencyKey: key, timeoutMs: tool.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: SERVER_TOOL_MAX_RESPONSE_BYTES, expectStatus: tool.expect_status, redact, elapsed });
+    return shown({ ok: true, text: JSON.stringify({ status: sent.status, body: bodyOf(sent.body, sent.contentType) }) });
+  } catch (error) {
+    if (!(error instanceof AttemptFailed)) throw error;
+    // Where the flow sends its requests is the flow's: the guard refusing it fails the block.
+    if (error.verdict.code === 'HTTP_BLOCKED_HOST') throw new BlockFailure('HTTP_BLOCKED_HOST', `the server tool '${tool.name}': ${error.verdict.message}`);
+    return shown(refusal(error.verdict.message, { status: error.sent.status, body: error.sent.excerpt }));
+  }
+}
+
+/** A response body as the model reads it: its JSON when it is JSON, else its text. */
+function bodyOf(body: Buffer | null, contentType: string | null): unknown {
+  const text = new TextDecoder().decode(body ?? Buffer.alloc(0));
+  if (contentType?.includes('json')) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
