@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { requestIdempotencyKey, serverToolCall } from '../../src/domain/blocks/http/requestIdempotencyKey.ts';
-import { serverToolDefinitions } from '../../src/domain/blocks/llm/serverTools.ts';
+import { httpToolDefinitions } from '../../src/domain/blocks/llm/serverTools.ts';
 import type { StoredStep } from '../../src/domain/flows/flowDefinition.ts';
 import { validateFlowForPublish } from '../../src/domain/flows/flowValidation.ts';
 import { renderRequest } from '../../src/domain/blocks/http/renderedRequest.ts';
@@ -21,7 +21,7 @@ describe('server tools at publish', () => {
   });
 
   it('have names of their own, secrets the organization holds, and only llm blocks have them', () => {
-    expect(validateFlowForPublish([agent({ server_tools: [lookup, lookup] })])).toEqual([`${at}[1] (tool 'lookup').name: another server tool of the block has this name`]);
+    expect(validateFlowForPublish([agent({ server_tools: [lookup, lookup] })])).toEqual([`${at}[1] (tool 'lookup').name: 'lookup' is the name of another server tool of the block`]);
     expect(validateFlowForPublish([agent({ server_tools: [lookup] })], { secrets: ['other'] })).toEqual([`${at}[0] (tool 'lookup').request: {{secrets.crm}}: the organization has no secret 'crm' (seqflow secret set --org <org> --name crm)`]);
     expect(validateFlowForPublish([{ block: { id: 'p', name: 'tidy', processor_type: 'passthrough', processor_config: { server_tools: [lookup] } as never } }])).toEqual(["steps[0].block (block 'tidy').processor_config.server_tools: only llm blocks offer tools to a model"]);
   });
@@ -35,7 +35,7 @@ describe('server tools at publish', () => {
 
   it('are offered to the model as functions, an empty object schema when they declare none', () => {
     const { parameters: _p, ...bare } = lookup;
-    expect(serverToolDefinitions([bare])).toEqual([{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }]);
+    expect(httpToolDefinitions([bare])).toEqual([{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: {} } } }]);
   });
 
   it('render the call’s arguments into the request, encoded in the URL', () => {
@@ -56,5 +56,18 @@ describe("a server tool call's Idempotency-Key", () => {
         expect(key(round, 'file', { ...args, extra_arg: 1 })).not.toBe(key(round, 'file', args));
       }),
     );
+  });
+});
+
+describe('mcp server tools at publish', () => {
+  const orders = { type: 'mcp' as const, url: 'https://mcp.example.com/mcp', headers: { authorization: 'Bearer {{secrets.orders}}' }, allowed_tools: ['lookup_order'] };
+  it('reach a URL written out, with headers a request may carry, and allow names no other server tool of the block has', () => {
+    expect(validateFlowForPublish([agent({ server_tools: [orders] })], { secrets: ['orders'] })).toEqual([]);
+    expect(validateFlowForPublish([agent({ server_tools: [{ ...orders, url: '{{parameters.mcp}}', headers: { host: 'x' } }] })])).toEqual([
+      `${at}[0] (mcp {{parameters.mcp}}).url: must start with http:// or https:// and the host written out (placeholders may follow the host, never make it)`,
+      `${at}[0] (mcp {{parameters.mcp}}).headers.host: set by the service, not by a block`,
+    ]);
+    expect(validateFlowForPublish([agent({ server_tools: [{ ...lookup, name: 'lookup_order' }, orders] })])).toEqual([`${at}[1] (mcp https://mcp.example.com/mcp).allowed_tools: 'lookup_order' is the name of another server tool of the block`]);
+    expect(validateFlowForPublish([agent({ server_tools: [orders] })], { secrets: [] })).toEqual([`${at}[0] (mcp https://mcp.example.com/mcp): {{secrets.orders}}: the organization has no secret 'orders' (seqflow secret set --org <org> --name orders)`]);
   });
 });

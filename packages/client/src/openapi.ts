@@ -2856,7 +2856,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            /** @description MCP_SERVER_FAILED, HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -2865,7 +2865,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            code: "MCP_SERVER_FAILED" | "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -4754,7 +4754,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
+            /** @description MCP_SERVER_FAILED, HTTP_REQUEST_FAILED, HTTP_STATUS_UNEXPECTED, HTTP_RESPONSE_TOO_LARGE, HTTP_RESPONSE_INVALID, MODEL_OUTPUT_INVALID, PROVIDER_ERROR */
             502: {
                 headers: {
                     [name: string]: unknown;
@@ -4763,7 +4763,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
+                            code: "MCP_SERVER_FAILED" | "HTTP_REQUEST_FAILED" | "HTTP_STATUS_UNEXPECTED" | "HTTP_RESPONSE_TOO_LARGE" | "HTTP_RESPONSE_INVALID" | "MODEL_OUTPUT_INVALID" | "PROVIDER_ERROR";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

@@ -84,6 +84,8 @@ export const errorStatus: Record<ErrorCode, number> = {
   HTTP_BLOCKED_HOST: 422,
   // A secret the request names that the organization no longer holds: the flow's to fix.
   HTTP_SECRET_MISSING: 422,
+  // An llm block's MCP server could not be reached or would not list its tools: upstream.
+  MCP_SERVER_FAILED: 502,
   SECRET_NOT_FOUND: 404,
   HTTP_REQUEST_FAILED: 502,
   HTTP_STATUS_UNEXPECTED: 502,

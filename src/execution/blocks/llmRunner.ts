@@ -1,8 +1,10 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { ExecutionEvent, FallenBack, ModelAttempt, RequestedToolCall, TokenUsage } from '../../domain/execution/executionEvents.ts';
-import { type ServerTool, serverToolDefinitions } from '../../domain/blocks/llm/serverTools.ts';
 import type { ToolRequest } from '../engineDependencies.ts';
-import { answerServerToolCalls } from './serverToolCalls.ts';
+import { type ServerToolbox, openServerToolbox } from './serverToolCalls.ts';
+import { noteStepFailed } from './localStep.ts';
+import type { LlmCall } from '../processors/llmCall.ts';
+import type { ProviderAccount } from '../providers/providerAccount.ts';
 import { type StructuredOutputPlan, planStructuredOutput } from '../../domain/execution/strictSchema.ts';
 import { DEFAULT_MAX_TOOL_ITERATIONS } from '../../domain/flows/flowDefinition.ts';
 import { renderTemplate } from '../../domain/templating/template.ts';
@@ -28,7 +30,7 @@ import type { BlockStep } from './blockRunner.ts';
  * asks for tools pauses the run (PausedForTools) unless the block reached its iteration cap.
  */
 export async function runLlmBlock(step: BlockStep) {
-  const { session, block, context, stepIndex, iteration, conversation, span, endsRun } = step;
+  const { session, block, context, stepIndex, iteration, conversation } = step;
   const { deps, run } = session;
   const { executionId, organizationId, recorder } = run;
   const model = block.model ?? deps.settings.defaultModel;
@@ -57,10 +59,39 @@ export async function runLlmBlock(step: BlockStep) {
     const input = { prompt: text, model, attachments: attachments.length, responseFormat: responseFormatOf(output), ...(settings.systemPrompt === undefined ? {} : { systemPrompt: settings.systemPrompt }), settings: settings.parameters };
     recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'llm', input, missingPlaceholders: [...new Set([...(system?.missing ?? []), ...missing])] } });
   }
-  const serverTools = config.server_tools ?? [];
-  const offered = offeredTools(block.name, block.processor_config?.tools_enabled && run.tools ? run.tools : undefined, serverTools);
-  const serverNames = new Set(serverTools.map((tool) => tool.name));
   const blockStarted = performance.now();
+  const toolbox = config.server_tools ? await failingTheStep(step, ref, blockStarted, () => openServerToolbox(step, config.server_tools!, blockStarted)) : null;
+  try {
+    return await converseWithTools(step, { model, models, text, settings, attachments, output, ref, blockStarted, accountFor }, toolbox);
+  } finally {
+    await toolbox?.close();
+  }
+}
+
+interface Conversing {
+  model: string;
+  models: readonly [string, ...string[]];
+  text: string;
+  settings: LlmCall['settings'];
+  attachments: LlmCall['attachments'];
+  output: LlmCall['output'];
+  ref: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null };
+  blockStarted: number;
+  accountFor: (candidate: string) => Promise<ProviderAccount>;
+}
+
+/**
+ * The model's turns: each asks the model; a turn that calls only the block's server tools is
+ * answered by the service and the model asked again; one that calls the caller's tools pauses the
+ * run; one that answers completes the step.
+ */
+async function converseWithTools(step: BlockStep, c: Conversing, toolbox: ServerToolbox | null): Promise<unknown> {
+  const { session, block, iteration, conversation, span, endsRun } = step;
+  const { deps, run } = session;
+  const { executionId, organizationId, recorder } = run;
+  const { model, models, text, settings, attachments, output, ref, blockStarted, accountFor } = c;
+  const config = block.processor_config ?? {};
+  const offered = offeredTools(block.name, config.tools_enabled && run.tools ? run.tools : undefined, toolbox);
   // At the catalog's prices now: recorded, so a later price change never rewrites what this cost.
   const costOf = (usage: TokenUsage | null, answeredBy: string) => (usage && deps.catalog ? { costUsd: costUsd(deps.catalog.entry(answeredBy), usage) } : {});
   const charge = (usage: TokenUsage, answeredBy: string) => {
@@ -104,15 +135,15 @@ export async function runLlmBlock(step: BlockStep) {
         if (result.usage.totalTokens > 0) await recorder.record(...charge(result.usage, answeredBy));
         throw new BlockFailure('TOOL_ITERATION_LIMIT', `block '${block.name}' reached its limit of ${limit} tool-call iterations`);
       }
-      const own = result.toolCalls.filter((c) => serverNames.has(c.name));
-      const callers = result.toolCalls.filter((c) => !serverNames.has(c.name));
+      const own = result.toolCalls.filter((call) => toolbox?.owns(call.name));
+      const callers = result.toolCalls.filter((call) => !toolbox?.owns(call.name));
       let toolCallMessages = result.conversation;
       if (own.length > 0) {
         // Charged with the step's next append; the calls are the service's to answer, now.
         recorder.note(...charge(result.usage, answeredBy));
         earlier.usage = addUsage(earlier.usage, result.usage);
         earlier.calls.push(...triedCalls);
-        toolCallMessages = [...result.conversation, ...(await answerServerToolCalls(step, serverTools, own, round, blockStarted))];
+        toolCallMessages = [...result.conversation, ...(await failingTheStep(step, ref, blockStarted, () => toolbox!.answer(own, round)))];
         if (callers.length === 0) {
           messages = toolCallMessages;
           continue;
@@ -134,6 +165,16 @@ export async function runLlmBlock(step: BlockStep) {
   }
 }
 
+/** Work of the step beside its model calls (its server tools'): a BlockFailure of it is the step's failure, noted as such. */
+async function failingTheStep<T>(step: BlockStep, ref: Conversing['ref'], blockStarted: number, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof BlockFailure) noteStepFailed(step.session.run, ref, error, Math.round(performance.now() - blockStarted));
+    throw error;
+  }
+}
+
 const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens });
 
 /**
@@ -141,11 +182,11 @@ const addUsage = (a: TokenUsage, b: TokenUsage): TokenUsage => ({ promptTokens: 
  * some) and the block's server tools. A caller's tool named as a server tool is refused: which
  * of the two a call meant could not be told.
  */
-function offeredTools(blockName: string, caller: ToolRequest | undefined, serverTools: readonly ServerTool[]): ToolRequest | undefined {
-  if (serverTools.length === 0) return caller;
-  const clash = caller?.tools.find((tool) => serverTools.some((own) => own.name === tool.function.name));
+function offeredTools(blockName: string, caller: ToolRequest | undefined, toolbox: ServerToolbox | null): ToolRequest | undefined {
+  if (!toolbox || toolbox.definitions.length === 0) return caller;
+  const clash = caller?.tools.find((tool) => toolbox.owns(tool.function.name));
   if (clash) throw new BlockFailure('TOOLS_INVALID', `the request's tool '${clash.function.name}' has the name of a server tool of block '${blockName}'`);
-  return { tools: [...(caller?.tools ?? []), ...serverToolDefinitions(serverTools)], toolChoice: caller?.toolChoice ?? 'auto' };
+  return { tools: [...(caller?.tools ?? []), ...toolbox.definitions], toolChoice: caller?.toolChoice ?? 'auto' };
 }
 
 /**

@@ -3,11 +3,13 @@ import type { RequestedToolCall } from '../../domain/execution/executionEvents.t
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
 import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
 import { requestIdempotencyKey, serverToolCall } from '../../domain/blocks/http/requestIdempotencyKey.ts';
-import type { ServerTool } from '../../domain/blocks/llm/serverTools.ts';
-import { secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import { type HttpServerTool, type ServerTool, httpToolDefinitions } from '../../domain/blocks/llm/serverTools.ts';
+import { type SecretRedaction, secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import type { Tool } from '../../domain/tools/toolDefinition.ts';
 import { storableExcerpt } from '../../domain/text/storableText.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
+import { type McpToolSource, connectMcpSource } from './mcpToolSource.ts';
 import { AttemptFailed, exchange } from './requestExchange.ts';
 
 /** How much of a server tool's response is read, and how much of it the model is given. */
@@ -17,34 +19,89 @@ export const SERVER_TOOL_RESULT_CHARS = 64 * 1024;
 /** What the model is told of a call that could not be made or did not succeed: it may correct its arguments, or go on without. */
 const refusal = (error: string, extra: Record<string, unknown> = {}) => ({ ok: false, text: JSON.stringify({ error, ...extra }) });
 
-/**
- * Answers a model turn's calls of the block's server tools (issue 61), in the order asked, each
- * as the tool message the model's next turn reads, with a `ServerToolCalled` event noted (the
- * arguments and what the model was given, sealed). What the model did wrong (arguments that are
- * not JSON or not the tool's schema, a request its arguments made unsendable) and what the server
- * answered (any status, no answer after the retries) go back to the model as the tool's result;
- * what the flow did wrong (a secret it names that the organization no longer holds, an address
- * the outbound guard refuses) fails the block.
- */
-/** `stepStarted`: when the step began (performance.now()), where its requests sit on the waterfall. */
-export async function answerServerToolCalls(step: BlockStep, tools: readonly ServerTool[], calls: readonly RequestedToolCall[], round: number, stepStarted: number): Promise<ChatCompletionToolMessageParam[]> {
-  const answers: ChatCompletionToolMessageParam[] = [];
-  for (const call of calls) {
-    const tool = tools.find((t) => t.name === call.name);
-    if (!tool) throw new Error(`no server tool '${call.name}'`);
-    const started = performance.now();
-    const answer = await callHttpTool(step, tool, call, round, stepStarted);
-    const { run } = step.session;
-    run.recorder.note({
-      type: 'ServerToolCalled',
-      data: { executionId: run.executionId, stepIndex: step.stepIndex, blockId: step.block.id, blockName: step.block.name, iteration: step.iteration, round, toolCallId: call.id, toolName: tool.name, toolType: tool.type, arguments: answer.arguments, result: answer.text, ok: answer.ok, durationMs: Math.round(performance.now() - started) },
-    });
-    answers.push({ role: 'tool', tool_call_id: call.id, content: answer.text });
-  }
-  return answers;
+/** The block's server tools for one execution: what the model is offered, and who answers a call of which. */
+export interface ServerToolbox {
+  definitions: Tool[];
+  owns(name: string): boolean;
+  /** Answers a model turn's calls of these tools, in the order asked, as the tool messages its next turn reads. */
+  answer(calls: readonly RequestedToolCall[], round: number): Promise<ChatCompletionToolMessageParam[]>;
+  close(): Promise<void>;
 }
 
-async function callHttpTool(step: BlockStep, tool: ServerTool, call: RequestedToolCall, round: number, stepStarted: number): Promise<{ ok: boolean; text: string; arguments: string }> {
+/**
+ * Opens an llm block's server tools (issue 61): its http tools as written, and the allowed tools
+ * of each MCP server it names (connected now, closed with `close`). Each call is answered by the
+ * service with a `ServerToolCalled` event noted (the arguments and what the model was given,
+ * sealed). What the model did wrong (arguments that are not JSON, not an object, not the tool's
+ * schema, a request they made unsendable) and what the server answered (any status, no answer
+ * after the retries, an MCP tool's error) go back to the model as the tool's result; what the flow
+ * did wrong (a secret the organization no longer holds, an address the outbound guard refuses, an
+ * MCP server that cannot be reached) fails the block. `stepStarted`: when the step began
+ * (performance.now()), where its requests sit on the waterfall.
+ */
+export async function openServerToolbox(step: BlockStep, tools: readonly ServerTool[], stepStarted: number): Promise<ServerToolbox> {
+  const http = tools.filter((tool): tool is HttpServerTool => tool.type === 'http');
+  const sources: McpToolSource[] = [];
+  try {
+    for (const tool of tools) if (tool.type === 'mcp') sources.push(await connectMcpSource(step, tool));
+  } catch (error) {
+    await Promise.all(sources.map((source) => source.close().catch(() => undefined)));
+    throw error;
+  }
+  const mcpOf = new Map(sources.flatMap((source) => source.definitions.map((d) => [d.function.name, source] as const)));
+  const definitions = [...httpToolDefinitions(http), ...sources.flatMap((source) => source.definitions)];
+  const names = new Set(definitions.map((d) => d.function.name));
+  return {
+    definitions,
+    owns: (name) => names.has(name),
+    async answer(calls, round) {
+      const answers: ChatCompletionToolMessageParam[] = [];
+      for (const call of calls) {
+        const started = performance.now();
+        const httpTool = http.find((t) => t.name === call.name);
+        const source = mcpOf.get(call.name);
+        const answer = httpTool ? await callHttpTool(step, httpTool, call, round, stepStarted) : await callMcpTool(source!, call, round);
+        const { run } = step.session;
+        run.recorder.note({
+          type: 'ServerToolCalled',
+          data: { executionId: run.executionId, stepIndex: step.stepIndex, blockId: step.block.id, blockName: step.block.name, iteration: step.iteration, round, toolCallId: call.id, toolName: call.name, toolType: httpTool ? 'http' : 'mcp', arguments: answer.arguments, result: answer.text, ok: answer.ok, durationMs: Math.round(performance.now() - started) },
+        });
+        answers.push({ role: 'tool', tool_call_id: call.id, content: answer.text });
+      }
+      return answers;
+    },
+    close: async () => {
+      await Promise.all(sources.map((source) => source.close().catch(() => undefined)));
+    },
+  };
+}
+
+/** The model's arguments as an object, or what to tell it instead. */
+function argumentsOf(call: RequestedToolCall): { args: Record<string, unknown> } | { refused: { ok: boolean; text: string } } {
+  let args: unknown;
+  try {
+    args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments);
+  } catch {
+    return { refused: refusal('the arguments are not JSON') };
+  }
+  if (args === null || typeof args !== 'object' || Array.isArray(args)) return { refused: refusal('the arguments must be a JSON object') };
+  return { args: args as Record<string, unknown> };
+}
+
+const shownWith = (redact: SecretRedaction, call: RequestedToolCall) => (outcome: { ok: boolean; text: string }) => ({
+  ok: outcome.ok,
+  text: storableExcerpt(redact.text(outcome.text), SERVER_TOOL_RESULT_CHARS),
+  arguments: storableExcerpt(redact.text(call.arguments), SERVER_TOOL_RESULT_CHARS),
+});
+
+async function callMcpTool(source: McpToolSource, call: RequestedToolCall, round: number) {
+  const shown = shownWith(source.redact, call);
+  const parsed = argumentsOf(call);
+  if ('refused' in parsed) return shown(parsed.refused);
+  return shown(await source.call(call, parsed.args, round));
+}
+
+async function callHttpTool(step: BlockStep, tool: HttpServerTool, call: RequestedToolCall, round: number, stepStarted: number): Promise<{ ok: boolean; text: string; arguments: string }> {
   const { session, block, context, stepIndex, iteration } = step;
   const { deps, run } = session;
   const named = secretsOfRequest(tool.request);
@@ -52,18 +109,13 @@ async function callHttpTool(step: BlockStep, tool: ServerTool, call: RequestedTo
   const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
   if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the server tool '${tool.name}' names a secret the organization has no longer: ${unset.map((name) => `'${name}'`).join(', ')}`);
   const redact = secretRedaction(secrets);
-  const shown = (outcome: { ok: boolean; text: string }) => ({ ok: outcome.ok, text: storableExcerpt(redact.text(outcome.text), SERVER_TOOL_RESULT_CHARS), arguments: storableExcerpt(redact.text(call.arguments), SERVER_TOOL_RESULT_CHARS) });
-
-  let args: unknown;
-  try {
-    args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments);
-  } catch {
-    return shown(refusal('the arguments are not JSON'));
-  }
-  if (args === null || typeof args !== 'object' || Array.isArray(args)) return shown(refusal('the arguments must be a JSON object'));
+  const shown = shownWith(redact, call);
+  const parsed = argumentsOf(call);
+  if ('refused' in parsed) return shown(parsed.refused);
+  const { args } = parsed;
   const mismatch = tool.parameters ? deps.http.validators.problems(tool.parameters, args) : null;
   if (mismatch) return shown(refusal('the arguments do not match the tool\'s parameters', { problems: mismatch }));
-  const rendered = renderRequest(tool.request, { ...context, arguments: args as Record<string, unknown> }, secrets);
+  const rendered = renderRequest(tool.request, { ...context, arguments: args }, secrets);
   if ('problem' in rendered) return shown(refusal(`the request cannot be sent: ${rendered.problem}`));
 
   const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: serverToolCall(round, tool.name, args) });

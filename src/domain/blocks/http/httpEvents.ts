@@ -42,7 +42,7 @@ export const HttpRequestAttempted = defineEvent(
 );
 
 /**
- * An llm block's server tool was called (issue 61): the model's arguments and what it was answered
+ * An llm block's server tool (an http tool, or a remote MCP server's) was called (issue 61): the model's arguments and what it was answered
  * (a response, or why there was none: a refused argument, a failed request), in the run's stream,
  * noted with the step's end. Both may hold the run's data (a customer's record): sealed.
  */
@@ -59,7 +59,7 @@ export const ServerToolCalled = defineEvent(
     round: z.number().int().min(1),
     toolCallId: operational(z.string(), "the model provider's id of a tool call: names the call, says nothing of a person"),
     toolName: aName(),
-    toolType: z.enum(['http']),
+    toolType: z.enum(['http', 'mcp']),
     arguments: personal(z.string(), ''),
     /** What the model was given back, as it was given (capped). */
     result: personal(z.string(), ''),
