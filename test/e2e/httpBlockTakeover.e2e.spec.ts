@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importFlow } from '../../src/commands/flowCommands.ts';
 import { createOrganization } from '../../src/commands/organizationCommands.ts';
@@ -10,6 +9,7 @@ import { eventsApart } from '../support/runEventsApart.ts';
 import { spawnWorker } from '../support/runProcess.ts';
 import { createTestRuntime, type TestRuntime, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
+import { type KeyedTicketServer, startKeyedTicketServer } from '../support/keyedTicketServer.ts';
 
 /**
  * The crash an http block's Idempotency-Key is for: a worker killed (SIGKILL) after its POST reached
@@ -19,32 +19,11 @@ import { until } from '../support/until.ts';
  */
 describe('an http block whose worker is killed between its request and its record', () => {
   let t: TestRuntime;
-  let server: Server;
-  let url: string;
-  const posts: { key: string | undefined }[] = [];
-  const tickets = new Map<string, string>();
-  const held: ServerResponse[] = [];
-  let holdFirst = true;
+  let tickets: KeyedTicketServer;
 
   beforeAll(async () => {
-    server = createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk) => (body += chunk));
-      req.on('end', () => {
-        const key = req.headers['idempotency-key'] as string | undefined;
-        posts.push({ key });
-        // The side effect happens when the request arrives, answered or not: keyed by the Idempotency-Key.
-        if (key && !tickets.has(key)) tickets.set(key, `T-${tickets.size + 1}`);
-        if (holdFirst) {
-          holdFirst = false;
-          held.push(res);
-          return;
-        }
-        res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ ticket: key ? tickets.get(key) : 'T-unkeyed', subject: JSON.parse(body).subject }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    tickets = await startKeyedTicketServer();
+    const url = tickets.url;
     t = await createTestRuntime('http_takeover', { SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8' });
     await createOrganization(t.runtime.commands, { slug: 'acme', name: 'Acme' }, testPrincipal);
     await createProject(t.runtime.commands, { organizationSlug: 'acme', slug: 'web', name: 'Web' }, testPrincipal);
@@ -54,10 +33,8 @@ describe('an http block whose worker is killed between its request and its recor
     await t.runtime.projections.start();
   });
   afterAll(async () => {
-    for (const res of held) res.destroy();
     await t?.close();
-    server?.closeAllConnections();
-    await new Promise((resolve) => server?.close(resolve));
+    await tickets?.close();
   });
 
   it('files one ticket: the takeover sends the same key, and the run completes with it', async () => {
@@ -68,7 +45,7 @@ describe('an http block whose worker is killed between its request and its recor
     await acceptJob(t.runtime.execution, { executionId, ...flow, message: 'refund order 42', parameters: {}, attachments: [], tools: undefined, mode: 'async', apiKeyId: null, principal: testPrincipal.principal, callback: null });
 
     // Worker A's POST has reached the server (the ticket is filed); it waits for the answer, and dies.
-    await until(() => posts.length === 1, "worker A's POST", 60_000);
+    await until(() => tickets.posts.length === 1, "worker A's POST", 60_000);
     process.kill(-workerA.pid!, 'SIGKILL');
     await new Promise((resolve) => workerA.on('exit', resolve));
 
@@ -81,10 +58,10 @@ describe('an http block whose worker is killed between its request and its recor
       await workerB.stop();
     }
 
-    expect(posts).toHaveLength(2);
-    expect(posts[0]!.key).toMatch(/^[0-9a-f]{64}$/);
-    expect(posts[1]!.key).toBe(posts[0]!.key);
-    expect([...tickets.values()]).toEqual(['T-1']);
+    expect(tickets.posts).toHaveLength(2);
+    expect(tickets.posts[0]!.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(tickets.posts[1]!.key).toBe(tickets.posts[0]!.key);
+    expect([...tickets.tickets.values()]).toEqual(['T-1']);
     const events = await stream();
     expect(events.at(-1)).toMatchObject({ type: 'ExecutionCompleted', data: { result: { ticket: 'T-1', subject: 'refund order 42' } } });
     expect(events.filter((e) => e.type === 'JobClaimed').map((e) => (e.data as { worker: string }).worker)).toEqual(['worker-a', 'worker-b']);

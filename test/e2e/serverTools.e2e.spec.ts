@@ -71,7 +71,7 @@ describe('server tools on llm blocks', () => {
     expect(JSON.parse(String(third!.body.messages.at(-1)!.content))).toEqual({ status: 201, body: { ticket: 'T-9', subject: 'refund', channel: 'email' } });
 
     // The lookup's argument was encoded into its path; the ticket's two tries carried one key.
-    const sent = receiver.received.filter((r) => r.path !== '/nothing');
+    const sent = receiver.received;
     expect(sent.map((r) => r.path)).toEqual(['/customers/c%207', '/tickets', '/tickets']);
     const keys = sent.filter((r) => r.path === '/tickets').map((r) => r.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f]{64}$/);
@@ -84,6 +84,10 @@ describe('server tools on llm blocks', () => {
     const completed = events.find((e) => e.type === 'ExecutionStepCompleted')!;
     expect(completed.data.usage).toEqual({ promptTokens: 60, completionTokens: 15, totalTokens: 75 });
     expect(events.filter((e) => e.type === 'CreditsConsumed').reduce((sum, e) => sum + Number(e.data.tokens), 0)).toBe(75);
+    // The step's cost is every turn's, as each turn was charged.
+    const charged = events.filter((e) => e.type === 'CreditsConsumed').reduce((sum, e) => sum + Number(e.data.costUsd), 0);
+    expect(charged).toBeGreaterThan(0);
+    expect(completed.data.costUsd).toBeCloseTo(charged, 12);
     const trace = await runTrace(service.t.runtime.eventStore, {}, body.executionId!);
     expect(JSON.stringify(trace.steps[0])).toContain('"requests":[{"attempt":1');
     expect(JSON.stringify(trace)).not.toContain(TOKEN);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { processorTypes } from '../blocks/blockKinds.ts';
 import type { HttpBlockEvent } from '../blocks/http/httpEvents.ts';
+import { blockRef } from './blockRef.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
 import { operational, personal } from '../privacy/dataClass.ts';
@@ -70,14 +71,6 @@ export const ExecutionRequested = defineEvent(
 /** A job runner took an accepted /jobs run (or took it over after the previous claim's lease ran out). */
 export const JobClaimed = defineEvent('JobClaimed', 1, z.object({ executionId: anId(), worker: workerName(), claim: z.number().int().min(1) }));
 
-const blockRef = {
-  executionId: anId(),
-  stepIndex: z.number().int(),
-  blockId: anId(),
-  blockName: aName(),
-  /** Index of the loop item, for blocks of a loop step. */
-  iteration: z.number().int().nullable(),
-};
 
 export const ExecutionStepStarted = defineEvent(
   'ExecutionStepStarted',

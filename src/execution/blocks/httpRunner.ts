@@ -1,6 +1,5 @@
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
-import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
-import { secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
 import { requestIdempotencyKey } from '../../domain/blocks/http/requestIdempotencyKey.ts';
 import { storableText } from '../../domain/text/storableText.ts';
 import { unstorableJson } from '../../domain/validation/storableJson.ts';
@@ -9,6 +8,7 @@ import type { BlockStep } from './blockRunner.ts';
 import type { SentRequest } from './httpSend.ts';
 import { noteStepFailed } from './localStep.ts';
 import { AttemptFailed, exchange } from './requestExchange.ts';
+import { requestSecrets, secretsMissing } from './requestSecrets.ts';
 
 /** How much of a response an http block reads: more fails the step (HTTP_RESPONSE_TOO_LARGE). */
 export const HTTP_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -30,18 +30,15 @@ export async function runHttpBlock(step: BlockStep): Promise<unknown> {
   // Publishing refuses an http block without a request; a version is never run without one.
   const template = config.request;
   if (!template) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the block has no request');
-  const named = secretsOfRequest(template);
-  const secrets = await deps.secrets(run.organizationId, named);
-  // Everything recorded or shown of the exchange passes through this first.
-  const redact = secretRedaction(secrets);
+  // Everything recorded or shown of the exchange passes through `redact` first.
+  const { secrets, redact, missing } = await requestSecrets(session, template);
   const rendered = renderRequest(template, context, secrets);
   const input = 'problem' in rendered ? { method: template.method, url: template.url } : { method: rendered.method, url: redact.text(rendered.url), headers: redact.json(rendered.headers), body: rendered.body ?? null };
   run.recorder.note({ type: 'ExecutionStepStarted', data: { ...ref, processorType: 'http', input, missingPlaceholders: 'problem' in rendered ? [] : rendered.missing } });
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   try {
-    const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
-    if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the organization has no secret ${unset.map((name) => `'${name}'`).join(', ')}: set it with seqflow secret set, or in the console`);
+    if (missing.length > 0) throw secretsMissing(`block '${block.name}'`, missing);
     if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', 'the request cannot be sent as rendered', { detail: redact.text(rendered.problem) });
     const key = rendered.method === 'GET' ? null : requestIdempotencyKey({ executionId: run.executionId, stepIndex, blockName: block.name, iteration, call: 'request' });
     const { sent, attempts } = await exchange(session, exchangeRef, rendered, { idempotencyKey: key, timeoutMs: config.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS, maxBytes: HTTP_MAX_RESPONSE_BYTES, expectStatus: config.expect_status, redact, elapsed });

@@ -106,8 +106,14 @@ async function converseWithTools(step: BlockStep, c: Conversing, toolbox: Server
   const state = recorder.state();
   const iterationsBefore = state.status === 'none' ? 0 : (state.iterations.get(block.name) ?? 0);
   const limit = block.processor_config?.max_tool_iterations ?? DEFAULT_MAX_TOOL_ITERATIONS;
-  // Model turns answered by server tools before this one: their tokens and requests are the step's too.
-  const earlier = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, calls: [] as TimedModelCall[] };
+  // Model turns answered by server tools before this one: their tokens, cost and requests are the step's too.
+  const earlier = { usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } as TokenUsage, costUsd: 0, calls: [] as TimedModelCall[] };
+  // The step's cost: each turn at the prices of the model that answered it.
+  const stepCostOf = (usage: TokenUsage | null, answeredBy: string) => {
+    const last = costOf(usage, answeredBy);
+    // No catalog: no cost; a model without a price: null, as for a step of one turn.
+    return last.costUsd === undefined || last.costUsd === null ? last : { costUsd: earlier.costUsd + last.costUsd };
+  };
   let messages = conversation;
   for (let round = 1; ; round++) {
     let answered;
@@ -123,7 +129,7 @@ async function converseWithTools(step: BlockStep, c: Conversing, toolbox: Server
         // The step failed: every reply it got and its tokens are recorded with the charge, in one append.
         const attempts = (error as { attempts?: ModelAttempt[] }).attempts ?? [];
         const calls = [...earlier.calls, ...((error as { calls?: TimedModelCall[] }).calls ?? [])];
-        const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage: usage && addUsage(earlier.usage, usage), attempts, ...modelCallsOf(calls), ...costOf(usage, failedOn), ...fallbacksOf(fellBack) } };
+        const failed = { type: 'ExecutionStepFailed' as const, data: { ...ref, code: error.code, message: capFailureMessage(error.message), detail: capFailureDetail(error.detail), durationMs: Math.round(performance.now() - blockStarted), model: failedOn, usage: usage && addUsage(earlier.usage, usage), attempts, ...modelCallsOf(calls), ...stepCostOf(usage, failedOn), ...fallbacksOf(fellBack) } };
         await recorder.record(failed, ...(usage ? charge(usage, failedOn) : []));
       } else if (usage) await recorder.record(...charge(usage, failedOn));
       throw error;
@@ -142,6 +148,7 @@ async function converseWithTools(step: BlockStep, c: Conversing, toolbox: Server
         // Charged with the step's next append; the calls are the service's to answer, now.
         recorder.note(...charge(result.usage, answeredBy));
         earlier.usage = addUsage(earlier.usage, result.usage);
+        earlier.costUsd += costOf(result.usage, answeredBy).costUsd ?? 0;
         earlier.calls.push(...triedCalls);
         toolCallMessages = [...result.conversation, ...(await failingTheStep(step, ref, blockStarted, () => toolbox!.answer(own, round)))];
         if (callers.length === 0) {
@@ -149,15 +156,14 @@ async function converseWithTools(step: BlockStep, c: Conversing, toolbox: Server
           continue;
         }
       }
-      await pauseForCallerTools(step, { ...ref, iterationsUsed }, callers, toolCallMessages, own.length > 0 ? [] : charge(result.usage, answeredBy));
+      return pauseForCallerTools(step, { ...ref, iterationsUsed }, callers, toolCallMessages, own.length > 0 ? [] : charge(result.usage, answeredBy));
     }
     const completed = endsRun ? async (...events: Parameters<typeof recorder.record>) => recorder.note(...events) : recorder.record;
-    if (result.kind !== 'output') throw new Error('unreachable: a tool round either continues or pauses');
     const usage = addUsage(earlier.usage, result.usage);
     await completed(
       {
         type: 'ExecutionStepCompleted',
-        data: { ...ref, output: result.output, model: answeredBy, usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf([...earlier.calls, ...triedCalls, ...(result.calls ?? [])]), ...costOf(usage, answeredBy), ...fallbacksOf(fellBack) },
+        data: { ...ref, output: result.output, model: answeredBy, usage, durationMs: Math.round(performance.now() - blockStarted), attempts: result.attempts, validationErrors: result.validationErrors, ...(result.rejected.length > 0 ? { rejectedReplies: result.rejected } : {}), ...modelCallsOf([...earlier.calls, ...triedCalls, ...(result.calls ?? [])]), ...stepCostOf(result.usage, answeredBy), ...fallbacksOf(fellBack) },
       },
       ...charge(result.usage, answeredBy),
     );

@@ -2,16 +2,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RequestedToolCall } from '../../domain/execution/executionEvents.ts';
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
-import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
 import { requestIdempotencyKey, serverToolCall } from '../../domain/blocks/http/requestIdempotencyKey.ts';
 import type { McpServerTool } from '../../domain/blocks/llm/serverTools.ts';
 import { RETRY_POLICIES } from '../../domain/retry/retryPolicy.ts';
-import { type SecretRedaction, secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import type { SecretRedaction } from '../../domain/secrets/secretRedaction.ts';
 import type { Tool } from '../../domain/tools/toolDefinition.ts';
 import { cappedReplies } from '../../outbound/cappedReply.ts';
 import { retrying } from '../../supervision/retrying.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
+import { requestSecrets, secretsMissing } from './requestSecrets.ts';
 
 /** How much of an MCP server's replies is read. */
 const MCP_MAX_REPLY_BYTES = 1024 * 1024;
@@ -37,11 +38,8 @@ export interface McpToolSource {
 export async function connectMcpSource(step: BlockStep, source: McpServerTool): Promise<McpToolSource> {
   const { deps, run } = step.session;
   const request = { method: 'POST' as const, url: source.url, ...(source.headers ? { headers: source.headers } : {}) };
-  const named = secretsOfRequest(request);
-  const secrets = await deps.secrets(run.organizationId, named);
-  const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
-  if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the MCP server ${source.url} is reached with a secret the organization has no longer: ${unset.map((name) => `'${name}'`).join(', ')}`);
-  const redact = secretRedaction(secrets);
+  const { secrets, redact, missing } = await requestSecrets(step.session, request);
+  if (missing.length > 0) throw secretsMissing(`the MCP server ${source.url}`, missing);
   const rendered = renderRequest(request, step.context, secrets);
   if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', `the MCP server's request cannot be sent: ${rendered.problem}`);
   const timeoutMs = source.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS;

@@ -1,16 +1,17 @@
 import type { ChatCompletionToolMessageParam } from 'openai/resources/chat/completions';
 import type { RequestedToolCall } from '../../domain/execution/executionEvents.ts';
 import { HTTP_TIMEOUT_DEFAULT_MS } from '../../domain/blocks/http/httpConfig.ts';
-import { renderRequest, secretsOfRequest } from '../../domain/blocks/http/renderedRequest.ts';
+import { renderRequest } from '../../domain/blocks/http/renderedRequest.ts';
 import { requestIdempotencyKey, serverToolCall } from '../../domain/blocks/http/requestIdempotencyKey.ts';
 import { type HttpServerTool, type ServerTool, httpToolDefinitions } from '../../domain/blocks/llm/serverTools.ts';
-import { type SecretRedaction, secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import type { SecretRedaction } from '../../domain/secrets/secretRedaction.ts';
 import type { Tool } from '../../domain/tools/toolDefinition.ts';
 import { storableExcerpt } from '../../domain/text/storableText.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
 import { type McpToolSource, connectMcpSource } from './mcpToolSource.ts';
 import { AttemptFailed, exchange } from './requestExchange.ts';
+import { type RequestSecrets, requestSecrets, secretsMissing } from './requestSecrets.ts';
 
 /** How much of a server tool's response is read, and how much of it the model is given. */
 export const SERVER_TOOL_MAX_RESPONSE_BYTES = 1024 * 1024;
@@ -36,11 +37,18 @@ export interface ServerToolbox {
  * schema, a request they made unsendable) and what the server answered (any status, no answer
  * after the retries, an MCP tool's error) go back to the model as the tool's result; what the flow
  * did wrong (a secret the organization no longer holds, an address the outbound guard refuses, an
- * MCP server that cannot be reached) fails the block. `stepStarted`: when the step began
+ * MCP server that cannot be reached) fails the block. The tools' secrets are read once, here. `stepStarted`: when the step began
  * (performance.now()), where its requests sit on the waterfall.
  */
 export async function openServerToolbox(step: BlockStep, tools: readonly ServerTool[], stepStarted: number): Promise<ServerToolbox> {
   const http = tools.filter((tool): tool is HttpServerTool => tool.type === 'http');
+  // Read once for the step, before the model is asked: a secret gone since publishing fails it unspent.
+  const httpSecrets = new Map<string, RequestSecrets>();
+  for (const tool of http) {
+    const read = await requestSecrets(step.session, tool.request);
+    if (read.missing.length > 0) throw secretsMissing(`the server tool '${tool.name}'`, read.missing);
+    httpSecrets.set(tool.name, read);
+  }
   const sources: McpToolSource[] = [];
   try {
     for (const tool of tools) if (tool.type === 'mcp') sources.push(await connectMcpSource(step, tool));
@@ -60,7 +68,7 @@ export async function openServerToolbox(step: BlockStep, tools: readonly ServerT
         const started = performance.now();
         const httpTool = http.find((t) => t.name === call.name);
         const source = mcpOf.get(call.name);
-        const answer = httpTool ? await callHttpTool(step, httpTool, call, round, stepStarted) : await callMcpTool(source!, call, round);
+        const answer = httpTool ? await callHttpTool(step, httpTool, httpSecrets.get(httpTool.name)!, call, round, stepStarted) : await callMcpTool(source!, call, round);
         const { run } = step.session;
         run.recorder.note({
           type: 'ServerToolCalled',
@@ -101,14 +109,9 @@ async function callMcpTool(source: McpToolSource, call: RequestedToolCall, round
   return shown(await source.call(call, parsed.args, round));
 }
 
-async function callHttpTool(step: BlockStep, tool: HttpServerTool, call: RequestedToolCall, round: number, stepStarted: number): Promise<{ ok: boolean; text: string; arguments: string }> {
+async function callHttpTool(step: BlockStep, tool: HttpServerTool, { secrets, redact }: RequestSecrets, call: RequestedToolCall, round: number, stepStarted: number): Promise<{ ok: boolean; text: string; arguments: string }> {
   const { session, block, context, stepIndex, iteration } = step;
   const { deps, run } = session;
-  const named = secretsOfRequest(tool.request);
-  const secrets = await deps.secrets(run.organizationId, named);
-  const unset = named.filter((name) => !Object.prototype.hasOwnProperty.call(secrets, name));
-  if (unset.length > 0) throw new BlockFailure('HTTP_SECRET_MISSING', `the server tool '${tool.name}' names a secret the organization has no longer: ${unset.map((name) => `'${name}'`).join(', ')}`);
-  const redact = secretRedaction(secrets);
   const shown = shownWith(redact, call);
   const parsed = argumentsOf(call);
   if ('refused' in parsed) return shown(parsed.refused);

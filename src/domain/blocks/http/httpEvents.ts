@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineEvent, type EventOf } from '../../events/eventDefinition.ts';
 import { operational, personal } from '../../privacy/dataClass.ts';
-import { aHash, aName, anId } from '../../privacy/operationalText.ts';
+import { aHash, aName } from '../../privacy/operationalText.ts';
+import { blockRef } from '../../execution/blockRef.ts';
 import { HTTP_METHODS } from './httpConfig.ts';
 
 /** How one attempt of a request went: an answer (any status), or none (why). */
@@ -20,11 +21,7 @@ export const HttpRequestAttempted = defineEvent(
   'HttpRequestAttempted',
   2,
   z.object({
-    executionId: anId(),
-    stepIndex: z.number().int(),
-    blockId: anId(),
-    blockName: aName(),
-    iteration: z.number().int().nullable(),
+    ...blockRef,
     /** The server tool's call this attempt answers (the model's id for it), or null: the block's own request. */
     toolCallId: operational(z.string().nullable(), "the model provider's id of a tool call: names the call, says nothing of a person"),
     toolName: aName().nullable(),
@@ -50,11 +47,7 @@ export const ServerToolCalled = defineEvent(
   'ServerToolCalled',
   1,
   z.object({
-    executionId: anId(),
-    stepIndex: z.number().int(),
-    blockId: anId(),
-    blockName: aName(),
-    iteration: z.number().int().nullable(),
+    ...blockRef,
     /** Which model turn of the step asked for it (1: the first). */
     round: z.number().int().min(1),
     toolCallId: operational(z.string(), "the model provider's id of a tool call: names the call, says nothing of a person"),
