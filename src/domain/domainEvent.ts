@@ -33,6 +33,7 @@ import {
 import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecorded } from './idempotency/idempotencyKeyEvents.ts';
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { HttpRequestAttempted, ServerToolCalled } from './blocks/http/httpEvents.ts';
+import { ApprovalDecided, ApprovalRequested } from './blocks/approval/approvalEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { SignInRequestApproved, SignInRequestCompleted } from './signIn/signInApprovalEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
@@ -91,6 +92,8 @@ export const eventDefinitions = [
   RunDataErased,
   HttpRequestAttempted,
   ServerToolCalled,
+  ApprovalRequested,
+  ApprovalDecided,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
@@ -148,6 +151,10 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@4': (data) => ({ ...(data as object), backtestId: null, tools: null }),
   // v6 added schedules: earlier runs were started by no schedule.
   'ExecutionRequested@5': (data) => ({ ...(data as object), schedule: null }),
+  // v7 may subscribe to flow.waiting: a v6 request reads the same.
+  'ExecutionRequested@6': (data) => data,
+  // v2 may deliver flow.waiting: a v1 delivery reads the same.
+  'DeliveryCreated@1': (data) => data,
   // v2 records the tool results: earlier resumes did not keep them.
   'ExecutionResumed@1': (data) => ({ ...(data as object), toolResults: null }),
   // v2 added the validation errors of repaired replies: earlier steps had none recorded.

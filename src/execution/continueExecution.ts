@@ -9,7 +9,9 @@ import { createExecutionRecorder } from './executionRecorder.ts';
 import type { AcceptedJob } from './executionUpdates.ts';
 import { runInputOf } from './flowEngine.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
-import { blockKey } from './runContext.ts';
+import { type DecidedApproval, blockKey } from './runContext.ts';
+import type { RunHistory } from '../domain/execution/runHistory.ts';
+import { waitingForOf } from '../domain/execution/waitingFor.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
 /**
@@ -36,6 +38,8 @@ export async function continueExecution(
   const accepted = input.claim === 1 ? deps.updates.takeAcceptedJob(input.executionId) : undefined;
   const loaded = accepted ? acceptedStream(accepted) : await loadStream(deps.eventStore, executionStream(input.executionId), execution);
   const { state, revision } = loaded;
+  // Waiting for a person: nothing to run until it is decided (the job is parked, runClaimedJob).
+  if (state.status === 'waiting') return waitingOutcome(loaded, revision);
   if (state.status !== 'running') return undefined;
   // The worker's events name the request that accepted the job, and continue its trace: one id and one trace follow the run across processes.
   const { requestId, traceparent } = loaded.recorded[0]?.metadata ?? {};
@@ -59,11 +63,29 @@ export async function continueExecution(
   const completed = new Map<string, unknown>([...history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const), ...history.skippedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, null), null] as const)]);
   return runSteps(
     deps,
-    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, trace: { parent: traceparent } },
+    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, approvals: decidedApprovals(history), trace: { parent: traceparent } },
     0,
     undefined,
     undefined,
   );
+}
+
+/** The run's decided approvals as its approval blocks read them (approvalRunner.ts). */
+function decidedApprovals(history: RunHistory): Map<string, DecidedApproval> {
+  const decided = new Map<string, DecidedApproval>();
+  for (const [name, { requestedAt, decided: d }] of Object.entries(history.approvals)) {
+    if (!d) continue;
+    const decidedBy = d.decidedBy.kind === 'member' ? { kind: 'member' as const, subject: d.decidedBy.subject } : { kind: 'timeout' as const };
+    decided.set(name, { decision: d.decision, comment: d.comment, decidedBy, decidedAt: d.decidedAt, waitedMs: Math.max(0, Date.parse(d.decidedAt) - Date.parse(requestedAt)) });
+  }
+  return decided;
+}
+
+/** What a run that waits for an approval waits for, from its events. */
+function waitingOutcome(loaded: Parameters<typeof runHistoryOf>[0], position: number): ExecutionOutcome {
+  const history = runHistoryOf(loaded);
+  const open = Object.values(history.approvals).find((a) => a.decided === null)!;
+  return { status: 'waiting', executionId: open.requested.executionId, waitingFor: waitingForOf(open.requested, open.requestedAt), accumulatedOutputs: history.outputs, position };
 }
 
 /** A job's stream as accepted here, in the shape `loadStream` answers (what continueExecution uses of it). */

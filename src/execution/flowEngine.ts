@@ -106,9 +106,11 @@ const originOf = (request: { principal: Principal; requestId?: string; tracepare
 const NOTES_LINGER_MS = 100;
 
 /** What a resumed or taken-over run knows from its own events. */
-export const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
+export const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { projectId: string; mode: RunMode; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
   executionId,
   organizationId,
+  projectId: requested.projectId,
+  mode: requested.mode,
   flowId,
   steps,
   message: requested.message,

@@ -13,6 +13,8 @@ import { type TemplateContext, lookupPath } from '../domain/templating/template.
 import type { EngineDependencies } from './engineDependencies.ts';
 import { blockRunners } from './blocks/blockRunners.ts';
 import { type PauseData, PausedForTools } from './pauseData.ts';
+import type { WaitingFor } from '../domain/execution/waitingFor.ts';
+import { WaitingForApproval } from './waitingData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import { type RunContext, type RunSession, blockKey } from './runContext.ts';
 import { GEN_AI, SEQFLOW } from '../observability/spanAttributes.ts';
@@ -21,6 +23,8 @@ import { contextOf, failSpan, inSpan } from '../observability/traceContext.ts';
 export type ExecutionOutcome =
   | { status: 'completed'; executionId: string; result: ResultObject; position: number }
   | ({ status: 'paused'; position: number } & PauseData)
+  /** An approval block waits for a person (recorded): the run goes on, as a job, once decided. */
+  | { status: 'waiting'; executionId: string; waitingFor: WaitingFor; accumulatedOutputs: Record<string, unknown>; position: number }
   | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
 
 /** Items of a loop step run this many at a time; their results keep the items' order. */
@@ -87,6 +91,7 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
     return { status: 'completed', executionId, result, position };
   } catch (error) {
     if (error instanceof PausedForTools) return { status: 'paused', ...error.pause, position: recorder.position() };
+    if (error instanceof WaitingForApproval) return { status: 'waiting', executionId, waitingFor: error.waitingFor, accumulatedOutputs: { ...run.accumulated }, position: recorder.position() };
     const failure = error instanceof BlockFailure && error.code !== 'INTERNAL' ? error : internalFailure(deps.logger, error, executionId);
     const where = failure as BlockFailure & { stepIndex?: number; blockName?: string };
     const data = { executionId, reason: failure.reason, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), stepIndex: where.stepIndex ?? null, blockName: where.blockName ?? null, durationMs: elapsed() };
@@ -165,7 +170,7 @@ async function runBlock(session: RunSession, block: StoredBlock, context: Templa
     if (iteration === null) setOwn(run.accumulated, block.name, output);
     return output;
   } catch (error) {
-    if (error instanceof PausedForTools) span.setAttribute(SEQFLOW.paused, true);
+    if (error instanceof PausedForTools || error instanceof WaitingForApproval) span.setAttribute(SEQFLOW.paused, true);
     else failSpan(span, error);
     throw error instanceof BlockFailure ? Object.assign(error, { stepIndex, blockName: block.name }) : error;
   } finally {

@@ -21,6 +21,10 @@ import { createWriteCombiner } from './writeCombiner.ts';
  *   when its work did not start (not due, someone else's) and at shutdown (`releaseAll`): the work
  *   is never left waiting out a lease nobody uses. Work that failed to run is given back with
  *   `releaseAfter`, the retry policy's delay: never re-claimed at once after a failure.
+ * - `park` gives a held lease up for work that waits for something outside it (a job at an approval
+ *   block): the row goes, so the work is claimed afresh (its claims counted from one again: a wait
+ *   is not a failed claim) once its read model says it may go on. A holder that dies before parking
+ *   leaves the lease to expire; a claim that finds the work still waiting parks it again.
  * - `finish` marks the work done. A job's lease is then never taken again (a job runs to its end
  *   once). A delivery's lease is expired at once and keeps the attempt's number (`round`), so a
  *   sweep that reads a read model not yet showing that attempt does not claim it again; the next
@@ -125,6 +129,10 @@ export function createLeases(db: Kysely<ReadModels>, { kind, owner, leaseMs }: L
      */
     releaseAfter: async (workId: string, delayMs: number) => {
       await sql`UPDATE ${leases} SET expires_at = now() + ${Math.max(0, Math.round(delayMs))} * interval '1 millisecond' WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
+    },
+    /** Gives up a lease this owner holds for work that waits (see the header): the row is removed. */
+    park: async (workId: string) => {
+      await sql`DELETE FROM ${leases} WHERE ${id} = ${workId} AND owner = ${owner} AND done_at IS NULL`.execute(db);
     },
     /** Whether this owner still holds the work's lease (not expired, not done): a holder checks before it takes work back. */
     holds: async (workId: string): Promise<boolean> => {

@@ -121,6 +121,27 @@ export interface JobsTable {
   duration_ms: number | null;
   /** When the run's data was erased (RunDataErased): `result` is null from then on. */
   data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
+  /** What the run waits for (an approval), or null: a job that waits is not claimed. */
+  waiting_for: ColumnType<Json | null, string | null | undefined, string | null>;
+}
+
+/** An approval block's wait in a run (0028): its deadline on the database's clock, and how it was decided. */
+export interface ApprovalsTable {
+  execution_id: string;
+  block_name: string;
+  step_index: number;
+  organization_id: string;
+  project_id: string;
+  flow_id: string;
+  approvers: Json;
+  on_timeout: string;
+  /** `run_ended`: the run ended (cancelled) while it waited. */
+  status: 'waiting' | 'approved' | 'rejected' | 'timed_out' | 'run_ended';
+  requested_at: Timestamp;
+  due_at: Timestamp;
+  decided_at: Timestamp | null;
+  /** A member's subject, or `timeout`. */
+  decided_by: string | null;
 }
 
 export interface RunsTable {
@@ -337,6 +358,7 @@ export interface ReadModels {
   credit_ledger: CreditLedgerTable;
   credit_balances: CreditBalancesTable;
   jobs: JobsTable;
+  approvals: ApprovalsTable;
   runs: RunsTable;
   job_leases: JobLeasesTable;
   runner_leases: RunnerLeasesTable;

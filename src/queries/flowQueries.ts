@@ -20,6 +20,19 @@ export function productionRow(db: Kysely<ReadModels>, slugs: FlowSlugs) {
     .executeTakeFirst();
 }
 
+/** The flow a slug names and who owns it, whatever the caller (an approver may be a member of any of the organization's projects). */
+export async function flowOwners(db: Kysely<ReadModels>, slugs: FlowSlugs) {
+  return db
+    .selectFrom('flows')
+    .innerJoin('projects', 'projects.id', 'flows.project_id')
+    .innerJoin('organizations', 'organizations.id', 'flows.organization_id')
+    .select(['flows.id as flowId', 'flows.project_id as projectId', 'flows.organization_id as organizationId'])
+    .where('organizations.slug', '=', slugs.org)
+    .where('projects.slug', '=', slugs.project)
+    .where('flows.slug', '=', slugs.flow)
+    .executeTakeFirst();
+}
+
 /** A flow of another project is reported exactly like a missing one: a key never learns that it exists. */
 export async function findFlowForCaller(db: Kysely<ReadModels>, slugs: FlowSlugs, callerProjectId: string) {
   const row = await db

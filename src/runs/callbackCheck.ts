@@ -1,5 +1,5 @@
 import { ApiError } from '../domain/errors/apiError.ts';
-import { type WebhookEventName, webhookEvents } from '../domain/execution/executionEvents.ts';
+import { type WebhookEventName, defaultWebhookEvents, webhookEvents } from '../domain/execution/executionEvents.ts';
 import { type AddressGuard, BlockedAddressError } from '../outbound/addressGuard.ts';
 
 export interface JobCallback {
@@ -41,7 +41,7 @@ export async function checkCallback(guard: Pick<AddressGuard, 'check' | 'inAllow
     if (error instanceof BlockedAddressError) throw new ApiError('CALLBACK_URL_INVALID', `callbackUrl: host not allowed (${error.message})`);
     throw error;
   }
-  const events = input.callbackEvents ?? [...webhookEvents];
+  const events = input.callbackEvents ?? [...defaultWebhookEvents];
   if (!Array.isArray(events) || events.length === 0 || events.some((e) => !(webhookEvents as readonly unknown[]).includes(e)) || new Set(events).size !== events.length) {
     throw new ApiError('CALLBACK_EVENTS_INVALID', `callbackEvents must be a non-empty subset of ${webhookEvents.join(', ')}`);
   }

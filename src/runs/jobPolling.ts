@@ -36,6 +36,7 @@ export function presentJob(view: JobView) {
     ...(status === 'completed' ? { result: view.result } : {}),
     ...(status === 'failed' ? { failureReason: view.failureReason, errorCode: view.errorCode, errorMessage: failureText({ message: view.errorMessage ?? '', detail: view.errorDetail }) } : {}),
     ...(view.dataErasedAt === null ? {} : { dataErasedAt: view.dataErasedAt }),
+    ...(view.waitingFor === null || status === 'completed' || status === 'failed' ? {} : { waitingFor: view.waitingFor }),
   };
 }
 

@@ -106,6 +106,10 @@ export function syncAnswer(flow: ExecutableFlow, outcome: ExecutionOutcome): Sto
       const { position: _position, status: _status, ...pause } = outcome;
       return { status: 200, body: { status: 'tool_calls_required', ...pause } };
     }
+    case 'waiting':
+      // An addition to the spec: the run waits for a person, so the caller is answered at once (202)
+      // with what it waits for; the run goes on as a job once decided (poll /jobs/{executionId}).
+      return { status: 202, body: { status: 'approval_required', executionId: outcome.executionId, flowId: flow.flowId, blockCount: countBlocks(flow.steps), waitingFor: outcome.waitingFor, accumulatedOutputs: outcome.accumulatedOutputs } };
     case 'failed':
       throw new ApiError(outcome.code as ErrorCode, failureText(outcome), {
         executionId: outcome.executionId,

@@ -8,8 +8,8 @@ export interface StepEvent {
   data: unknown;
 }
 
-/** The events after which nothing more is streamed: the run ended or waits for tool results. */
-export const STEP_TERMINAL = new Set<ExecutionEvent['type']>(['ExecutionCompleted', 'ExecutionFailed', 'ExecutionPausedForToolCalls']);
+/** The events after which nothing more is streamed: the run ended, or waits for tool results or for a person. */
+export const STEP_TERMINAL = new Set<ExecutionEvent['type']>(['ExecutionCompleted', 'ExecutionFailed', 'ExecutionPausedForToolCalls', 'ApprovalRequested']);
 
 /**
  * A run's event as a step event: `pause` is the latest pause's full data when this process has it
@@ -47,6 +47,11 @@ export function stepEventOf(event: ExecutionEvent, context: { flowId: string; bl
           : // The log keeps only the conversation's digest; a reader in another process gets no messages.
             { status: 'tool_calls_required', executionId: d.executionId, pausedAtStep: d.blockName, iterationsUsed: d.iterationsUsed, toolCallMessages: null, toolCalls, accumulatedOutputs: accumulated },
       };
+    }
+    case 'ApprovalRequested': {
+      // Not one of the spec's events (approvals are an addition): the run goes on as a job once decided.
+      const d = event.data;
+      return { event: 'step_waiting_for_approval', data: { status: 'approval_required', executionId: d.executionId, stepId: d.blockName, approvers: d.approvers, onTimeout: d.onTimeout, timeoutMs: d.timeoutMs } };
     }
     case 'ExecutionCompleted':
       return { event: 'completed', data: { status: 'completed', executionId: event.data.executionId, result: event.data.result, flowId: context.flowId, blockCount: context.blockCount } };

@@ -4,12 +4,13 @@ import { createDeliveryCreator } from '../workers/deliveryCreator.ts';
 import { createJobRunner } from '../workers/jobRunner.ts';
 import { createWebhookDispatcher } from '../workers/webhookDispatcher.ts';
 import { createInterruptedRunSweep } from '../runs/interruptedRuns.ts';
+import { createApprovalTimeoutSweep } from '../approvals/approvalTimeoutSweep.ts';
 import { createRetentionSweep } from '../retention/retentionSweep.ts';
 import { createScheduleSweep } from '../schedules/scheduleSweep.ts';
 
 /**
  * What the `worker` role runs: the projections, the job runner, the webhook reactors (the delivery
- * creator and the dispatcher), the sweep that ends runs whose process died, the retention sweep and the schedule sweep. Any number of worker processes may run against one database.
+ * creator and the dispatcher), the sweep that ends runs whose process died, the retention sweep, the schedule sweep and the approval timeout sweep. Any number of worker processes may run against one database.
  */
 export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<void> }> {
   await runtime.projections.start();
@@ -56,6 +57,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
   const sweeps = { db: runtime.db, logger: runtime.logger, sweeper: runtime.execution.runner ?? 'worker', intervalMs: Math.floor(runtime.config.jobs.runnerLeaseMs / 3) };
   const interrupted = createInterruptedRunSweep({ ...sweeps, engine: runtime.execution });
   const interruptedBacktests = createInterruptedBacktestSweep({ ...sweeps, commands: runtime.commands });
+  const approvalTimeouts = createApprovalTimeoutSweep({ ...sweeps, commands: runtime.commands });
   const retention = createRetentionSweep({ db: runtime.db, commands: runtime.commands, runDataKeys: runtime.runDataKeys, readModelsCurrent: runtime.readModelsCurrent, logger: runtime.logger, intervalMs: runtime.config.retentionSweepMs });
   const { schedules } = runtime.config;
   const scheduleSweep = createScheduleSweep({ db: runtime.db, commands: runtime.commands, runs: runtime.runs, logger: runtime.logger, intervalMs: schedules.sweepMs, rules: schedules });
@@ -64,6 +66,7 @@ export async function startWorkers(runtime: Runtime): Promise<{ stop(): Promise<
     supervisor.supervise('interrupted-run-sweep', () => interrupted.start()),
     supervisor.supervise('interrupted-backtest-sweep', () => interruptedBacktests.start()),
     supervisor.supervise('job-runner', () => jobs.start()),
+    supervisor.supervise('approval-timeout-sweep', () => approvalTimeouts.start()),
     supervisor.supervise('webhook-dispatcher', () => dispatcher.start()),
     supervisor.supervise('delivery-creator', () => creator.start()),
     supervisor.supervise('retention-sweep', () => retention.start()),

@@ -11,16 +11,18 @@ import type { SupervisedTask } from '../supervision/supervisor.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
 import { failureText } from '../domain/execution/failureMessage.ts';
 import { createJobPaths } from '../caches/jobPaths.ts';
+import { waitingForOf } from '../domain/execution/waitingFor.ts';
 import { type RequestedCallback, callbackOf, createRequestedCallbacks } from './requestedCallbacks.ts';
 
 const REACTOR = 'delivery_creator';
 
 type RunEnd = Extract<ExecutionEvent, { type: 'ExecutionCompleted' | 'ExecutionFailed' }>;
+type Waiting = Extract<ExecutionEvent, { type: 'ApprovalRequested' }>;
 const CREATE_CONCURRENCY = 16;
 
 /**
- * A reactor on the log: for each terminal event of a /jobs run whose callback subscribes to it, one
- * DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
+ * A reactor on the log: for each terminal event of a /jobs run whose callback subscribes to it (and
+ * each approval it waits for, with `flow.waiting`), one DeliveryCreated. It keeps its own checkpoint; a replay after a crash creates nothing twice (the
  * delivery id derives from the run and the event, and creation is idempotent).
  */
 export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventStore: EventStore; commands: CommandDependencies; onCreated: (deliveryId: string) => void; rememberedRequests?: number }) {
@@ -38,12 +40,24 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
   }
 
   async function handle(recorded: RecordedEvent) {
+    if (recorded.type === 'ApprovalRequested') return handleWaiting(recorded);
     if (recorded.type !== 'ExecutionCompleted' && recorded.type !== 'ExecutionFailed') return;
     const ending = decodeRecorded(recorded);
     if (ending.type !== 'ExecutionCompleted' && ending.type !== 'ExecutionFailed') return;
     const callback = requests.get(ending.data.executionId) ?? (await requestedFromStream(ending.data.executionId));
     if (callback !== 'none') await createDelivery(recorded, ending, callback);
     requests.forget(ending.data.executionId);
+  }
+
+  /** A run that waits for an approval: `flow.waiting`, once per approval, for a callback that names it. */
+  async function handleWaiting(recorded: RecordedEvent) {
+    const waiting = decodeRecorded(recorded) as Waiting;
+    const callback = requests.get(waiting.data.executionId) ?? (await requestedFromStream(waiting.data.executionId));
+    if (callback === 'none' || !callback.callbackEvents.includes('flow.waiting')) return;
+    const deliveryId = deliveryIdFor(waiting.data.executionId, `flow.waiting:${waiting.data.blockName}`);
+    const waitingFor = waitingForOf(waiting.data, recorded.metadata.occurredAt);
+    const durationMs = Math.max(0, Date.parse(recorded.metadata.occurredAt) - Date.parse(callback.requestedAt));
+    await create(deliveryId, 'flow.waiting', { executionId: waiting.data.executionId, flowId: callback.flowId }, callback, recorded, durationMs, { event: 'flow.waiting', waitingFor });
   }
 
   /**
@@ -64,18 +78,15 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
     const deliveryId = deliveryIdFor(ending.data.executionId, event);
     const end = await opened(recorded, ending);
     const run: RunEnding = end.type === 'ExecutionCompleted' ? { event: 'flow.completed', result: end.data.result } : { event: 'flow.failed', errorMessage: failureText(end.data), failureReason: end.data.reason };
+    await create(deliveryId, event, { executionId: ending.data.executionId, flowId: callback.flowId }, callback, recorded, ending.data.durationMs, run);
+  }
+
+  /** One DeliveryCreated (idempotent: its id derives from the run and what it tells). */
+  async function create(deliveryId: string, event: RunEnding['event'], of: { executionId: string; flowId: string }, callback: Exclude<RequestedCallback, 'none'>, recorded: RecordedEvent, durationMs: number, run: RunEnding) {
     const { payload, body } = webhookPayload(
-      {
-        deliveryId,
-        executionId: ending.data.executionId,
-        flowId: callback.flowId,
-        organizationId: callback.organizationId,
-        durationMs: ending.data.durationMs,
-        occurredAt: recorded.metadata.occurredAt,
-        ...(callback.schedule ?? {}),
-      },
+      { deliveryId, executionId: of.executionId, flowId: of.flowId, organizationId: callback.organizationId, durationMs, occurredAt: recorded.metadata.occurredAt, ...(callback.schedule ?? {}) },
       run,
-      await jobPath(callback.flowId, ending.data.executionId),
+      await jobPath(of.flowId, of.executionId),
     );
     await handleCommand(
       commands,
@@ -85,11 +96,11 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
         type: 'CreateDelivery',
         event: {
           type: 'DeliveryCreated',
-          data: { deliveryId, organizationId: callback.organizationId, executionId: ending.data.executionId, flowId: callback.flowId, event, url: callback.callbackUrl, body, truncated: payload.truncated },
+          data: { deliveryId, organizationId: callback.organizationId, executionId: of.executionId, flowId: of.flowId, event, url: callback.callbackUrl, body, truncated: payload.truncated },
         },
       },
       // The delivery's attempts continue the run's trace.
-      { principal: { kind: 'system', id: REACTOR }, correlationId: ending.data.executionId, traceparent: callback.traceparent },
+      { principal: { kind: 'system', id: REACTOR }, correlationId: of.executionId, traceparent: callback.traceparent },
     );
     options.onCreated(deliveryId);
   }
@@ -111,7 +122,7 @@ export function createDeliveryCreator(options: { db: Kysely<ReadModels>; eventSt
             const requested = decodeRecorded(recorded);
             if (requested.type === 'ExecutionRequested') requests.remember(requested, recorded);
           }
-          const endings = events.filter((e) => e.type === 'ExecutionCompleted' || e.type === 'ExecutionFailed');
+          const endings = events.filter((e) => e.type === 'ExecutionCompleted' || e.type === 'ExecutionFailed' || e.type === 'ApprovalRequested');
           for (let i = 0; i < endings.length; i += CREATE_CONCURRENCY) await Promise.all(endings.slice(i, i + CREATE_CONCURRENCY).map(handle));
           await db.updateTable('reactor_checkpoints').set({ position: events.at(-1)!.position }).where('name', '=', REACTOR).execute();
         },

@@ -10,7 +10,7 @@ import type { Lease, Leases } from '../leases/leases.ts';
 /** What running one claimed job needs. */
 export interface JobRunDependencies {
   engine: EngineDependencies;
-  leases: Pick<Leases, 'renew' | 'finish' | 'holds'>;
+  leases: Pick<Leases, 'renew' | 'finish' | 'holds' | 'park'>;
   logger: Logger;
   worker: string;
   leaseMs: number;
@@ -39,6 +39,12 @@ export async function runClaimedJob(deps: JobRunDependencies, job: Lease) {
       loadSteps: (versionId) => engine.flows.versionSteps(versionId),
       leaseHeld: () => deps.leases.holds(job.id),
     });
+    if (outcome?.status === 'waiting') {
+      // Waits for a person, holding nothing: claimed again once decided (its row stops waiting).
+      logger.info({ executionId: job.id, claim: job.claims, waitingFor: outcome.waitingFor.stepId }, 'job waits for an approval');
+      await deps.leases.park(job.id);
+      return;
+    }
     logger.info({ executionId: job.id, claim: job.claims, status: outcome?.status ?? 'already ended' }, 'job finished');
   } catch (error) {
     if (!(await endedElsewhere(engine, job.id))) {

@@ -76,6 +76,7 @@ export function createJobRunner(options: JobRunnerOptions) {
         SELECT j.execution_id FROM jobs j
           LEFT JOIN job_leases l ON l.execution_id = j.execution_id
          WHERE j.status IN ('started', 'running')
+           AND j.waiting_for IS NULL
            AND (l.execution_id IS NULL OR (l.done_at IS NULL AND l.expires_at < now()))
          ORDER BY j.created_at
          LIMIT ${limit}

@@ -5,13 +5,13 @@ type Requested = Extract<ExecutionEvent, { type: 'ExecutionRequested' }>;
 
 /** What the delivery creator needs of a run's request: its callback, if it has one that a delivery may be for. */
 export type RequestedCallback =
-  | { flowId: string; organizationId: string; callbackUrl: string; callbackEvents: string[]; traceparent: string | undefined; schedule: { scheduleId: string; scheduledFor: string } | null }
+  | { flowId: string; organizationId: string; callbackUrl: string; callbackEvents: string[]; traceparent: string | undefined; schedule: { scheduleId: string; scheduledFor: string } | null; requestedAt: string }
   | 'none';
 
 /** A /jobs run's callback as its request gives it; 'none' for any other run. */
 export function callbackOf({ data }: Requested, { metadata }: Pick<RecordedEvent, 'metadata'>): RequestedCallback {
   if (data.mode !== 'async' || !data.callbackUrl) return 'none';
-  return { flowId: data.flowId, organizationId: data.organizationId, callbackUrl: data.callbackUrl, callbackEvents: data.callbackEvents, traceparent: metadata.traceparent, schedule: data.schedule };
+  return { flowId: data.flowId, organizationId: data.organizationId, callbackUrl: data.callbackUrl, callbackEvents: data.callbackEvents, traceparent: metadata.traceparent, schedule: data.schedule, requestedAt: metadata.occurredAt };
 }
 
 /**

@@ -9,6 +9,8 @@ import { createTestRuntime, seedProject, serveApi, type TestRuntime } from '../s
 const flows = {
   hello: [{ block: { name: 'a', processor_type: 'passthrough' } }],
   agent: [{ block: { name: 'agent', processor_type: 'llm', prompt: '{{message}}', processor_config: { tools_enabled: true } } }],
+  approve: [{ block: { name: 'ok', processor_type: 'approval', processor_config: { approval: { text: 'Go ahead with {{message}}?', approvers: { roles: ['member'] } } } } }],
+  admins: [{ block: { name: 'ok', processor_type: 'approval', processor_config: { approval: { text: 'Go?', approvers: { roles: ['admin'] } } } } }],
 };
 const tools = [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }];
 
@@ -30,6 +32,7 @@ const routes = [
   'post /api/v1/seq/{org}/{project}/{flow}/jobs/{executionId}/cancel',
   'get /api/v1/seq/{org}/{project}/{flow}/runs',
   'delete /api/v1/seq/{org}/{project}/{flow}/runs/{executionId}/data',
+  'post /api/v1/seq/{org}/{project}/{flow}/runs/{executionId}/approvals/{stepId}',
 ];
 
 type Document = Parameters<typeof openApiConformance>[0] & { openapi: string; webhooks: Record<string, unknown>; info: { version: string } };
@@ -94,7 +97,7 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
 
   it('names the public URL as its server, and the webhook payloads', () => {
     expect((document as unknown as { servers: unknown }).servers).toEqual([{ url: t.runtime.config.publicUrl }]);
-    expect(Object.keys(document.webhooks).sort()).toEqual(['flow.completed', 'flow.failed']);
+    expect(Object.keys(document.webhooks).sort()).toEqual(['flow.completed', 'flow.failed', 'flow.waiting']);
     expect(JSON.stringify(document.webhooks['flow.completed'])).toContain('#/components/schemas/WebhookPayload');
     expect(JSON.stringify(document.components)).toContain('deliveryId');
   });
@@ -146,6 +149,18 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     });
     expect(resumed.status).toBe(200);
 
+    const approvalPath = `${flowPath}/runs/{executionId}/approvals/{stepId}`;
+    const waiting = await call('POST', `${flowPath}/execute`, '/seq/acme/web/approve/execute', { message: 'the refund' });
+    expect(waiting.status).toBe(202);
+    await call('POST', `${flowPath}/step`, '/seq/acme/web/approve/step', { message: 'hi' });
+    const decided = await call('POST', approvalPath, `/seq/acme/web/approve/runs/${String(waiting.body.executionId)}/approvals/ok`, { decision: 'approve', comment: 'fine' });
+    expect(decided.status).toBe(200);
+    await call('POST', approvalPath, `/seq/acme/web/approve/runs/${String(waiting.body.executionId)}/approvals/ok`, { decision: 'reject' }); // 409: decided
+    await call('POST', approvalPath, `/seq/acme/web/approve/runs/${String(waiting.body.executionId)}/approvals/ok`, { decision: 'perhaps' }); // 422
+    const forAdmins = await call('POST', `${flowPath}/execute`, '/seq/acme/web/admins/execute', { message: 'x' });
+    await call('POST', approvalPath, `/seq/acme/web/admins/runs/${String(forAdmins.body.executionId)}/approvals/ok`, { decision: 'approve' }); // 403: an API key is a member
+    await call('POST', approvalPath, `/seq/acme/web/nope/runs/x/approvals/ok`, { decision: 'approve' }); // 404
+
     const stepped = await call('POST', `${flowPath}/step`, '/seq/acme/web/hello/step', { message: 'hi' });
     expect(stepped.status).toBe(200);
     await call('GET', `${flowPath}/step/{executionId}`, `/seq/acme/web/hello/step/${String(completed.body.executionId)}`, undefined, { 'last-event-id': '0' });
@@ -177,7 +192,7 @@ describe('the OpenAPI document at /api/v1/openapi.json', () => {
     await call('DELETE', '/api/v1/organizations/{org_id}/assistants/{client_id}', `/organizations/${orgId}/assistants/some-client`); // 403
 
     expect(problems).toEqual([]);
-    expect(new Set(streamed)).toEqual(new Set(['started', 'step_started', 'step_completed', 'completed']));
+    expect(new Set(streamed)).toEqual(new Set(['started', 'step_started', 'step_completed', 'completed', 'step_waiting_for_approval']));
     // Each route answered at least once, and the errors above under their own statuses.
     const checked = conformance.checked();
     for (const route of routes) expect(checked.some((c) => `${c.split(' ')[0]!.toLowerCase()} ${c.split(' ')[1]}` === route), route).toBe(true);

@@ -19,7 +19,7 @@ describe("the delivery creator's memory of runs requested", () => {
     requests.remember(requested('job', 'async', 'https://receiver.example/hook'), metadata);
     requests.remember(requested('plain-job', 'async'), metadata);
     requests.remember(requested('sync', 'sync'), metadata);
-    const callback = { flowId: 'flow', organizationId: 'org', callbackUrl: 'https://receiver.example/hook', callbackEvents: ['flow.completed'], traceparent: '00-trace-span-01', schedule: null };
+    const callback = { flowId: 'flow', organizationId: 'org', callbackUrl: 'https://receiver.example/hook', callbackEvents: ['flow.completed'], traceparent: '00-trace-span-01', schedule: null, requestedAt: '2026-11-24T00:00:00.000Z' };
     expect(requests.get('job')).toEqual(callback);
     expect(requests.get('plain-job')).toBe('none');
     expect(requests.get('sync')).toBe('none');

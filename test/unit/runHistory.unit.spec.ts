@@ -36,7 +36,7 @@ describe('a run history, folded from the run\'s events', () => {
     expect(history).toMatchObject({ requestedAt: at(0), claims: 2, claimedAt: at(1), status: 'completed', outputs: { a: 'x', b: [1, 2], c: 2 } });
     expect(history.ending).toEqual({ status: 'completed', result: { value: ['first', 'second'] }, durationMs: 42, at: at(8) });
     // The job view the poll answers and the jobs projection writes: started at the request, running from the first claim.
-    expect(history.job).toEqual({ executionId: 'e', flowId: 'f', status: 'completed', claims: 2, createdAt: at(0), startedAt: at(1), completedAt: at(8), durationMs: 42, result: { value: ['first', 'second'] }, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null });
+    expect(history.job).toEqual({ executionId: 'e', flowId: 'f', status: 'completed', claims: 2, createdAt: at(0), startedAt: at(1), completedAt: at(8), durationMs: 42, result: { value: ['first', 'second'] }, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: null });
     expect(outputOfStep(history, steps[0]!, 0)).toBe('x');
     expect(outputOfStep(history, steps[1]!, 1)).toEqual({ b: [1, 2], c: 2 });
     expect(outputOfStep(history, steps[2]!, 2)).toEqual(['first', 'second']);

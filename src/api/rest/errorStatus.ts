@@ -87,6 +87,12 @@ export const errorStatus: Record<ErrorCode, number> = {
   // An llm block's MCP server could not be reached or would not list its tools: upstream.
   MCP_SERVER_FAILED: 502,
   SECRET_NOT_FOUND: 404,
+  // An approval (an addition to the spec) is decided once: a decision for one decided, or not (or
+  // no longer) waited for, conflicts with the run's state. Nobody deciding in time under
+  // on_timeout: fail ends the run with the run's own conflict code.
+  APPROVAL_NOT_WAITING: 409,
+  APPROVAL_ALREADY_DECIDED: 409,
+  APPROVAL_TIMED_OUT: 409,
   HTTP_REQUEST_FAILED: 502,
   HTTP_STATUS_UNEXPECTED: 502,
   HTTP_RESPONSE_TOO_LARGE: 502,

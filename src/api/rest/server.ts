@@ -4,6 +4,7 @@ import type { Runtime } from '../../runtime/runtime.ts';
 import { installRequestIds, requestIdOptions } from './requestIds.ts';
 import { installRequestTracing } from '../http/requestTracing.ts';
 import { type ApiKeyPrincipal, createApiKeyAuthenticator } from '../auth/apiKeyAuthenticator.ts';
+import { approvalRoutes } from './routes/approvalRoutes.ts';
 import { createJwtVerifier } from '../auth/jwtVerifier.ts';
 import { createOrganizationAuth } from '../auth/organizationAuth.ts';
 import { createMcpAuthenticator } from '../mcp/mcpAuth.ts';
@@ -61,7 +62,9 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
       // An organization's assistants, for its admins: only where this service signs them in.
       if (embedded) await api.register(assistantRoutes({ commands: runtime.commands, db: runtime.db, masterKey: runtime.masterKey }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded.verifier)));
       await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier)));
-      // Everything under /seq is API-key authenticated and scoped to the key's project.
+      // Decided by a member signed in or by an API key acting as one: authenticated by the route itself.
+      await api.register(approvalRoutes({ db: runtime.db, commands: runtime.commands, apiKeys: authenticate, authorize: createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier) }));
+      // Everything else under /seq is API-key authenticated and scoped to the key's project.
       await api.register(async (seq) => {
         seq.addHook('onRequest', async (request) => {
           request.apiKey = await authenticate(request.headers.authorization);

@@ -58,6 +58,8 @@ export interface BlockKind<Config extends z.ZodRawShape = z.ZodRawShape> {
   draftText: { field: 'prompt' | 'code'; described: string } | null;
   /** Whether its blocks may enable tools (`tools_enabled`): the spec's tool rules look only at these. */
   callsTools: boolean;
+  /** Whether its blocks must be steps of their own (never in a parallel step or a loop): they stop the run for someone outside it. */
+  standsAlone: boolean;
   /** Whether the block is sent the request's image attachments (checked against its model before a run starts). */
   receivesAttachments(block: BlockOf<Config>): boolean;
   /** Its own fields' publish problems, each starting with `path`. */

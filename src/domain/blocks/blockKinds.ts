@@ -1,4 +1,5 @@
 import type { BlockKind } from './blockKind.ts';
+import { approvalKind } from './approval/approvalKind.ts';
 import { codeKind } from './code/codeKind.ts';
 import { httpKind } from './http/httpKind.ts';
 import { llmKind } from './llm/llmKind.ts';
@@ -15,6 +16,7 @@ export const blockKinds = {
   passthrough: passthroughKind,
   code: codeKind,
   http: httpKind,
+  approval: approvalKind,
 } as const satisfies Record<string, BlockKind>;
 
 export type ProcessorType = keyof typeof blockKinds;

@@ -3,6 +3,7 @@ import { ApiError } from '../errors/apiError.ts';
 import { conversationDigest } from '../tools/conversationDigest.ts';
 import type { ErasureMatch, ExecutionEvent, ExecutionRequested, RequestedToolCall } from './executionEvents.ts';
 import type { EventOf } from '../events/eventDefinition.ts';
+import { type ApprovalWait, type MemberDecision, type TimeoutDecision, decideByMember, decideByTimeout } from './approvalDecision.ts';
 
 type ExecutionMode = EventOf<typeof ExecutionRequested>['data']['mode'];
 
@@ -23,7 +24,8 @@ export interface PauseState {
 export type ExecutionState =
   | { status: 'none' }
   | {
-      status: 'running' | 'paused' | 'completed' | 'failed';
+      /** `waiting`: for a person's decision at an approval block (`waiting`); `paused`: for the caller's tool results (`pause`). */
+      status: 'running' | 'paused' | 'waiting' | 'completed' | 'failed';
       executionId: string;
       organizationId: string;
       flowId: string;
@@ -31,6 +33,9 @@ export type ExecutionState =
       versionId: string;
       mode: ExecutionMode;
       pause: PauseState | null;
+      waiting: ApprovalWait | null;
+      /** Approval blocks decided so far, by name: a second decision is refused. */
+      decided: ReadonlySet<string>;
       /** Tool-calling turns per block name, from this run's own events. */
       iterations: ReadonlyMap<string, number>;
       /** When its data was erased (RunDataErased), or null. */
@@ -46,6 +51,10 @@ export interface ResumeRequest {
 export type ExecutionCommand =
   | { type: 'Record'; event: ExecutionEvent }
   | { type: 'Resume'; data: ResumeRequest; flowId: string }
+  /** A member decides the approval the run waits at (approvalDecision.ts). */
+  | { type: 'DecideApproval'; data: MemberDecision }
+  /** The approval's time ran out (the sweep, on the database's clock): its policy decides, unless decided already. */
+  | { type: 'TimeOutApproval'; data: TimeoutDecision }
   /** A link to a rerun: accepted in any state once the run exists (reruns are made of ended runs). */
   | { type: 'LinkRerun'; data: { rerunExecutionId: string } }
   /**
@@ -76,7 +85,7 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
   evolve: (state, event) => {
     if (event.type === 'ExecutionRequested') {
       const { executionId, organizationId, flowId, projectId, versionId, mode } = event.data;
-      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, mode, pause: null, iterations: new Map(), erasedAt: null };
+      return { status: 'running', executionId, organizationId, flowId, projectId, versionId, mode, pause: null, waiting: null, decided: new Set(), iterations: new Map(), erasedAt: null };
     }
     if (state.status === 'none') return state;
     switch (event.type) {
@@ -86,8 +95,14 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
       }
       case 'ExecutionResumed':
         return { ...state, status: 'running', pause: null };
+      case 'ApprovalRequested': {
+        const { stepIndex, blockId, blockName, approvers, onTimeout } = event.data;
+        return { ...state, status: 'waiting', waiting: { stepIndex, blockId, blockName, approvers, onTimeout } };
+      }
+      case 'ApprovalDecided':
+        return { ...state, status: 'running', waiting: null, decided: new Set(state.decided).add(event.data.blockName) };
       case 'ExecutionFailed':
-        return { ...state, status: 'failed', pause: null };
+        return { ...state, status: 'failed', pause: null, waiting: null };
       case 'ExecutionCompleted':
         return { ...state, status: 'completed' };
       case 'RunDataErased':
@@ -103,6 +118,8 @@ export const execution: Decider<ExecutionCommand, ExecutionEvent, ExecutionState
       return [{ type: 'ExecutionRerunStarted', data: { executionId: state.executionId, rerunExecutionId: command.data.rerunExecutionId } }];
     }
     if (command.type === 'Cancel') return decideCancel(command.data, state);
+    if (command.type === 'DecideApproval') return decideByMember(command.data, state.status === 'none' ? null : state);
+    if (command.type === 'TimeOutApproval') return decideByTimeout(command.data, state.status === 'none' ? null : state);
     if (command.type === 'Erase') return decideErase(command.data, state);
     if (command.type === 'RecordUnrecordedEnd') {
       if (state.status === 'none') throw new ApiError('EXECUTION_ID_INVALID', 'No such execution');
@@ -127,7 +144,7 @@ function decideCancel(data: { message: string; detail: string | null; durationMs
   if (state.status === 'running' && state.mode !== 'async') {
     throw new ApiError('CONFLICT', `execution ${state.executionId} is a running ${state.mode} run: its caller is waiting on it; only /jobs runs and paused runs can be cancelled`);
   }
-  const pausedAt = state.pause;
+  const pausedAt = state.pause ?? state.waiting;
   return [
     {
       type: 'ExecutionFailed',
@@ -139,7 +156,7 @@ function decideCancel(data: { message: string; detail: string | null; durationMs
 function decideErase(data: { trigger: 'request' | 'retention'; reason: string; erasedAt: string; match: ErasureMatch | null }, state: ExecutionState): ExecutionEvent[] {
   if (state.status === 'none') throw new ApiError('EXECUTION_NOT_FOUND', 'No such execution');
   if (state.erasedAt !== null) return [];
-  if (state.status === 'running' || state.status === 'paused') {
+  if (state.status === 'running' || state.status === 'paused' || state.status === 'waiting') {
     throw new ApiError('CONFLICT', `execution ${state.executionId} is ${state.status}: only a run that has ended can be erased (cancel it first)`);
   }
   return [{ type: 'RunDataErased', data: { executionId: state.executionId, ...data } }];

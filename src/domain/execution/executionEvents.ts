@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { processorTypes } from '../blocks/blockKinds.ts';
 import type { HttpBlockEvent } from '../blocks/http/httpEvents.ts';
+import type { ApprovalEvent } from '../blocks/approval/approvalEvents.ts';
 import { blockRef } from './blockRef.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
@@ -14,7 +15,13 @@ export type FailureReason = (typeof failureReasons)[number];
 const usageSchema = z.object({ promptTokens: z.number().int(), completionTokens: z.number().int(), totalTokens: z.number().int() });
 export type TokenUsage = z.infer<typeof usageSchema>;
 
-export const webhookEvents = ['flow.completed', 'flow.failed'] as const;
+/**
+ * The webhook events a /jobs caller may subscribe to: the spec's two, and `flow.waiting` (an
+ * addition: the run waits for an approval), sent only to callers who ask for it by name.
+ */
+export const webhookEvents = ['flow.completed', 'flow.failed', 'flow.waiting'] as const;
+/** What a job without `callbackEvents` subscribes to: the spec's two. */
+export const defaultWebhookEvents = ['flow.completed', 'flow.failed'] as const satisfies readonly (typeof webhookEvents)[number][];
 
 
 /** The service's own words about a failure (failureMessage.ts): what came from outside is the sealed `detail`. */
@@ -32,6 +39,7 @@ export type WebhookEventName = (typeof webhookEvents)[number];
  * of a flow's draft has versionNumber 0 and a versionId naming its snapshot (`draft:<id of the test or suite run>`).
  * Version 5 added backtest runs (mode `backtest`, and the backtest they belong to) and the tools the
  * caller declared, so a backtest can declare them again (version 4 events are upcast with none of either).
+ * Version 7 may subscribe to `flow.waiting` (a version 6 event reads the same).
  */
 const toolSchema = z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }) });
 const toolChoiceSchema = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
@@ -40,7 +48,7 @@ export type RunMode = (typeof runModes)[number];
 
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  6,
+  7,
   z.object({
     executionId: anId(),
     flowId: anId(),
@@ -317,7 +325,8 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionCompleted>
   | EventOf<typeof ExecutionRerunStarted>
   | EventOf<typeof RunDataErased>
-  | HttpBlockEvent;
+  | HttpBlockEvent
+  | ApprovalEvent;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;
 

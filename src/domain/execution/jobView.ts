@@ -2,6 +2,7 @@ import type { FailureReason } from './executionEvents.ts';
 import type { ResultObject } from './outputShape.ts';
 import type { HistoryEntry } from './historyEntry.ts';
 import { type JobStatus, type RunStatus, evolveRunStatus, jobStatusOf } from './runStatus.ts';
+import { type WaitingFor, waitingForOf } from './waitingFor.ts';
 
 /**
  * A /jobs run as its poll shows it, evolved event by event: the jobs projection applies it to its
@@ -26,13 +27,20 @@ export interface JobView {
   errorDetail: string | null;
   /** When the run's data was erased: its result then reads null. */
   dataErasedAt: string | null;
+  /** What the run waits for (an approval: an addition to the spec), or null; the poll's status reads `running` meanwhile. */
+  waitingFor: WaitingFor | null;
 }
 
 export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobView | null {
   const { event, occurredAt } = entry;
   if (event.type === 'ExecutionRequested') {
     if (view || event.data.mode !== 'async') return view;
-    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null };
+    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: null };
+  }
+  if (event.type === 'ApprovalRequested' && !view) {
+    // A sync or step run that waits for a person goes on as a job once decided: it is polled as one from here.
+    const { executionId, flowId } = event.data;
+    return { executionId, flowId, status: 'running', claims: 0, createdAt: occurredAt, startedAt: occurredAt, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: waitingForOf(event.data, occurredAt) };
   }
   if (event.type === 'RunDataErased') return view ? { ...view, result: null, errorDetail: null, dataErasedAt: view.dataErasedAt ?? event.data.erasedAt } : view;
   // Only an open job moves on.
@@ -42,6 +50,10 @@ export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobVie
     case 'JobClaimed':
       // The first claim sets startedAt; the count is the claim number.
       return { ...moved(), claims: event.data.claim, startedAt: view.startedAt ?? occurredAt };
+    case 'ApprovalRequested':
+      return { ...moved(), waitingFor: waitingForOf(event.data, occurredAt) };
+    case 'ApprovalDecided':
+      return { ...moved(), waitingFor: null };
     case 'ExecutionCompleted':
       return { ...moved(), result: event.data.result, completedAt: occurredAt, durationMs: event.data.durationMs };
     case 'ExecutionFailed':

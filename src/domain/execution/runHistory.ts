@@ -6,6 +6,14 @@ import type { HistoryEntry } from './historyEntry.ts';
 import { type JobView, evolveJobView } from './jobView.ts';
 import { type RunStatus, evolveRunStatus } from './runStatus.ts';
 import type { ResultObject } from './outputShape.ts';
+import type { ApprovalDecided, ApprovalRequested } from '../blocks/approval/approvalEvents.ts';
+
+/** An approval block's wait in a run: what was asked and when, and its decision once made. */
+export interface ApprovalRecord {
+  requested: EventOf<typeof ApprovalRequested>['data'];
+  requestedAt: string;
+  decided: EventOf<typeof ApprovalDecided>['data'] | null;
+}
 
 /**
  * A run's history as every reader needs it, folded once from the run's events (decoded through the
@@ -32,6 +40,8 @@ export interface RunHistory {
   skippedSteps: { stepIndex: number; blockName: string }[];
   /** Outputs of completed top-level blocks by block name (a loop's: its items' results in order; a skipped block's: null). */
   outputs: Record<string, unknown>;
+  /** The run's approvals by block name, in the order asked. */
+  approvals: Record<string, ApprovalRecord>;
   /** Model tokens the run was charged for, all blocks and tool rounds together. */
   tokens: number;
   ending: { status: 'completed'; result: ResultObject; durationMs: number; at: string } | { status: 'failed'; failure: RunFailure; at: string } | null;
@@ -39,7 +49,7 @@ export interface RunHistory {
   job: JobView | null;
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], skippedSteps: [], outputs: {}, tokens: 0, ending: null, job: null });
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], skippedSteps: [], outputs: {}, approvals: {}, tokens: 0, ending: null, job: null });
 
 export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
   const job = evolveJobView(history.job, entry);
@@ -69,6 +79,12 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
       const outputs = { ...history.outputs };
       setOwn(outputs, event.data.blockName, null);
       return { ...history, skippedSteps: [...history.skippedSteps, { stepIndex: event.data.stepIndex, blockName: event.data.blockName }], outputs };
+    }
+    case 'ApprovalRequested':
+      return { ...history, approvals: { ...history.approvals, [event.data.blockName]: { requested: event.data, requestedAt: occurredAt, decided: null } } };
+    case 'ApprovalDecided': {
+      const asked = history.approvals[event.data.blockName];
+      return asked ? { ...history, approvals: { ...history.approvals, [event.data.blockName]: { ...asked, decided: event.data } } } : history;
     }
     case 'CreditsConsumed':
       return { ...history, tokens: history.tokens + event.data.tokens };

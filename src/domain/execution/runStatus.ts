@@ -3,9 +3,10 @@ import type { ExecutionEvent } from './executionEvents.ts';
 /**
  * A run's status, the one every face shows (the job poll, the runs listing, the console, traces,
  * MCP): `queued` while a job waits for a runner, `running`, `retrying` once a job was taken over
- * (claimed again), `paused` while it waits for tool results, `completed` or `failed`.
+ * (claimed again), `paused` while it waits for tool results, `waiting` while it waits for a person's
+ * decision at an approval block (an addition to the spec), `completed` or `failed`.
  */
-export const runStatuses = ['queued', 'running', 'retrying', 'paused', 'completed', 'failed'] as const;
+export const runStatuses = ['queued', 'running', 'retrying', 'paused', 'waiting', 'completed', 'failed'] as const;
 export type RunStatus = (typeof runStatuses)[number];
 
 /** The spec's job statuses (the poll of a /jobs run). */
@@ -24,6 +25,11 @@ export function statusAfter(event: ExecutionEvent): RunStatus | undefined {
     case 'ExecutionPausedForToolCalls':
       return 'paused';
     case 'ExecutionResumed':
+      return 'running';
+    case 'ApprovalRequested':
+      return 'waiting';
+    case 'ApprovalDecided':
+      // Decided: the run goes on (a job runner continues it), or ends in the same append (on_timeout: fail).
       return 'running';
     case 'ExecutionCompleted':
       return 'completed';
@@ -47,6 +53,7 @@ export function jobStatusOf(status: RunStatus): JobStatus {
       return 'started';
     case 'retrying':
     case 'paused':
+    case 'waiting':
       return 'running';
     default:
       return status;

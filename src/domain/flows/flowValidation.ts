@@ -27,6 +27,7 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
       if (earlier) problems.push(`${path}.name: block name '${block.name}' is already used at ${earlier}`);
       else seen.set(block.name, at);
       problems.push(...validateBlock(block, path, context));
+      if (kind !== 'block' && blockKinds[block.processor_type].standsAlone) problems.push(`${path}: ${block.processor_type} blocks stop the run for someone outside it: they must be steps of their own, not in a ${kind === 'parallel' ? 'parallel step' : 'loop'}`);
     });
   });
   problems.push(...runConditionProblems(steps), ...stepReferenceProblems(steps));

@@ -12,10 +12,13 @@ import { anId, callbackUrl } from '../privacy/operationalText.ts';
 export const deliveryStatuses = ['pending', 'in_flight', 'succeeded', 'failed_retry', 'failed_permanent', 'dead_letter', 'data_erased', 'data_unreadable'] as const;
 export type DeliveryStatus = (typeof deliveryStatuses)[number];
 
-/** One delivery of one terminal event of one /jobs run; its id is the idempotency key sent as X-Service-Delivery. */
+/**
+ * One delivery of one terminal event of one /jobs run (version 2: or of its wait for an approval,
+ * `flow.waiting`; a version 1 event reads the same); its id is the idempotency key sent as X-Service-Delivery.
+ */
 export const DeliveryCreated = defineEvent(
   'DeliveryCreated',
-  1,
+  2,
   z.object({
     deliveryId: anId(),
     organizationId: anId(),

@@ -1,4 +1,5 @@
 import type { FailureReason, WebhookEventName } from '../execution/executionEvents.ts';
+import type { WaitingFor } from '../execution/waitingFor.ts';
 
 /** Spec section 6, Payload; plus `deliveryId`, so the signed bytes bind the idempotency key. */
 export const MAX_WEBHOOK_BODY_BYTES = 256 * 1024;
@@ -15,6 +16,8 @@ export interface WebhookPayload {
   scheduleId?: string;
   scheduledFor?: string;
   result?: unknown;
+  /** `flow.waiting` only: what the run waits for (an addition to the spec). */
+  waitingFor?: WaitingFor;
   errorMessage?: string;
   failureReason?: WebhookFailureReason;
   truncated: boolean;
@@ -27,7 +30,9 @@ const webhookReason = (reason: FailureReason): WebhookFailureReason => (reason =
 
 export type RunEnding =
   | { event: 'flow.completed'; result: unknown }
-  | { event: 'flow.failed'; errorMessage: string; failureReason: FailureReason };
+  | { event: 'flow.failed'; errorMessage: string; failureReason: FailureReason }
+  /** Not an ending: the run waits for an approval (opt-in; small, never over the cap). */
+  | { event: 'flow.waiting'; waitingFor: WaitingFor };
 
 /**
  * The body of a delivery, at most 256 KB. A `flow.completed` body over it has its `result` replaced
@@ -40,6 +45,10 @@ export function webhookPayload(
   ending: RunEnding,
   jobPath: string,
 ): { payload: WebhookPayload; body: string } {
+  if (ending.event === 'flow.waiting') {
+    const waiting: WebhookPayload = { event: ending.event, ...base, result: null, waitingFor: ending.waitingFor, truncated: false };
+    return { payload: waiting, body: JSON.stringify(waiting) };
+  }
   const full: WebhookPayload =
     ending.event === 'flow.completed'
       ? { event: ending.event, ...base, result: ending.result ?? null, truncated: false }

@@ -1,4 +1,5 @@
 import type { ProcessorType } from '../../domain/blocks/blockKinds.ts';
+import { runApprovalBlock } from './approvalRunner.ts';
 import type { BlockRunner } from './blockRunner.ts';
 import { runCodeBlock } from './codeRunner.ts';
 import { runHttpBlock } from './httpRunner.ts';
@@ -15,4 +16,5 @@ export const blockRunners: { readonly [Type in ProcessorType]: BlockRunner } = {
   passthrough: runPassthroughBlock,
   code: runCodeBlock,
   http: runHttpBlock,
+  approval: runApprovalBlock,
 };

@@ -19,10 +19,11 @@ const rowOf = (view: JobView) => ({
   completed_at: view.completedAt,
   duration_ms: view.durationMs,
   data_erased_at: view.dataErasedAt,
+  waiting_for: view.waitingFor === null ? null : JSON.stringify(view.waitingFor),
 });
 
 /** The columns rowOf sets, as updateRows casts them. */
-const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', error_detail: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer', data_erased_at: 'timestamptz' };
+const rowColumnTypes: ColumnTypes<JobsTable> = { status: 'text', claims: 'integer', result: 'jsonb', failure_reason: 'text', error_code: 'text', error_message: 'text', error_detail: 'text', started_at: 'timestamptz', completed_at: 'timestamptz', duration_ms: 'integer', data_erased_at: 'timestamptz', waiting_for: 'jsonb' };
 
 type Owner = { projectId: string; organizationId: string };
 
@@ -49,7 +50,7 @@ const executionIdOf = (event: DomainEvent) => (event.data as { executionId: stri
  */
 export const jobsProjection: Projection = {
   name: 'jobs',
-  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
+  handles: ['ExecutionRequested', 'JobClaimed', 'ApprovalRequested', 'ApprovalDecided', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
   opens: ['ExecutionCompleted', 'ExecutionFailed'],
   tables: ['jobs'],
   async apply(trx, event, context) {
@@ -68,7 +69,7 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
     const entry = views.get(executionId) ?? { before: null, after: null };
     const after = evolveJobView(entry.after, { event: event as DomainEvent as ExecutionEvent, occurredAt: context.occurredAt });
     if (after === entry.after) continue;
-    if (event.type === 'ExecutionRequested') entry.owner = { projectId: event.data.projectId, organizationId: event.data.organizationId };
+    if (event.type === 'ExecutionRequested' || (event.type === 'ApprovalRequested' && entry.after === null)) entry.owner = { projectId: event.data.projectId, organizationId: event.data.organizationId };
     views.set(executionId, { ...entry, after });
   }
   await write(trx, [...views.values()].flatMap(({ before, after, owner }) => (after && after !== before ? [{ before, after, owner }] : [])));
@@ -77,10 +78,11 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly { event: 
 /**
  * The batch with the results (and failures' details) of jobs opened: a job's row keeps them, other
  * runs' are read by no one here, so they are not opened (a cipher call and a key look-up each saved
- * on every /execute run). Jobs are the runs with a row, and those whose request (mode `async`) is in the batch.
+ * on every /execute run). Jobs are the runs with a row, and those whose request (mode `async`) or
+ * approval request (a run that goes on as a job) is in the batch.
  */
 function withJobResultsOpened(handed: readonly { event: DomainEvent; context: ProjectionContext }[], jobs: Set<string>) {
-  for (const { event } of handed) if (event.type === 'ExecutionRequested' && event.data.mode === 'async') jobs.add(event.data.executionId);
+  for (const { event } of handed) if ((event.type === 'ExecutionRequested' && event.data.mode === 'async') || event.type === 'ApprovalRequested') jobs.add(event.data.executionId);
   return openedWhere(handed, ({ event }) => (event.type === 'ExecutionCompleted' || event.type === 'ExecutionFailed') && jobs.has(event.data.executionId));
 }
 
@@ -102,5 +104,6 @@ export function jobViewOfRow(row: Selectable<JobsTable>): JobView {
     errorMessage: row.error_message,
     errorDetail: row.error_detail,
     dataErasedAt: iso(row.data_erased_at),
+    waitingFor: (row.waiting_for ?? null) as JobView['waitingFor'],
   };
 }

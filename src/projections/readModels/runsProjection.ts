@@ -13,7 +13,11 @@ function changesOf(event: ExecutionEvent, { recorded, occurredAt }: ProjectionCo
     case 'JobClaimed':
       return { claims: event.data.claim, status };
     case 'ExecutionPausedForToolCalls':
+    case 'ApprovalRequested':
       return { status };
+    case 'ApprovalDecided':
+      // The run goes on as a job (its lease is its owner from here): no process's runner lease, so the interrupted-runs sweep leaves it to the job runners.
+      return { status, runner: null };
     case 'ExecutionResumed':
       return { status, runner: recorded.metadata.runner ?? null };
     case 'ExecutionCompleted':
@@ -86,7 +90,7 @@ async function shredErasedKeys(trx: Transaction<ReadModels>, events: readonly { 
  */
 export const runsProjection: Projection = {
   name: 'runs',
-  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionPausedForToolCalls', 'ExecutionResumed', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
+  handles: ['ExecutionRequested', 'JobClaimed', 'ExecutionPausedForToolCalls', 'ExecutionResumed', 'ApprovalRequested', 'ApprovalDecided', 'ExecutionCompleted', 'ExecutionFailed', 'RunDataErased'],
   tables: ['runs'],
   apply: (trx, event, context) => applyAll(trx, [{ event, context }]),
   applyAll,

@@ -73,5 +73,5 @@ function webhookOperations(): Record<string, OpenAPIV3_1.PathItemObject> {
       responses: { '200': { description: 'Received (any 2xx)' } },
     },
   });
-  return { 'flow.completed': operation('flow.completed'), 'flow.failed': operation('flow.failed') };
+  return { 'flow.completed': operation('flow.completed'), 'flow.failed': operation('flow.failed'), 'flow.waiting': { post: { ...operation('flow.waiting').post!, summary: 'flow.waiting: a /jobs run waits for an approval (only when callbackEvents names it)' } } };
 }

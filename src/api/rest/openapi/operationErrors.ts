@@ -82,4 +82,7 @@ export const RUN_STARTED: readonly ErrorCode[] = [...FLOW_LOOKUP, ...RUN_INPUT, 
 /** `/jobs`: a run accepted to be done in the background. */
 export const JOB_ACCEPTED: readonly ErrorCode[] = [...FLOW_LOOKUP, ...RUN_INPUT, 'CALLBACK_URL_INVALID', 'CALLBACK_EVENTS_INVALID', 'TOOLS_REQUIRE_SYNC_EXECUTE', 'INVALID_RESUME'];
 /** Webhook management of an organization. */
+/** A decision of an approval (an addition to the spec). */
+export const APPROVAL_DECIDED: readonly ErrorCode[] = [...FLOW_LOOKUP, 'EXECUTION_NOT_FOUND', 'VALIDATION_FAILED', 'FORBIDDEN', 'ORGANIZATION_NOT_FOUND', 'APPROVAL_NOT_WAITING', 'APPROVAL_ALREADY_DECIDED'];
+
 export const ORGANIZATION_LOOKUP: readonly ErrorCode[] = ['ORGANIZATION_NOT_FOUND'];

@@ -4,6 +4,8 @@ import { failureReasons, webhookEvents } from '../../../domain/execution/executi
 import { webhookFailureReasons } from '../../../domain/webhooks/webhookPayload.ts';
 import { jobStatuses, runStatuses } from '../../../domain/execution/runStatus.ts';
 import { runModes } from '../../../domain/execution/executionEvents.ts';
+import { memberRoles } from '../../../domain/organizations/memberRole.ts';
+import { timeoutPolicies } from '../../../domain/blocks/approval/approvalConfig.ts';
 
 /**
  * What the REST API answers, as zod schemas: the OpenAPI document is generated from them, the
@@ -33,6 +35,41 @@ export const executePausedSchema = z.object({
   accumulatedOutputs: z.record(z.string(), z.unknown()),
 });
 
+/** What a run waits for outside it (an addition to the spec): a person's decision at an approval block. */
+export const waitingForSchema = z
+  .object({
+    type: z.literal('approval'),
+    stepId: z.string().meta({ description: 'The approval block: decide it with POST .../runs/{executionId}/approvals/{stepId}' }),
+    approvers: z.object({ roles: z.array(z.enum(memberRoles)), members: z.array(z.string()) }).meta({ description: 'Who may decide: members holding one of the roles, or named by their subject' }),
+    onTimeout: z.enum(timeoutPolicies),
+    timeoutMs: z.number().int(),
+    requestedAt: timestamp,
+    dueAt: timestamp.meta({ description: 'When the timeout policy decides, if nobody has (the sweep decides on the database clock, within a few seconds of it)' }),
+  })
+  .meta({ id: 'WaitingFor' });
+
+export const executeWaitingSchema = z
+  .object({
+    status: z.literal('approval_required'),
+    executionId: z.string(),
+    flowId: z.string(),
+    blockCount: z.number().int(),
+    waitingFor: waitingForSchema,
+    accumulatedOutputs: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'ExecuteWaiting', description: 'The run waits for an approval (202): it goes on as a job once decided; poll GET .../jobs/{executionId}' });
+
+export const approvalDecidedSchema = z
+  .object({
+    executionId: z.string(),
+    stepId: z.string(),
+    decision: z.enum(['approved', 'rejected']),
+    decidedBy: z.string().meta({ description: "The decider's subject (`api-key:<id>` for an API key)" }),
+    role: z.enum(memberRoles),
+    decidedAt: timestamp,
+  })
+  .meta({ id: 'ApprovalDecided' });
+
 export const executeAnswerSchema = z.discriminatedUnion('status', [executeCompletedSchema, executePausedSchema]).meta({ id: 'ExecuteAnswer' });
 
 export const jobAcceptedSchema = z.object({ executionId: z.string(), status: z.literal('started'), flowId: z.string(), blockCount: z.number().int() }).meta({ id: 'JobAccepted' });
@@ -49,6 +86,7 @@ const jobFields = {
   errorCode: z.string().nullable().optional().meta({ description: 'Only when failed' }),
   errorMessage: z.string().nullable().optional().meta({ description: 'Only when failed' }),
   dataErasedAt: timestamp.optional().meta({ description: "Only once the run's data was erased: its result then reads null" }),
+  waitingFor: waitingForSchema.optional().meta({ description: 'Only while the run waits for an approval (status reads running meanwhile; an addition to the spec)' }),
 };
 export const jobSchema = z.object({ ...jobFields, result: resultObject.nullable().optional().meta({ description: 'Only when completed' }) }).meta({ id: 'Job' });
 export const jobListItemSchema = z.object(jobFields).meta({ id: 'JobListItem', description: 'A job as listed: its result is left out (poll the job for it)' });
@@ -166,7 +204,8 @@ export const webhookPayloadSchema = z
     organizationId: z.string(),
     durationMs: z.number().int(),
     occurredAt: timestamp,
-    result: z.unknown().meta({ description: 'flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed: null' }),
+    result: z.unknown().meta({ description: 'flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed and flow.waiting: null' }),
+    waitingFor: waitingForSchema.optional().meta({ description: 'flow.waiting (sent only when callbackEvents names it; an addition to the spec): what the run waits for' }),
     errorMessage: z.string().optional().meta({ description: 'flow.failed: why; cut (naming its full length) when it would take the body over 256 KB' }),
     failureReason: z.enum(webhookFailureReasons).optional().meta({ description: 'flow.failed: a cancelled run is `error`, its message naming the cancellation' }),
     truncated: z.boolean(),
@@ -195,6 +234,12 @@ export const stepEventSchema = z
       z
         .object({ ...blockRef, condition: z.string(), values: z.record(z.string(), z.unknown()) })
         .meta({ description: "A block whose `run_if` was not true: it did not run and later blocks read its output as null. `values`: each path the condition read, with its value then. Sent only with `?events=extended`; without it the stream is exactly the spec's." }),
+    ),
+    stepEvent(
+      'step_waiting_for_approval',
+      z
+        .object({ status: z.literal('approval_required'), executionId: z.string(), stepId: z.string(), approvers: waitingForSchema.shape.approvers, onTimeout: z.enum(timeoutPolicies), timeoutMs: z.number().int() })
+        .meta({ description: 'The run waits for a person at an approval block (an addition to the spec): the stream ends; the run goes on as a job once decided (poll GET .../jobs/{executionId}).' }),
     ),
     stepEvent('resumed', z.object({ executionId: z.string(), pausedAtStep: z.string(), iterationsUsed: z.number().int() })),
     stepEvent(

@@ -18,6 +18,7 @@ export const codeKind: BlockKind<NoConfig> = {
   configShape: {},
   draftText: { field: 'code', described: 'the code of a code block' },
   callsTools: false,
+  standsAlone: false,
   receivesAttachments: () => false,
   fieldProblems(block, path) {
     if (!block.code?.trim()) return [`${path}.code: code blocks need code`];

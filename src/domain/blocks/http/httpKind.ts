@@ -21,6 +21,7 @@ export const httpKind: BlockKind<typeof httpConfigShape> = {
   configShape: httpConfigShape,
   draftText: null,
   callsTools: false,
+  standsAlone: false,
   receivesAttachments: () => false,
   fieldProblems(block, path) {
     const at = `${path}.processor_config`;

@@ -17,6 +17,7 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
   configShape: llmConfigShape,
   draftText: { field: 'prompt', described: 'the prompt of an llm block' },
   callsTools: true,
+  standsAlone: false,
   receivesAttachments: (block) => block.processor_config?.receive_attachments !== false,
   fieldProblems(block, path) {
     const problems: string[] = [];

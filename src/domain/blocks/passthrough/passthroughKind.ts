@@ -9,6 +9,7 @@ export const passthroughKind: BlockKind<NoConfig> = {
   configShape: {},
   draftText: null,
   callsTools: false,
+  standsAlone: false,
   receivesAttachments: () => false,
   fieldProblems: () => [],
   foreignUse: () => [],
