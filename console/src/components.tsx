@@ -4,7 +4,7 @@ import type { LiveState } from './liveUpdates.ts';
 
 /** A run's or delivery's state as a chip: the states a bare "running" would hide get their own colour. */
 export function StatusChip({ status, detail }: { status: string; detail?: string | undefined }) {
-  const label = status === 'paused' ? 'paused for tools' : status === 'dead_letter' ? 'dead-lettered' : status.replaceAll('_', ' ');
+  const label = status === 'paused' ? 'paused for tools' : status === 'waiting' ? 'waiting for approval' : status === 'dead_letter' ? 'dead-lettered' : status.replaceAll('_', ' ');
   return (
     <span className={`chip chip-${status}`} title={detail}>
       {label}

@@ -7,6 +7,7 @@ import { flowReceivesImages, projectMap } from './projectMap.ts';
 import { listProjects, resolveProjectId } from './projectList.ts';
 import { listRunsOfFlow } from './flowRunListing.ts';
 import { listSchedulesOfFlow } from './flowScheduleListing.ts';
+import { decideFlowApproval, listFlowApprovals } from './flowApprovals.ts';
 
 /** A use case's arguments after its dependencies. */
 type Args<F> = F extends (deps: never, ...args: infer A) => unknown ? A : never;
@@ -23,6 +24,8 @@ export function createAuthoringService(deps: { commands: CommandDependencies; db
     resolveProject: (...args: Args<typeof resolveProjectId>) => resolveProjectId(db, ...args),
     listRuns: (...args: Args<typeof listRunsOfFlow>) => listRunsOfFlow({ commands, db }, ...args),
     listSchedules: (...args: Args<typeof listSchedulesOfFlow>) => listSchedulesOfFlow({ commands, db }, ...args),
+    listApprovals: (...args: Args<typeof listFlowApprovals>) => listFlowApprovals({ commands, db }, ...args),
+    decideApproval: (...args: Args<typeof decideFlowApproval>) => decideFlowApproval(commands, ...args),
     /** `project`: an id, or `organization-slug/project-slug`. */
     projectMap: async (scope: Parameters<typeof projectMap>[1], project: string) => projectMap(db, scope, await resolveProjectId(db, scope, project)),
     flowReceivesImages: (...args: Args<typeof flowReceivesImages>) => flowReceivesImages(db, ...args),

@@ -377,4 +377,4 @@ export interface ReadModels {
 }
 
 /** Tables a rebuild empties (all but the checkpoints, which it resets). */
-export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs', 'retention_periods', 'schedules'] as const;
+export const readModelTables = ['organizations', 'members', 'projects', 'api_keys', 'flows', 'flow_blocks', 'flow_versions', 'credit_ledger', 'credit_balances', 'jobs', 'webhook_deliveries', 'test_cases', 'test_runs', 'runs', 'backtests', 'backtest_pairs', 'retention_periods', 'schedules', 'approvals'] as const;

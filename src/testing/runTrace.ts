@@ -79,6 +79,16 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
       (step?.requests as StepRequest[] | undefined)?.push({ attempt: event.data.attempt, startMs: event.data.startMs, durationMs: event.data.durationMs, status: event.data.status, outcome: 'failed' });
     }
+    // An approval step waits between its start and its completion: for whom, and how it was decided.
+    if (event.type === 'ApprovalRequested') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.status === 'started');
+      Object.assign(step ?? {}, { status: 'waiting', approval: { approvers: event.data.approvers, onTimeout: event.data.onTimeout, timeoutMs: event.data.timeoutMs, requestedAt: at(recorded, i), decision: null, decidedBy: null, decidedAt: null } });
+    }
+    if (event.type === 'ApprovalDecided') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.status === 'waiting');
+      const decidedBy = event.data.decidedBy.kind === 'member' ? event.data.decidedBy.subject : 'timeout';
+      if (step) Object.assign(step, { status: 'started', approval: { ...(step.approval as object), decision: event.data.decision ?? 'timed_out', decidedBy, decidedAt: event.data.decidedAt } });
+    }
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
       const last = (step?.requests as StepRequest[] | undefined)?.at(-1);

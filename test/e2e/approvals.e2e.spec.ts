@@ -1,12 +1,21 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createTRPCClient, httpLink } from '@trpc/client';
 import type { FastifyInstance } from 'fastify';
+import { buildConsoleServer } from '../../src/api/console/consoleServer.ts';
+import type { ConsoleRouter } from '../../src/api/console/consoleRouter.ts';
+import { setOperator } from '../../src/commands/operatorCommands.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApprovalTimeoutSweep } from '../../src/approvals/approvalTimeoutSweep.ts';
+import { replayExecution } from '../../src/audit/runAudit.ts';
+import { runTrace } from '../../src/testing/runTrace.ts';
 import { addMember } from '../../src/commands/organizationCommands.ts';
 import { executionStream } from '../../src/domain/execution/executionEvents.ts';
 import { startWorkers } from '../../src/runtime/workerRole.ts';
 import { type HttpsReceiver, startHttpsReceiver } from '../support/httpsReceiver.ts';
 import { type JwksIssuer, startJwksIssuer } from '../support/jwksIssuer.ts';
-import { type TestRuntime, createTestRuntime, seedProject, serveApi, testPrincipal } from '../support/testRuntime.ts';
+import { type TestRuntime, createTestRuntime, freePort, seedProject, serveApi, testPrincipal } from '../support/testRuntime.ts';
 import { until } from '../support/until.ts';
 
 const AUDIENCE = 'seqflow';
@@ -31,6 +40,9 @@ describe('approval blocks', () => {
   let issuer: JwksIssuer;
   let receiver: HttpsReceiver;
   let app: FastifyInstance;
+  let consoleApp: FastifyInstance;
+  let consoleBase: string;
+  let mcpUrl: string;
   let base: string;
   let key: string;
   let workers: { stop(): Promise<void> };
@@ -42,23 +54,32 @@ describe('approval blocks', () => {
   beforeAll(async () => {
     issuer = await startJwksIssuer();
     receiver = await startHttpsReceiver((_request, res) => res.writeHead(200).end('thanks'));
-    t = await createTestRuntime('approvals', { OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile, SEQFLOW_RUNNER_LEASE_MS: '1500' });
+    const port = await freePort();
+    mcpUrl = `http://127.0.0.1:${port}/api/v1/mcp/`;
+    t = await createTestRuntime('approvals', { SEQFLOW_PUBLIC_URL: `http://127.0.0.1:${port}`, OAUTH_ISSUER: issuer.issuer, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS_URL: issuer.jwksUrl, SEQFLOW_OUTBOUND_ALLOW_CIDRS: '127.0.0.0/8', SEQFLOW_OUTBOUND_EXTRA_CA_FILE: receiver.caFile, SEQFLOW_RUNNER_LEASE_MS: '1500' });
     key = await seedProject(t.runtime, {
       refund: [approval('manager', { timeout_ms: 600_000 }), after],
       lapse: [approval('manager', { timeout_ms: 1_000, on_timeout: 'fail' }), after],
       race: [approval('manager', { timeout_ms: 1_000, on_timeout: 'approve' }), after],
     });
     for (const [subject, role] of [['rita', 'admin'], ['sam', 'member'], ['mo', 'member']] as const) {
+      await setOperator(t.runtime.commands, { subject, operator: true }, testPrincipal);
       await addMember(t.runtime.commands, { organizationSlug: 'acme', userSubject: subject, role }, testPrincipal);
       tokens[subject] = await issuer.sign({ sub: subject, aud: AUDIENCE });
     }
     await t.runtime.projections.catchUp();
     workers = await startWorkers(t.runtime);
-    ({ app, base } = await serveApi(t.runtime));
+    ({ app, base } = await serveApi(t.runtime, port));
+    await setOperator(t.runtime.commands, { subject: 'olga', operator: true }, testPrincipal);
+    tokens.olga = await issuer.sign({ sub: 'olga', aud: AUDIENCE });
+    consoleApp = await buildConsoleServer(t.runtime);
+    await consoleApp.listen({ host: '127.0.0.1', port: 0 });
+    consoleBase = `http://127.0.0.1:${(consoleApp.server.address() as { port: number }).port}/internal/trpc`;
   }, 60_000);
   afterAll(async () => {
     await workers?.stop();
     await app?.close();
+    await consoleApp?.close();
     await t?.close();
     await issuer?.close();
     await receiver?.close();
@@ -104,6 +125,10 @@ describe('approval blocks', () => {
     expect(job).toMatchObject({ status: 'completed', result: { decision: 'approved', by: 'rita', comment: 'fine, loyal customer' } });
     expect(job.waitingFor).toBeUndefined();
     expect((await eventsOf(executionId)).filter((type) => type === 'ApprovalDecided')).toHaveLength(1);
+    // The audit's replay takes the wait and its decision as a legal history; the trace shows the approval step with its text and decision.
+    expect((await replayExecution(t.runtime.eventStore, executionId)).divergence).toBeNull();
+    const trace = await runTrace(t.runtime.eventStore, {}, executionId);
+    expect(trace.steps.find((step) => step.name === 'manager')).toMatchObject({ processorType: 'approval', status: 'completed', output: { decision: 'approved', decided_by: 'rita' }, approval: { approvers: { roles: ['admin'], members: ['sam'] }, decision: 'approved', decidedBy: 'rita' } });
   });
 
   it('a /jobs run waits holding no lease, a named member rejects it, and the rejection is the step’s output', async () => {
@@ -138,6 +163,50 @@ describe('approval blocks', () => {
     expect(await eventsTo('/hooked', hooked, 2)).toEqual(['flow.waiting', 'flow.completed']);
     // The spec's default subscription is the two terminal events: no waiting delivery without asking.
     expect(await eventsTo('/plain', plain, 1)).toEqual(['flow.completed']);
+  });
+
+  it('the console lists a waiting approval with its text; an operator decides it as the member they are, one who is no member is refused', async () => {
+    const consoleOf = (who: string) => createTRPCClient<ConsoleRouter>({ links: [httpLink({ url: consoleBase, headers: { authorization: `Bearer ${tokens[who]}` } })] });
+    const executionId = (await post('refund/execute', { message: 'hal@example.com', parameters: { amount: '12 EUR' } })).body.executionId!;
+    await t.runtime.projections.catchUp();
+    const queue = await consoleOf('rita').approvals.waiting.query({ limit: 50 });
+    expect(queue.find((a) => a.executionId === executionId)).toMatchObject({ stepId: 'manager', text: 'Refund 12 EUR to hal@example.com?', approvers: { roles: ['admin'], members: ['sam'] }, onTimeout: 'reject', flow: { slug: 'refund' } });
+    await expect(consoleOf('olga').approvals.decide.mutate({ executionId, stepId: 'manager', decision: 'approve' })).rejects.toMatchObject({ data: { detail: { code: 'FORBIDDEN' } } });
+    await expect(consoleOf('mo').approvals.decide.mutate({ executionId, stepId: 'manager', decision: 'approve' })).rejects.toMatchObject({ data: { detail: { code: 'FORBIDDEN' } } });
+    expect(await consoleOf('rita').approvals.decide.mutate({ executionId, stepId: 'manager', decision: 'approve', comment: 'from the console' })).toMatchObject({ decision: 'approved', decidedBy: 'rita', role: 'admin' });
+    await expect(consoleOf('rita').approvals.decide.mutate({ executionId, stepId: 'manager', decision: 'reject' })).rejects.toMatchObject({ data: { detail: { code: 'APPROVAL_ALREADY_DECIDED' } } });
+    expect(await ended('refund', executionId)).toMatchObject({ status: 'completed', result: { decision: 'approved', comment: 'from the console' } });
+    await t.runtime.projections.catchUp();
+    expect((await consoleOf('rita').approvals.waiting.query({ limit: 50 })).map((a) => a.executionId)).not.toContain(executionId);
+  });
+
+  it('an assistant lists a flow’s waiting approvals over MCP and decides one for the member it acts for, once', async () => {
+    const connect = async (sub: string) => {
+      const client = new Client({ name: 'test-assistant', version: '1.0.0' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { requestInit: { headers: { authorization: `Bearer ${await issuer.sign({ sub, aud: mcpUrl })}` } } }));
+      return client;
+    };
+    const call = async (client: Client, name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args })) as CallToolResult;
+    const executionId = (await post('refund/execute', { message: 'ida@example.com', parameters: { amount: '7 EUR' } })).body.executionId!;
+    await t.runtime.projections.catchUp();
+    const flowId = (await t.runtime.db.selectFrom('flows').select('id').where('slug', '=', 'refund').executeTakeFirstOrThrow()).id;
+    const sam = await connect('sam');
+    const mo = await connect('mo');
+    try {
+      const listed = await call(sam, 'list_approvals', { flow_id: flowId });
+      expect((listed.structuredContent as { approvals: { flow_run_id: string; text: string }[] }).approvals.find((a) => a.flow_run_id === executionId)).toMatchObject({ step_id: 'manager', text: 'Refund 7 EUR to ida@example.com?' });
+      const refused = await call(mo, 'decide_approval', { flow_run_id: executionId, step_id: 'manager', decision: 'approve' });
+      expect(refused.isError).toBe(true);
+      expect((refused.content[0] as { text: string }).text).toMatch(/FORBIDDEN|may be decided by/);
+      const decided = await call(sam, 'decide_approval', { flow_run_id: executionId, step_id: 'manager', decision: 'reject', comment: 'not this time' });
+      expect(decided.structuredContent).toMatchObject({ flow_run_id: executionId, decision: 'rejected', decided_by: 'sam', role: 'member' });
+      const again = await call(sam, 'decide_approval', { flow_run_id: executionId, step_id: 'manager', decision: 'approve' });
+      expect((again.content[0] as { text: string }).text).toMatch(/already been decided/);
+    } finally {
+      await sam.close();
+      await mo.close();
+    }
+    expect(await ended('refund', executionId)).toMatchObject({ status: 'completed', result: { decision: 'rejected', by: 'sam' } });
   });
 
   it('nobody deciding in time fails the run under on_timeout: fail (APPROVAL_TIMED_OUT), decided by the sweep; a decision after it is refused', async () => {

@@ -82,7 +82,7 @@ describe('npm start on a fresh data dir (embedded PostgreSQL, DATABASE_URL unset
     expect(inspector.code, inspector.stderr).toBe(0);
     const listed = (JSON.parse(inspector.stdout) as { tools: { name: string }[] }).tools.map((tool) => tool.name);
     expect(listed).toEqual(expect.arrayContaining(['list_projects', 'hydrate_project', 'add_block', 'publish_version', 'set_production_version', 'run_all_tests', 'get_step_trace', 'backtest_version', 'get_backtest', 'create_test_case_from_run']));
-    expect(listed).toHaveLength(29);
+    expect(listed).toHaveLength(31);
   }, 120_000);
 
   it('names the command for an operator console link, which opens a session once', async () => {

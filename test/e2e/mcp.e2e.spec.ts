@@ -116,6 +116,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
       [
         'hydrate_project', 'create_flow', 'add_block', 'update_block', 'update_block_draft', 'update_block_output_schema', 'publish_version', 'set_production_version',
         'run_test_case', 'run_all_tests', 'get_test_run_trace', 'get_step_trace', 'create_test_case', 'remove_block', 'diff_versions', 'list_projects', 'get_block', 'update_test_case', 'delete_test_case', 'list_runs', 'list_schedules', 'run_flow',
+        'list_approvals', 'decide_approval',
         'backtest_version', 'get_backtest', 'create_test_case_from_run', 'list_models', 'get_gate', 'set_gate', 'validate_draft',
       ].sort(),
     );
@@ -660,7 +661,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
   });
 
   describe('read only: the reading tools alone', () => {
-    const READING_TOOLS = ['diff_versions', 'get_backtest', 'get_block', 'get_gate', 'get_step_trace', 'get_test_run_trace', 'hydrate_project', 'list_models', 'list_projects', 'list_runs', 'list_schedules', 'validate_draft'];
+    const READING_TOOLS = ['diff_versions', 'get_backtest', 'get_block', 'get_gate', 'get_step_trace', 'get_test_run_trace', 'hydrate_project', 'list_approvals', 'list_models', 'list_projects', 'list_runs', 'list_schedules', 'validate_draft'];
     const readOnlyUrl = () => `${origin}/api/v1/mcp/readonly`;
     const connectTo = async (url: string, token: string) => {
       const client = new Client({ name: 'test-assistant', version: '1.0.0' });
@@ -694,7 +695,7 @@ describe('the assistant endpoint (MCP at /api/v1/mcp/, SDK client, OAuth JWTs)',
 
     it('gives a token scoped mcp:read alone the reading tools on the full endpoint too', async () => {
       expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp:read' })))).toEqual(READING_TOOLS);
-      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp mcp:read' })))).toHaveLength(29);
+      expect(await toolNames(await connectTo(mcpUrl, await issuer.sign({ sub: 'alice', aud: mcpUrl, scope: 'mcp mcp:read' })))).toHaveLength(31);
     });
   });
 

@@ -17,7 +17,8 @@ import { createProject } from '../../src/commands/projectCommands.ts';
 import { decodeEvent } from '../../src/domain/domainEvent.ts';
 import { delivery } from '../../src/domain/webhooks/delivery.ts';
 import { deliveryStream } from '../../src/domain/webhooks/deliveryEvents.ts';
-import { acceptJob } from '../../src/execution/flowEngine.ts';
+import { acceptJob, prepareExecution } from '../../src/execution/flowEngine.ts';
+import { decideApproval } from '../../src/execution/decideApproval.ts';
 import { continueExecution } from '../../src/execution/continueExecution.ts';
 import { allProjections } from '../../src/projections/allProjections.ts';
 
@@ -133,6 +134,17 @@ describe('projections', () => {
     await addBlock(deps, {}, { flowId: tiny.flowId, name: 'one', processor_type: 'code', code: 'return { one: 1 };' }, testPrincipal);
     const tinyCase = await addTestCase(deps, {}, { flowId: tiny.flowId, definition: { name: 'one', input: { message: 'm' }, assertions: [{ type: 'path_equals', path: 'one', value: 1 }] } }, testPrincipal);
     expect((await runTestCase(t.runtime.execution, {}, { testCaseId: tinyCase.testCaseId, draft: true }, testPrincipal)).passed).toBe(true);
+    // An approval: asked by a sync run and decided by a member (its row; the run a job row that no longer waits).
+    const gate = await importFlow(deps, { organizationSlug: 'alpha', projectSlug: 'web', file: { slug: 'gate', name: 'Gate', steps: [{ block: { name: 'ok', processor_type: 'approval', processor_config: { approval: { text: 'Go {{message}}?', approvers: { roles: ['owner'] } } } } }] }, production: true }, testPrincipal);
+    await t.runtime.projections.catchUp();
+    const gateVersion = await t.runtime.db.selectFrom('flows').innerJoin('flow_versions', 'flow_versions.flow_id', 'flows.id').select(['flows.organization_id', 'flows.project_id', 'flow_versions.id as version_id']).where('flows.id', '=', gate.flowId).executeTakeFirstOrThrow();
+    const waitingRun = randomUUID();
+    const prepared = await prepareExecution(t.runtime.execution, {
+      executionId: waitingRun, flowId: gate.flowId, versionId: gateVersion.version_id, versionNumber: 1, organizationId: gateVersion.organization_id, projectId: gateVersion.project_id,
+      steps: await t.runtime.flows.versionSteps(gateVersion.version_id), message: 'now', parameters: {}, attachments: [], tools: undefined, mode: 'sync', apiKeyId: null, principal: testPrincipal.principal,
+    });
+    expect((await prepared.start()).status).toBe('waiting');
+    await decideApproval(deps, { executionId: waitingRun, stepId: 'ok', flowId: gate.flowId, decision: 'approve', comment: 'go', decider: { subject: 'alpha-owner', role: 'owner' } }, testPrincipal);
     // Retention periods and an erased job: their rows, and the erasure's marks, rebuild too.
     const alpha = (await t.runtime.db.selectFrom('organizations').select('id').where('slug', '=', 'alpha').executeTakeFirstOrThrow()).id;
     await setRetention(deps, { organizationId: alpha, projectId: null, runDays: 30 }, testPrincipal);
@@ -162,15 +174,16 @@ describe('projections', () => {
     expect(tables.map((r) => r.table_name).filter((name) => !NOT_READ_MODELS.includes(name)).sort()).toEqual([...readModelTables].sort());
     expect(before.test_cases!.map((row) => (row as { name: string }).name).sort()).toEqual(['kept, renamed', 'one']);
     expect(before.test_runs!.map((row) => (row as { passed: boolean }).passed)).toEqual([true]);
-    expect(before.jobs!.map((j) => (j as { status: string }).status).sort()).toEqual(['completed', 'failed']);
+    expect(before.jobs!.map((j) => (j as { status: string }).status).sort()).toEqual(['completed', 'failed', 'running']);
+    expect(before.approvals!.map((a) => (a as { status: string; decided_by: string }).decided_by)).toEqual(['alpha-owner']);
     expect(before.credit_ledger!.length).toBeGreaterThan(1);
     expect(before.organizations).toHaveLength(3);
     expect(before.members).toHaveLength(6);
     expect(before.projects).toHaveLength(7);
     expect(before.api_keys).toHaveLength(12);
     expect(before.api_keys!.filter((k) => (k as { revoked_at: Date | null }).revoked_at !== null)).toHaveLength(6);
-    expect(before.flows).toHaveLength(15); // and the job runs' flow, the one edited block by block, the tested one
-    expect(before.flow_versions).toHaveLength(19);
+    expect(before.flows).toHaveLength(16); // and the job runs' flow, the one edited block by block, the tested one, the approval's
+    expect(before.flow_versions).toHaveLength(20);
     expect(before.flow_blocks!.filter((row) => (row as { flow_id: string }).flow_id === built.flowId).map((row) => [(row as { name: string }).name, (row as { step_kind: string }).step_kind]).sort()).toEqual([['a', 'block'], ['c', 'loop']]);
     expect(before.flow_blocks!.length).toBeGreaterThan(0);
 

@@ -7,6 +7,7 @@ import { duration, shortId, when } from '../format.ts';
 import { useLiveRefresh } from '../liveUpdates.ts';
 import { hrefOf } from '../route.ts';
 import { ActivityChart } from './ActivityChart.tsx';
+import { ApprovalsPanel } from './ApprovalsPanel.tsx';
 import { RunSearch } from './RunSearch.tsx';
 import { runStatuses } from '../../../src/domain/execution/runStatus.ts';
 
@@ -35,6 +36,8 @@ export function RunsView() {
   const items = runs.data?.pages.flatMap((page) => page.items) ?? [];
 
   return (
+    <>
+    <ApprovalsPanel />
     <Section title="Runs" actions={<LiveMarker state={live} />}>
       <RunSearch onApiKey={(apiKeyId) => set({ apiKeyId })} />
       <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Run filters">
@@ -74,7 +77,7 @@ export function RunsView() {
                   set({ status: next.length ? next : undefined });
                 }}
               />
-              {status === 'paused' ? 'paused for tools' : status}
+              {status === 'paused' ? 'paused for tools' : status === 'waiting' ? 'waiting for approval' : status}
             </label>
           ))}
         </fieldset>
@@ -164,5 +167,6 @@ export function RunsView() {
         </button>
       ) : null}
     </Section>
+    </>
   );
 }

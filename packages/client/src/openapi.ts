@@ -131,7 +131,7 @@ export type paths = {
         put?: never;
         /**
          * Run the production version and answer when it completes, pauses for tool calls or fails
-         * @description A fresh run (`message`, `parameters`, `attachments`, `tools`) or the resume of a tool pause (`executionId`, `pausedAtStep`, `toolCallMessages`, `tools`).
+         * @description A fresh run (`message`, `parameters`, `attachments`, `tools`) or the resume of a tool pause (`executionId`, `pausedAtStep`, `toolCallMessages`, `tools`). A run that reaches an approval block is answered at once with 202 and what it waits for (an addition to the spec).
          */
         post: operations["executeFlow"];
         delete?: never;
@@ -206,6 +206,26 @@ export type paths = {
         get: operations["listRuns"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/seq/{org}/{project}/{flow}/runs/{executionId}/approvals/{stepId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject the approval a run waits at
+         * @description Once per approval: a second decision is 409 APPROVAL_ALREADY_DECIDED, one for a run not waiting there 409 APPROVAL_NOT_WAITING, one by a caller the block does not name (by role or subject) 403. The run then goes on as a job: poll GET .../jobs/{executionId}. An addition to the spec.
+         */
+        post: operations["decideApproval"];
         delete?: never;
         options?: never;
         head?: never;
@@ -350,9 +370,74 @@ export type webhooks = {
         patch?: never;
         trace?: never;
     };
+    "flow.waiting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * flow.waiting: a /jobs run waits for an approval (only when callbackEvents names it)
+         * @description Signed: `X-Service-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">` (and `v2` with the previous secret during a rotation grace window); `X-Service-Delivery` is the idempotency key, the same for every attempt. Answer 2xx within 20 s; a 408, 429, 5xx, network error or timeout is retried 1 min, 5 min, 30 min, 2 h and 12 h after each failure; 3xx and other 4xx are not.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": components["schemas"]["WebhookPayload"];
+                };
+            };
+            responses: {
+                /** @description Received (any 2xx) */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type components = {
     schemas: {
+        ApprovalDecided: {
+            /** Format: date-time */
+            decidedAt: string;
+            /** @description The decider's subject (`api-key:<id>` for an API key) */
+            decidedBy: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            executionId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            stepId: string;
+        };
+        ApprovalDecidedInput: {
+            /** Format: date-time */
+            decidedAt: string;
+            /** @description The decider's subject (`api-key:<id>` for an API key) */
+            decidedBy: string;
+            /** @enum {string} */
+            decision: "approved" | "rejected";
+            executionId: string;
+            /** @enum {string} */
+            role: "owner" | "admin" | "member";
+            stepId: string;
+        };
         AssistantEnded: {
             clientId: string;
             /** @description False when it had been ended already */
@@ -373,7 +458,7 @@ export type components = {
             createdAt: string;
             errorExcerpt: string | null;
             /** @enum {string} */
-            event: "flow.completed" | "flow.failed";
+            event: "flow.completed" | "flow.failed" | "flow.waiting";
             executionId: string;
             id: string;
             nextAttemptAt: string | null;
@@ -386,7 +471,7 @@ export type components = {
             createdAt: string;
             errorExcerpt: string | null;
             /** @enum {string} */
-            event: "flow.completed" | "flow.failed";
+            event: "flow.completed" | "flow.failed" | "flow.waiting";
             executionId: string;
             id: string;
             nextAttemptAt: string | null;
@@ -464,6 +549,30 @@ export type components = {
                 };
                 id: string;
             }[];
+        };
+        /** @description The run waits for an approval (202): it goes on as a job once decided; poll GET .../jobs/{executionId} */
+        ExecuteWaiting: {
+            accumulatedOutputs: {
+                [key: string]: unknown;
+            };
+            blockCount: number;
+            executionId: string;
+            flowId: string;
+            /** @constant */
+            status: "approval_required";
+            waitingFor: components["schemas"]["WaitingFor"];
+        };
+        /** @description The run waits for an approval (202): it goes on as a job once decided; poll GET .../jobs/{executionId} */
+        ExecuteWaitingInput: {
+            accumulatedOutputs: {
+                [key: string]: unknown;
+            };
+            blockCount: number;
+            executionId: string;
+            flowId: string;
+            /** @constant */
+            status: "approval_required";
+            waitingFor: components["schemas"]["WaitingForInput"];
         };
         Flow: {
             draftBlockCount: number;
@@ -612,6 +721,8 @@ export type components = {
             startedAt: string | null;
             /** @enum {string} */
             status: "started" | "running" | "completed" | "failed";
+            /** @description Only while the run waits for an approval (status reads running meanwhile; an addition to the spec) */
+            waitingFor?: components["schemas"]["WaitingFor"];
         };
         JobAccepted: {
             blockCount: number;
@@ -652,6 +763,8 @@ export type components = {
             startedAt: string | null;
             /** @enum {string} */
             status: "started" | "running" | "completed" | "failed";
+            /** @description Only while the run waits for an approval (status reads running meanwhile; an addition to the spec) */
+            waitingFor?: components["schemas"]["WaitingForInput"];
         };
         /** @description A job as listed: its result is left out (poll the job for it) */
         JobListItem: {
@@ -675,6 +788,8 @@ export type components = {
             startedAt: string | null;
             /** @enum {string} */
             status: "started" | "running" | "completed" | "failed";
+            /** @description Only while the run waits for an approval (status reads running meanwhile; an addition to the spec) */
+            waitingFor?: components["schemas"]["WaitingFor"];
         };
         /** @description A job as listed: its result is left out (poll the job for it) */
         JobListItemInput: {
@@ -698,6 +813,8 @@ export type components = {
             startedAt: string | null;
             /** @enum {string} */
             status: "started" | "running" | "completed" | "failed";
+            /** @description Only while the run waits for an approval (status reads running meanwhile; an addition to the spec) */
+            waitingFor?: components["schemas"]["WaitingForInput"];
         };
         JobPage: {
             items: components["schemas"]["JobListItem"][];
@@ -770,7 +887,7 @@ export type components = {
             /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
             scheduleId: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
+            status: "queued" | "running" | "retrying" | "paused" | "waiting" | "completed" | "failed";
             versionNumber: number | null;
         };
         RunErasure: {
@@ -846,7 +963,7 @@ export type components = {
             /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
             scheduleId: string | null;
             /** @enum {string} */
-            status: "queued" | "running" | "retrying" | "paused" | "completed" | "failed";
+            status: "queued" | "running" | "retrying" | "paused" | "waiting" | "completed" | "failed";
             versionNumber: number | null;
         };
         RunPage: {
@@ -876,7 +993,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code" | "http";
+                processorType: "llm" | "passthrough" | "code" | "http" | "approval";
                 stepIndex: number;
             };
             /** @constant */
@@ -938,6 +1055,24 @@ export type components = {
             };
             /** @constant */
             event: "step_skipped";
+        } | {
+            /** @description The run waits for a person at an approval block (an addition to the spec): the stream ends; the run goes on as a job once decided (poll GET .../jobs/{executionId}). */
+            data: {
+                /** @description Who may decide: members holding one of the roles, or named by their subject */
+                approvers: {
+                    members: string[];
+                    roles: ("owner" | "admin" | "member")[];
+                };
+                executionId: string;
+                /** @enum {string} */
+                onTimeout: "reject" | "approve" | "fail";
+                /** @constant */
+                status: "approval_required";
+                stepId: string;
+                timeoutMs: number;
+            };
+            /** @constant */
+            event: "step_waiting_for_approval";
         } | {
             data: {
                 executionId: string;
@@ -1001,7 +1136,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code" | "http";
+                processorType: "llm" | "passthrough" | "code" | "http" | "approval";
                 stepIndex: number;
             };
             /** @constant */
@@ -1064,6 +1199,24 @@ export type components = {
             /** @constant */
             event: "step_skipped";
         } | {
+            /** @description The run waits for a person at an approval block (an addition to the spec): the stream ends; the run goes on as a job once decided (poll GET .../jobs/{executionId}). */
+            data: {
+                /** @description Who may decide: members holding one of the roles, or named by their subject */
+                approvers: {
+                    members: string[];
+                    roles: ("owner" | "admin" | "member")[];
+                };
+                executionId: string;
+                /** @enum {string} */
+                onTimeout: "reject" | "approve" | "fail";
+                /** @constant */
+                status: "approval_required";
+                stepId: string;
+                timeoutMs: number;
+            };
+            /** @constant */
+            event: "step_waiting_for_approval";
+        } | {
             data: {
                 executionId: string;
                 iterationsUsed: number;
@@ -1109,6 +1262,48 @@ export type components = {
             /** @constant */
             event: "failed";
         };
+        WaitingFor: {
+            /** @description Who may decide: members holding one of the roles, or named by their subject */
+            approvers: {
+                members: string[];
+                roles: ("owner" | "admin" | "member")[];
+            };
+            /**
+             * Format: date-time
+             * @description When the timeout policy decides, if nobody has (the sweep decides on the database clock, within a few seconds of it)
+             */
+            dueAt: string;
+            /** @enum {string} */
+            onTimeout: "reject" | "approve" | "fail";
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description The approval block: decide it with POST .../runs/{executionId}/approvals/{stepId} */
+            stepId: string;
+            timeoutMs: number;
+            /** @constant */
+            type: "approval";
+        };
+        WaitingForInput: {
+            /** @description Who may decide: members holding one of the roles, or named by their subject */
+            approvers: {
+                members: string[];
+                roles: ("owner" | "admin" | "member")[];
+            };
+            /**
+             * Format: date-time
+             * @description When the timeout policy decides, if nobody has (the sweep decides on the database clock, within a few seconds of it)
+             */
+            dueAt: string;
+            /** @enum {string} */
+            onTimeout: "reject" | "approve" | "fail";
+            /** Format: date-time */
+            requestedAt: string;
+            /** @description The approval block: decide it with POST .../runs/{executionId}/approvals/{stepId} */
+            stepId: string;
+            timeoutMs: number;
+            /** @constant */
+            type: "approval";
+        };
         WebhookPayload: {
             /** @description Stable across retries: the idempotency key of the delivery */
             deliveryId: string;
@@ -1116,7 +1311,7 @@ export type components = {
             /** @description flow.failed: why; cut (naming its full length) when it would take the body over 256 KB */
             errorMessage?: string;
             /** @enum {string} */
-            event: "flow.completed" | "flow.failed";
+            event: "flow.completed" | "flow.failed" | "flow.waiting";
             executionId: string;
             /**
              * @description flow.failed: a cancelled run is `error`, its message naming the cancellation
@@ -1127,9 +1322,11 @@ export type components = {
             /** Format: date-time */
             occurredAt: string;
             organizationId: string;
-            /** @description flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed: null */
+            /** @description flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed and flow.waiting: null */
             result: unknown;
             truncated: boolean;
+            /** @description flow.waiting (sent only when callbackEvents names it; an addition to the spec): what the run waits for */
+            waitingFor?: components["schemas"]["WaitingFor"];
         };
         WebhookPayloadInput: {
             /** @description Stable across retries: the idempotency key of the delivery */
@@ -1138,7 +1335,7 @@ export type components = {
             /** @description flow.failed: why; cut (naming its full length) when it would take the body over 256 KB */
             errorMessage?: string;
             /** @enum {string} */
-            event: "flow.completed" | "flow.failed";
+            event: "flow.completed" | "flow.failed" | "flow.waiting";
             executionId: string;
             /**
              * @description flow.failed: a cancelled run is `error`, its message naming the cancellation
@@ -1149,9 +1346,11 @@ export type components = {
             /** Format: date-time */
             occurredAt: string;
             organizationId: string;
-            /** @description flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed: null */
+            /** @description flow.completed: the result, or `{truncated: true, sizeBytes, fetchFrom}` over 256 KB; flow.failed and flow.waiting: null */
             result: unknown;
             truncated: boolean;
+            /** @description flow.waiting (sent only when callbackEvents names it; an addition to the spec): what the run waits for */
+            waitingFor?: components["schemas"]["WaitingForInput"];
         };
         WebhookSecret: {
             /** Format: date-time */
@@ -2588,6 +2787,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ExecuteAnswer"];
+                };
+            };
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExecuteWaiting"];
                 };
             };
             /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP, PARAMETER_NAME_RESERVED, ATTACHMENT_LIMIT_EXCEEDED, ATTACHMENT_INVALID_SCHEME, ATTACHMENT_URL_TOO_LONG, ATTACHMENT_UNSUPPORTED_MIME, ATTACHMENT_INVALID_FILENAME, ATTACHMENT_BLOCKED_HOST, MODEL_MIME_INCOMPATIBLE, TOOLS_INVALID, TOOL_NAME_INVALID, EXECUTION_ID_INVALID, PAUSED_STEP_INVALID, TOOL_RESULTS_MISMATCH, TOOL_HISTORY_TAMPERED, INVALID_RESUME, IDEMPOTENCY_KEY_INVALID */
@@ -4191,6 +4399,310 @@ export interface operations {
             };
         };
     };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                executionId: string;
+                /** @description Flow slug */
+                flow: string;
+                /** @description Organization slug */
+                org: string;
+                /** @description Project slug */
+                project: string;
+                stepId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why: recorded with the decision (sealed with the run's data) */
+                    comment?: string;
+                    /** @enum {string} */
+                    decision: "approve" | "reject";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalDecided"];
+                };
+            };
+            /** @description URL_INVALID, INVALID_JSON, INVALID_TEXT, NESTING_TOO_DEEP */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_INVALID" | "INVALID_JSON" | "INVALID_TEXT" | "NESTING_TOO_DEEP";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNAUTHENTICATED, API_KEY_REVOKED */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNAUTHENTICATED" | "API_KEY_REVOKED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FORBIDDEN";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description FLOW_NOT_FOUND, EXECUTION_NOT_FOUND, ORGANIZATION_NOT_FOUND */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "FLOW_NOT_FOUND" | "EXECUTION_NOT_FOUND" | "ORGANIZATION_NOT_FOUND";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description REQUEST_TIMEOUT */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "REQUEST_TIMEOUT";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description APPROVAL_NOT_WAITING, APPROVAL_ALREADY_DECIDED */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "APPROVAL_NOT_WAITING" | "APPROVAL_ALREADY_DECIDED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "PAYLOAD_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description URL_TOO_LONG */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "URL_TOO_LONG";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "UNSUPPORTED_MEDIA_TYPE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "VALIDATION_FAILED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description RATE_LIMITED */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "RATE_LIMITED";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description HEADERS_TOO_LARGE */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "HEADERS_TOO_LARGE";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description INTERNAL */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "INTERNAL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+            /** @description DATABASE_UNAVAILABLE, DATABASE_STORAGE_FULL */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        detail: {
+                            /** @enum {string} */
+                            code: "DATABASE_UNAVAILABLE" | "DATABASE_STORAGE_FULL";
+                            message: string;
+                            /** @description The request id (X-Request-Id) to quote to support */
+                            requestId?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                };
+            };
+        };
+    };
     eraseRunData: {
         parameters: {
             query?: {
@@ -4479,7 +4991,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `step_waiting_for_approval` (a run at an approval block: an addition to the spec; the stream ends), `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -4842,7 +5354,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
+            /** @description Events: `started`, `step_started`, `step_completed`, `step_paused_for_tool_calls`, `step_waiting_for_approval` (a run at an approval block: an addition to the spec; the stream ends), `resumed`, `completed`, `failed`, and `token` (a piece of an llm block's reply while it is written; no id, not recorded: a client may ignore it); with `?events=extended`, also `step_skipped` (a block whose `run_if` was not true: its condition and the values it read); each `data` is a JSON object (the `StepEvent` schema, by event name) and each `id` the event's position in the run (send it back as `Last-Event-ID` to resume the stream); a `step_started` told by its block's completion event has the id half a revision before it (`4.5`, then `5`). */
             200: {
                 headers: {
                     [name: string]: unknown;

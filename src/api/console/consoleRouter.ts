@@ -27,6 +27,7 @@ import { retentionProcedures } from './retentionProcedures.ts';
 import { scheduleProcedures } from './scheduleProcedures.ts';
 import { secretProcedures } from './secretProcedures.ts';
 import { assistantProcedures } from './assistantProcedures.ts';
+import { approvalProcedures } from './approvalProcedures.ts';
 import type { ConsoleContext } from './consoleContext.ts';
 import { tracked } from '@trpc/server';
 import { liveEvents } from '../../caches/liveEvents.ts';
@@ -119,6 +120,8 @@ export const consoleRouter = router({
         return done;
       }),
   }),
+  /** Approval blocks' waits: the queue and the decision. */
+  approvals: approvalProcedures,
   backtests: backtestProcedures,
   retention: retentionProcedures,
   schedules: scheduleProcedures,

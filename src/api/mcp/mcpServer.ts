@@ -12,6 +12,7 @@ import { registerTestingTools } from './tools/testingTools.ts';
 import { registerBacktestTools } from './tools/backtestTools.ts';
 import { registerTraceTools } from './tools/traceTools.ts';
 import { registerRunTools, registerScheduleTools } from './tools/runTools.ts';
+import { registerApprovalTools } from './tools/approvalTools.ts';
 import { registerModelTools } from './tools/modelTools.ts';
 import { registerTriageFailuresPrompt } from './prompts/triageFailuresPrompt.ts';
 import { registerPromoteSafelyPrompt } from './prompts/promoteSafelyPrompt.ts';
@@ -55,6 +56,7 @@ export function createMcpServer(ctx: ToolContext, version: string, options: { re
   registerBacktestTools(server, ctx);
   registerRunTools(server, ctx);
   registerScheduleTools(server, ctx);
+  registerApprovalTools(server, ctx);
   registerTraceTools(server, ctx);
   registerModelTools(server, ctx);
   if (!options.readOnly) {

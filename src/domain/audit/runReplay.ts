@@ -27,7 +27,8 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
  * results, code outputs) stand in for the calls, and each is decided again by the run's decider on
  * the state the facts before it built. It checks that the events form a legal sequence: requested
  * first; nothing after the end; every step completed once, after it started (a step may start again
- * only after a job takeover); every resume answering the pause before it; the result equal to what
+ * only after a job takeover); every resume answering the pause before it; every approval decided
+ * once, while the run waited for it; the result equal to what
  * the last step produced; and, for blocks that paused for no tools, the credits charged equal to the
  * token usage recorded. Returns the first divergence, or null. A run whose data was erased replays
  * without the content checks (its result and outputs read as erased); its erasure must follow its end.
@@ -60,6 +61,10 @@ export function replayRun(input: RunReplayInput): Divergence | null {
         if (state.status === 'none') return diverged('a rerun link before the run');
       } else if (event.type === 'RunDataErased') {
         if (state.status !== 'completed' && state.status !== 'failed') return diverged('an erasure before the run ended');
+      } else if (event.type === 'ApprovalDecided') {
+        if (state.status !== 'waiting' || state.waiting?.blockName !== event.data.blockName) return diverged(`a decision of '${event.data.blockName}' without an approval waiting for it`);
+      } else if (event.type === 'ExecutionFailed' && event.data.reason === 'cancelled' && (state.status === 'paused' || state.status === 'waiting')) {
+        // An operator ended a run nobody was working on (the Cancel command): legal where a Record is not.
       } else {
         execution.decide({ type: 'Record', event }, state);
       }
