@@ -220,6 +220,19 @@ describe('approval blocks', () => {
     expect(decision.data).toMatchObject({ decision: null, decidedBy: { kind: 'timeout' } });
   });
 
+  it('an approval that fell due while no worker ran is decided once a worker starts again: the deadline waits in the database', async () => {
+    await workers.stop();
+    const { body } = await post('lapse/execute', { message: 'jo@example.com', parameters: { amount: '2 EUR' } });
+    const executionId = body.executionId!;
+    await t.runtime.projections.catchUp();
+    await until(async () => (await t.runtime.db.selectFrom('approvals').select('status').where('execution_id', '=', executionId).where('due_at', '<=', new Date()).executeTakeFirst()) !== undefined, 'the approval to fall due');
+    // Nothing decided it while every worker was down.
+    expect(await eventsOf(executionId)).not.toContain('ApprovalDecided');
+    workers = await startWorkers(t.runtime);
+    expect(await ended('lapse', executionId)).toMatchObject({ status: 'failed', errorCode: 'APPROVAL_TIMED_OUT' });
+    expect((await eventsOf(executionId)).filter((type) => type === 'ApprovalDecided')).toHaveLength(1);
+  });
+
   it('two workers’ sweeps and a member racing for a due approval: exactly one decision, the losers refused or finding nothing to do', async () => {
     const sweeps = ['a', 'b'].map((sweeper) => createApprovalTimeoutSweep({ db: t.runtime.db, commands: t.runtime.commands, logger: t.runtime.logger, sweeper, intervalMs: 60_000 }));
     for (let round = 0; round < 4; round++) {
