@@ -202,6 +202,11 @@ describe('approval blocks', () => {
       expect(decided.structuredContent).toMatchObject({ flow_run_id: executionId, decision: 'rejected', decided_by: 'sam', role: 'member' });
       const again = await call(sam, 'decide_approval', { flow_run_id: executionId, step_id: 'manager', decision: 'approve' });
       expect((again.content[0] as { text: string }).text).toMatch(/already been decided/);
+      // A production run started over MCP waits like any other; a trial decides as the timeout would.
+      const production = await call(sam, 'run_flow', { flow_id: flowId, input: { message: 'kim@example.com', parameters: { amount: '1 EUR' } }, production: true });
+      expect(production.structuredContent).toMatchObject({ status: 'waiting', waiting_for: { step_id: 'manager' } });
+      const trial = await call(sam, 'run_flow', { flow_id: flowId, input: { message: 'kim@example.com', parameters: { amount: '1 EUR' } } });
+      expect(trial.structuredContent).toMatchObject({ status: 'completed', result: { decision: 'rejected', by: 'timeout' } });
     } finally {
       await sam.close();
       await mo.close();

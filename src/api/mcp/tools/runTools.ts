@@ -39,7 +39,8 @@ export function registerRunTools(server: McpServer, ctx: ToolContext) {
       outputSchema: {
         flow_run_id: z.string(),
         warnings: z.array(z.string()).optional().describe('What this trial did not exercise'),
-        status: z.enum(['running', 'completed', 'failed', 'paused']),
+        status: z.enum(['running', 'completed', 'failed', 'paused', 'waiting']),
+        waiting_for: z.object({ step_id: z.string(), due_at: z.string() }).optional().describe('When waiting (a production run at an approval block): where; list_approvals and decide_approval take it from there'),
         result: z.unknown().optional().describe('The run\'s result, once completed (long strings cut)'),
         error: z.object({ code: z.string(), message: z.string(), block_name: z.string().nullable() }).optional(),
       },
@@ -155,5 +156,6 @@ async function runFlow(
 function answerOf(outcome: ExecutionOutcome, executionId: string) {
   if (outcome.status === 'completed') return { flow_run_id: executionId, status: 'completed' as const, result: truncateStrings(outcome.result, RESULT_STRINGS) };
   if (outcome.status === 'failed') return { flow_run_id: executionId, status: 'failed' as const, error: { code: outcome.code, message: failureText(outcome), block_name: outcome.blockName } };
+  if (outcome.status === 'waiting') return { flow_run_id: executionId, status: 'waiting' as const, waiting_for: { step_id: outcome.waitingFor.stepId, due_at: outcome.waitingFor.dueAt } };
   return { flow_run_id: executionId, status: 'paused' as const };
 }
