@@ -33,10 +33,11 @@ export function createApprovalTimeoutSweep(deps: { db: Kysely<ReadModels>; comma
     let decided = 0;
     for (const row of due) {
       const stream = executionStream(row.execution_id);
-      const { recorded } = await loadStream(deps.commands.eventStore, stream, execution);
-      const startedAt = recorded[0] ? Date.parse(recorded[0].metadata.occurredAt) : row.now.getTime();
+      const loaded = await loadStream(deps.commands.eventStore, stream, execution);
+      const startedAt = loaded.recorded[0] ? Date.parse(loaded.recorded[0].metadata.occurredAt) : row.now.getTime();
       const data = { stepId: row.block_name, at: row.now.toISOString(), durationMs: Math.max(0, row.now.getTime() - startedAt) };
-      const result = await handleCommand(deps.commands, stream, execution, { type: 'TimeOutApproval', data }, { principal, correlationId: row.execution_id });
+      // Decided on the stream just read (its run's start gives the duration); a writer since makes the append retry on fresh state.
+      const result = await handleCommand(deps.commands, stream, execution, { type: 'TimeOutApproval', data }, { principal, correlationId: row.execution_id }, loaded);
       if (result.events.length > 0) decided++;
     }
     if (decided > 0) deps.logger.info({ decided }, 'approvals decided by their timeout policy');

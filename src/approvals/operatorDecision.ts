@@ -15,8 +15,15 @@ const subjectOf = (principal: Principal) => (principal.id.startsWith('link:') ? 
  * run's organization (their role read from its stream), so an operator who is no member is refused,
  * as the REST route refuses a stranger. The block's approvers are checked by the decider.
  */
-export async function decideAsMember(deps: CommandDependencies, input: { executionId: string; stepId: string; decision: 'approve' | 'reject'; comment: string | null }, metadata: CommandMetadata) {
-  const owner = await approvalOwner(deps.eventStore, input.executionId, input.stepId);
+export async function decideAsMember(
+  deps: CommandDependencies,
+  input: { executionId: string; stepId: string; decision: 'approve' | 'reject'; comment: string | null },
+  metadata: CommandMetadata,
+  /** Whether the caller may reach the organization at all (an assistant's scope): a run outside it is not found. */
+  reaches: (organizationId: string) => boolean = () => true,
+) {
+  const owner = await approvalOwner(deps.eventStore, input.executionId, input.stepId).catch(() => null);
+  if (!owner || !reaches(owner.organizationId)) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${input.executionId} waits for an approval at '${input.stepId}' that you can reach`);
   const { state } = await loadStream(deps.eventStore, organizationStream(owner.organizationId), organization);
   const subject = subjectOf(metadata.principal);
   const role = state.status === 'created' ? state.members.get(subject) : undefined;

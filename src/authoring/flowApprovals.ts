@@ -1,9 +1,8 @@
 import type { Kysely } from 'kysely';
 import { decideAsMember } from '../approvals/operatorDecision.ts';
 import type { CommandDependencies, CommandMetadata } from '../commands/commandHandler.ts';
-import { ApiError } from '../domain/errors/apiError.ts';
 import type { ReadModels } from '../projections/readModelSchema.ts';
-import { approvalOwner, waitingApprovals } from '../queries/approvalQueries.ts';
+import { waitingApprovals } from '../queries/approvalQueries.ts';
 import { type AuthoringScope, inScope } from './authoringScope.ts';
 import { requireFlow } from './flowAuthoring.ts';
 
@@ -14,8 +13,5 @@ export async function listFlowApprovals(deps: { commands: CommandDependencies; d
 }
 
 /** A decision by the person an assistant acts for, as the member they are; a run outside the scope is not found. */
-export async function decideFlowApproval(commands: CommandDependencies, scope: AuthoringScope, input: { executionId: string; stepId: string; decision: 'approve' | 'reject'; comment: string | null }, metadata: CommandMetadata) {
-  const owner = await approvalOwner(commands.eventStore, input.executionId, input.stepId).catch(() => null);
-  if (!owner || !inScope(scope, owner.organizationId)) throw new ApiError('EXECUTION_NOT_FOUND', `No run ${input.executionId} waits for an approval at '${input.stepId}' in your organizations`);
-  return decideAsMember(commands, input, metadata);
-}
+export const decideFlowApproval = (commands: CommandDependencies, scope: AuthoringScope, input: { executionId: string; stepId: string; decision: 'approve' | 'reject'; comment: string | null }, metadata: CommandMetadata) =>
+  decideAsMember(commands, input, metadata, (organizationId) => inScope(scope, organizationId));

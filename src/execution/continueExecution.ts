@@ -9,8 +9,7 @@ import { createExecutionRecorder } from './executionRecorder.ts';
 import type { AcceptedJob } from './executionUpdates.ts';
 import { runInputOf } from './flowEngine.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
-import { type DecidedApproval, blockKey } from './runContext.ts';
-import type { RunHistory } from '../domain/execution/runHistory.ts';
+import { blockKey } from './runContext.ts';
 import { waitingForOf } from '../domain/execution/waitingFor.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
@@ -63,22 +62,11 @@ export async function continueExecution(
   const completed = new Map<string, unknown>([...history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const), ...history.skippedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, null), null] as const)]);
   return runSteps(
     deps,
-    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, approvals: decidedApprovals(history), trace: { parent: traceparent } },
+    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, approvals: history.approvals, trace: { parent: traceparent } },
     0,
     undefined,
     undefined,
   );
-}
-
-/** The run's decided approvals as its approval blocks read them (approvalRunner.ts). */
-function decidedApprovals(history: RunHistory): Map<string, DecidedApproval> {
-  const decided = new Map<string, DecidedApproval>();
-  for (const [name, { requestedAt, decided: d }] of Object.entries(history.approvals)) {
-    if (!d) continue;
-    const decidedBy = d.decidedBy.kind === 'member' ? { kind: 'member' as const, subject: d.decidedBy.subject } : { kind: 'timeout' as const };
-    decided.set(name, { decision: d.decision, comment: d.comment, decidedBy, decidedAt: d.decidedAt, waitedMs: Math.max(0, Date.parse(d.decidedAt) - Date.parse(requestedAt)) });
-  }
-  return decided;
 }
 
 /** What a run that waits for an approval waits for, from its events. */

@@ -24,6 +24,6 @@ export async function decideApproval(deps: CommandDependencies, input: ApprovalD
   const at = deps.now().toISOString();
   const { executionId, stepId, flowId, decision, comment, decider } = input;
   const result = await handleCommand(deps, executionStream(executionId), execution, { type: 'DecideApproval', data: { stepId, flowId, decision, comment, decider, at } }, { ...metadata, correlationId: executionId });
-  const decided = result.events.find((e) => e.type === 'ApprovalDecided')!;
-  return { executionId, stepId, decision: decided.type === 'ApprovalDecided' ? decided.data.decision : null, decidedBy: decider.subject, role: decider.role, decidedAt: at, position: result.position };
+  // A member's decision is one ApprovalDecided, approved or rejected (the decider refuses anything else).
+  return { executionId, stepId, decision: decision === 'approve' ? ('approved' as const) : ('rejected' as const), decidedBy: decider.subject, role: decider.role, decidedAt: at, position: result.position };
 }

@@ -1,6 +1,7 @@
 import type { Context } from '@opentelemetry/api';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import type { RunMode } from '../domain/execution/executionEvents.ts';
+import type { ApprovalRecord } from '../domain/execution/runHistory.ts';
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRecorder } from './executionRecorder.ts';
@@ -24,21 +25,12 @@ export interface RunContext {
   accumulated: Record<string, unknown>;
   /** Blocks a taken-over run already completed, by `stepIndex|blockName|iteration`: not run (or paid for) again. */
   completed?: Map<string, unknown>;
-  /** Approval blocks decided while the run waited, by name: their decision is their output (approvalRunner.ts). */
-  approvals?: ReadonlyMap<string, DecidedApproval>;
+  /** The run's approvals by block name, from its events: a decided one's decision is its block's output (approvalRunner.ts). */
+  approvals?: Readonly<Record<string, ApprovalRecord>>;
   /** The run's trace (W3C traceparent of the span it continues) and, for a resume, the resuming request's, linked. */
   trace: { parent?: string; link?: string };
   /** When a fresh run was taken up (`performance.now()`), before its first append: its duration counts from there, as its events' times do. */
   startedAt?: number;
-}
-
-/** A decision as an approval block's step reads it: what was decided, by whom, and how long the run waited for it. */
-export interface DecidedApproval {
-  decision: 'approved' | 'rejected' | null;
-  comment: string | null;
-  decidedBy: { kind: 'member'; subject: string } | { kind: 'timeout' };
-  decidedAt: string;
-  waitedMs: number;
 }
 
 /** The state one call of the step runner shares with the blocks it runs. */

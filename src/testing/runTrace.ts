@@ -1,4 +1,5 @@
 import { blockKinds } from '../domain/blocks/blockKinds.ts';
+import { deciderName } from '../domain/blocks/approval/approvalEvents.ts';
 import { sumUsd } from '../domain/models/modelCatalog.ts';
 import { routeModel } from '../domain/models/modelRoute.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
@@ -86,8 +87,7 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     }
     if (event.type === 'ApprovalDecided') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.status === 'waiting');
-      const decidedBy = event.data.decidedBy.kind === 'member' ? event.data.decidedBy.subject : 'timeout';
-      if (step) Object.assign(step, { status: 'started', approval: { ...(step.approval as object), decision: event.data.decision ?? 'timed_out', decidedBy, decidedAt: event.data.decidedAt } });
+      if (step) Object.assign(step, { status: 'started', approval: { ...(step.approval as object), decision: event.data.decision ?? 'timed_out', decidedBy: deciderName(event.data.decidedBy), decidedAt: event.data.decidedAt } });
     }
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');

@@ -31,16 +31,20 @@ export interface JobView {
   waitingFor: WaitingFor | null;
 }
 
+/** A job's view when it is first seen: nothing has happened to it yet. */
+const newJob = ({ executionId, flowId }: { executionId: string; flowId: string }, createdAt: string): JobView => ({
+  executionId, flowId, status: 'started', claims: 0, createdAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: null,
+});
+
 export function evolveJobView(view: JobView | null, entry: HistoryEntry): JobView | null {
   const { event, occurredAt } = entry;
   if (event.type === 'ExecutionRequested') {
     if (view || event.data.mode !== 'async') return view;
-    return { executionId: event.data.executionId, flowId: event.data.flowId, status: jobStatusOf(evolveRunStatus(null, event)!), claims: 0, createdAt: occurredAt, startedAt: null, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: null };
+    return { ...newJob(event.data, occurredAt), status: jobStatusOf(evolveRunStatus(null, event)!) };
   }
   if (event.type === 'ApprovalRequested' && !view) {
     // A sync or step run that waits for a person goes on as a job once decided: it is polled as one from here.
-    const { executionId, flowId } = event.data;
-    return { executionId, flowId, status: 'running', claims: 0, createdAt: occurredAt, startedAt: occurredAt, completedAt: null, durationMs: null, result: null, failureReason: null, errorCode: null, errorMessage: null, errorDetail: null, dataErasedAt: null, waitingFor: waitingForOf(event.data, occurredAt) };
+    return { ...newJob(event.data, occurredAt), status: 'running', startedAt: occurredAt, waitingFor: waitingForOf(event.data, occurredAt) };
   }
   if (event.type === 'RunDataErased') return view ? { ...view, result: null, errorDetail: null, dataErasedAt: view.dataErasedAt ?? event.data.erasedAt } : view;
   // Only an open job moves on.

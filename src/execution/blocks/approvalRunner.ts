@@ -1,4 +1,5 @@
 import { APPROVAL_TIMEOUT_DEFAULT_MS, type TimeoutPolicy } from '../../domain/blocks/approval/approvalConfig.ts';
+import { approvalOutput } from '../../domain/blocks/approval/approvalEvents.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import { noteStepFailed } from './localStep.ts';
 import { renderTemplate } from '../../domain/templating/template.ts';
@@ -20,10 +21,11 @@ export async function runApprovalBlock(step: BlockStep): Promise<unknown> {
   const { session, block, context, stepIndex, iteration } = step;
   const { deps, run } = session;
   const ref = { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration };
-  const decided = run.approvals?.get(block.name);
-  if (decided) {
-    const output = { decision: decided.decision, comment: decided.comment, decided_by: decided.decidedBy.kind === 'member' ? decided.decidedBy.subject : 'timeout', decided_at: decided.decidedAt };
-    run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: decided.waitedMs, attempts: 1, validationErrors: [] } });
+  const asked = run.approvals?.[block.name];
+  if (asked?.decided) {
+    const output = approvalOutput(asked.decided);
+    const waitedMs = Math.max(0, Date.parse(asked.decided.decidedAt) - Date.parse(asked.requestedAt));
+    run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: waitedMs, attempts: 1, validationErrors: [] } });
     return output;
   }
   // Publishing refuses an approval block without its approval: a version is never run without one.
@@ -57,7 +59,7 @@ function decidedAsTimedOut({ session, stepIndex }: BlockStep, ref: { executionId
     noteStepFailed(run, ref, failure, 0);
     throw Object.assign(failure, { stepIndex, blockName: ref.blockName });
   }
-  const output = { decision: onTimeout === 'approve' ? 'approved' : 'rejected', comment: null, decided_by: 'timeout', decided_at: deps.now().toISOString() };
+  const output = approvalOutput({ decision: onTimeout === 'approve' ? 'approved' : 'rejected', comment: null, decidedBy: { kind: 'timeout' }, decidedAt: deps.now().toISOString() });
   run.recorder.note({ type: 'ExecutionStepCompleted', data: { ...ref, output, model: null, usage: null, durationMs: 0, attempts: 1, validationErrors: [] } });
   return output;
 }

@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import { deciderName } from '../../domain/blocks/approval/approvalEvents.ts';
 import type { DomainEvent } from '../../domain/domainEvent.ts';
 import type { Projection, ProjectionContext } from '../projection.ts';
 import type { ReadModels } from '../readModelSchema.ts';
@@ -39,8 +40,7 @@ async function applyAll(trx: Transaction<ReadModels>, handed: readonly Handed[])
     } else if (event.type === 'ApprovalDecided') {
       const d = event.data;
       const status = d.decision ?? 'timed_out';
-      const decidedBy = d.decidedBy.kind === 'member' ? d.decidedBy.subject : 'timeout';
-      await trx.updateTable('approvals').set({ status, decided_at: d.decidedAt, decided_by: decidedBy }).where('execution_id', '=', d.executionId).where('block_name', '=', d.blockName).execute();
+      await trx.updateTable('approvals').set({ status, decided_at: d.decidedAt, decided_by: deciderName(d.decidedBy) }).where('execution_id', '=', d.executionId).where('block_name', '=', d.blockName).execute();
     } else if (event.type === 'ExecutionFailed') failed.push(event.data.executionId);
   }
   // Most failed runs never waited: one statement for the batch's, on the key's prefix.

@@ -51,3 +51,11 @@ export const ApprovalDecided = defineEvent(
 );
 
 export type ApprovalEvent = EventOf<typeof ApprovalRequested> | EventOf<typeof ApprovalDecided>;
+
+type Decided = EventOf<typeof ApprovalDecided>['data'];
+
+/** Who decided, as traces, read models and the step's output name them: a member's subject, or `timeout`. */
+export const deciderName = (decidedBy: Decided['decidedBy']): string => (decidedBy.kind === 'member' ? decidedBy.subject : 'timeout');
+
+/** An approval block's output: its decision, as later blocks read it by name. */
+export const approvalOutput = (decided: Pick<Decided, 'decision' | 'comment' | 'decidedBy' | 'decidedAt'>) => ({ decision: decided.decision, comment: decided.comment, decided_by: deciderName(decided.decidedBy), decided_at: decided.decidedAt });
