@@ -79,7 +79,7 @@ async function seedRuns(runtime: Runtime) {
           type: 'ExecutionRequested',
           data: {
             executionId, flowId: flow.flowId, versionId: row.production_version_id!, versionNumber: 1, organizationId: org.id, projectId: row.project_id, mode: i % 3 === 0 ? 'async' : 'sync',
-            message: `run ${i}`, parameters: {}, attachments: [], apiKeyId: i % 10 === 0 ? apiKeyId : randomUUID(), blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null,
+            message: `run ${i}`, parameters: {}, attachments: [], apiKeyId: i % 10 === 0 ? apiKeyId : randomUUID(), blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null,
           },
         };
         const ending: ExecutionEvent =

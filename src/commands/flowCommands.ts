@@ -14,6 +14,7 @@ import { type CommandDependencies, type CommandMetadata, handleCommand, withCorr
 import { findProject } from './projectCommands.ts';
 import { ownerOfSlug, requireSlugOwner } from './slugLookup.ts';
 import { reserveSlug } from './slugReservationCommands.ts';
+import { subflowProblems } from './subflowChecks.ts';
 
 export function parseFlowFile(input: unknown): FlowFile {
   const parsed = flowFileSchema.safeParse(input);
@@ -47,7 +48,9 @@ export async function importFlow(deps: CommandDependencies, input: ImportFlowInp
   const existingState = existing ? (await loadStream(deps.eventStore, flowStream(existing), flow)).state : undefined;
   if (input.publish || input.production) {
     // Refused before anything is written: an import that cannot be published leaves the draft as it was.
-    const problems = validateFlowForPublish(assignBlockIds(file.steps, [], () => ''), await publishContext(deps, organizationId));
+    const steps = assignBlockIds(file.steps, [], () => '');
+    const subflows = await subflowProblems(deps, { organizationId, projectId, flowId: existing ?? '', slug: file.slug }, steps);
+    const problems = validateFlowForPublish(steps, { ...(await publishContext(deps, organizationId)), subflowProblems: subflows });
     if (problems.length > 0) throw new ApiError('FLOW_INVALID', `The flow cannot be published (the draft is unchanged):\n${problems.join('\n')}`, { problems });
   }
 
@@ -88,7 +91,8 @@ export async function publishContext(deps: CommandDependencies, organizationId: 
 export async function publishVersion(deps: CommandDependencies, input: { flowId: string; note: string | null }, metadata: CommandMetadata) {
   const versionId = randomUUID();
   const { state: current } = await loadStream(deps.eventStore, flowStream(input.flowId), flow);
-  const context = current.status === 'created' ? await publishContext(deps, current.organizationId) : {};
+  const context =
+    current.status === 'created' ? { ...(await publishContext(deps, current.organizationId)), subflowProblems: await subflowProblems(deps, { organizationId: current.organizationId, projectId: current.projectId, flowId: current.flowId, slug: current.slug }, current.draft) } : {};
   const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'PublishVersion', data: { versionId, note: input.note, context } }, metadata);
   const version = result.events.find((e) => e.type === 'FlowVersionPublished');
   return { versionId, number: version?.type === 'FlowVersionPublished' ? version.data.number : null, position: result.position };
@@ -97,9 +101,23 @@ export async function publishVersion(deps: CommandDependencies, input: { flowId:
 /** Points production at a version; with the flow's promotion gate on, `gate` (the test results) must say passed, or `force` be given. */
 export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; backtest?: BacktestGateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
   const { flowId: _flowId, ...data } = input;
+  await refuseSubflowCycle(deps, input.flowId, input.versionId);
   const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data }, metadata);
   const number = result.state.status === 'created' ? result.state.versions.find((v) => v.versionId === input.versionId)?.number : undefined;
   return { flowId: input.flowId, versionId: input.versionId, number: number ?? null, position: result.position };
+}
+
+/**
+ * A version made production must not close a chain of flow blocks that leads back to its flow (its
+ * own blocks were checked when it was published, against the other flows' production versions as
+ * they were then).
+ */
+async function refuseSubflowCycle(deps: CommandDependencies, flowId: string, versionId: string) {
+  const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
+  const version = state.status === 'created' ? state.versions.find((v) => v.versionId === versionId) : undefined;
+  if (state.status !== 'created' || !version) return; // the decider refuses it with its own words
+  const problems = await subflowProblems(deps, { organizationId: state.organizationId, projectId: state.projectId, flowId, slug: state.slug }, version.steps);
+  if (problems.length > 0) throw new ApiError('FLOW_INVALID', `Version ${version.number} cannot become production:\n${problems.join('\n')}`, { problems });
 }
 
 export async function findFlow(deps: CommandDependencies, organizationSlug: string, projectSlug: string, flowSlug: string) {

@@ -34,6 +34,7 @@ import { IdempotencyKeyClaimed, IdempotencyKeyReleased, IdempotentResponseRecord
 import { ProjectCreated } from './projects/projectEvents.ts';
 import { HttpRequestAttempted, ServerToolCalled } from './blocks/http/httpEvents.ts';
 import { ApprovalDecided, ApprovalRequested } from './blocks/approval/approvalEvents.ts';
+import { SubflowStarted } from './blocks/flow/subflowEvents.ts';
 import { LoginCodeIssued, LoginCodeRedeemed } from './signIn/loginCodeEvents.ts';
 import { SignInRequestApproved, SignInRequestCompleted } from './signIn/signInApprovalEvents.ts';
 import { ConsoleLinkSessionsEnded, OperatorGranted, OperatorRevoked } from './operators/operatorEvents.ts';
@@ -94,6 +95,7 @@ export const eventDefinitions = [
   ServerToolCalled,
   ApprovalRequested,
   ApprovalDecided,
+  SubflowStarted,
   DeliveryCreated,
   DeliveryAttemptStarted,
   DeliveryAttemptFinished,
@@ -153,6 +155,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   'ExecutionRequested@5': (data) => ({ ...(data as object), schedule: null }),
   // v7 may subscribe to flow.waiting: a v6 request reads the same.
   'ExecutionRequested@6': (data) => data,
+  // v8 added child runs: earlier runs were started by no flow block.
+  'ExecutionRequested@7': (data) => ({ ...(data as object), parent: null }),
   // v2 may deliver flow.waiting: a v1 delivery reads the same.
   'DeliveryCreated@1': (data) => data,
   // v2 records the tool results: earlier resumes did not keep them.

@@ -62,7 +62,7 @@ export async function continueExecution(
   const completed = new Map<string, unknown>([...history.completedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, c.iteration), c.output] as const), ...history.skippedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, null), null] as const)]);
   return runSteps(
     deps,
-    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, approvals: history.approvals, trace: { parent: traceparent } },
+    { ...runInputOf(input.executionId, state.organizationId, state.flowId, steps, requested), tools: undefined, recorder, accumulated: {}, completed, approvals: history.approvals, subflows: history.subflows, trace: { parent: traceparent } },
     0,
     undefined,
     undefined,

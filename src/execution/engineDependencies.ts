@@ -4,7 +4,6 @@ import type { Kysely } from 'kysely';
 import type { Logger } from 'pino';
 import type { CommandDependencies } from '../commands/commandHandler.ts';
 import type { Config } from '../config/config.ts';
-import type { Tool, ToolChoice } from '../domain/tools/toolDefinition.ts';
 import type { ProviderName } from '../domain/models/modelRoute.ts';
 import type { CatalogEntry } from '../domain/models/modelCatalog.ts';
 import type { EventStore } from '../eventstore/eventStore.ts';
@@ -22,6 +21,7 @@ import type { RetryWaits } from '../supervision/retrying.ts';
 import type { Fetch } from '../outbound/cappedReply.ts';
 import type { SchemaValidators } from './schemaValidators.ts';
 import type { SecretReader } from './organizationSecrets.ts';
+import type { ChildRuns } from './childRuns.ts';
 
 /** What the engine runs with: the log, the read models, the block processors, settings. Made once by the runtime. */
 export interface EngineDependencies {
@@ -64,12 +64,11 @@ export interface EngineDependencies {
   runMetrics?: RecordedRunObserver;
   /** This process's runner lease, named in the run events it writes (runnerLease.ts). */
   runner?: string;
+  /** How flow blocks start and continue their child runs (the engine's own entry points). */
+  childRuns: ChildRuns;
 }
 
-export interface ToolRequest {
-  tools: Tool[];
-  toolChoice: ToolChoice;
-}
+export type { ToolRequest } from './executionRequest.ts';
 
 /** The part of the engine's dependencies that commands run with: the log and the clock. */
 export const commandsOf = (engine: Pick<EngineDependencies, 'eventStore' | 'now' | 'retryWaits'>): CommandDependencies => ({ eventStore: engine.eventStore, now: engine.now, retryWaits: engine.retryWaits });

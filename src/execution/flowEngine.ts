@@ -1,52 +1,25 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { ApiError } from '../domain/errors/apiError.ts';
+import type { ParentLink } from '../domain/blocks/flow/subflowLink.ts';
 import type { Principal } from '../domain/events/eventMetadata.ts';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { outputOfStep } from '../domain/execution/runHistory.ts';
-import { type ExecutionEvent, type RunMode, type WebhookEventName, executionStream } from '../domain/execution/executionEvents.ts';
+import { type ExecutionEvent, type RunMode, executionStream } from '../domain/execution/executionEvents.ts';
 import { type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
+import type { ExecutionRequest } from './executionRequest.ts';
 import { createExecutionRecorder } from './executionRecorder.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
-/**
+/*
  * The engine's entry points: a fresh run, a resume of a tool pause, a /jobs run accepted and later
  * continued (or taken over) by a job runner. The steps themselves run in runSteps.ts.
  */
-export interface ExecutionRequest {
-  executionId: string;
-  flowId: string;
-  versionId: string;
-  versionNumber: number;
-  organizationId: string;
-  projectId: string;
-  steps: StoredStep[];
-  message: string | null;
-  parameters: Record<string, unknown>;
-  attachments: Attachment[];
-  tools: ToolRequest | undefined;
-  mode: RunMode;
-  apiKeyId: string | null;
-  principal: Principal;
-  /** The API request that started the run (X-Request-Id): on every event of the run, a worker's too. */
-  requestId?: string;
-  /** The trace of the request that started the run (W3C traceparent): the run's spans continue it, a worker's too. */
-  traceparent?: string;
-  /** /jobs only: where and for which terminal events to send webhooks. */
-  callback?: { url: string; events: WebhookEventName[] } | null;
-  /** Test runs only: the test run this run belongs to. */
-  testRunId?: string | null;
-  /** Reruns only: the run this one repeats. */
-  rerunOf?: string | null;
-  /** Backtest runs only: the backtest this run belongs to. */
-  backtestId?: string | null;
-  /** Scheduled jobs only: the schedule and the firing that started it. */
-  schedule?: { scheduleId: string; scheduledFor: string } | null;
-}
+export type { ExecutionRequest };
 
 export interface ResumeInput {
   executionId: string;
@@ -106,7 +79,7 @@ const originOf = (request: { principal: Principal; requestId?: string; tracepare
 const NOTES_LINGER_MS = 100;
 
 /** What a resumed or taken-over run knows from its own events. */
-export const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { projectId: string; mode: RunMode; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[] }) => ({
+export const runInputOf = (executionId: string, organizationId: string, flowId: string, steps: StoredStep[], requested: { projectId: string; mode: RunMode; message: string | null; parameters: Record<string, unknown>; attachments: Attachment[]; parent: ParentLink | null }) => ({
   executionId,
   organizationId,
   projectId: requested.projectId,
@@ -116,6 +89,7 @@ export const runInputOf = (executionId: string, organizationId: string, flowId: 
   message: requested.message,
   parameters: requested.parameters,
   attachments: requested.attachments,
+  parent: requested.parent,
 });
 
 const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
@@ -140,6 +114,7 @@ const requestedEvent = (request: ExecutionRequest): ExecutionEvent => ({
     backtestId: request.backtestId ?? null,
     tools: request.tools ?? null,
     schedule: request.schedule ?? null,
+    parent: request.parent ?? null,
   },
 });
 

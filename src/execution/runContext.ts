@@ -1,7 +1,10 @@
 import type { Context } from '@opentelemetry/api';
 import type { Attachment } from '../domain/execution/attachment.ts';
 import type { RunMode } from '../domain/execution/executionEvents.ts';
-import type { ApprovalRecord } from '../domain/execution/runHistory.ts';
+import type { ApprovalRecord, RunHistory } from '../domain/execution/runHistory.ts';
+import type { ParentLink } from '../domain/blocks/flow/subflowLink.ts';
+
+type SubflowStartedData = RunHistory['subflows'][string];
 import type { StoredStep } from '../domain/flows/flowDefinition.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRecorder } from './executionRecorder.ts';
@@ -27,6 +30,10 @@ export interface RunContext {
   completed?: Map<string, unknown>;
   /** The run's approvals by block name, from its events: a decided one's decision is its block's output (approvalRunner.ts). */
   approvals?: Readonly<Record<string, ApprovalRecord>>;
+  /** A child run's link to its parent (its depth among them); null or absent for a run a caller started. */
+  parent?: ParentLink | null;
+  /** The child runs its flow blocks started, from its events, by `subflowKey`: a taken-over run continues them rather than starting others. */
+  subflows?: Readonly<Record<string, SubflowStartedData>>;
   /** The run's trace (W3C traceparent of the span it continues) and, for a resume, the resuming request's, linked. */
   trace: { parent?: string; link?: string };
   /** When a fresh run was taken up (`performance.now()`), before its first append: its duration counts from there, as its events' times do. */

@@ -3,8 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { trace } from '@opentelemetry/api';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { Logger } from 'pino';
-import type { FailureReason } from '../domain/execution/executionEvents.ts';
-import { type ResultObject, resultObject } from '../domain/execution/outputShape.ts';
+import { resultObject } from '../domain/execution/outputShape.ts';
 import type { StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { setOwn } from '../domain/ownProperty.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
@@ -12,20 +11,15 @@ import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { type TemplateContext, lookupPath } from '../domain/templating/template.ts';
 import type { EngineDependencies } from './engineDependencies.ts';
 import { blockRunners } from './blocks/blockRunners.ts';
-import { type PauseData, PausedForTools } from './pauseData.ts';
-import type { WaitingFor } from '../domain/execution/waitingFor.ts';
+import { PausedForTools } from './pauseData.ts';
+import type { ExecutionOutcome } from './executionOutcome.ts';
 import { WaitingForApproval } from './waitingData.ts';
 import { BlockFailure } from './processors/blockFailure.ts';
 import { type RunContext, type RunSession, blockKey } from './runContext.ts';
 import { GEN_AI, SEQFLOW } from '../observability/spanAttributes.ts';
 import { contextOf, failSpan, inSpan } from '../observability/traceContext.ts';
 
-export type ExecutionOutcome =
-  | { status: 'completed'; executionId: string; result: ResultObject; position: number }
-  | ({ status: 'paused'; position: number } & PauseData)
-  /** An approval block waits for a person (recorded): the run goes on, as a job, once decided. */
-  | { status: 'waiting'; executionId: string; waitingFor: WaitingFor; accumulatedOutputs: Record<string, unknown>; position: number }
-  | { status: 'failed'; executionId: string; reason: FailureReason; code: string; message: string; stepIndex: number | null; blockName: string | null; position: number };
+export type { ExecutionOutcome };
 
 /** Items of a loop step run this many at a time; their results keep the items' order. */
 const LOOP_CONCURRENCY = 4;

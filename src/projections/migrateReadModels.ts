@@ -28,9 +28,10 @@ import * as m0025 from './migrations/0025_deliveries_due_order.ts';
 import * as m0026 from './migrations/0026_job_error_detail.ts';
 import * as m0027 from './migrations/0027_backtest_erased_runs.ts';
 import * as m0028 from './migrations/0028_approvals.ts';
+import * as m0029 from './migrations/0029_child_runs.ts';
 import type { ReadModels } from './readModelSchema.ts';
 
-const migrations: Record<string, Migration & { summary: string }> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004, '0005_projection_stalls': m0005, '0006_test_cases': m0006, '0007_test_runs': m0007, '0008_flow_receives_images': m0008, '0009_runs': m0009, '0010_deliveries_by_run': m0010, '0011_delivery_lease_finished': m0011, '0012_flow_listings': m0012, '0013_uniform_leases': m0013, '0014_runner_leases': m0014, '0015_oauth_store': m0015, '0016_backtests': m0016, '0017_delivery_receiver_host': m0017, '0018_ledger_cost': m0018, '0019_run_started_via': m0019, '0020_run_data_keys': m0020, '0021_retention_periods': m0021, '0022_process_reports': m0022, '0023_schedules': m0023, '0024_projection_leases': m0024, '0025_deliveries_due_order': m0025, '0026_job_error_detail': m0026, '0027_backtest_erased_runs': m0027, '0028_approvals': m0028 };
+const migrations: Record<string, Migration & { summary: string }> = { '0001_tenancy_and_flows': m0001, '0002_credit_ledger': m0002, '0003_jobs': m0003, '0004_deliveries': m0004, '0005_projection_stalls': m0005, '0006_test_cases': m0006, '0007_test_runs': m0007, '0008_flow_receives_images': m0008, '0009_runs': m0009, '0010_deliveries_by_run': m0010, '0011_delivery_lease_finished': m0011, '0012_flow_listings': m0012, '0013_uniform_leases': m0013, '0014_runner_leases': m0014, '0015_oauth_store': m0015, '0016_backtests': m0016, '0017_delivery_receiver_host': m0017, '0018_ledger_cost': m0018, '0019_run_started_via': m0019, '0020_run_data_keys': m0020, '0021_retention_periods': m0021, '0022_process_reports': m0022, '0023_schedules': m0023, '0024_projection_leases': m0024, '0025_deliveries_due_order': m0025, '0026_job_error_detail': m0026, '0027_backtest_erased_runs': m0027, '0028_approvals': m0028, '0029_child_runs': m0029 };
 
 /**
  * Brings the read models' schema up to date (kysely Migrator; safe from several processes).

@@ -170,6 +170,8 @@ export interface RunsTable {
   data_erased_at: ColumnType<Date | null, string | null | undefined, string | null>;
   /** The schedule whose firing started the job, or null. */
   schedule_id: Generated<string | null>;
+  /** A child run's parent (the run whose flow block started it), or null. */
+  parent_execution_id: Generated<string | null>;
 }
 
 /** A flow's schedule; `next_firing_at` is the next time it is due (null: paused, removed, or it never fires again). */

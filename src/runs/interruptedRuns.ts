@@ -11,7 +11,8 @@ const PAGE = 100;
 
 /**
  * Ends the runs nobody is running any more: a sync, step or test run still `running` whose runner
- * (the process that took it up last, runnerLease.ts) no longer holds a live lease died with it. Each
+ * (the process that took it up last, runnerLease.ts) no longer holds a live lease died with it, and
+ * a child run still running whose parent has ended. Each
  * is recorded failed with RUN_INTERRUPTED, so its caller's poll, its /step followers (they receive
  * the failed event and their stream ends), the listings and the console all see it end; a test
  * run's test run is recorded finished (failed, naming the error) too.
@@ -29,7 +30,7 @@ export function createInterruptedRunSweep(deps: { db: Kysely<ReadModels>; engine
       .selectFrom('runs')
       .select(['execution_id', 'runner', 'mode', 'test_run_id', 'created_at'])
       .where('status', '=', 'running')
-      .where('mode', '<>', 'async')
+      .where('mode', 'not in', ['async', 'subflow'])
       .where('runner', 'is not', null)
       .where(withoutLiveRunner('runs.runner'))
       .limit(PAGE)
@@ -44,9 +45,33 @@ export function createInterruptedRunSweep(deps: { db: Kysely<ReadModels>; engine
         await finishInterruptedTestRun(deps.engine, orphan.test_run_id, { executionId: orphan.execution_id, code: 'RUN_INTERRUPTED', message, latencyMs, principal });
       }
     }
+    ended += await sweepOrphanedChildren();
     if (ended > 0) deps.logger.warn({ ended }, 'recorded runs whose process died as interrupted (RUN_INTERRUPTED)');
     // A dead lease and a missing one mean the same to the question above: the rows go, the table stays small.
     await forgetExpiredRunners(deps.db);
+    return ended;
+  }
+
+  /**
+   * A child run (a flow block's) is owned by its parent: whoever runs the parent runs it, and a job
+   * taken over continues it. One still running once its parent has ended (a sync parent ended here
+   * as interrupted, a job abandoned or cancelled) has nobody left to run it.
+   */
+  async function sweepOrphanedChildren(): Promise<number> {
+    const orphans = await deps.db
+      .selectFrom('runs as child')
+      .innerJoin('runs as parent', 'parent.execution_id', 'child.parent_execution_id')
+      .select(['child.execution_id', 'parent.execution_id as parent_id', 'parent.status as parent_status'])
+      .where('child.mode', '=', 'subflow')
+      .where('child.status', '=', 'running')
+      .where('parent.status', 'in', ['completed', 'failed'])
+      .limit(PAGE)
+      .execute();
+    let ended = 0;
+    for (const orphan of orphans) {
+      const message = `The run that started this child run (${orphan.parent_id}) ended (${orphan.parent_status}) before it`;
+      if (await failRun(deps.engine, orphan.execution_id, { code: 'RUN_INTERRUPTED', message, principal })) ended++;
+    }
     return ended;
   }
 

@@ -13,6 +13,7 @@ import type { EngineDependencies, ReplicaReads } from '../execution/engineDepend
 import { createExecutionUpdates } from '../execution/executionUpdates.ts';
 import { type ModelRegistry, createModelRegistry } from '../execution/modelRegistry.ts';
 import { createRunConditions } from '../execution/runConditions.ts';
+import { createChildRuns } from '../execution/childRunLauncher.ts';
 import { createBlockReferencesMemo } from '../execution/blockReferencesMemo.ts';
 import { createSchemaValidators } from '../execution/schemaValidators.ts';
 import { type CodeSandbox, createCodeSandbox } from '../execution/processors/codeSandboxPool.ts';
@@ -39,7 +40,7 @@ export function wireEngine(
   const guard = createAddressGuard({ allowCidrs: config.outboundAllowCidrs, extraCa: config.outboundExtraCaFile ? readFileSync(config.outboundExtraCaFile, 'utf8') : undefined });
   const registry = createModelRegistry(config.execution.modelRegistry, config.execution.modelCatalog);
   const sandbox = createCodeSandbox({ timeoutMs: config.execution.codeTimeoutMs, memoryMb: config.execution.codeMemoryMb }, { maxOutputBytes: config.execution.codeMaxOutputBytes });
-  return {
+  const engine: WiredEngine = {
     eventStore,
     logger,
     updates: createExecutionUpdates(),
@@ -62,8 +63,10 @@ export function wireEngine(
     runMetrics: createRunMetrics(metrics),
     tracer,
     runner,
+    childRuns: createChildRuns(() => engine),
     ...(runDataKeys ? { runDataKeys } : {}),
   };
+  return engine;
 }
 
 /**

@@ -89,6 +89,11 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
       const step = steps.find((s) => s.stepId === event.data.blockId && s.status === 'waiting');
       if (step) Object.assign(step, { status: 'started', approval: { ...(step.approval as object), decision: event.data.decision ?? 'timed_out', decidedBy: deciderName(event.data.decidedBy), decidedAt: event.data.decidedAt } });
     }
+    // A flow step's child run: its own trace is one more call away (its id), its cost this step's.
+    if (event.type === 'SubflowStarted') {
+      const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
+      Object.assign(step ?? {}, { subflow: { executionId: event.data.childExecutionId, flowId: event.data.childFlowId, versionNumber: event.data.childVersionNumber } });
+    }
     if (event.type === 'ExecutionStepCompleted') {
       const step = steps.find((s) => s.stepId === event.data.blockId && s.iteration === event.data.iteration && s.status === 'started');
       const last = (step?.requests as StepRequest[] | undefined)?.at(-1);
@@ -114,6 +119,8 @@ export async function runTrace(eventStore: EventStore, scope: AuthoringScope, ex
     flowId: requested.flowId,
     mode: requested.mode,
     version: { versionId: requested.versionId, number: requested.versionNumber },
+    /** A child run's parent: the run and the flow block that started it (null for a run a caller started). */
+    parent: requested.parent,
     target: testRun?.target ?? null,
     status,
     requestedAt: history.requestedAt,
@@ -177,10 +184,18 @@ export async function stepTrace(eventStore: EventStore, scope: AuthoringScope, e
         toolRounds: events.filter((e) => e.type === 'ExecutionPausedForToolCalls' && e.data.blockId === stepId && e.data.stepIndex === event.data.stepIndex).length,
         /** An http step's attempts: when each began in the step, how long it took, its status or what went wrong. */
         requests: events.flatMap((e) => (e.type === 'HttpRequestAttempted' && e.data.blockId === stepId && e.data.iteration === event.data.iteration ? [{ attempt: e.data.attempt, startMs: e.data.startMs, durationMs: e.data.durationMs, status: e.data.status, outcome: e.data.outcome }] : [])),
+        /** A flow step's child run, or null. */
+        subflow: subflowOf(events, stepId, event.data.iteration),
         error: failed ? { code: failed.code, message: cut(failed.message), detail: cut(detailOf(failed)) } : !done && failure ? { code: failure.code, message: cut(failure.message), detail: cut(detailOf(failure)) } : null,
       };
     }),
   };
+}
+
+/** The child run a flow step's execution started, as the trace names it. */
+function subflowOf(events: readonly ExecutionEvent[], stepId: string, iteration: number | null) {
+  const started = events.find((e) => e.type === 'SubflowStarted' && e.data.blockId === stepId && e.data.iteration === iteration);
+  return started?.type === 'SubflowStarted' ? { executionId: started.data.childExecutionId, flowId: started.data.childFlowId, versionNumber: started.data.childVersionNumber } : null;
 }
 
 /**

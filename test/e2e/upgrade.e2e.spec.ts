@@ -110,7 +110,7 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
     expect(plan.upToDate).toBe(false);
     expect(plan.pending.eventLog.map((m) => m.name)).toEqual(['0005_kept_plans']);
     expect(plan.pending.eventLog.every((m) => m.summary.length > 20)).toBe(true);
-    expect(plan.pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals']);
+    expect(plan.pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals', '0029_child_runs']);
     expect(plan.pending.readModels.every((m) => m.summary.length > 20)).toBe(true);
     expect(await readModelMigrationsRun()).toEqual(before);
   }, 120_000);
@@ -119,7 +119,7 @@ describe.skipIf(!pgRestore)('an upgrade of a database the earlier release wrote 
     const migrated = await runCli(['migrate'], env);
     expect(migrated.code, migrated.stderr).toBe(0);
     expect((json(migrated.stdout) as { ran: { eventLog: { name: string }[] } }).ran.eventLog.map((m) => m.name)).toEqual(['0005_kept_plans']);
-    expect((json(migrated.stdout) as { ran: { readModels: { name: string }[] } }).ran.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals']);
+    expect((json(migrated.stdout) as { ran: { readModels: { name: string }[] } }).ran.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals', '0029_child_runs']);
     expect(json((await runCli(['migrate', '--plan'], env)).stdout)).toMatchObject({ upToDate: true });
 
     const log = await runCli(['audit', 'verify-log'], env);
@@ -157,7 +157,7 @@ describe('an upgrade of a data folder the earlier release wrote (the embedded Po
   it('migrates on start, verifies, and serves the runs the earlier release recorded', async () => {
     const planned = await runCli(['migrate', '--plan'], env);
     expect(planned.code, planned.stderr).toBe(0);
-    expect((json(planned.stdout) as { pending: { readModels: { name: string }[] } }).pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals']);
+    expect((json(planned.stdout) as { pending: { readModels: { name: string }[] } }).pending.readModels.map((m) => m.name)).toEqual(['0020_run_data_keys', '0021_retention_periods', '0022_process_reports', '0023_schedules', '0024_projection_leases', '0025_deliveries_due_order', '0026_job_error_detail', '0027_backtest_erased_runs', '0028_approvals', '0029_child_runs']);
 
     await servesWhatTheEarlierReleaseRecorded(recorded, env);
 

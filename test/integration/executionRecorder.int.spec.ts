@@ -9,7 +9,7 @@ import { until } from '../support/until.ts';
 
 const requested = (executionId: string): ExecutionEvent => ({
   type: 'ExecutionRequested',
-  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'hi', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'hi', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 });
 const ref = (executionId: string) => ({ executionId, stepIndex: 0, blockId: 'b1', blockName: 'relay', iteration: null });
 const stepStarted = (executionId: string): ExecutionEvent => ({ type: 'ExecutionStepStarted', data: { ...ref(executionId), processorType: 'passthrough', input: 'hi', missingPlaceholders: [] } });

@@ -18,7 +18,7 @@ const metadata = (executionId: string) => ({ correlationId: executionId, causati
 const toAppend = (executionId: string, events: (ExecutionEvent | DeliveryEvent)[]) => events.map((e) => ({ id: randomUUID(), ...encodeEvent(e), metadata: metadata(executionId) }));
 const requested = (executionId: string): ExecutionEvent => ({
   type: 'ExecutionRequested',
-  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'carol@example.com', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: 'https://hooks.example/x', callbackEvents: ['flow.completed'], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: { scheduleId: 's', scheduledFor: '2026-12-02T00:00:00.000Z' } },
+  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'carol@example.com', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: 'https://hooks.example/x', callbackEvents: ['flow.completed'], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: { scheduleId: 's', scheduledFor: '2026-12-02T00:00:00.000Z' }, parent: null },
 });
 const created = (executionId: string, deliveryId: string): DeliveryEvent => ({
   type: 'DeliveryCreated',

@@ -17,7 +17,7 @@ describe("a run's events sealed together in one append", () => {
   const run: ExecutionEvent[] = [
     {
       type: 'ExecutionRequested',
-      data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'my card is 4111 1111', parameters: { customer_id: 42 }, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+      data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'my card is 4111 1111', parameters: { customer_id: 42 }, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
     },
     { type: 'ExecutionStepCompleted', data: { executionId, stepIndex: 0, blockId: 'b', blockName: 'relay', iteration: null, input: 'my card is 4111 1111', output: 'my card is 4111 1111', model: null, usage: null, durationMs: 0, attempts: 1, validationErrors: [] } },
     { type: 'ExecutionCompleted', data: { executionId, result: { output: 'my card is 4111 1111' }, durationMs: 1 } },

@@ -23,7 +23,7 @@ describe('the watchdog walks every running run', () => {
   const startJob = async (executionId: string, minutesAgo: number) => {
     const occurredAt = new Date(Date.now() - minutesAgo * 60_000).toISOString();
     const events: ExecutionEvent[] = [
-      { type: 'ExecutionRequested', data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null } },
+      { type: 'ExecutionRequested', data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null } },
       { type: 'JobClaimed', data: { executionId, worker: 'w', claim: 1 } },
     ];
     await t.runtime.eventStore.append(`execution-${executionId}`, events.map((e) => ({ id: randomUUID(), ...encodeEvent(e), metadata: { correlationId: executionId, causationId: null, principal: { kind: 'system', id: 'test' }, occurredAt } })), 'no_stream');

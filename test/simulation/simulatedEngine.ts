@@ -12,8 +12,8 @@ import type { AddressGuard } from '../../src/outbound/addressGuard.ts';
 /**
  * The engine's dependencies without a database: the given log, the real llm processor whose
  * requests `fetch` answers (no network, no address guard to pass), credits without end, a service
- * provider account, no tracing. Code blocks and the read models are not there: flows of llm and
- * passthrough blocks only.
+ * provider account, no tracing. Code blocks, child runs and the read models are not there: flows of
+ * llm and passthrough blocks only.
  */
 export function simulatedEngine(eventStore: EventStore, fetch: (input: string | URL | Request, init?: RequestInit) => Promise<Response>, now: () => Date): EngineDependencies {
   const tracer = trace.getTracer('simulation');
@@ -29,6 +29,7 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     sandbox: undefined as never,
     http: undefined as never,
     secrets: undefined as never,
+    childRuns: undefined as never,
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),
     settings: { defaultModel: 'gpt-4o-mini', llmTimeoutMs: 60_000, llmMaxRetries: 0, llmMaxRetryWaitMs: 0, llmMaxReplyBytes: 1 << 20, codeTimeoutMs: 1000, codeMemoryMb: 16, codeMaxOutputBytes: 1 << 20, loopMaxItems: 100, sseKeepAliveMs: 15_000, modelRegistry: {}, modelCatalog: DEFAULT_MODEL_CATALOG },

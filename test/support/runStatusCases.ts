@@ -46,7 +46,7 @@ export const runStatusCases: RunStatusCase[] = [
 export function eventsOf(c: RunStatusCase, executionId: string, flow: { flowId: string; versionId: string; organizationId: string; projectId: string }): ExecutionEvent[] {
   const requested: ExecutionEvent = {
     type: 'ExecutionRequested',
-    data: { executionId, ...flow, versionNumber: 1, mode: c.mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+    data: { executionId, ...flow, versionNumber: 1, mode: c.mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
   };
   return [requested, ...c.after.map((event) => event(executionId))];
 }

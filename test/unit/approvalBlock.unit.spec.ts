@@ -37,7 +37,7 @@ describe('an approval block at publish', () => {
 
 const requested: ExecutionEvent = {
   type: 'ExecutionRequested',
-  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'hi', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'hi', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 };
 const asked = (onTimeout: 'reject' | 'approve' | 'fail' = 'reject'): ExecutionEvent => ({
   type: 'ApprovalRequested',

@@ -13,7 +13,7 @@ import { blockRunners } from '../../src/execution/blocks/blockRunners.ts';
  */
 describe('the block kinds registry', () => {
   it('lists the spec’s three processor types first, then the kinds Seqflow adds, in the order refusals name them', () => {
-    expect(processorTypes).toEqual(['llm', 'passthrough', 'code', 'http', 'approval']);
+    expect(processorTypes).toEqual(['llm', 'passthrough', 'code', 'http', 'approval', 'flow']);
   });
 
   it('has a runner for every kind, and no runner for a kind it does not list', () => {

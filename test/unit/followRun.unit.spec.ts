@@ -11,7 +11,7 @@ import { createMemoryEventStore } from '../simulation/memoryEventStore.ts';
 const executionId = 'e';
 const requested: ExecutionEvent = {
   type: 'ExecutionRequested',
-  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId, flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 };
 const block = (stepIndex: number) => ({ executionId, stepIndex, blockId: `b${stepIndex}`, blockName: `b${stepIndex}`, iteration: null });
 const started = (stepIndex: number): ExecutionEvent => ({ type: 'ExecutionStepStarted', data: { ...block(stepIndex), processorType: 'passthrough', input: {}, missingPlaceholders: [] } });

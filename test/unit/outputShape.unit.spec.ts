@@ -48,11 +48,11 @@ describe('ExecutionStepCompleted version 1 in the log', () => {
   });
 });
 
-describe('ExecutionRequested versions 1 to 5 in the log', () => {
-  it('are read as version 6: a run that belongs to no test run or backtest, reruns nothing, whose tools were not kept and that no schedule started', () => {
+describe('ExecutionRequested versions 1 to 7 in the log', () => {
+  it('are read as version 8: a run that belongs to no test run or backtest, reruns nothing, whose tools were not kept, that no schedule and no flow block started', () => {
     const v2 = { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [] };
-    const v5 = { backtestId: null, tools: null, schedule: null };
-    expect(decodeEvent('ExecutionRequested', 5, { ...v2, testRunId: null, rerunOf: null, backtestId: 'b', tools: null }).data).toEqual({ ...v2, testRunId: null, rerunOf: null, backtestId: 'b', tools: null, schedule: null });
+    const v5 = { backtestId: null, tools: null, schedule: null, parent: null };
+    expect(decodeEvent('ExecutionRequested', 5, { ...v2, testRunId: null, rerunOf: null, backtestId: 'b', tools: null }).data).toEqual({ ...v2, testRunId: null, rerunOf: null, backtestId: 'b', tools: null, schedule: null, parent: null });
     expect(decodeEvent('ExecutionRequested', 2, v2).data).toEqual({ ...v2, testRunId: null, rerunOf: null, ...v5 });
     expect(decodeEvent('ExecutionRequested', 3, { ...v2, testRunId: 't' }).data).toEqual({ ...v2, testRunId: 't', rerunOf: null, ...v5 });
     expect(decodeEvent('ExecutionRequested', 4, { ...v2, testRunId: null, rerunOf: 'r' }).data).toEqual({ ...v2, testRunId: null, rerunOf: 'r', ...v5 });

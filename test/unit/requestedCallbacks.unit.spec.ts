@@ -8,7 +8,7 @@ const requested = (executionId: string, mode: Requested['data']['mode'], callbac
   type: 'ExecutionRequested',
   data: {
     executionId, flowId: 'flow', versionId: 'version', versionNumber: 1, organizationId: 'org', projectId: 'project', mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1,
-    callbackUrl, callbackEvents: callbackUrl ? ['flow.completed'] : [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null,
+    callbackUrl, callbackEvents: callbackUrl ? ['flow.completed'] : [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null,
   },
 });
 const metadata = { metadata: { correlationId: 'c', causationId: null, principal: { kind: 'system' as const, id: 't' }, occurredAt: '2026-11-24T00:00:00.000Z', traceparent: '00-trace-span-01' } };

@@ -5,7 +5,7 @@ import { deciderSpec } from '../support/deciderSpec.ts';
 
 const requested = (mode: 'sync' | 'async' | 'step' | 'test'): ExecutionEvent => ({
   type: 'ExecutionRequested',
-  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode, message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 2, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 });
 const claimed: ExecutionEvent = { type: 'JobClaimed', data: { executionId: 'e', worker: 'w', claim: 1 } };
 const paused: ExecutionEvent = {

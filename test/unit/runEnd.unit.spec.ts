@@ -5,7 +5,7 @@ import { deciderSpec } from '../support/deciderSpec.ts';
 
 const requested: ExecutionEvent = {
   type: 'ExecutionRequested',
-  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'async', message: 'm', parameters: {}, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 };
 const completed: ExecutionEvent = { type: 'ExecutionCompleted', data: { executionId: 'e', result: { text: 'done' }, durationMs: 5 } };
 const failed: ExecutionEvent = { type: 'ExecutionFailed', data: { executionId: 'e', reason: 'error', code: 'CODE_BLOCK_FAILED', message: 'code block threw', detail: 'Error: no', stepIndex: 0, blockName: 'b', durationMs: 5 } };

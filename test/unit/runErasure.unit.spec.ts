@@ -12,7 +12,7 @@ import { deciderSpec } from '../support/deciderSpec.ts';
 
 const requested: ExecutionEvent = {
   type: 'ExecutionRequested',
-  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'my email is a@b.c', parameters: { customer_id: 42 }, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null },
+  data: { executionId: 'e', flowId: 'f', versionId: 'v', versionNumber: 1, organizationId: 'o', projectId: 'p', mode: 'sync', message: 'my email is a@b.c', parameters: { customer_id: 42 }, attachments: [], apiKeyId: null, blockCount: 1, callbackUrl: null, callbackEvents: [], testRunId: null, rerunOf: null, backtestId: null, tools: null, schedule: null, parent: null },
 };
 const completed: ExecutionEvent = { type: 'ExecutionCompleted', data: { executionId: 'e', result: { answer: 'x' }, durationMs: 5 } };
 const erase = { type: 'Erase' as const, data: { trigger: 'request' as const, reason: 'GDPR #7', erasedAt: '2026-11-26T10:00:00.000Z', match: null } };

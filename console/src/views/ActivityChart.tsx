@@ -13,7 +13,7 @@ interface ActivityFilters {
   organizationId?: string | undefined;
   projectId?: string | undefined;
   flowId?: string | undefined;
-  kind?: 'production' | 'test' | 'backtest' | 'all' | undefined;
+  kind?: 'production' | 'test' | 'backtest' | 'subflow' | 'all' | undefined;
   apiKeyId?: string | undefined;
 }
 

@@ -21,6 +21,8 @@ interface Step extends WaterfallStep {
   /** A skipped step's run_if and the values it read. */
   condition?: string;
   conditionValues?: Record<string, unknown>;
+  /** A flow step's child run. */
+  subflow?: { executionId: string; flowId: string; versionNumber: number };
 }
 
 /** One run from the log: header, timeline of steps (expand one for its prompt and output), tool rounds, deliveries and their attempts. */
@@ -133,6 +135,14 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           </dd>
           <dt>Mode</dt>
           <dd>{r.mode}</dd>
+          {r.parent ? (
+            <>
+              <dt>Started by</dt>
+              <dd className="run-parent">
+                the flow block <span className="mono">{r.parent.blockName}</span> of run <a href={hrefOf({ view: 'run', executionId: r.parent.executionId })}>{shortId(r.parent.executionId)}</a>
+              </dd>
+            </>
+          ) : null}
           <dt>Requested</dt>
           <dd>{when(r.requestedAt)}</dd>
           <dt>Duration</dt>
@@ -140,7 +150,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
           <dt>Credits</dt>
           <dd>{r.tokens} tokens</dd>
           <dt>Cost</dt>
-          <dd className="run-cost">{r.tokens > 0 ? usd(r.costUsd) : '—'}</dd>
+          <dd className="run-cost">{r.tokens > 0 || r.costUsd !== null ? usd(r.costUsd) : '—'}</dd>
           <dt>Input</dt>
           <dd className="run-input">
             <Json value={r.input} />
@@ -179,6 +189,11 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                     </span>
                   ) : null}
                 </button>
+                {step.subflow ? (
+                  <a className="step-child" href={hrefOf({ view: 'run', executionId: step.subflow.executionId })}>
+                    child run {shortId(step.subflow.executionId)} (v{step.subflow.versionNumber})
+                  </a>
+                ) : null}
                 {open === key ? (
                   step.status === 'skipped' ? (
                     <div className="step-detail">

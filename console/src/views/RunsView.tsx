@@ -87,6 +87,7 @@ export function RunsView() {
             <option value="production">production</option>
             <option value="test">test runs</option>
             <option value="backtest">backtest runs</option>
+            <option value="subflow">child runs (flow blocks)</option>
             <option value="">all runs</option>
           </select>
         </label>

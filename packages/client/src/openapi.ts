@@ -883,7 +883,7 @@ export type components = {
             failureCode: string | null;
             flowId: string;
             /** @enum {string} */
-            mode: "sync" | "async" | "step" | "test" | "backtest";
+            mode: "sync" | "async" | "step" | "test" | "backtest" | "subflow";
             /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
             scheduleId: string | null;
             /** @enum {string} */
@@ -893,8 +893,11 @@ export type components = {
         RunErasure: {
             /** @description The runs derived from it (reruns, backtest replays, test runs of test cases made from it, and theirs), erased with it */
             derived: {
-                /** @enum {string} */
-                derivation: "rerun" | "backtest_replay" | "test_run";
+                /**
+                 * @description How it is linked to the erased run: a rerun, a backtest replay, a test run of a case made from it, a child run of one of its flow blocks (subflow), or the run whose flow block started it (parent_run)
+                 * @enum {string}
+                 */
+                derivation: "rerun" | "backtest_replay" | "test_run" | "subflow" | "parent_run";
                 erasedAt: string | null;
                 erasedNow: boolean;
                 error: {
@@ -922,8 +925,11 @@ export type components = {
         RunErasureInput: {
             /** @description The runs derived from it (reruns, backtest replays, test runs of test cases made from it, and theirs), erased with it */
             derived: {
-                /** @enum {string} */
-                derivation: "rerun" | "backtest_replay" | "test_run";
+                /**
+                 * @description How it is linked to the erased run: a rerun, a backtest replay, a test run of a case made from it, a child run of one of its flow blocks (subflow), or the run whose flow block started it (parent_run)
+                 * @enum {string}
+                 */
+                derivation: "rerun" | "backtest_replay" | "test_run" | "subflow" | "parent_run";
                 erasedAt: string | null;
                 erasedNow: boolean;
                 error: {
@@ -959,7 +965,7 @@ export type components = {
             failureCode: string | null;
             flowId: string;
             /** @enum {string} */
-            mode: "sync" | "async" | "step" | "test" | "backtest";
+            mode: "sync" | "async" | "step" | "test" | "backtest" | "subflow";
             /** @description The schedule whose firing started this job (`seqflow schedule`), or null */
             scheduleId: string | null;
             /** @enum {string} */
@@ -993,7 +999,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code" | "http" | "approval";
+                processorType: "llm" | "passthrough" | "code" | "http" | "approval" | "flow";
                 stepIndex: number;
             };
             /** @constant */
@@ -1136,7 +1142,7 @@ export type components = {
                 executionId: string;
                 iteration: number | null;
                 /** @enum {string} */
-                processorType: "llm" | "passthrough" | "code" | "http" | "approval";
+                processorType: "llm" | "passthrough" | "code" | "http" | "approval" | "flow";
                 stepIndex: number;
             };
             /** @constant */
@@ -2969,7 +2975,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING, IDEMPOTENCY_KEY_REUSED */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING, SUBFLOW_NOT_FOUND, SUBFLOW_DEPTH_EXCEEDED, SUBFLOW_UNSUPPORTED, IDEMPOTENCY_KEY_REUSED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2978,7 +2984,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING" | "IDEMPOTENCY_KEY_REUSED";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING" | "SUBFLOW_NOT_FOUND" | "SUBFLOW_DEPTH_EXCEEDED" | "SUBFLOW_UNSUPPORTED" | "IDEMPOTENCY_KEY_REUSED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;
@@ -5171,7 +5177,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING */
+            /** @description REQUEST_INVALID, VALIDATION_FAILED, TOOLS_NOT_ENABLED, TOOLS_IN_NON_SEQUENTIAL_STEP, LOOP_INPUT_INVALID, LOOP_LIMIT_EXCEEDED, RUN_IF_FAILED, CODE_BLOCK_FAILED, CODE_OUTPUT_TOO_LARGE, HTTP_REQUEST_INVALID, HTTP_BLOCKED_HOST, HTTP_SECRET_MISSING, SUBFLOW_NOT_FOUND, SUBFLOW_DEPTH_EXCEEDED, SUBFLOW_UNSUPPORTED */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5180,7 +5186,7 @@ export interface operations {
                     "application/json": {
                         detail: {
                             /** @enum {string} */
-                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING";
+                            code: "REQUEST_INVALID" | "VALIDATION_FAILED" | "TOOLS_NOT_ENABLED" | "TOOLS_IN_NON_SEQUENTIAL_STEP" | "LOOP_INPUT_INVALID" | "LOOP_LIMIT_EXCEEDED" | "RUN_IF_FAILED" | "CODE_BLOCK_FAILED" | "CODE_OUTPUT_TOO_LARGE" | "HTTP_REQUEST_INVALID" | "HTTP_BLOCKED_HOST" | "HTTP_SECRET_MISSING" | "SUBFLOW_NOT_FOUND" | "SUBFLOW_DEPTH_EXCEEDED" | "SUBFLOW_UNSUPPORTED";
                             message: string;
                             /** @description The request id (X-Request-Id) to quote to support */
                             requestId?: string;

@@ -93,6 +93,11 @@ export const errorStatus: Record<ErrorCode, number> = {
   APPROVAL_NOT_WAITING: 409,
   APPROVAL_ALREADY_DECIDED: 409,
   APPROVAL_TIMED_OUT: 409,
+  // A flow block's child run (an addition to the spec) that cannot start is the flow's to fix: the
+  // flow it names is gone or has no such version, the chain nests too deep, or the child would wait.
+  SUBFLOW_NOT_FOUND: 422,
+  SUBFLOW_DEPTH_EXCEEDED: 422,
+  SUBFLOW_UNSUPPORTED: 422,
   HTTP_REQUEST_FAILED: 502,
   HTTP_STATUS_UNEXPECTED: 502,
   HTTP_RESPONSE_TOO_LARGE: 502,

@@ -30,7 +30,7 @@ const same = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);
  * only after a job takeover); every resume answering the pause before it; every approval decided
  * once, while the run waited for it; the result equal to what
  * the last step produced; and, for blocks that paused for no tools, the credits charged equal to the
- * token usage recorded. Returns the first divergence, or null. A run whose data was erased replays
+ * token usage recorded (a flow block's usage is its child's, charged in the child's own stream). Returns the first divergence, or null. A run whose data was erased replays
  * without the content checks (its result and outputs read as erased); its erasure must follow its end.
  */
 export function replayRun(input: RunReplayInput): Divergence | null {
@@ -41,6 +41,8 @@ export function replayRun(input: RunReplayInput): Divergence | null {
   const charged = new Map<string, number>();
   const used = new Map<string, number>();
   const paused = new Set<string>();
+  // A flow block's tokens are its child's, charged in the child's stream (whose own replay checks them).
+  const chargedElsewhere = new Set<string>();
   let claimedSinceStart = false;
   const erased = input.events.some(({ event }) => event.type === 'RunDataErased');
   const first = input.events[0];
@@ -93,13 +95,14 @@ export function replayRun(input: RunReplayInput): Divergence | null {
     // A failed block's tokens are charged too: they must add up to its attempts'.
     if (event.type === 'ExecutionStepFailed') used.set(event.data.blockName, (used.get(event.data.blockName) ?? 0) + (event.data.usage?.totalTokens ?? 0));
     if (event.type === 'ExecutionPausedForToolCalls') paused.add(event.data.blockName);
+    if (event.type === 'SubflowStarted') chargedElsewhere.add(event.data.blockName);
     if (event.type === 'CreditsConsumed') charged.set(event.data.blockName, (charged.get(event.data.blockName) ?? 0) + event.data.tokens);
     if (event.type === 'ExecutionCompleted' && input.steps) {
       const last = input.steps.length - 1;
       const expected = resultObject(outputOfStep(evolveRunHistory(history, { event, occurredAt }), input.steps[last]!, last));
       if (!erased && !same(expected, event.data.result)) return diverged('the recorded result is not what the last step produced');
       for (const [block, tokens] of used) {
-        if (!paused.has(block) && (charged.get(block) ?? 0) !== tokens) return diverged(`block '${block}' used ${tokens} tokens but was charged ${charged.get(block) ?? 0}`);
+        if (!paused.has(block) && !chargedElsewhere.has(block) && (charged.get(block) ?? 0) !== tokens) return diverged(`block '${block}' used ${tokens} tokens but was charged ${charged.get(block) ?? 0}`);
       }
     }
     state = execution.evolve(state, event);

@@ -28,6 +28,8 @@ export interface PublishContext {
   providers?: readonly ProviderName[];
   /** The names of the organization's secrets, when the publisher knows them: a request naming another is refused. */
   secrets?: readonly string[];
+  /** What the flows its flow blocks run say against it (missing, cycles, too deep: src/commands/subflowChecks.ts), when the publisher has read them. */
+  subflowProblems?: readonly string[];
 }
 
 /** A block field a kind may take beside `name`, `processor_type`, `run_if` and `processor_config`. */

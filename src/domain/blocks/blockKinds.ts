@@ -1,6 +1,7 @@
 import type { BlockKind } from './blockKind.ts';
 import { approvalKind } from './approval/approvalKind.ts';
 import { codeKind } from './code/codeKind.ts';
+import { flowKind } from './flow/flowKind.ts';
 import { httpKind } from './http/httpKind.ts';
 import { llmKind } from './llm/llmKind.ts';
 import { passthroughKind } from './passthrough/passthroughKind.ts';
@@ -17,6 +18,7 @@ export const blockKinds = {
   code: codeKind,
   http: httpKind,
   approval: approvalKind,
+  flow: flowKind,
 } as const satisfies Record<string, BlockKind>;
 
 export type ProcessorType = keyof typeof blockKinds;

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { processorTypes } from '../blocks/blockKinds.ts';
 import type { HttpBlockEvent } from '../blocks/http/httpEvents.ts';
 import type { ApprovalEvent } from '../blocks/approval/approvalEvents.ts';
+import type { SubflowEvent } from '../blocks/flow/subflowEvents.ts';
+import { parentLinkSchema } from '../blocks/flow/subflowLink.ts';
 import { blockRef } from './blockRef.ts';
 import { defineEvent, type EventOf } from '../events/eventDefinition.ts';
 import { attachmentSchema } from './attachment.ts';
@@ -40,15 +42,16 @@ export type WebhookEventName = (typeof webhookEvents)[number];
  * Version 5 added backtest runs (mode `backtest`, and the backtest they belong to) and the tools the
  * caller declared, so a backtest can declare them again (version 4 events are upcast with none of either).
  * Version 7 may subscribe to `flow.waiting` (a version 6 event reads the same).
+ * Version 8 added child runs (mode `subflow`, and `parent`: the run and block that started it; earlier runs had none).
  */
 const toolSchema = z.object({ type: z.literal('function'), function: z.object({ name: z.string(), description: z.string().optional(), parameters: z.record(z.string(), z.unknown()).optional() }) });
 const toolChoiceSchema = z.union([z.enum(['auto', 'none', 'required']), z.object({ type: z.literal('function'), function: z.object({ name: z.string() }) })]);
-export const runModes = ['sync', 'async', 'step', 'test', 'backtest'] as const;
+export const runModes = ['sync', 'async', 'step', 'test', 'backtest', 'subflow'] as const;
 export type RunMode = (typeof runModes)[number];
 
 export const ExecutionRequested = defineEvent(
   'ExecutionRequested',
-  7,
+  8,
   z.object({
     executionId: anId(),
     flowId: anId(),
@@ -73,6 +76,8 @@ export const ExecutionRequested = defineEvent(
     tools: personal(z.object({ tools: z.array(toolSchema), toolChoice: toolChoiceSchema }).nullable(), null),
     /** v6: the schedule firing that started this job, or null. */
     schedule: z.object({ scheduleId: anId(), scheduledFor: aTime() }).nullable(),
+    /** v8: the run whose `flow` block started this one (mode `subflow`), or null. */
+    parent: parentLinkSchema.nullable(),
   }),
 );
 
@@ -326,7 +331,8 @@ export type ExecutionEvent =
   | EventOf<typeof ExecutionRerunStarted>
   | EventOf<typeof RunDataErased>
   | HttpBlockEvent
-  | ApprovalEvent;
+  | ApprovalEvent
+  | SubflowEvent;
 
 export const executionStream = (executionId: string) => `execution-${executionId}`;
 

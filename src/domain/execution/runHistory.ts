@@ -7,6 +7,8 @@ import { type JobView, evolveJobView } from './jobView.ts';
 import { type RunStatus, evolveRunStatus } from './runStatus.ts';
 import type { ResultObject } from './outputShape.ts';
 import type { ApprovalDecided, ApprovalRequested } from '../blocks/approval/approvalEvents.ts';
+import type { SubflowStarted } from '../blocks/flow/subflowEvents.ts';
+import { subflowKey } from '../blocks/flow/subflowLink.ts';
 
 /** An approval block's wait in a run: what was asked and when, and its decision once made. */
 export interface ApprovalRecord {
@@ -42,6 +44,8 @@ export interface RunHistory {
   outputs: Record<string, unknown>;
   /** The run's approvals by block name, in the order asked. */
   approvals: Record<string, ApprovalRecord>;
+  /** The child runs its flow blocks started, by `subflowKey` (stepIndex|blockName|iteration). */
+  subflows: Record<string, EventOf<typeof SubflowStarted>['data']>;
   /** Model tokens the run was charged for, all blocks and tool rounds together. */
   tokens: number;
   ending: { status: 'completed'; result: ResultObject; durationMs: number; at: string } | { status: 'failed'; failure: RunFailure; at: string } | null;
@@ -49,7 +53,7 @@ export interface RunHistory {
   job: JobView | null;
 }
 
-export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], skippedSteps: [], outputs: {}, approvals: {}, tokens: 0, ending: null, job: null });
+export const emptyRunHistory = (): RunHistory => ({ requested: null, requestedAt: null, claims: 0, claimedAt: null, status: null, completedSteps: [], skippedSteps: [], outputs: {}, approvals: {}, subflows: {}, tokens: 0, ending: null, job: null });
 
 export function evolveRunHistory(history: RunHistory, entry: HistoryEntry): RunHistory {
   const job = evolveJobView(history.job, entry);
@@ -86,6 +90,8 @@ function evolveRun(history: RunHistory, { event, occurredAt }: HistoryEntry): Ru
       const asked = history.approvals[event.data.blockName];
       return asked ? { ...history, approvals: { ...history.approvals, [event.data.blockName]: { ...asked, decided: event.data } } } : history;
     }
+    case 'SubflowStarted':
+      return { ...history, subflows: { ...history.subflows, [subflowKey(event.data.stepIndex, event.data.blockName, event.data.iteration)]: event.data } };
     case 'CreditsConsumed':
       return { ...history, tokens: history.tokens + event.data.tokens };
     case 'ExecutionCompleted':

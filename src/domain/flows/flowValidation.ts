@@ -30,7 +30,7 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
       if (kind !== 'block' && blockKinds[block.processor_type].standsAlone) problems.push(`${path}: ${block.processor_type} blocks stop the run for someone outside it: they must be steps of their own, not in a ${kind === 'parallel' ? 'parallel step' : 'loop'}`);
     });
   });
-  problems.push(...runConditionProblems(steps), ...stepReferenceProblems(steps));
+  problems.push(...runConditionProblems(steps), ...stepReferenceProblems(steps), ...(context.subflowProblems ?? []));
   return problems;
 }
 

@@ -91,6 +91,9 @@ function resolve(expression: string, context: TemplateContext, secret?: (name: s
   }
 }
 
+/** The value a placeholder names in a prompt's context (never a secret), or undefined when absent. */
+export const valueOfPlaceholder = (expression: string, context: TemplateContext): unknown => resolve(expression, context);
+
 /** Whether a placeholder can ever render a value in a prompt, whatever the run: the roots and shapes `resolve` knows (a secret or a tool's arguments never render there). */
 export const placeholderCanRender = (expression: string): boolean => {
   const target = placeholderTarget(expression);

@@ -2,6 +2,7 @@ import type { ProcessorType } from '../../domain/blocks/blockKinds.ts';
 import { runApprovalBlock } from './approvalRunner.ts';
 import type { BlockRunner } from './blockRunner.ts';
 import { runCodeBlock } from './codeRunner.ts';
+import { runFlowBlock } from './flowRunner.ts';
 import { runHttpBlock } from './httpRunner.ts';
 import { runLlmBlock } from './llmRunner.ts';
 import { runPassthroughBlock } from './passthroughRunner.ts';
@@ -17,4 +18,5 @@ export const blockRunners: { readonly [Type in ProcessorType]: BlockRunner } = {
   code: runCodeBlock,
   http: runHttpBlock,
   approval: runApprovalBlock,
+  flow: runFlowBlock,
 };

@@ -54,6 +54,7 @@ async function applyAll(trx: Transaction<ReadModels>, events: readonly { event: 
         runner: d.mode === 'async' ? null : runner,
         started_via: context.recorded.metadata.principal.via ?? null,
         schedule_id: d.schedule?.scheduleId ?? null,
+        parent_execution_id: d.parent?.executionId ?? null,
       });
       continue;
     }

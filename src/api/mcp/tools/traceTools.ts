@@ -23,6 +23,12 @@ function pageOf<T>(items: T[], cursor: string | undefined, limit = DEFAULT_PAGE)
 const snakeKeys = (record: Record<string, unknown>) => Object.fromEntries(Object.entries(record).map(([key, value]) => [key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`), value]));
 const snakeRecord = (value: unknown) => (typeof value === 'object' && value !== null && !Array.isArray(value) ? snakeKeys(value as Record<string, unknown>) : value);
 
+/** A flow step's child run as the tools name it: its id is what get_test_run_trace takes. */
+const childRunOf = (subflow: unknown) => {
+  const child = subflow as { executionId: string; flowId: string; versionNumber: number };
+  return { flow_run_id: child.executionId, flow_id: child.flowId, version_number: child.versionNumber };
+};
+
 /** Traces of any run, read from the log: what an assistant reads to see why a test failed. */
 export function registerTraceTools(server: McpServer, ctx: ToolContext) {
   const options = { maxStringLength: TRACE_STRING_LIMIT };
@@ -111,6 +117,8 @@ async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cur
     flow_id: trace.flowId,
     mode: trace.mode,
     version: { version_id: trace.version.versionId, number: trace.version.number },
+    /** A child run's parent (the run whose flow block started it), or null. */
+    parent: trace.parent ? { flow_run_id: trace.parent.executionId, step_index: trace.parent.stepIndex, block_name: trace.parent.blockName, iteration: trace.parent.iteration, depth: trace.parent.depth } : null,
     status: trace.status,
     input: trace.input as { message: string | null; parameters: Record<string, unknown>; attachments: unknown[] },
     duration_ms: trace.durationMs,
@@ -119,7 +127,7 @@ async function runTraceAnswer(ctx: ToolContext, args: { flow_run_id: string; cur
     result: trace.result,
     failure: trace.failure,
     assertions: trace.assertions,
-    steps: steps.items.map((s) => ({ ...snakeKeys(s), ...('usage' in s ? { usage: snakeRecord(s.usage) } : {}) })),
+    steps: steps.items.map((s) => ({ ...snakeKeys(s), ...('usage' in s ? { usage: snakeRecord(s.usage) } : {}), ...(s.subflow ? { subflow: childRunOf(s.subflow) } : {}) })),
     tool_rounds: trace.toolRounds.map(snakeKeys),
     total_steps: steps.total,
     next_cursor: steps.next_cursor,

@@ -118,7 +118,7 @@ export const runErasureSchema = z
       .array(
         z.object({
           executionId: z.string(),
-          derivation: z.enum(['rerun', 'backtest_replay', 'test_run']),
+          derivation: z.enum(['rerun', 'backtest_replay', 'test_run', 'subflow', 'parent_run']).meta({ description: 'How it is linked to the erased run: a rerun, a backtest replay, a test run of a case made from it, a child run of one of its flow blocks (subflow), or the run whose flow block started it (parent_run)' }),
           from: z.string(),
           erasedAt: timestamp.nullable(),
           erasedNow: z.boolean(),

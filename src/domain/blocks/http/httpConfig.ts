@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { templatedJson } from '../../templating/templatedJson.ts';
 
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const HTTP_TIMEOUT_DEFAULT_MS = 10_000;
 export const HTTP_TIMEOUT_MAX_MS = 60_000;
 
-/** A JSON value whose strings are templates (`{{parameters.email}}`), as a request's body is written. */
-const templatedJson: z.ZodType<unknown> = z.lazy(() => z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(templatedJson), z.record(z.string(), templatedJson)]));
 
 /**
  * An http block's `processor_config`: one request (its URL, headers and body are templates over the

@@ -1,4 +1,5 @@
 import { secretsNamedIn } from '../../templating/template.ts';
+import { templatesIn } from '../../templating/templatedJson.ts';
 import type { HttpRequestTemplate } from './httpConfig.ts';
 import { secretsOfRequest } from './renderedRequest.ts';
 
@@ -8,11 +9,8 @@ const RESERVED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding',
 /** The URL's scheme and host written out: placeholders may follow the host, never make it. */
 const LITERAL_ORIGIN = /^https?:\/\/[^/?#{}\s]+(?=[/?#]|$)/i;
 
-/** The strings of a request's body (each a template). */
-export const bodyTemplates = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.flatMap(bodyTemplates) : value && typeof value === 'object' ? Object.values(value).flatMap(bodyTemplates) : []);
-
 /** Every template of a request: its URL, its headers' values, and the strings of its body. */
-export const templatesOfRequest = (request: HttpRequestTemplate): string[] => [request.url, ...Object.values(request.headers ?? {}), ...bodyTemplates(request.body)];
+export const templatesOfRequest = (request: HttpRequestTemplate): string[] => [request.url, ...Object.values(request.headers ?? {}), ...templatesIn(request.body)];
 
 /**
  * A request template's publish problems, each starting with `at` (the request's path): where it
@@ -24,7 +22,7 @@ export function requestTemplateProblems(request: HttpRequestTemplate, at: string
   if (!LITERAL_ORIGIN.test(request.url)) problems.push(`${at}.url: must start with http:// or https:// and the host written out (placeholders may follow the host, never make it)`);
   else if (!URL.canParse(request.url.replace(/\{\{[^{}]*\}\}/g, 'x'))) problems.push(`${at}.url: not a URL`);
   if (request.method === 'GET' && request.body !== undefined) problems.push(`${at}.body: a GET request has no body`);
-  for (const name of new Set(bodyTemplates(request.body).flatMap(secretsNamedIn))) problems.push(`${at}.body: {{secrets.${name}}}: secrets go only in the request's URL and headers`);
+  for (const name of new Set(templatesIn(request.body).flatMap(secretsNamedIn))) problems.push(`${at}.body: {{secrets.${name}}}: secrets go only in the request's URL and headers`);
   for (const name of Object.keys(request.headers ?? {})) {
     if (!HEADER_NAME.test(name)) problems.push(`${at}.headers.${name}: not a header name`);
     else if (RESERVED_HEADERS.has(name.toLowerCase())) problems.push(`${at}.headers.${name}: set by the service, not by a block`);
