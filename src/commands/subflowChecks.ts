@@ -2,7 +2,7 @@ import { blockKinds } from '../domain/blocks/blockKinds.ts';
 import { describeTarget, targetOf } from '../domain/blocks/flow/subflowConfig.ts';
 import { MAX_SUBFLOW_DEPTH } from '../domain/blocks/flow/subflowLink.ts';
 import { flow } from '../domain/flows/flow.ts';
-import { type StoredStep, blockPath, blocksOfStep, stepKind } from '../domain/flows/flowDefinition.ts';
+import { type StoredStep, blockPathIn, blocksOfStep } from '../domain/flows/flowDefinition.ts';
 import { flowStream } from '../domain/flows/flowEvents.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { CommandDependencies } from './commandHandler.ts';
@@ -34,7 +34,7 @@ export async function subflowProblems(deps: CommandDependencies, root: { organiz
       for (const [blockIndex, block] of blocksOfStep(step).entries()) {
         const config = block.processor_config?.subflow;
         if (block.processor_type !== 'flow' || !config) continue;
-        const path = rootPath ?? `${blockPath(stepKind(step), stepIndex, blockIndex)} (block '${block.name}')`;
+        const path = rootPath ?? `${blockPathIn(step, stepIndex, blockIndex)} (block '${block.name}')`;
         const via = chain.length > 1 ? ` (through ${chain.slice(1).map((c) => `'${c.slug}'`).join(' → ')})` : '';
         const target = targetOf(config);
         const named = describeTarget(target);

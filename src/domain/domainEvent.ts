@@ -176,6 +176,8 @@ const upcasters: Record<string, (data: unknown) => unknown> = {
   // v2 records how an erasure by content matched the run: earlier erasures say nothing of it.
   'RunDataErased@1': (data) => ({ ...(data as object), match: null }),
   'ExecutionStepFailed@1': (data) => ({ ...(data as object), detail: null }),
+  // v2 added switch branches: every earlier skip was a run_if's.
+  'ExecutionStepSkipped@1': (data) => ({ ...(data as object), branch: null }),
   // v2 added the backtest rule of the gate: earlier promotions were forced past the test cases only.
   'FlowPromotionForced@1': (data) => ({ ...(data as object), backtest: null }),
   // v2 added the run a test case was made from: earlier cases were written by hand.

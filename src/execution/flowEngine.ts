@@ -6,13 +6,14 @@ import type { Attachment } from '../domain/execution/attachment.ts';
 import { execution } from '../domain/execution/execution.ts';
 import { outputOfStep } from '../domain/execution/runHistory.ts';
 import { type ExecutionEvent, type RunMode, executionStream } from '../domain/execution/executionEvents.ts';
-import { type StoredStep, countBlocks } from '../domain/flows/flowDefinition.ts';
+import { type StoredStep, blocksOfStep, countBlocks } from '../domain/flows/flowDefinition.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
 import { loadStream } from '../eventstore/streams.ts';
 import type { EngineDependencies, ToolRequest } from './engineDependencies.ts';
 import type { ExecutionRequest } from './executionRequest.ts';
 import { createExecutionRecorder } from './executionRecorder.ts';
 import { runHistoryOf } from './runHistoryOf.ts';
+import { blockKey } from './runContext.ts';
 import { type ExecutionOutcome, runSteps } from './runSteps.ts';
 
 /*
@@ -168,7 +169,8 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
   const { state, revision } = loaded;
   if (state.status === 'none' || state.flowId !== input.flowId) throw new ApiError('EXECUTION_ID_INVALID', 'executionId does not match a run of this flow');
   const steps = await input.loadSteps(state.versionId);
-  const pausable = steps.some((step) => 'block' in step && step.block.name === input.pausedAtStep && step.block.processor_config?.tools_enabled);
+  // A step of its own, or a switch's branch: the blocks that may pause (toolRules.ts).
+  const pausable = steps.some((step) => ('block' in step || 'switch' in step) && blocksOfStep(step).some((block) => block.name === input.pausedAtStep && block.processor_config?.tools_enabled));
   if (!pausable) throw new ApiError('PAUSED_STEP_INVALID', `pausedAtStep '${input.pausedAtStep}' is not a tools-enabled block of the version this run executes`);
 
   const resume = { pausedAtStep: input.pausedAtStep, toolCallMessages: input.toolCallMessages };
@@ -206,6 +208,8 @@ export async function prepareResume(deps: EngineDependencies, input: ResumeInput
           tools: input.tools,
           recorder,
           accumulated,
+          // A switch's branches skipped before the pause are recorded already: its choice is decided again, not recorded twice.
+          completed: new Map(history.skippedSteps.map((c) => [blockKey(c.stepIndex, c.blockName, null), null])),
           // The run's spans stay in its own trace (that of the request that started it); the resuming request is a link.
           trace: { parent: loaded.recorded[0]?.metadata.traceparent, link: input.traceparent },
         },

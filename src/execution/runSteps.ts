@@ -8,7 +8,8 @@ import type { StoredBlock } from '../domain/flows/flowDefinition.ts';
 import { setOwn } from '../domain/ownProperty.ts';
 import { ApiError } from '../domain/errors/apiError.ts';
 import { WrongExpectedRevision } from '../eventstore/eventStore.ts';
-import { type TemplateContext, lookupPath } from '../domain/templating/template.ts';
+import type { TemplateContext } from '../domain/templating/template.ts';
+import { runLoop, runSwitch, runWhileLoop, settleAll, skippedByCondition } from './stepShapes.ts';
 import type { EngineDependencies } from './engineDependencies.ts';
 import { blockRunners } from './blocks/blockRunners.ts';
 import { PausedForTools } from './pauseData.ts';
@@ -20,9 +21,6 @@ import { GEN_AI, SEQFLOW } from '../observability/spanAttributes.ts';
 import { contextOf, failSpan, inSpan } from '../observability/traceContext.ts';
 
 export type { ExecutionOutcome };
-
-/** Items of a loop step run this many at a time; their results keep the items' order. */
-const LOOP_CONCURRENCY = 4;
 
 /**
  * Runs a version's steps in order from `fromStep` and records every fact in the run's stream: each
@@ -67,8 +65,11 @@ async function stepsOfRun(session: RunSession, fromStep: number, initialPrevious
         const outputs = skipped ? step.parallel.map(() => null) : await settleAll(step.parallel.map((block) => runBlock(session, block, context, stepIndex, null)));
         previous = Object.fromEntries(step.parallel.map((block, i) => [block.name, outputs[i]]));
       } else if ('loop' in step) {
-        previous = (await skippedByCondition(session, step.loop.block.run_if, context, stepIndex, [step.loop.block])) ? null : await runLoop(session, step.loop, context, stepIndex);
-        setOwn(run.accumulated, step.loop.block.name, previous);
+        const { loop } = step;
+        previous = (await skippedByCondition(session, loop.block.run_if, context, stepIndex, [loop.block])) ? null : 'while' in loop ? await runWhileLoop(session, loop, context, stepIndex, runBlock) : await runLoop(session, loop, context, stepIndex, runBlock);
+        setOwn(run.accumulated, loop.block.name, previous);
+      } else if ('switch' in step) {
+        previous = await runSwitch(session, step.switch, context, stepIndex, runBlock, stepIndex === fromStep ? resumeConversation : undefined, stepIndex === run.steps.length - 1);
       } else if (await skippedByCondition(session, step.block.run_if, context, stepIndex, [step.block])) {
         previous = null;
       } else {
@@ -124,30 +125,6 @@ async function unrecordedEnd(session: RunSession, error: unknown, durationMs: nu
   }
 }
 
-/**
- * Whether a step's condition skips its blocks: when it does, each is recorded skipped (with what the
- * condition read) and reads as null from then on. A condition that cannot be decided fails the run
- * (RUN_IF_FAILED) at the step's first block. A taken-over run decides again on the same outputs,
- * and a block it already recorded skipped is not recorded twice.
- */
-async function skippedByCondition(session: RunSession, condition: string | undefined, context: TemplateContext, stepIndex: number, blocks: readonly StoredBlock[]): Promise<boolean> {
-  if (condition === undefined) return false;
-  const { run } = session;
-  const outcome = await session.deps.conditions.decide(condition, {
-    input: { message: context.message ?? null, parameters: context.parameters },
-    steps: Object.fromEntries(Object.entries(context.steps).map(([name, output]) => [name, { output }])),
-    previous_output: context.previous_output ?? null,
-  });
-  if (!outcome.ok) throw Object.assign(new BlockFailure('RUN_IF_FAILED', outcome.message, { detail: outcome.detail ?? null }), { stepIndex, blockName: blocks[0]!.name });
-  if (outcome.run) return false;
-  for (const block of blocks) {
-    setOwn(run.accumulated, block.name, null);
-    if (run.completed?.has(blockKey(stepIndex, block.name, null))) continue;
-    run.recorder.note({ type: 'ExecutionStepSkipped', data: { executionId: run.executionId, stepIndex, blockId: block.id, blockName: block.name, iteration: null, condition, values: outcome.values } });
-  }
-  return true;
-}
-
 /** One block of a step: skipped with its recorded output when a taken-over run already completed it. */
 async function runBlock(session: RunSession, block: StoredBlock, context: TemplateContext, stepIndex: number, iteration: number | null, conversation?: ChatCompletionMessageParam[], endsRun = false) {
   const { run } = session;
@@ -170,44 +147,6 @@ async function runBlock(session: RunSession, block: StoredBlock, context: Templa
   } finally {
     span.end();
   }
-}
-
-/** A loop step: the block once per item of the array at `over`, a few at a time, results in the items' order. */
-async function runLoop(session: RunSession, loop: { over: string; block: StoredBlock }, context: TemplateContext, stepIndex: number) {
-  const { loopMaxItems } = session.deps.settings;
-  const [root, ...path] = loop.over.split('.');
-  const items = lookupPath(root === 'parameters' ? context.parameters : context.previous_output, path);
-  if (!Array.isArray(items)) {
-    throw Object.assign(new BlockFailure('LOOP_INPUT_INVALID', `loop over ${loop.over}: expected an array, found ${items === undefined ? 'nothing' : typeof items}`), { stepIndex, blockName: loop.block.name });
-  }
-  if (items.length > loopMaxItems) {
-    throw Object.assign(new BlockFailure('LOOP_LIMIT_EXCEEDED', `loop over ${loop.over}: ${items.length} items, at most ${loopMaxItems}`), { stepIndex, blockName: loop.block.name });
-  }
-  const results: unknown[] = new Array(items.length);
-  let next = 0;
-  let failed = false;
-  await settleAll(
-    Array.from({ length: Math.min(LOOP_CONCURRENCY, items.length) }, async () => {
-      while (next < items.length && !failed) {
-        const index = next++;
-        try {
-          results[index] = await runBlock(session, loop.block, { ...context, previous_output: items[index] }, stepIndex, index);
-        } catch (error) {
-          failed = true; // no new items start; those in flight finish
-          throw error;
-        }
-      }
-    }),
-  );
-  return results;
-}
-
-/** Like Promise.all, but waits for every promise before throwing the first failure. */
-async function settleAll<T>(promises: Promise<T>[]): Promise<T[]> {
-  const settled = await Promise.allSettled(promises);
-  const rejected = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-  if (rejected) throw rejected.reason;
-  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ProcessorType } from '../domain/blocks/blockKinds.ts';
+import type { StepKind } from '../domain/flows/flowDefinition.ts';
 import type { ColumnType, Generated } from 'kysely';
 import type { JobStatus, RunStatus } from '../domain/execution/runStatus.ts';
 import type { RunMode } from '../domain/execution/executionEvents.ts';
@@ -64,7 +65,7 @@ export interface FlowBlocksTable {
   name: string;
   step_index: number;
   index_in_step: number;
-  step_kind: 'block' | 'parallel' | 'loop';
+  step_kind: StepKind;
   loop_over: string | null;
   processor_type: ProcessorType;
   prompt: string | null;

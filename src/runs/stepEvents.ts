@@ -35,7 +35,7 @@ export function stepEventOf(event: ExecutionEvent, context: { flowId: string; bl
     case 'ExecutionStepSkipped': {
       // Not one of the spec's events: only for a reader that asked for more (`?events=extended`).
       const d = event.data;
-      return context.extended ? { event: 'step_skipped', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, condition: d.condition, values: d.values } } : undefined;
+      return context.extended ? { event: 'step_skipped', data: { executionId: d.executionId, stepIndex: d.stepIndex, blockId: d.blockId, blockName: d.blockName, iteration: d.iteration, condition: d.condition, values: d.values, ...(d.branch ? { branch: d.branch } : {}) } } : undefined;
     }
     case 'ExecutionPausedForToolCalls': {
       const d = event.data;

@@ -40,7 +40,7 @@ describe('conditional steps (run_if)', () => {
     expect(s.model.requests.filter((r) => promptOf(r).startsWith('Escalate'))).toHaveLength(0);
     const log = await events(executionId);
     expect(log.filter((e) => e.type === 'ExecutionStepSkipped').map((e) => e.data)).toEqual([
-      { executionId, stepIndex: 1, blockId: expect.any(String), blockName: 'escalate', iteration: null, condition: 'steps.route.output.urgent = true', values: { 'steps.route.output.urgent': false } },
+      { executionId, stepIndex: 1, blockId: expect.any(String), blockName: 'escalate', iteration: null, condition: 'steps.route.output.urgent = true', values: { 'steps.route.output.urgent': false }, branch: null },
     ]);
     expect(log.filter((e) => e.type === 'CreditsConsumed').map((e) => e.data.blockName)).toEqual(['route']);
     // The parallel step ran (its condition held): after the skipped block its previous output was null, so each passthrough forwarded the message, as a first block does.

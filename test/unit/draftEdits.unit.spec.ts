@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { addBlock, removeBlock, setLoop, setOutputSchema, updateBlock } from '../../src/domain/flows/draftEdits.ts';
-import type { StoredStep } from '../../src/domain/flows/flowDefinition.ts';
+import { type StoredStep, blocksOfStep } from '../../src/domain/flows/flowDefinition.ts';
 
 const llm = (id: string, extra: Record<string, unknown> = {}) => ({ id, name: id, processor_type: 'llm' as const, prompt: `${id}: {{message}}`, ...extra });
 /** The draft's shape in short: each step as its block ids, `[a,b]` for parallel, `loop(a)`. */
-const shape = (steps: StoredStep[]) => steps.map((s) => ('parallel' in s ? `[${s.parallel.map((b) => b.id).join(',')}]` : 'loop' in s ? `loop(${s.loop.block.id})` : s.block.id));
+const shape = (steps: StoredStep[]) => steps.map((s) => ('parallel' in s ? `[${s.parallel.map((b) => b.id).join(',')}]` : 'loop' in s ? `loop(${s.loop.block.id})` : 'switch' in s ? `switch(${blocksOfStep(s).map((b) => b.id).join('|')})` : s.block.id));
 const code = (error: () => unknown) => {
   try {
     error();

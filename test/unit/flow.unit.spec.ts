@@ -60,10 +60,10 @@ describe('flow files', () => {
     ]);
   });
 
-  it('refuses a step that is not exactly one of block, parallel or loop', () => {
-    expect(problemsOf({ ...issueExample, steps: [{}] })).toEqual(['steps[0]: a step has exactly one of block, parallel or loop']);
+  it('refuses a step that is not exactly one of block, parallel, loop or switch', () => {
+    expect(problemsOf({ ...issueExample, steps: [{}] })).toEqual(['steps[0]: a step has exactly one of block, parallel, loop or switch']);
     const both = { block: { name: 'x', processor_type: 'passthrough' }, parallel: [{ name: 'y', processor_type: 'passthrough' }] };
-    expect(problemsOf({ ...issueExample, steps: [both] })).toEqual(['steps[0]: a step has exactly one of block, parallel or loop']);
+    expect(problemsOf({ ...issueExample, steps: [both] })).toEqual(['steps[0]: a step has exactly one of block, parallel, loop or switch']);
   });
 
   it('keeps block ids of same-named blocks across re-imports and exports without ids', () => {

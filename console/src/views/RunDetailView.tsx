@@ -21,6 +21,8 @@ interface Step extends WaterfallStep {
   /** A skipped step's run_if and the values it read. */
   condition?: string;
   conditionValues?: Record<string, unknown>;
+  /** A switch's branch that was not chosen: the one chosen instead, and whether its case was decided. */
+  branch?: { chosen: string | null; evaluated: boolean };
   /** A flow step's child run. */
   subflow?: { executionId: string; flowId: string; versionNumber: number };
 }
@@ -197,7 +199,7 @@ export function RunDetailView({ executionId }: { executionId: string }) {
                 {open === key ? (
                   step.status === 'skipped' ? (
                     <div className="step-detail">
-                      <h4>Skipped: run_if was not true</h4>
+                      <h4>{step.branch ? `Not chosen: the switch ran ${step.branch.chosen ?? 'no branch'}${step.branch.evaluated ? '' : ' (this case was not reached)'}` : 'Skipped: run_if was not true'}</h4>
                       <Json value={step.condition ?? ''} />
                       <h4>Values it read</h4>
                       <Json value={step.conditionValues ?? {}} />

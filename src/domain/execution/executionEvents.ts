@@ -99,18 +99,22 @@ export const ExecutionStepStarted = defineEvent(
 );
 
 /**
- * A block (or every block of a parallel step) did not run: its `run_if` condition was not true. What
- * the condition said and the value of each path it read are kept, so a trace shows why. It costs
- * nothing; later blocks read its output as null.
+ * A block (or every block of a parallel step) did not run: its `run_if` condition was not true, or
+ * (version 2) it is a switch's branch that was not chosen. What the condition said and the value of
+ * each path it read are kept, so a trace shows why. It costs nothing; later blocks read its output
+ * as null. Version 2 added `branch` (null for a run_if's skip, as every version 1 event was): the
+ * block the switch chose instead (null: none), and whether this case's condition was evaluated (a
+ * case after the chosen one, and the default, are not).
  */
 export const ExecutionStepSkipped = defineEvent(
   'ExecutionStepSkipped',
-  1,
+  2,
   z.object({
     ...blockRef,
-    condition: operational(z.string(), "the block's run_if condition: configuration"),
+    condition: operational(z.string(), "the block's run_if condition or its switch case's: configuration"),
     /** Each path the condition read, as written, with its value then (null: absent). */
     values: personal(z.record(z.string(), z.unknown()), {}),
+    branch: z.object({ chosen: aName().nullable(), evaluated: z.boolean() }).nullable(),
   }),
 );
 

@@ -1,18 +1,18 @@
 import { canonicalJson } from '../canonicalJson.ts';
-import { type StoredBlock, type StoredStep, blocksOfStep, stepKind } from './flowDefinition.ts';
+import { type StepKind, type StoredBlock, type StoredStep, blocksOfStep, loopOverOf, stepKind } from './flowDefinition.ts';
 
 /** One block where it stands: its step, the step's kind, its place in the step, the loop's path. */
 export interface PlacedBlock {
   block: StoredBlock;
   stepIndex: number;
-  stepKind: 'block' | 'parallel' | 'loop';
+  stepKind: StepKind;
   indexInStep: number;
   loopOver: string | null;
 }
 
 export const placedBlocks = (steps: StoredStep[]): PlacedBlock[] =>
   steps.flatMap((step, stepIndex) =>
-    blocksOfStep(step).map((block, indexInStep) => ({ block, stepIndex, stepKind: stepKind(step), indexInStep, loopOver: 'loop' in step ? step.loop.over : null })),
+    blocksOfStep(step).map((block, indexInStep) => ({ block, stepIndex, stepKind: stepKind(step), indexInStep, loopOver: loopOverOf(step) })),
   );
 
 const FIELDS = ['name', 'processor_type', 'model', 'prompt', 'code', 'output_schema', 'processor_config'] as const;

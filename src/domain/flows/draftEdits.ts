@@ -12,7 +12,9 @@ import { BLOCK_NAME_PATTERN, LOOP_OVER_PATTERN, type StoredBlock, type StoredSte
  *   a parallel sibling of the target (a one-block step becomes a parallel step);
  * - removing a block removes its step when the step empties; a parallel step left with one block
  *   becomes a plain step;
- * - a plain step's block can be wrapped in a loop (`over` a path) and unwrapped again.
+ * - a plain step's block can be wrapped in a loop (`over` a path) and unwrapped again;
+ * - a switch (and a while loop) is written in the flow file; its blocks are edited in place here,
+ *   and removing one removes its case (the step goes with its last block).
  */
 export type Direction = 'right' | 'bottom';
 
@@ -72,7 +74,12 @@ function assertContentFits(block: StoredBlock) {
 
 const replaceBlock = (step: StoredStep, indexInStep: number, block: StoredBlock): StoredStep => {
   if ('parallel' in step) return { parallel: step.parallel.map((b, i) => (i === indexInStep ? block : b)) };
-  if ('loop' in step) return { loop: { over: step.loop.over, block } };
+  if ('loop' in step) return { loop: { ...step.loop, block } };
+  if ('switch' in step) {
+    const { cases, default: otherwise } = step.switch;
+    if (indexInStep < cases.length) return { switch: { cases: cases.map((c, i) => (i === indexInStep ? { ...c, block } : c)), ...(otherwise ? { default: otherwise } : {}) } };
+    return { switch: { cases, default: block } };
+  }
   return { block };
 };
 
@@ -104,6 +111,7 @@ function addBareBlock(steps: StoredStep[], content: Omit<BlockContent, 'processo
   if (direction === 'right') return [...steps.slice(0, target.stepIndex + 1), { block }, ...steps.slice(target.stepIndex + 1)];
   const step = steps[target.stepIndex]!;
   if ('loop' in step) throw new ApiError('PLACEMENT_INVALID', 'a loop runs one block: unwrap it before adding a parallel sibling');
+  if ('switch' in step) throw new ApiError('PLACEMENT_INVALID', "a switch's cases are written in the flow file (import it): a block beside a case would run with every case");
   const siblings = 'parallel' in step ? step.parallel : [step.block];
   return steps.map((s, i) => (i === target.stepIndex ? { parallel: [...siblings.slice(0, target.indexInStep + 1), block, ...siblings.slice(target.indexInStep + 1)] } : s));
 }
@@ -152,6 +160,12 @@ export function setOutputSchema(steps: StoredStep[], blockId: string, schema: Re
 export function removeBlock(steps: StoredStep[], blockId: string): StoredStep[] {
   const { stepIndex } = locateBlock(steps, blockId);
   const step = steps[stepIndex]!;
+  if ('switch' in step) {
+    const cases = step.switch.cases.filter((c) => c.block.id !== blockId);
+    const otherwise = step.switch.default?.id === blockId ? undefined : step.switch.default;
+    if (cases.length === 0) return otherwise ? steps.map((s, i) => (i === stepIndex ? { block: otherwise } : s)) : steps.filter((_s, i) => i !== stepIndex);
+    return steps.map((s, i) => (i === stepIndex ? { switch: { cases, ...(otherwise ? { default: otherwise } : {}) } } : s));
+  }
   if (!('parallel' in step)) return steps.filter((_s, i) => i !== stepIndex);
   const left = step.parallel.filter((b) => b.id !== blockId);
   return steps.map((s, i) => (i === stepIndex ? (left.length === 1 ? { block: left[0]! } : { parallel: left }) : s));
@@ -167,6 +181,7 @@ export function setLoop(steps: StoredStep[], blockId: string, over: string | nul
   }
   if (!LOOP_OVER_PATTERN.test(over)) throw new ApiError('PLACEMENT_INVALID', 'over: a path such as previous_output.items or parameters.list');
   if ('parallel' in step) throw new ApiError('PLACEMENT_INVALID', 'a block in a parallel step cannot loop: move it to a step of its own first');
+  if ('switch' in step) throw new ApiError('PLACEMENT_INVALID', "a switch's block cannot loop: make the loop a flow of its own and run it with a flow block");
   if (block.processor_config?.tools_enabled) throw new ApiError('PLACEMENT_INVALID', 'a tools-enabled block cannot run in a loop');
   return steps.map((s, i) => (i === stepIndex ? { loop: { over, block } } : s));
 }

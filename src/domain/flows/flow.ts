@@ -1,6 +1,6 @@
 import type { Decider } from '../decider.ts';
 import { ApiError } from '../errors/apiError.ts';
-import type { StoredStep } from './flowDefinition.ts';
+import { type StoredStep, blocksOfStep } from './flowDefinition.ts';
 import type { FlowEvent } from './flowEvents.ts';
 import { type BlockChanges, type BlockContent, type Direction, addBlock, removeBlock, setLoop, setOutputSchema, updateBlock } from './draftEdits.ts';
 import { type PublishContext, validateFlowForPublish } from './flowValidation.ts';
@@ -173,7 +173,7 @@ function decideDraftEdit(command: DraftEdit, flow: { flowId: string; draft: Stor
     case 'AddBlock': {
       const { block, targetId, direction } = command.data;
       const steps = addBlock(draft, block, { targetId, direction });
-      const added = steps.flatMap((s) => ('parallel' in s ? s.parallel : 'loop' in s ? [s.loop.block] : [s.block])).find((b) => b.id === block.id)!;
+      const added = steps.flatMap(blocksOfStep).find((b) => b.id === block.id)!;
       return { type: 'FlowBlockAdded', data: { flowId, steps, block: added, targetId: targetId ?? null, direction: targetId === undefined ? null : (direction ?? 'right') } };
     }
     case 'UpdateBlock':

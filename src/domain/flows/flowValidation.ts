@@ -1,7 +1,7 @@
 import { Ajv } from 'ajv';
 import { blockKinds, processorTypes } from '../blocks/blockKinds.ts';
 import type { PublishContext } from '../blocks/blockKind.ts';
-import { type StoredBlock, type StoredStep, blockPath, blocksOfStep, stepKind } from './flowDefinition.ts';
+import { type StoredBlock, type StoredStep, blockPathIn, blocksOfStep, stepKind } from './flowDefinition.ts';
 import { stepReferenceProblems } from './stepReferences.ts';
 import { parseRunCondition } from './runCondition.ts';
 import { formatPath } from '../validation/issuePath.ts';
@@ -20,14 +20,15 @@ export function validateFlowForPublish(steps: StoredStep[], context: PublishCont
   steps.forEach((step, stepIndex) => {
     const kind = stepKind(step);
     blocksOfStep(step).forEach((block, blockIndex) => {
-      const at = blockPath(kind, stepIndex, blockIndex);
+      const at = blockPathIn(step, stepIndex, blockIndex);
       // The block by its name too: `steps[1].parallel[0]` alone leaves the reader counting.
       const path = `${at} (block '${block.name}')`;
       const earlier = seen.get(block.name);
       if (earlier) problems.push(`${path}.name: block name '${block.name}' is already used at ${earlier}`);
       else seen.set(block.name, at);
       problems.push(...validateBlock(block, path, context));
-      if (kind !== 'block' && blockKinds[block.processor_type].standsAlone) problems.push(`${path}: ${block.processor_type} blocks stop the run for someone outside it: they must be steps of their own, not in a ${kind === 'parallel' ? 'parallel step' : 'loop'}`);
+      if (kind === 'switch' && block.run_if !== undefined) problems.push(`${path}.run_if: a switch's block runs when its case is chosen: its condition is the case's when`);
+      if ((kind === 'parallel' || kind === 'loop') && blockKinds[block.processor_type].standsAlone) problems.push(`${path}: ${block.processor_type} blocks stop the run for someone outside it: they must be steps of their own, not in a ${kind === 'parallel' ? 'parallel step' : 'loop'}`);
     });
   });
   problems.push(...runConditionProblems(steps), ...stepReferenceProblems(steps), ...(context.subflowProblems ?? []));
@@ -66,10 +67,11 @@ function validateOutputSchema(schema: Record<string, unknown>, path: string): st
 /** Conditions that do not parse, or use more of JSONata than a condition may (runCondition.ts). */
 function runConditionProblems(steps: readonly StoredStep[]): string[] {
   return steps.flatMap((step, stepIndex) => {
-    const kind = stepKind(step);
     const conditions = [
       ...('parallel' in step ? [{ at: formatPath(['steps', stepIndex, 'run_if']), condition: step.run_if }] : []),
-      ...blocksOfStep(step).map((block, blockIndex) => ({ at: `${blockPath(kind, stepIndex, blockIndex)} (block '${block.name}').run_if`, condition: block.run_if })),
+      ...('loop' in step && 'while' in step.loop ? [{ at: formatPath(['steps', stepIndex, 'loop', 'while']), condition: step.loop.while }] : []),
+      ...('switch' in step ? step.switch.cases.map((c, i) => ({ at: formatPath(['steps', stepIndex, 'switch', 'cases', i, 'when']), condition: c.when })) : []),
+      ...blocksOfStep(step).map((block, blockIndex) => ({ at: `${blockPathIn(step, stepIndex, blockIndex)} (block '${block.name}').run_if`, condition: block.run_if })),
     ];
     return conditions.flatMap(({ at, condition }) => {
       if (condition === undefined) return [];

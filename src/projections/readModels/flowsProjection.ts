@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import { type StoredStep, blocksOfStep, countBlocks, stepKind } from '../../domain/flows/flowDefinition.ts';
+import { type StoredStep, blocksOfStep, countBlocks, loopOverOf, stepKind } from '../../domain/flows/flowDefinition.ts';
 import { draftEditTypes } from '../../domain/flows/flowEvents.ts';
 import type { Projection } from '../projection.ts';
 import type { ReadModels } from '../readModelSchema.ts';
@@ -16,7 +16,7 @@ async function replaceDraftBlocks(trx: Transaction<ReadModels>, flowId: string, 
       step_index: stepIndex,
       index_in_step: indexInStep,
       step_kind: kind,
-      loop_over: 'loop' in step ? step.loop.over : null,
+      loop_over: loopOverOf(step),
       processor_type: block.processor_type,
       prompt: block.prompt ?? null,
       model: block.model ?? null,

@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { processorTypes } from '../../../domain/blocks/blockKinds.ts';
+import { stepKinds } from '../../../domain/flows/flowDefinition.ts';
 import { z } from 'zod';
 import { ApiError } from '../../../domain/errors/apiError.ts';
 import { type ToolContext, answer } from '../toolContext.ts';
@@ -19,7 +20,7 @@ export function registerBlockReadingTools(server: McpServer, ctx: ToolContext) {
         step_id: z.string(),
         name: z.string(),
         processor_type: z.enum(processorTypes),
-        position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(['block', 'parallel', 'loop']), loop_over: z.string().optional() }),
+        position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(stepKinds), loop_over: z.string().optional() }),
         model: z.string().nullable().describe("null: the service's default model"),
         prompt: z.string().nullable(),
         code: z.string().nullable(),

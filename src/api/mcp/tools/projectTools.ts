@@ -1,5 +1,6 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { processorTypes } from '../../../domain/blocks/blockKinds.ts';
+import { stepKinds } from '../../../domain/flows/flowDefinition.ts';
 import { z } from 'zod';
 import { type ToolContext, answer } from '../toolContext.ts';
 
@@ -8,7 +9,7 @@ const block = z.object({
   name: z.string(),
   processor_type: z.enum(processorTypes),
   model: z.string().nullable(),
-  position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(['block', 'parallel', 'loop']), loop_over: z.string().optional() }),
+  position: z.object({ step_index: z.number().int(), index_in_step: z.number().int(), step_kind: z.enum(stepKinds), loop_over: z.string().optional() }),
   prompt_excerpt: z.string().optional(),
 });
 const flow = z.object({
