@@ -46,6 +46,15 @@ describe('rate limits per API key and CORS, when configured', () => {
     expect((await getFlow(secondKey)).status).toBe(200);
   });
 
+  it('limits the approvals route too, counted by the client address (the route authenticates the caller itself)', async () => {
+    const decide = () => fetch(`${base}/seq/acme/web/hello/runs/00000000-0000-4000-8000-000000000000/approvals/a`, { method: 'POST', headers: { authorization: `Bearer ${secondKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ decision: 'approve' }) });
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await decide());
+    expect(answers.slice(0, 3).map((a) => a.status)).toEqual([404, 404, 404]);
+    expect(answers[3]!.status).toBe(429);
+    expect(await answers[3]!.json()).toMatchObject({ detail: { code: 'RATE_LIMITED', message: expect.stringMatching(/^This client may make 3 requests per 600 s/) } });
+  });
+
   it('answers a preflight from an allowed origin before any API key is checked', async () => {
     const preflight = await fetch(`${base}/seq/acme/web/hello/execute`, {
       method: 'OPTIONS',

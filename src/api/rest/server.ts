@@ -62,8 +62,12 @@ export async function buildServer(runtime: Runtime): Promise<FastifyInstance> {
       // An organization's assistants, for its admins: only where this service signs them in.
       if (embedded) await api.register(assistantRoutes({ commands: runtime.commands, db: runtime.db, masterKey: runtime.masterKey }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded.verifier)));
       await api.register(webhookManagementRoutes({ ...runtime, secretGraceSeconds: runtime.config.webhooks.secretGraceSeconds }, createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier)));
-      // Decided by a member signed in or by an API key acting as one: authenticated by the route itself.
-      await api.register(approvalRoutes({ db: runtime.db, commands: runtime.commands, apiKeys: authenticate, authorize: createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier) }));
+      // Decided by a member signed in or by an API key acting as one: authenticated by the route
+      // itself, after the rate limit's hook, which counts these by the client's address.
+      await api.register(async (approvals) => {
+        await installRateLimits(approvals, runtime.config.rateLimit);
+        await approvals.register(approvalRoutes({ db: runtime.db, commands: runtime.commands, apiKeys: authenticate, authorize: createOrganizationAuth(runtime.eventStore, authenticate, jwt ?? embedded?.verifier) }));
+      });
       // Everything else under /seq is API-key authenticated and scoped to the key's project.
       await api.register(async (seq) => {
         seq.addHook('onRequest', async (request) => {
