@@ -49,6 +49,8 @@ export interface EngineDependencies {
   http: { fetch: Fetch; validators: SchemaValidators };
   /** The organization's secrets a request names (`{{secrets.<name>}}`), decrypted at the moment of sending. */
   secrets: SecretReader;
+  /** Stores a secret's next version (an MCP server's refreshed OAuth tokens), encrypted, as the organization's SecretSet event. */
+  storeSecret: (organizationId: string, name: string, value: string) => Promise<void>;
   /** The earlier blocks a block reads by name (stepReferences.ts), worked out once per block object. */
   references: (block: Block) => BlockReferences;
   /** Decides blocks' and parallel steps' `run_if` conditions. */

@@ -20,6 +20,7 @@ import { type CodeSandbox, createCodeSandbox } from '../execution/processors/cod
 import { createLlmProcessor } from '../execution/processors/llmProcessor.ts';
 import { providerAccountResolver } from '../execution/providerAccounts.ts';
 import { organizationSecretReader } from '../execution/organizationSecrets.ts';
+import { setSecret } from '../commands/secretCommands.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { OTHER_LABEL } from '../observability/boundedLabel.ts';
 import { createRunMetrics } from '../observability/runMetrics.ts';
@@ -53,6 +54,7 @@ export function wireEngine(
     sandbox,
     http: { fetch: guard.fetch, validators: createSchemaValidators({ max: 1000 }) },
     secrets: organizationSecretReader(organizations, masterKey),
+    storeSecret: async (organizationId, name, value) => void (await setSecret({ eventStore, now }, { organizationId, name, value }, masterKey, { principal: { kind: 'system', id: 'oauth-refresh' } })),
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),
     catalog: registry,

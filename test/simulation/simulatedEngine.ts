@@ -29,6 +29,7 @@ export function simulatedEngine(eventStore: EventStore, fetch: (input: string | 
     sandbox: undefined as never,
     http: undefined as never,
     secrets: undefined as never,
+    storeSecret: undefined as never,
     childRuns: undefined as never,
     references: createBlockReferencesMemo(),
     conditions: createRunConditions(),

@@ -13,6 +13,11 @@ import { retrying } from '../../supervision/retrying.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
 import { requestSecrets, secretsMissing } from './requestSecrets.ts';
+import { type StoredOAuth, oauthCredentials, parseStoredOAuth, storedOAuthValue } from '../../domain/blocks/llm/storedOAuth.ts';
+import { secretRedaction } from '../../domain/secrets/secretRedaction.ts';
+import { SIGN_IN_AGAIN, storedOAuthProvider } from './storedOAuthProvider.ts';
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 
 /** How much of an MCP server's replies is read. */
 const MCP_MAX_REPLY_BYTES = 1024 * 1024;
@@ -38,18 +43,22 @@ export interface McpToolSource {
 export async function connectMcpSource(step: BlockStep, source: McpServerTool): Promise<McpToolSource> {
   const { deps, run } = step.session;
   const request = { method: 'POST' as const, url: source.url, ...(source.headers ? { headers: source.headers } : {}) };
-  const { secrets, redact, missing } = await requestSecrets(step.session, request);
+  const { secrets, missing } = await requestSecrets(step.session, request);
   if (missing.length > 0) throw secretsMissing(`the MCP server ${source.url}`, missing);
+  const oauth = source.oauth ? await storedOAuthOf(step, source.oauth.tokens, source.url) : undefined;
+  const redact = secretRedaction({ ...secrets, ...(oauth ? oauthCredentials(oauth) : {}) });
   const rendered = renderRequest(request, step.context, secrets);
   if ('problem' in rendered) throw new BlockFailure('HTTP_REQUEST_INVALID', `the MCP server's request cannot be sent: ${rendered.problem}`);
   const timeoutMs = source.timeout_ms ?? HTTP_TIMEOUT_DEFAULT_MS;
   const capped = cappedReplies(deps.http.fetch, MCP_MAX_REPLY_BYTES);
   const fetch = (url: string | URL, init?: RequestInit) => capped(url, { ...init, redirect: 'manual', signal: init?.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs) });
 
-  const connect = async () => {
+  const connect = async (attempt: number) => {
     const client = new Client({ name: 'seqflow', version: '1' });
+    // A retry reads the stored tokens again: another run may have refreshed (and rotated) them meanwhile.
+    const authProvider = source.oauth ? storedOAuthProvider(attempt === 1 ? oauth! : await storedOAuthOf(step, source.oauth.tokens, source.url), (state) => deps.storeSecret(run.organizationId, source.oauth!.tokens, storedOAuthValue(state))) : undefined;
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL(rendered.url), { fetch, requestInit: { headers: rendered.headers } }), { timeout: timeoutMs });
+      await client.connect(new StreamableHTTPClientTransport(new URL(rendered.url), { fetch, requestInit: { headers: rendered.headers }, ...(authProvider ? { authProvider } : {}) }), { timeout: timeoutMs });
       const listed = await client.listTools(undefined, { timeout: timeoutMs });
       return { client, listed };
     } catch (error) {
@@ -58,10 +67,14 @@ export async function connectMcpSource(step: BlockStep, source: McpServerTool): 
     }
   };
   let opened: Awaited<ReturnType<typeof connect>>;
+  let attempt = 0;
   try {
-    opened = await retrying({ policy: RETRY_POLICIES.httpRequest, classify: () => 'retryable', ...deps.retryWaits }, connect);
+    opened = await retrying({ policy: RETRY_POLICIES.httpRequest, classify: () => 'retryable', ...deps.retryWaits }, () => connect(++attempt));
   } catch (error) {
-    throw new BlockFailure('MCP_SERVER_FAILED', `the MCP server ${source.url} could not be reached or listed its tools`, { detail: redact.text((error as Error).message ?? String(error)) });
+    if (error instanceof BlockFailure) throw error;
+    const refused = source.oauth !== undefined && (error instanceof UnauthorizedError || error instanceof OAuthError || String((error as Error).message).includes(SIGN_IN_AGAIN));
+    const why = refused ? `refused the stored OAuth tokens (secret '${source.oauth!.tokens}') and they could not be refreshed: authorize the service again and store the new tokens` : 'could not be reached or listed its tools';
+    throw new BlockFailure('MCP_SERVER_FAILED', `the MCP server ${source.url} ${why}`, { detail: redact.text((error as Error).message ?? String(error)) });
   }
   const { client, listed } = opened;
   const allowed = new Set(source.allowed_tools);
@@ -84,4 +97,14 @@ export async function connectMcpSource(step: BlockStep, source: McpServerTool): 
     },
     close: () => client.close(),
   };
+}
+
+/** The stored OAuth state a server's `oauth.tokens` names, read from the organization's secrets. */
+async function storedOAuthOf(step: BlockStep, name: string, url: string): Promise<StoredOAuth> {
+  const found = await step.session.deps.secrets(step.session.run.organizationId, [name]);
+  const value = found[name];
+  if (value === undefined) throw secretsMissing(`the MCP server ${url}`, [name]);
+  const state = parseStoredOAuth(value);
+  if ('problem' in state) throw new BlockFailure('HTTP_REQUEST_INVALID', `the MCP server ${url}: the secret '${name}' ${state.problem}`);
+  return state;
 }

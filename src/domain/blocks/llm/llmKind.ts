@@ -74,7 +74,7 @@ export const llmKind: BlockKind<typeof llmConfigShape> = {
   },
   mcpHints: {
     adding:
-      'llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. processor_config.server_tools lists tools the service runs itself without pausing: {type: "http", name, description, parameters (a JSON Schema), request {method, url, headers, body} with {{arguments.x}} from the call and {{secrets.<name>}} in the URL and headers}.',
+      'llm blocks need a prompt ({{message}}, {{parameters.x}}, {{previous_output}} placeholders, and {{steps.<block>.output.field}} for any block of an earlier step), and may take an output_schema (a JSON Schema of type object: the reply is then that JSON) and processor_config (model settings, tools_enabled...), set in the same edit. processor_config.server_tools lists tools the service runs itself without pausing: {type: "http", name, description, parameters (a JSON Schema), request {method, url, headers, body} with {{arguments.x}} from the call and {{secrets.<name>}} in the URL and headers}, or {type: "mcp", url, allowed_tools, and headers {authorization: "Bearer {{secrets.<name>}}"} or oauth {tokens: <the secret holding its OAuth client and tokens>}}.',
     editing: '',
   },
 };

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { TOOL_NAME_PATTERN, type Tool } from '../../tools/toolDefinition.ts';
 import { expectStatus, httpRequestTemplate, requestTimeoutMs } from '../http/httpConfig.ts';
 import { requestTemplateProblems, templatesOfRequest, unknownSecretProblems } from '../http/requestTemplateChecks.ts';
+import { SECRET_NAME } from '../../secrets/secretRules.ts';
 
 /** How many server tools one llm block may offer. */
 export const MAX_SERVER_TOOLS = 16;
@@ -26,12 +27,14 @@ export const httpServerTool = z.strictObject({
  * An `mcp` server tool source (issue 61): a remote MCP server spoken to over Streamable HTTP, and
  * the names of its tools the model may call (each offered under its own name, with the server's
  * description and input schema). Its headers are templates like a request's, so a bearer
- * credential is `Bearer {{secrets.<name>}}`.
+ * credential is `Bearer {{secrets.<name>}}`; a server that wants OAuth is given `oauth.tokens`
+ * instead: the secret holding the client and its tokens (storedOAuth.ts), refreshed as they expire.
  */
 export const mcpServerTool = z.strictObject({
   type: z.literal('mcp'),
   url: z.string().min(1).max(2_000),
   headers: z.record(z.string().min(1).max(200), z.string().max(8_000)).optional(),
+  oauth: z.strictObject({ tokens: z.string().regex(SECRET_NAME, 'a secret name') }).optional(),
   allowed_tools: z.array(z.string().regex(TOOL_NAME_PATTERN)).min(1).max(32),
   timeout_ms: requestTimeoutMs.optional(),
 });
@@ -67,7 +70,8 @@ export function serverToolProblems(tools: readonly ServerTool[], at: string): st
   return tools.flatMap((tool, i) => {
     if (tool.type === 'mcp') {
       const here = `${at}[${i}] (mcp ${tool.url})`;
-      return [...requestTemplateProblems(mcpRequest(tool), here), ...tool.allowed_tools.flatMap((name) => named(name, `${here}.allowed_tools`))];
+      const twoCredentials = tool.oauth && Object.keys(tool.headers ?? {}).some((name) => name.toLowerCase() === 'authorization') ? [`${here}.oauth: the server's credential is its OAuth tokens or an Authorization header, not both`] : [];
+      return [...requestTemplateProblems(mcpRequest(tool), here), ...twoCredentials, ...tool.allowed_tools.flatMap((name) => named(name, `${here}.allowed_tools`))];
     }
     const here = `${at}[${i}] (tool '${tool.name}')`;
     const problems = requestTemplateProblems(tool.request, `${here}.request`);
@@ -79,4 +83,7 @@ export function serverToolProblems(tools: readonly ServerTool[], at: string): st
 
 /** The secrets the tools' requests name that the organization does not hold. */
 export const serverToolSecretProblems = (tools: readonly ServerTool[], at: string, secrets: readonly string[]): string[] =>
-  tools.flatMap((tool, i) => unknownSecretProblems(requestOf(tool), tool.type === 'http' ? `${at}[${i}] (tool '${tool.name}').request` : `${at}[${i}] (mcp ${tool.url})`, secrets));
+  tools.flatMap((tool, i) => [
+    ...unknownSecretProblems(requestOf(tool), tool.type === 'http' ? `${at}[${i}] (tool '${tool.name}').request` : `${at}[${i}] (mcp ${tool.url})`, secrets),
+    ...(tool.type === 'mcp' && tool.oauth && !secrets.includes(tool.oauth.tokens) ? [`${at}[${i}] (mcp ${tool.url}).oauth.tokens: the organization has no secret '${tool.oauth.tokens}' (store the client and its tokens with seqflow secret set --org <org> --name ${tool.oauth.tokens})`] : []),
+  ]);
