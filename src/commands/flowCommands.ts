@@ -101,18 +101,18 @@ export async function publishVersion(deps: CommandDependencies, input: { flowId:
 /** Points production at a version; with the flow's promotion gate on, `gate` (the test results) must say passed, or `force` be given. */
 export async function setProductionVersion(deps: CommandDependencies, input: { flowId: string; versionId: string; gate?: GateStatus; backtest?: BacktestGateStatus; force?: { reason: string | null } }, metadata: CommandMetadata) {
   const { flowId: _flowId, ...data } = input;
-  await refuseSubflowCycle(deps, input.flowId, input.versionId);
+  await refuseSubflowProblems(deps, input.flowId, input.versionId);
   const result = await handleCommand(deps, flowStream(input.flowId), flow, { type: 'SetProductionVersion', data }, metadata);
   const number = result.state.status === 'created' ? result.state.versions.find((v) => v.versionId === input.versionId)?.number : undefined;
   return { flowId: input.flowId, versionId: input.versionId, number: number ?? null, position: result.position };
 }
 
 /**
- * A version made production must not close a chain of flow blocks that leads back to its flow (its
- * own blocks were checked when it was published, against the other flows' production versions as
- * they were then).
+ * A version made production is checked again against the flows its flow blocks run as they are now
+ * (it was checked against them as they were when it was published): above all, it must not close a
+ * chain that leads back to its flow.
  */
-async function refuseSubflowCycle(deps: CommandDependencies, flowId: string, versionId: string) {
+async function refuseSubflowProblems(deps: CommandDependencies, flowId: string, versionId: string) {
   const { state } = await loadStream(deps.eventStore, flowStream(flowId), flow);
   const version = state.status === 'created' ? state.versions.find((v) => v.versionId === versionId) : undefined;
   if (state.status !== 'created' || !version) return; // the decider refuses it with its own words

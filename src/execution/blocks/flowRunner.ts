@@ -1,14 +1,11 @@
-import type { SubflowConfig } from '../../domain/blocks/flow/subflowConfig.ts';
-import { describeTarget, targetOf } from '../../domain/blocks/flow/subflowConfig.ts';
+import { type SubflowConfig, describeTarget, targetOf } from '../../domain/blocks/flow/subflowConfig.ts';
 import { childSpending } from '../../domain/blocks/flow/childSpending.ts';
 import { MAX_SUBFLOW_DEPTH, childExecutionId, subflowKey } from '../../domain/blocks/flow/subflowLink.ts';
 import { blockKinds } from '../../domain/blocks/blockKinds.ts';
 import type { ErrorCode } from '../../domain/errors/apiError.ts';
 import { execution } from '../../domain/execution/execution.ts';
 import { executionStream } from '../../domain/execution/executionEvents.ts';
-import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
 import { blocksOfStep } from '../../domain/flows/flowDefinition.ts';
-import type { ChildSpending } from '../../domain/blocks/flow/childSpending.ts';
 import { type TemplateContext, renderTemplate } from '../../domain/templating/template.ts';
 import { fillValues } from '../../domain/templating/templatedJson.ts';
 import { loadStream } from '../../eventstore/streams.ts';
@@ -17,6 +14,7 @@ import { subflowVersion } from '../../queries/subflowQueries.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { ExecutionOutcome } from '../executionOutcome.ts';
 import type { BlockStep } from './blockRunner.ts';
+import { noteStepFailed } from './localStep.ts';
 import { trace } from '@opentelemetry/api';
 
 type StepRef = { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null };
@@ -41,13 +39,15 @@ export async function runFlowBlock(step: BlockStep): Promise<unknown> {
   const config = block.processor_config!.subflow!; // publishing refuses a flow block without it
   const began = performance.now();
   const childId = childExecutionId(run.executionId, stepIndex, block.name, iteration);
+  let outcome: ExecutionOutcome | undefined;
   try {
-    const outcome = await childOutcome(step, ref, config, childId);
-    return await stepEnded(step, ref, config, childId, outcome, Math.round(performance.now() - began));
+    outcome = await childOutcome(step, ref, config, childId);
   } catch (error) {
-    if (error instanceof BlockFailure && !(error as { noted?: boolean }).noted) noteFailed(step, ref, error, Math.round(performance.now() - began), { usage: null, costUsd: null });
+    // Refused before a child ran (too deep, no such flow, a child that would wait): it spent nothing.
+    if (error instanceof BlockFailure) noteStepFailed(run, ref, error, Math.round(performance.now() - began));
     throw error;
   }
+  return stepEnded(step, ref, config, childId, outcome, Math.round(performance.now() - began));
 }
 
 /** What the child's input is: the block's message (its input when absent) and parameters (the run's when absent). */
@@ -120,14 +120,11 @@ async function stepEnded(step: BlockStep, ref: StepRef, config: SubflowConfig, c
     const failed = ended.data;
     const at = failed.blockName === null ? '' : ` at its block '${failed.blockName}'`;
     const failure = new BlockFailure(failed.code as ErrorCode, `the sub-flow ${named} (run ${childId}) failed${at}: ${failed.message}`, { reason: failed.reason, detail: failed.detail });
-    throw noteFailed(step, ref, failure, durationMs, spent);
+    noteStepFailed(run, ref, failure, durationMs, spent);
+    throw failure;
   }
   // Paused or waiting (refused before it started, so not expected), or ended by nobody: said, not hidden.
-  throw noteFailed(step, ref, new BlockFailure('SUBFLOW_UNSUPPORTED', `the sub-flow ${named} (run ${childId}) stopped without ending (${outcome?.status ?? 'not ended'}): a child run cannot pause or wait`), durationMs, spent);
-}
-
-/** The step's failure noted (with what the child spent), for the run's failure to append with it. */
-function noteFailed(step: BlockStep, ref: StepRef, failure: BlockFailure, durationMs: number, spent: ChildSpending): BlockFailure {
-  step.session.run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs, model: null, usage: spent.usage, costUsd: spent.costUsd, attempts: [] } });
-  return Object.assign(failure, { noted: true });
+  const failure = new BlockFailure('SUBFLOW_UNSUPPORTED', `the sub-flow ${named} (run ${childId}) stopped without ending (${outcome?.status ?? 'not ended'}): a child run cannot pause or wait`);
+  noteStepFailed(run, ref, failure, durationMs, spent);
+  throw failure;
 }

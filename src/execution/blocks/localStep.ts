@@ -1,4 +1,5 @@
 import { capFailureDetail, capFailureMessage } from '../../domain/execution/failureMessage.ts';
+import type { ChildSpending } from '../../domain/blocks/flow/childSpending.ts';
 import { BlockFailure } from '../processors/blockFailure.ts';
 import type { BlockStep } from './blockRunner.ts';
 
@@ -22,7 +23,10 @@ export async function runLocalStep({ session, block, stepIndex, iteration }: Blo
   return output;
 }
 
-/** A step that called no model failed: noted with the run's failure, which appends it, so the step shows as failed, with why. */
-export function noteStepFailed(run: BlockStep['session']['run'], ref: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null }, failure: BlockFailure, durationMs: number) {
-  run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs, model: null, usage: null, attempts: [] } });
+/**
+ * A step that called no model failed: noted with the run's failure, which appends it, so the step
+ * shows as failed, with why. `spent`: what it spent through others (a flow step's child run).
+ */
+export function noteStepFailed(run: BlockStep['session']['run'], ref: { executionId: string; stepIndex: number; blockId: string; blockName: string; iteration: number | null }, failure: BlockFailure, durationMs: number, spent?: ChildSpending) {
+  run.recorder.note({ type: 'ExecutionStepFailed', data: { ...ref, code: failure.code, message: capFailureMessage(failure.message), detail: capFailureDetail(failure.detail), durationMs, model: null, usage: spent?.usage ?? null, ...(spent ? { costUsd: spent.costUsd } : {}), attempts: [] } });
 }
